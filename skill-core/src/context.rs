@@ -1,0 +1,196 @@
+//! The call context: values the host hands to skills, looked up by type.
+//!
+//! A skill parameter of type [`Inject<T>`] (or `Option<Inject<T>>`, or `&SkillContext`) is
+//! filled from here and never appears in any schema the model sees. The context is a small
+//! type map: a handful of entries, so a linear scan over `TypeId`s beats hashing.
+
+use std::any::{type_name, Any, TypeId};
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::error::SkillError;
+
+/// Values supplied by the host for one call (or one review): documents, state, clients.
+///
+/// Cloning is cheap: entries are reference counted.
+#[derive(Clone, Default)]
+pub struct SkillContext {
+    entries: Vec<Entry>,
+}
+
+#[derive(Clone)]
+struct Entry {
+    type_id: TypeId,
+    type_name: &'static str,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+impl SkillContext {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `value`, replacing any earlier value of the same type (builder style).
+    #[must_use]
+    pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Adds an already shared value, replacing any earlier value of the same type.
+    #[must_use]
+    pub fn with_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.insert_arc(value);
+        self
+    }
+
+    /// Adds `value`; returns the value of the same type it replaced, if any.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) -> Option<Arc<T>> {
+        self.insert_arc(Arc::new(value))
+    }
+
+    /// Adds a shared value; returns the value of the same type it replaced, if any.
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) -> Option<Arc<T>> {
+        let entry = Entry {
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+            value,
+        };
+        match self.entries.iter_mut().find(|e| e.type_id == entry.type_id) {
+            Some(slot) => {
+                let old = std::mem::replace(slot, entry);
+                old.value.downcast::<T>().ok()
+            }
+            None => {
+                self.entries.push(entry);
+                None
+            }
+        }
+    }
+
+    /// The value of type `T`, if the host provided one.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.entry::<T>().and_then(|e| e.value.downcast_ref::<T>())
+    }
+
+    /// The shared value of type `T`, if the host provided one.
+    pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.entry::<T>()
+            .and_then(|e| Arc::clone(&e.value).downcast::<T>().ok())
+    }
+
+    /// Whether a value of type `T` is present.
+    pub fn contains<T: Send + Sync + 'static>(&self) -> bool {
+        self.entry::<T>().is_some()
+    }
+
+    /// Number of values in the context.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the context holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn entry<T: 'static>(&self) -> Option<&Entry> {
+        let id = TypeId::of::<T>();
+        self.entries.iter().find(|e| e.type_id == id)
+    }
+}
+
+impl fmt::Debug for SkillContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.entries.iter().map(|e| e.type_name))
+            .finish()
+    }
+}
+
+/// A value of type `T` taken from the [`SkillContext`] by type.
+///
+/// Use it as a skill parameter to receive host state (documents, clients, configuration)
+/// that the model must never see or fill in.
+pub struct Inject<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Inject<T> {
+    /// The shared value.
+    pub fn into_arc(self) -> Arc<T> {
+        self.0
+    }
+}
+
+impl<T: ?Sized> Clone for Inject<T> {
+    fn clone(&self) -> Self {
+        Inject(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ?Sized> Deref for Inject<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Inject<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// How a skill parameter that the model never sees is extracted from the context.
+///
+/// Implemented for [`Inject<T>`], `Option<Inject<T>>` and `&SkillContext`; implement it for
+/// your own extractor types and mark such parameters `#[inject]`.
+pub trait FromSkillContext<'a>: Sized {
+    /// Extracts the value, or explains which skill is missing what.
+    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError>;
+}
+
+impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
+    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError> {
+        ctx.get_arc::<T>()
+            .map(Inject)
+            .ok_or_else(|| SkillError::missing_injection(skill_id, type_name::<T>()))
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Option<Inject<T>> {
+    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
+        Ok(ctx.get_arc::<T>().map(Inject))
+    }
+}
+
+impl<'a> FromSkillContext<'a> for &'a SkillContext {
+    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
+        Ok(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_found_by_type_and_replaced() {
+        let mut ctx = SkillContext::new().with(5_u32).with(String::from("a"));
+        assert_eq!(ctx.get::<u32>(), Some(&5));
+        assert_eq!(ctx.insert(String::from("b")).as_deref().map(String::as_str), Some("a"));
+        assert_eq!(ctx.get::<String>().map(String::as_str), Some("b"));
+        assert_eq!(ctx.len(), 2);
+        assert!(ctx.get::<i64>().is_none());
+    }
+
+    #[test]
+    fn missing_injection_names_skill_and_type() {
+        let ctx = SkillContext::new();
+        let err = Inject::<Vec<u8>>::from_skill_context(&ctx, "demo").unwrap_err();
+        assert_eq!(err.code, crate::error::codes::MISSING_INJECTION);
+        assert!(err.message.contains("demo"), "{}", err.message);
+        assert!(err.message.contains("Vec<u8>"), "{}", err.message);
+    }
+}

@@ -1,0 +1,415 @@
+//! The dispatcher: every registered skill by id, their tool definitions, and calls.
+//!
+//! Built once (from the link-time registry or an explicit list), then shared: lookups are a
+//! hash probe, rendered definition lists are cached per filter, and a call is one
+//! deserialization of the arguments, the skill body and one serialization of its output.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use serde_json::{json, Value};
+
+use crate::context::SkillContext;
+use crate::error::{codes, SkillError};
+use crate::registration::{
+    linked_skills, wire_name_of, CallArgs, InvokeError, PrepareMode, SkillRegistration,
+    SkillStatus, SourceLocation,
+};
+use crate::result::SkillResult;
+use crate::tools::{exclude_fields, ParsedCall, ToolFilter};
+
+/// A problem with the set of registered skills, found when the dispatcher is built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Two skills share one id.
+    #[error("skill id `{id}` is registered twice: at {first} and at {second}")]
+    DuplicateId {
+        /// The shared id.
+        id: String,
+        /// Where the first one is defined.
+        first: SourceLocation,
+        /// Where the second one is defined.
+        second: SourceLocation,
+    },
+    /// Two different ids map to the same wire name.
+    #[error("skills `{first_id}` ({first}) and `{second_id}` ({second}) both go on the wire as `{wire_name}`; rename one")]
+    WireNameClash {
+        /// The shared wire name.
+        wire_name: String,
+        /// The first id.
+        first_id: String,
+        /// Where the first one is defined.
+        first: SourceLocation,
+        /// The second id.
+        second_id: String,
+        /// Where the second one is defined.
+        second: SourceLocation,
+    },
+    /// A registration made by hand carries an id that is not a valid tool name.
+    #[error("skill id `{id}` at {source_location} is not a valid tool name: {reason}")]
+    InvalidId {
+        /// The id.
+        id: String,
+        /// Where it is defined.
+        source_location: SourceLocation,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Checks an id: 1 to 64 characters of `[A-Za-z0-9_-]`, optionally in `.`-separated parts
+/// (`crm.search_client`), which go on the wire with `_` instead of `.`.
+pub fn validate_skill_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("it is empty".into());
+    }
+    if id.len() > 64 {
+        return Err(format!("it is {} characters long; tool names allow 64", id.len()));
+    }
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!("`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"));
+    }
+    if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
+        return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
+    }
+    Ok(())
+}
+
+/// A finished list of tool definitions, shared; its JSON text is rendered once on demand.
+#[derive(Debug)]
+pub struct ToolSet {
+    definitions: Vec<Value>,
+    json: OnceLock<String>,
+}
+
+impl ToolSet {
+    fn new(definitions: Vec<Value>) -> Self {
+        Self {
+            definitions,
+            json: OnceLock::new(),
+        }
+    }
+
+    /// The definitions.
+    pub fn definitions(&self) -> &[Value] {
+        &self.definitions
+    }
+
+    /// The definitions as one JSON array, serialized once and cached.
+    pub fn to_json(&self) -> &str {
+        self.json
+            .get_or_init(|| serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into()))
+    }
+}
+
+impl std::ops::Deref for ToolSet {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        &self.definitions
+    }
+}
+
+/// Tool definitions as handed out by the dispatcher: cheap to clone, immutable.
+pub type ToolDefinitions = Arc<ToolSet>;
+
+/// Builds a [`Dispatcher`] from explicit registrations and/or the link-time registry.
+#[derive(Debug, Default)]
+pub struct DispatcherBuilder {
+    skills: Vec<&'static SkillRegistration>,
+    default_timeout: Option<Duration>,
+}
+
+impl DispatcherBuilder {
+    /// Adds one skill.
+    #[must_use]
+    pub fn skill(mut self, skill: &'static SkillRegistration) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Adds several skills.
+    #[must_use]
+    pub fn skills(mut self, skills: impl IntoIterator<Item = &'static SkillRegistration>) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
+    /// Adds every skill linked into the binary.
+    #[must_use]
+    pub fn with_inventory(self) -> Self {
+        self.skills(linked_skills())
+    }
+
+    /// Time limit for skills that declare none (by default there is none).
+    #[must_use]
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Checks ids (valid, unique, unique on the wire) and builds the dispatcher.
+    pub fn build(mut self) -> Result<Dispatcher, RegistryError> {
+        self.skills.sort_by(|a, b| a.id.cmp(b.id));
+        let mut by_name: HashMap<&'static str, usize> = HashMap::with_capacity(self.skills.len() * 2);
+        let mut unique: Vec<&'static SkillRegistration> = Vec::with_capacity(self.skills.len());
+        for skill in self.skills {
+            if let Err(reason) = validate_skill_id(skill.id) {
+                return Err(RegistryError::InvalidId {
+                    id: skill.id.into(),
+                    source_location: skill.source,
+                    reason,
+                });
+            }
+            if let Some(prev) = unique.last() {
+                if prev.id == skill.id {
+                    if std::ptr::eq(*prev, skill) {
+                        continue; // the same registration added twice
+                    }
+                    return Err(RegistryError::DuplicateId {
+                        id: skill.id.into(),
+                        first: prev.source,
+                        second: skill.source,
+                    });
+                }
+            }
+            let index = unique.len();
+            unique.push(skill);
+            by_name.insert(skill.id, index);
+        }
+        for (index, skill) in unique.iter().enumerate() {
+            if skill.wire_name == skill.id {
+                continue;
+            }
+            if let Some(&other) = by_name.get(skill.wire_name) {
+                let other = unique[other];
+                return Err(RegistryError::WireNameClash {
+                    wire_name: skill.wire_name.into(),
+                    first_id: other.id.into(),
+                    first: other.source,
+                    second_id: skill.id.into(),
+                    second: skill.source,
+                });
+            }
+            by_name.insert(skill.wire_name, index);
+        }
+        Ok(Dispatcher {
+            inner: Arc::new(Inner {
+                skills: unique,
+                by_name,
+                default_timeout: self.default_timeout,
+                tool_cache: RwLock::new(HashMap::new()),
+            }),
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    skills: Vec<&'static SkillRegistration>,
+    by_name: HashMap<&'static str, usize>,
+    default_timeout: Option<Duration>,
+    tool_cache: RwLock<HashMap<ToolFilter, ToolDefinitions>>,
+}
+
+/// Finds skills by id and runs them. Cheap to clone; share one per process.
+#[derive(Debug, Clone)]
+pub struct Dispatcher {
+    inner: Arc<Inner>,
+}
+
+impl Dispatcher {
+    /// Every skill linked into the binary.
+    ///
+    /// `inventory` only sees crates the binary links: a skill crate that nothing refers to is
+    /// dropped by the linker. Name it once, e.g. `use skills as _;` or
+    /// `skill_core::link_skills!(skills);`, in the binary.
+    pub fn from_inventory() -> Result<Self, RegistryError> {
+        Self::builder().with_inventory().build()
+    }
+
+    /// Starts from an empty list.
+    pub fn builder() -> DispatcherBuilder {
+        DispatcherBuilder::default()
+    }
+
+    /// All skills, sorted by id (active or not).
+    pub fn list_skills(&self) -> &[&'static SkillRegistration] {
+        &self.inner.skills
+    }
+
+    /// All ids, sorted.
+    pub fn skill_ids(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.inner.skills.iter().map(|s| s.id)
+    }
+
+    /// The skill with this id or wire name.
+    pub fn get_registration(&self, id: &str) -> Option<&'static SkillRegistration> {
+        self.inner.by_name.get(id).map(|&i| self.inner.skills[i])
+    }
+
+    /// Number of registered skills.
+    pub fn len(&self) -> usize {
+        self.inner.skills.len()
+    }
+
+    /// Whether no skill is registered.
+    pub fn is_empty(&self) -> bool {
+        self.inner.skills.is_empty()
+    }
+
+    /// OpenAI function-tool definitions of the active skills that pass `filter`, sorted by
+    /// id. Rendered once per filter and cached.
+    pub fn get_tool_definitions(&self, filter: &ToolFilter) -> ToolDefinitions {
+        if let Some(hit) = self
+            .inner
+            .tool_cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(filter)
+        {
+            return Arc::clone(hit);
+        }
+        let rendered = Arc::new(ToolSet::new(
+            self.inner
+                .skills
+                .iter()
+                .filter(|s| filter.accepts(s))
+                .map(|s| {
+                    let mut def = s.to_tool_definition();
+                    exclude_fields(&mut def, &filter.exclude_fields);
+                    def
+                })
+                .collect(),
+        ));
+        let mut cache = self.inner.tool_cache.write().unwrap_or_else(|p| p.into_inner());
+        Arc::clone(cache.entry(filter.clone()).or_insert(rendered))
+    }
+
+    /// Runs a skill with exactly the given arguments (plus declared defaults); arguments the
+    /// skill could prepare from state are required here.
+    pub async fn call<'a>(&self, id: &str, args: impl Into<CallArgs<'a>>, ctx: &SkillContext) -> SkillResult {
+        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly).await
+    }
+
+    /// Runs a skill the way an agent does (SPEC-19 `prepare_and_call`): the model's arguments
+    /// win over values prepared from the context, which win over declared defaults.
+    pub async fn prepare_and_call(&self, id: &str, ctx: &SkillContext, llm_arguments: Option<&Value>) -> SkillResult {
+        self.run(id, CallArgs::from(llm_arguments), ctx, PrepareMode::FromState).await
+    }
+
+    /// Runs a parsed tool call with preparation from state; parse warnings travel with the
+    /// result.
+    pub async fn dispatch(&self, call: &ParsedCall, ctx: &SkillContext) -> SkillResult {
+        let mut result = self
+            .run(&call.skill_id, CallArgs::Text(&call.arguments), ctx, PrepareMode::FromState)
+            .await;
+        if !call.warnings.is_empty() {
+            result.warnings.splice(0..0, call.warnings.iter().cloned());
+        }
+        result
+    }
+
+    async fn run(&self, id: &str, args: CallArgs<'_>, ctx: &SkillContext, mode: PrepareMode) -> SkillResult {
+        let started = Instant::now();
+        let Some(skill) = self.get_registration(id) else {
+            return self.unknown_skill(id, started);
+        };
+        if skill.status == SkillStatus::Disabled {
+            let err = SkillError::new(
+                codes::SKILL_DISABLED,
+                format!("tool `{}` is disabled and cannot be called", skill.wire_name),
+            );
+            return SkillResult::err(skill.id, err, elapsed_ms(started));
+        }
+        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
+        let timeout = skill
+            .timeout_ms
+            .map(Duration::from_millis)
+            .or(self.inner.default_timeout);
+        let outcome = match timeout {
+            Some(limit) if tokio::runtime::Handle::try_current().is_ok() => {
+                match tokio::time::timeout(limit, invocation).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => {
+                        let err = SkillError::new(
+                            codes::TIMEOUT,
+                            format!(
+                                "tool `{}` did not finish within {} ms; try again with a narrower request",
+                                skill.wire_name,
+                                limit.as_millis()
+                            ),
+                        )
+                        .with_details(json!({ "timeout_ms": limit.as_millis() as u64 }));
+                        tracing::warn!(skill = skill.id, timeout_ms = limit.as_millis() as u64, "skill timed out");
+                        return SkillResult::err(skill.id, err, elapsed_ms(started));
+                    }
+                }
+            }
+            _ => invocation.await,
+        };
+        let result = match outcome {
+            Ok(Ok(data)) => SkillResult::ok(skill.id, data, elapsed_ms(started)),
+            Ok(Err(InvokeError::Input(err))) | Ok(Err(InvokeError::Run(err))) => {
+                tracing::debug!(skill = skill.id, code = %err.code, error = %err.message, "skill call failed");
+                SkillResult::err(skill.id, err, elapsed_ms(started))
+            }
+            Err(payload) => {
+                let text = panic_text(payload.as_ref());
+                tracing::error!(skill = skill.id, panic = %text, "skill panicked");
+                let err = SkillError::new(
+                    codes::PANIC,
+                    format!("tool `{}` failed with an internal error", skill.wire_name),
+                )
+                .with_details(json!({ "panic": text }));
+                SkillResult::err(skill.id, err, elapsed_ms(started))
+            }
+        };
+        tracing::debug!(skill = skill.id, success = result.success, elapsed_ms = result.elapsed_ms, "skill call");
+        result
+    }
+
+    fn unknown_skill(&self, id: &str, started: Instant) -> SkillResult {
+        let available: Vec<&str> = self
+            .inner
+            .skills
+            .iter()
+            .filter(|s| s.is_active())
+            .map(|s| s.wire_name)
+            .collect();
+        let err = SkillError::new(
+            codes::UNKNOWN_SKILL,
+            format!(
+                "there is no tool named `{id}`; available tools: {}",
+                available.join(", ")
+            ),
+        )
+        .with_details(json!({ "requested": id }));
+        tracing::warn!(requested = id, "call of an unknown skill");
+        SkillResult::err(id.to_string(), err, elapsed_ms(started))
+    }
+}
+
+fn elapsed_ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}
+
+/// Maps an id to the name providers see (see [`wire_name_of`]).
+pub fn wire_name(id: &str) -> std::borrow::Cow<'_, str> {
+    wire_name_of(id)
+}

@@ -1,0 +1,152 @@
+//! The standard result of a skill call (`{skill_id, success, data, error, elapsed_ms}`).
+//!
+//! `data` is kept as already-serialized JSON: a call serializes the skill's output once, and
+//! writing the result out again costs a copy, not a second serialization.
+
+use std::borrow::Cow;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::args::ParseWarning;
+use crate::error::SkillError;
+
+/// The error part of a [`SkillResult`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    /// Machine-readable code (see [`crate::error::codes`]).
+    pub code: Cow<'static, str>,
+    /// Short, actionable text for the model.
+    pub message: String,
+    /// Operator detail; left out of [`SkillResult::to_model_json`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// Outcome of one skill call, in the standard shape every caller (model, UI, logs) reads.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SkillResult {
+    /// The skill that was asked for.
+    pub skill_id: Cow<'static, str>,
+    /// Whether the skill ran and returned a value.
+    pub success: bool,
+    /// The skill's output, as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Box<RawValue>>,
+    /// Why the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// Wall time of the call in milliseconds.
+    pub elapsed_ms: f64,
+    /// Fixes applied to the model's arguments (telemetry; the call still ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<ParseWarning>,
+}
+
+impl SkillResult {
+    /// A successful result carrying already-serialized output.
+    pub fn ok(skill_id: impl Into<Cow<'static, str>>, data: Box<RawValue>, elapsed_ms: f64) -> Self {
+        Self {
+            skill_id: skill_id.into(),
+            success: true,
+            data: Some(data),
+            error: None,
+            elapsed_ms,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A failed result.
+    pub fn err(skill_id: impl Into<Cow<'static, str>>, error: SkillError, elapsed_ms: f64) -> Self {
+        let mut details = error.details;
+        let chain = {
+            let mut chain = Vec::new();
+            let mut next: Option<&(dyn std::error::Error + 'static)> =
+                error.source.as_deref().map(|e| e as _);
+            while let Some(e) = next {
+                chain.push(Value::String(e.to_string()));
+                next = e.source();
+            }
+            chain
+        };
+        if !chain.is_empty() {
+            let mut obj = match details.take() {
+                Some(Value::Object(map)) => map,
+                Some(other) => {
+                    let mut map = serde_json::Map::new();
+                    map.insert("detail".into(), other);
+                    map
+                }
+                None => serde_json::Map::new(),
+            };
+            obj.insert("source_chain".into(), Value::Array(chain));
+            details = Some(Value::Object(obj));
+        }
+        Self {
+            skill_id: skill_id.into(),
+            success: false,
+            data: None,
+            error: Some(ErrorInfo {
+                code: error.code,
+                message: error.message,
+                details,
+            }),
+            elapsed_ms,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The error code, if the call failed.
+    pub fn error_code(&self) -> Option<&str> {
+        self.error.as_ref().map(|e| e.code.as_ref())
+    }
+
+    /// The output deserialized into `T`.
+    pub fn data_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        match &self.data {
+            Some(raw) => serde_json::from_str(raw.get()),
+            None => serde_json::from_str("null"),
+        }
+    }
+
+    /// The output as a JSON value (`null` when the call failed).
+    pub fn data_value(&self) -> Value {
+        self.data_as::<Value>().unwrap_or(Value::Null)
+    }
+
+    /// The whole result as JSON text, operator detail included.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!("{{\"success\":false,\"error\":{{\"code\":\"output_error\",\"message\":{:?}}}}}", e.to_string())
+        })
+    }
+
+    /// What the model reads: `data` on success, `error.code` and `error.message` on failure.
+    /// Operator detail (source chains, panic payloads) is never included.
+    pub fn to_model_json(&self) -> String {
+        #[derive(Serialize)]
+        struct ModelError<'a> {
+            code: &'a str,
+            message: &'a str,
+        }
+        #[derive(Serialize)]
+        struct ModelView<'a> {
+            success: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            data: Option<&'a RawValue>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<ModelError<'a>>,
+        }
+        let view = ModelView {
+            success: self.success,
+            data: self.data.as_deref(),
+            error: self.error.as_ref().map(|e| ModelError {
+                code: &e.code,
+                message: &e.message,
+            }),
+        };
+        serde_json::to_string(&view).unwrap_or_else(|_| "{\"success\":false}".to_string())
+    }
+}
