@@ -35,6 +35,7 @@ pub mod args;
 pub mod context;
 pub mod dispatch;
 pub mod error;
+pub mod prepare;
 pub mod registration;
 pub mod result;
 pub mod schema;
@@ -52,6 +53,7 @@ pub use error::{codes, SkillError};
 pub use registration::{
     linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
 };
+pub use prepare::PrepareScope;
 pub use result::{ErrorInfo, SkillResult};
 pub use skill::Skill;
 pub use skill_macros::skill;
@@ -77,6 +79,7 @@ pub mod prelude {
     pub use crate::context::{Inject, SkillContext};
     pub use crate::dispatch::Dispatcher;
     pub use crate::error::SkillError;
+    pub use crate::prepare::PrepareScope;
     pub use crate::result::SkillResult;
     pub use crate::skill::Skill;
     pub use crate::tools::ToolFilter;

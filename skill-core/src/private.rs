@@ -19,6 +19,7 @@ pub use crate::registration::{CallArgs, InvokeError, PrepareMode};
 
 pub use crate::context::FromSkillContext;
 pub use crate::registration::{ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation};
+pub use crate::prepare::{PrepareScope, Preparer};
 pub use crate::schema::{input_schema_of, output_schema_of};
 pub use crate::skill::Skill;
 
@@ -97,18 +98,20 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Fills an argument the model left out: in [`PrepareMode::FromState`] from `prepare`, else
-/// (or when preparing fails) from `default`, else an error naming the argument.
-pub fn prepared_or_default<T>(
-    skill_id: &str,
+/// Fills an argument the model left out: in [`PrepareMode::FromState`] from the preparer,
+/// falling back to `default` when preparing fails; otherwise from `default`, else an error
+/// naming the argument.
+pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
+    skill_id: &'static str,
     param: &str,
     ctx: &SkillContext,
+    args: CallArgs<'_>,
     mode: PrepareMode,
-    prepare: Option<fn(&SkillContext) -> Result<T, SkillError>>,
+    prepare: P,
     default: Option<fn() -> T>,
 ) -> Result<T, SkillError> {
-    if let (PrepareMode::FromState, Some(prepare)) = (mode, prepare) {
-        match prepare(ctx) {
+    if mode == PrepareMode::FromState {
+        match prepare.prepare(ctx, &PrepareScope::new(skill_id, args)) {
             Ok(value) => return Ok(value),
             Err(err) => match default {
                 Some(default) => {
@@ -128,6 +131,11 @@ pub fn prepared_or_default<T>(
             },
         }
     }
+    default_or_missing(skill_id, param, default)
+}
+
+/// The declared default of an argument the model left out, or an error naming it.
+pub fn default_or_missing<T>(skill_id: &str, param: &str, default: Option<fn() -> T>) -> Result<T, SkillError> {
     match default {
         Some(default) => Ok(default()),
         None => Err(SkillError::invalid_arguments(format!(
@@ -139,20 +147,23 @@ pub fn prepared_or_default<T>(
 
 /// Fills an optional argument the model left out: prepared from state in
 /// [`PrepareMode::FromState`]; `None` otherwise or when preparing fails.
-pub fn prepared_optional<T>(
-    skill_id: &str,
+pub fn prepared_optional<T, M, P: Preparer<Option<T>, M>>(
+    skill_id: &'static str,
     param: &str,
     ctx: &SkillContext,
+    args: CallArgs<'_>,
     mode: PrepareMode,
-    prepare: fn(&SkillContext) -> Result<Option<T>, SkillError>,
+    prepare: P,
 ) -> Option<T> {
     if mode != PrepareMode::FromState {
         return None;
     }
-    prepare(ctx).unwrap_or_else(|err| {
-        tracing::warn!(skill = skill_id, param, error = %err, "preparing an optional argument failed; leaving it out");
-        None
-    })
+    prepare
+        .prepare(ctx, &PrepareScope::new(skill_id, args))
+        .unwrap_or_else(|err| {
+            tracing::warn!(skill = skill_id, param, error = %err, "preparing an optional argument failed; leaving it out");
+            None
+        })
 }
 
 /// Serializes a skill's output once, straight to JSON text.

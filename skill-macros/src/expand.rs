@@ -155,7 +155,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                 let local = format_ident!("__arg_{}", ident);
                 let prepare_ptr = param.arg.prepare.as_ref().map(|prep| {
                     let path = &prep.value;
-                    quote_spanned!(prep.span=> #path as fn(&#krate::SkillContext) -> ::core::result::Result<#ty, #krate::SkillError>)
+                    quote_spanned!(syn::spanned::Spanned::span(path)=> #path)
                 });
                 if prepare_ptr.is_some() {
                     prepared.push(wire.clone());
@@ -167,19 +167,22 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                         Some(ptr) => build.push(quote! {
                             #ident: match wire.#ident {
                                 ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
-                                ::core::option::Option::None => #p::prepared_optional(#id, #wire_lit, ctx, mode, #ptr),
+                                ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
                             },
                         }),
                         None => build.push(quote!(#ident: wire.#ident,)),
                     }
                 } else if optional_like {
                     wire_fields.push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
-                    let prep = opt(prepare_ptr);
                     let def = opt(default_ptr);
+                    let fill = match prepare_ptr {
+                        Some(ptr) => quote!(#p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?),
+                        None => quote!(#p::default_or_missing::<#ty>(#id, #wire_lit, #def)?),
+                    };
                     build.push(quote! {
                         #ident: match wire.#ident {
                             ::core::option::Option::Some(v) => v,
-                            ::core::option::Option::None => #p::prepared_or_default(#id, #wire_lit, ctx, mode, #prep, #def)?,
+                            ::core::option::Option::None => #fill,
                         },
                     });
                 } else {
@@ -209,6 +212,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                     #(#wire_fields)*
                 }
                 let wire: __Wire = #p::deserialize_args(args, #id)?;
+                let _ = args;
                 ::core::result::Result::Ok(#input_ident {
                     #(#build)*
                 })
@@ -325,7 +329,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                 args: #krate::CallArgs<'a>,
                 mode: #krate::PrepareMode,
             ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
-                let _ = (ctx, mode);
+                let _ = (ctx, mode, &args);
                 #prepare_body
             }
 
