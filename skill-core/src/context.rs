@@ -146,6 +146,11 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Inject<T> {
 ///
 /// Implemented for [`Inject<T>`], `Option<Inject<T>>` and `&SkillContext`; implement it for
 /// your own extractor types and mark such parameters `#[inject]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be injected into a skill",
+    label = "not something the host can inject",
+    note = "injected parameters are `Inject<T>`, `Option<Inject<T>>` or `&SkillContext`; for your own extractor type, implement `FromSkillContext` for it"
+)]
 pub trait FromSkillContext<'a>: Sized {
     /// Extracts the value, or explains which skill is missing what.
     fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError>;

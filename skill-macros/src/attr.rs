@@ -27,9 +27,10 @@ pub struct SkillAttr {
     pub idempotent: Option<Spanned<LitBool>>,
     pub open_world: Option<Spanned<LitBool>>,
     pub krate: Option<Spanned<Path>>,
+    pub marker: Option<Spanned<LitStr>>,
 }
 
-const SKILL_KEYS: &str = "id, name, domain, category, status, version, timeout_ms, requires_confirmation, idempotent, open_world, crate";
+const SKILL_KEYS: &str = "id, name, domain, category, status, version, timeout_ms, requires_confirmation, idempotent, open_world, marker, crate";
 
 fn set<T>(cx: &mut Ctxt, slot: &mut Option<Spanned<T>>, meta: &ParseNestedMeta, key: &str, value: T) {
     if slot.is_some() {
@@ -71,6 +72,7 @@ impl SkillAttr {
                     "requires_confirmation" => set(cx, &mut attr.requires_confirmation, &meta, "requires_confirmation", parse_value(&meta, "requires_confirmation", "`true` or `false`")?),
                     "idempotent" => set(cx, &mut attr.idempotent, &meta, "idempotent", parse_value(&meta, "idempotent", "`true` or `false`")?),
                     "open_world" => set(cx, &mut attr.open_world, &meta, "open_world", parse_value(&meta, "open_world", "`true` or `false`")?),
+                    "marker" => set(cx, &mut attr.marker, &meta, "marker", parse_value(&meta, "marker", "a type name in a string, e.g. \"SearchClients\"")?),
                     "crate" => {
                         let lit: LitStr = parse_value(&meta, "crate", "a path in a string, e.g. \"::skill_core\"")?;
                         let path: Path = lit.parse().map_err(|_| syn::Error::new_spanned(&lit, "`crate` must name a path, e.g. \"::skill_core\""))?;

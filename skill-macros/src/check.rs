@@ -23,6 +23,8 @@ pub struct Config {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub krate: Path,
+    /// Name of the marker type (defaults to the id in CamelCase).
+    pub marker: Option<syn::Ident>,
 }
 
 /// Why an id is not a valid tool name, if it is not (mirrors the runtime check).
@@ -216,7 +218,15 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
         .as_ref()
         .map(|k| k.value.clone())
         .unwrap_or_else(|| syn::parse_quote!(::skill_core));
+    let marker = attr.marker.as_ref().and_then(|m| match syn::parse_str::<syn::Ident>(&m.value.value()) {
+        Ok(ident) => Some(syn::Ident::new(&ident.to_string(), m.value.span())),
+        Err(_) => {
+            cx.error_spanned_by(&m.value, "`marker` must be a type name, e.g. \"SearchClients\"");
+            None
+        }
+    });
     Config {
+        marker,
         wire_name: id.replace('.', "_"),
         id,
         name,

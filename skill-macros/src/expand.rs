@@ -75,7 +75,10 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let fn_ident = &item.sig.ident;
     let is_async = item.sig.asyncness.is_some();
     let camel = camel_case(&cfg.id);
-    let marker = format_ident!("{}", camel, span = fn_ident.span());
+    let marker = cfg
+        .marker
+        .clone()
+        .unwrap_or_else(|| format_ident!("{}", camel, span = fn_ident.span()));
     let input_ident = format_ident!("{}Input", camel, span = fn_ident.span());
     let id = &cfg.id;
     let output_ty = &skill.output.ty;
@@ -141,9 +144,10 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                     }
                     None => (quote!(), None),
                 };
-                let example = param.arg.example.as_ref().map(|e| {
-                    let expr = &e.value;
-                    quote!(#[schemars(example = #expr)])
+                let example = param.arg.example.as_ref().map(|e| match &e.value {
+                    // schemars reads a bare string literal as a function path; pass the value.
+                    Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => quote!(#[schemars(example = &#s)]),
+                    expr => quote!(#[schemars(example = #expr)]),
                 });
                 fields.push(quote! {
                     #(#docs)*
@@ -176,7 +180,10 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                     wire_fields.push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
                     let def = opt(default_ptr);
                     let fill = match prepare_ptr {
-                        Some(ptr) => quote!(#p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?),
+                        Some(ptr) => {
+                            let span = param.arg.prepare.as_ref().map_or_else(proc_macro2::Span::call_site, |p| syn::spanned::Spanned::span(&p.value));
+                            quote_spanned!(span=> #p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?)
+                        }
                         None => quote!(#p::default_or_missing::<#ty>(#id, #wire_lit, #def)?),
                     };
                     build.push(quote! {
