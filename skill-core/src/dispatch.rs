@@ -81,37 +81,69 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A finished list of tool definitions, shared; its JSON text is rendered once on demand.
+/// A finished list of tool definitions, shared. The JSON text is what a provider request
+/// carries; the parsed values are built on first access.
 #[derive(Debug)]
 pub struct ToolSet {
-    definitions: Vec<Value>,
-    json: OnceLock<String>,
+    json: String,
+    len: usize,
+    definitions: OnceLock<Vec<Value>>,
 }
 
 impl ToolSet {
-    fn new(definitions: Vec<Value>) -> Self {
+    /// A set from already rendered definition JSON fragments.
+    fn from_fragments<'a>(fragments: impl Iterator<Item = &'a str>) -> Self {
+        let mut json = String::from("[");
+        let mut len = 0;
+        for fragment in fragments {
+            if len > 0 {
+                json.push(',');
+            }
+            json.push_str(fragment);
+            len += 1;
+        }
+        json.push(']');
         Self {
-            definitions,
-            json: OnceLock::new(),
+            json,
+            len,
+            definitions: OnceLock::new(),
         }
     }
 
-    /// The definitions.
-    pub fn definitions(&self) -> &[Value] {
-        &self.definitions
+    fn from_values(definitions: Vec<Value>) -> Self {
+        Self {
+            json: serde_json::to_string(&definitions).unwrap_or_else(|_| "[]".into()),
+            len: definitions.len(),
+            definitions: OnceLock::from(definitions),
+        }
     }
 
-    /// The definitions as one JSON array, serialized once and cached.
+    /// The definitions as JSON values.
+    pub fn definitions(&self) -> &[Value] {
+        self.definitions
+            .get_or_init(|| serde_json::from_str(&self.json).unwrap_or_default())
+    }
+
+    /// The definitions as one JSON array.
     pub fn to_json(&self) -> &str {
-        self.json
-            .get_or_init(|| serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into()))
+        &self.json
+    }
+
+    /// Number of definitions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
 impl std::ops::Deref for ToolSet {
     type Target = [Value];
     fn deref(&self) -> &[Value] {
-        &self.definitions
+        self.definitions()
     }
 }
 
@@ -275,18 +307,21 @@ impl Dispatcher {
         {
             return Arc::clone(hit);
         }
-        let rendered = Arc::new(ToolSet::new(
-            self.inner
-                .skills
-                .iter()
-                .filter(|s| filter.accepts(s))
-                .map(|s| {
-                    let mut def = s.to_tool_definition();
-                    exclude_fields(&mut def, &filter.exclude_fields);
-                    def
-                })
-                .collect(),
-        ));
+        let accepted = self.inner.skills.iter().filter(|s| filter.accepts(s));
+        let rendered = Arc::new(if filter.exclude_fields.is_empty() {
+            let fragments: Vec<Arc<str>> = accepted.map(|s| s.tool_definition_json()).collect();
+            ToolSet::from_fragments(fragments.iter().map(|f| &**f))
+        } else {
+            ToolSet::from_values(
+                accepted
+                    .map(|s| {
+                        let mut def = s.to_tool_definition();
+                        exclude_fields(&mut def, &filter.exclude_fields);
+                        def
+                    })
+                    .collect(),
+            )
+        });
         let mut cache = self.inner.tool_cache.write().unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(filter.clone()).or_insert(rendered))
     }

@@ -168,8 +168,7 @@ pub fn prepared_optional<T, M, P: Preparer<Option<T>, M>>(
 
 /// Serializes a skill's output once, straight to JSON text.
 pub fn to_raw<T: Serialize>(output: &T) -> Result<Box<RawValue>, InvokeError> {
-    serde_json::to_string(output)
-        .and_then(RawValue::from_string)
+    serde_json::value::to_raw_value(output)
         .map_err(|err| {
             InvokeError::Run(
                 SkillError::new(codes::OUTPUT_ERROR, "the tool produced an output that cannot be serialized")

@@ -329,10 +329,24 @@ fn definitions_are_cached_per_filter() {
     let first = d.get_tool_definitions(&ToolFilter::all().domain("fidic"));
     let second = d.get_tool_definitions(&ToolFilter::all().domain("fidic"));
     assert!(std::sync::Arc::ptr_eq(&first, &second));
-    assert_eq!(first.to_json(), serde_json::to_string(first.definitions()).unwrap());
+    let reparsed: Vec<Value> = serde_json::from_str(first.to_json()).unwrap();
+    assert_eq!(reparsed, first.definitions());
+    assert_eq!(first.len(), 3);
 }
 
 #[test]
 fn registry_is_valid() {
     skill_core::testing::assert_registry_valid();
+}
+
+#[test]
+fn cached_json_matches_the_value_rendering() {
+    for skill in skill_core::linked_skills() {
+        let from_json: Value = serde_json::from_str(&skill.tool_definition_json()).unwrap();
+        assert_eq!(from_json, skill.to_tool_definition(), "{}", skill.id);
+    }
+    let d = Dispatcher::from_inventory().unwrap();
+    let with_exclusions = d.get_tool_definitions(&ToolFilter::all().exclude_field("query"));
+    let parsed: Vec<Value> = serde_json::from_str(with_exclusions.to_json()).unwrap();
+    assert_eq!(parsed, with_exclusions.definitions());
 }
