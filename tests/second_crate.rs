@@ -12,6 +12,8 @@ async fn skills_of_a_linked_crate_are_found() {
     for id in ["fixture.add", "fixture.greet", "fixture.reverse"] {
         assert!(ids.contains(&id), "{id} not found in {ids:?}");
     }
-    let r = d.call("fixture.greet", r#"{"name": "Ada"}"#, &SkillContext::new()).await;
+    let r = d
+        .call("fixture.greet", r#"{"name": "Ada"}"#, &SkillContext::new())
+        .await;
     assert_eq!(r.data_as::<String>().unwrap(), "Hello, Ada!");
 }

@@ -45,7 +45,11 @@ fn body(clause_id: String, query: &str, top_k: u32) -> Hits {
         })
         .collect();
     let summary = format!("top {top_k} passages for '{query}' in {clause_id}");
-    Hits { clause_id, hits, summary }
+    Hits {
+        clause_id,
+        hits,
+        summary,
+    }
 }
 
 /// Search the reference documents for passages relevant to a clause.
@@ -84,13 +88,16 @@ fn floor(name: &str, args: &str) -> String {
     }
 }
 
-const ARGS: &str = r#"{"clause_id": "ISO-26262-6:9.4.3", "query": "unit test coverage criteria", "top_k": 3}"#;
+const ARGS: &str =
+    r#"{"clause_id": "ISO-26262-6:9.4.3", "query": "unit test coverage criteria", "top_k": 3}"#;
 
 fn bench_call(c: &mut Criterion) {
     let dispatcher = Dispatcher::from_inventory().unwrap();
     let ctx = SkillContext::new();
     let mut group = c.benchmark_group("call");
-    group.bench_function("floor", |b| b.iter(|| black_box(floor(black_box("search_reference_doc"), black_box(ARGS)))));
+    group.bench_function("floor", |b| {
+        b.iter(|| black_box(floor(black_box("search_reference_doc"), black_box(ARGS))))
+    });
     group.bench_function("skillkit_dispatch", |b| {
         b.iter_batched(
             || ToolCall {
@@ -120,11 +127,18 @@ fn bench_call(c: &mut Criterion) {
 
 /// `n` registrations with distinct ids, copied from the generated one (ids are leaked once).
 fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
-    let template = skill_core::linked_skills().find(|r| r.id == "search_reference_doc").unwrap();
+    let template = skill_core::linked_skills()
+        .find(|r| r.id == "search_reference_doc")
+        .unwrap();
     (0..n)
         .map(|i| {
-            let id: &'static str = Box::leak(format!("search_reference_doc_{i:04}").into_boxed_str());
-            &*Box::leak(Box::new(SkillRegistration { id, wire_name: id, ..*template }))
+            let id: &'static str =
+                Box::leak(format!("search_reference_doc_{i:04}").into_boxed_str());
+            &*Box::leak(Box::new(SkillRegistration {
+                id,
+                wire_name: id,
+                ..*template
+            }))
         })
         .collect()
 }
@@ -133,7 +147,10 @@ fn bench_export(c: &mut Criterion) {
     let mut group = c.benchmark_group("export");
     for n in [16, 1000] {
         let regs = registrations(n);
-        let dispatcher = Dispatcher::builder().skills(regs.iter().copied()).build().unwrap();
+        let dispatcher = Dispatcher::builder()
+            .skills(regs.iter().copied())
+            .build()
+            .unwrap();
         let filter = ToolFilter::all();
         let bytes = dispatcher.get_tool_definitions(&filter).to_json().len();
         eprintln!("export/{n}: {bytes} bytes of JSON");
@@ -145,7 +162,12 @@ fn bench_export(c: &mut Criterion) {
         });
         group.bench_function(format!("{n}/first_render"), |b| {
             b.iter_batched(
-                || Dispatcher::builder().skills(regs.iter().copied()).build().unwrap(),
+                || {
+                    Dispatcher::builder()
+                        .skills(regs.iter().copied())
+                        .build()
+                        .unwrap()
+                },
                 |fresh| {
                     let defs = fresh.get_tool_definitions(&filter);
                     black_box(defs.to_json().len())

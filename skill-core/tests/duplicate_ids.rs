@@ -45,23 +45,29 @@ fn duplicate_ids_name_both_locations() {
     let RegistryError::DuplicateId { id, first, second } = &err else {
         panic!("expected a duplicate-id error, got {err}");
     };
-    assert_eq!(id, "same_id");
+    assert_eq!(*id, "same_id");
     assert!(first.file.ends_with("duplicate_ids.rs") && second.file.ends_with("duplicate_ids.rs"));
     assert_ne!(first.line, second.line);
     let text = err.to_string();
-    assert!(text.contains(&format!(":{}", first.line)) && text.contains(&format!(":{}", second.line)), "{text}");
+    assert!(
+        text.contains(&format!(":{}", first.line)) && text.contains(&format!(":{}", second.line)),
+        "{text}"
+    );
 }
 
 #[test]
 fn wire_name_clash_is_an_error() {
     let regs = skill_core::linked_skills().filter(|r| r.id.starts_with("crm"));
     let err = Dispatcher::builder().skills(regs).build().unwrap_err();
-    assert!(matches!(err, RegistryError::WireNameClash { ref wire_name, .. } if wire_name == "crm_search"), "{err}");
+    assert!(matches!(err, RegistryError::WireNameClash { .. }), "{err}");
+    assert!(err.to_string().contains("`crm_search`"), "{err}");
 }
 
 #[test]
 fn the_same_registration_twice_is_not_a_duplicate() {
-    let reg = skill_core::linked_skills().find(|r| r.id == "crm.search").unwrap();
+    let reg = skill_core::linked_skills()
+        .find(|r| r.id == "crm.search")
+        .unwrap();
     let d = Dispatcher::builder().skill(reg).skill(reg).build().unwrap();
     assert_eq!(d.len(), 1);
 }

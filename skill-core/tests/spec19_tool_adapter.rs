@@ -4,7 +4,9 @@
 
 use serde_json::{json, Value};
 use skill_core::prelude::*;
-use skill_core::{parse_tool_calls, skills_to_tool_definitions, Dispatcher, SkillRegistration, ToolFilter};
+use skill_core::{
+    parse_tool_calls, skills_to_tool_definitions, Dispatcher, SkillRegistration, ToolFilter,
+};
 
 /// Host state the skills read; the SPEC's `document_structure` / `state_snapshot`.
 #[derive(Debug, Default)]
@@ -13,7 +15,9 @@ pub struct DocumentStructure {
 }
 
 fn clause_text(ctx: &SkillContext, scope: &PrepareScope) -> Result<String, SkillError> {
-    let doc = ctx.get::<DocumentStructure>().ok_or_else(|| SkillError::not_found("no document"))?;
+    let doc = ctx
+        .get::<DocumentStructure>()
+        .ok_or_else(|| SkillError::not_found("no document"))?;
     let id = scope.str_argument("clause_id").unwrap_or_default();
     doc.clauses
         .iter()
@@ -89,11 +93,16 @@ fn clause_text_skill(
 }
 
 fn reg(id: &str) -> &'static SkillRegistration {
-    skill_core::linked_skills().find(|r| r.id == id).expect("linked")
+    skill_core::linked_skills()
+        .find(|r| r.id == id)
+        .expect("linked")
 }
 
 fn names(tools: &[Value]) -> Vec<&str> {
-    tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect()
+    tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect()
 }
 
 // ---- 7.1.1 to_tool_definition -------------------------------------------------------------
@@ -103,7 +112,10 @@ fn basic_structure() {
     let def = reg("test_skill").to_tool_definition();
     assert_eq!(def["type"], "function");
     assert_eq!(def["function"]["name"], "test_skill");
-    assert_eq!(def["function"]["description"], "Test skill with the SPEC's DummyInput fields.");
+    assert_eq!(
+        def["function"]["description"],
+        "Test skill with the SPEC's DummyInput fields."
+    );
     assert_eq!(def["function"]["parameters"]["type"], "object");
     assert_eq!(reg("test_skill").name, "测试技能");
 }
@@ -111,8 +123,14 @@ fn basic_structure() {
 #[test]
 fn internal_fields_excluded() {
     let def = reg("test_skill").to_tool_definition();
-    let props = def["function"]["parameters"]["properties"].as_object().unwrap();
-    assert!(props.contains_key("clause_id") && props.contains_key("query") && props.contains_key("top_k"));
+    let props = def["function"]["parameters"]["properties"]
+        .as_object()
+        .unwrap();
+    assert!(
+        props.contains_key("clause_id")
+            && props.contains_key("query")
+            && props.contains_key("top_k")
+    );
     assert!(!props.contains_key("document_structure"));
     assert!(!props.contains_key("state_snapshot"));
 }
@@ -120,7 +138,10 @@ fn internal_fields_excluded() {
 #[test]
 fn required_fields_correct() {
     let def = reg("test_skill").to_tool_definition();
-    assert_eq!(def["function"]["parameters"]["required"], json!(["clause_id"]));
+    assert_eq!(
+        def["function"]["parameters"]["required"],
+        json!(["clause_id"])
+    );
 }
 
 #[test]
@@ -146,22 +167,37 @@ fn inactive_skill_excluded() {
 
 #[test]
 fn domain_filter() {
-    let tools = skills_to_tool_definitions([reg("a"), reg("fidic_only"), reg("sha_only")], &ToolFilter::all().domain("fidic"));
+    let tools = skills_to_tool_definitions(
+        [reg("a"), reg("fidic_only"), reg("sha_only")],
+        &ToolFilter::all().domain("fidic"),
+    );
     assert_eq!(names(&tools), ["a", "fidic_only"]);
 }
 
 #[test]
 fn category_filter() {
-    let tools = skills_to_tool_definitions([reg("a"), reg("b")], &ToolFilter::all().category("validation"));
+    let tools = skills_to_tool_definitions(
+        [reg("a"), reg("b")],
+        &ToolFilter::all().category("validation"),
+    );
     assert_eq!(names(&tools), ["b"]);
 }
 
 #[test]
 fn excluded_fields_stripped() {
-    let filter = ToolFilter::all().exclude_field("query").exclude_field("clause_id");
+    let filter = ToolFilter::all()
+        .exclude_field("query")
+        .exclude_field("clause_id");
     let tools = skills_to_tool_definitions([reg("test_skill")], &filter);
     let params = &tools[0]["function"]["parameters"];
-    assert_eq!(params["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["top_k"]);
+    assert_eq!(
+        params["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["top_k"]
+    );
     assert_eq!(params["required"], json!([]));
 }
 
@@ -199,7 +235,9 @@ fn multiple_tool_calls() {
 
 #[test]
 fn invalid_json_arguments() {
-    let parsed = parse_tool_calls(&[json!({"id": "call_001", "function": {"name": "skill_a", "arguments": "not json"}})]);
+    let parsed = parse_tool_calls(&[
+        json!({"id": "call_001", "function": {"name": "skill_a", "arguments": "not json"}}),
+    ]);
     assert_eq!(parsed[0].arguments_value(), json!({}));
     assert_eq!(parsed[0].warnings.len(), 1, "the failure is recorded");
     assert_eq!(parsed[0].warnings[0].code, "invalid_json_arguments");
@@ -208,14 +246,18 @@ fn invalid_json_arguments() {
 
 #[test]
 fn non_object_arguments() {
-    let parsed = parse_tool_calls(&[json!({"id": "c", "function": {"name": "skill_a", "arguments": "[1, 2]"}})]);
+    let parsed = parse_tool_calls(&[
+        json!({"id": "c", "function": {"name": "skill_a", "arguments": "[1, 2]"}}),
+    ]);
     assert_eq!(parsed[0].arguments_value(), json!({}));
     assert_eq!(parsed[0].warnings[0].code, "arguments_not_object");
 }
 
 #[test]
 fn dict_arguments() {
-    let parsed = parse_tool_calls(&[json!({"id": "call_001", "function": {"name": "skill_a", "arguments": {"key": "val"}}})]);
+    let parsed = parse_tool_calls(&[
+        json!({"id": "call_001", "function": {"name": "skill_a", "arguments": {"key": "val"}}}),
+    ]);
     assert_eq!(parsed[0].argument("key"), Some(json!("val")));
 }
 
@@ -226,7 +268,10 @@ fn empty_tool_calls() {
 
 #[test]
 fn missing_fields_graceful() {
-    let parsed = parse_tool_calls(&[json!({"function": {"name": "skill_a", "arguments": "{}"}}), json!({})]);
+    let parsed = parse_tool_calls(&[
+        json!({"function": {"name": "skill_a", "arguments": "{}"}}),
+        json!({}),
+    ]);
     assert_eq!(parsed[0].id, "");
     assert_eq!(parsed[0].skill_id, "skill_a");
     assert_eq!(parsed[1].skill_id, "");
@@ -237,37 +282,69 @@ fn missing_fields_graceful() {
 
 fn ctx() -> SkillContext {
     SkillContext::new().with(DocumentStructure {
-        clauses: vec![("4.1".into(), "The Contractor shall design the Works.".into())],
+        clauses: vec![(
+            "4.1".into(),
+            "The Contractor shall design the Works.".into(),
+        )],
     })
 }
 
 #[tokio::test]
 async fn prepared_value_takes_priority_over_default() {
     let d = Dispatcher::from_inventory().unwrap();
-    let r = d.prepare_and_call("clause_text", &ctx(), Some(&json!({"clause_id": "4.1"}))).await;
-    assert_eq!(r.data_as::<String>().unwrap(), "4.1: The Contractor shall design the Works.");
+    let r = d
+        .prepare_and_call("clause_text", &ctx(), Some(&json!({"clause_id": "4.1"})))
+        .await;
+    assert_eq!(
+        r.data_as::<String>().unwrap(),
+        "4.1: The Contractor shall design the Works."
+    );
 }
 
 #[tokio::test]
 async fn default_when_nothing_is_prepared() {
     let d = Dispatcher::from_inventory().unwrap();
-    let r = d.call("clause_text", r#"{"clause_id": "4.1"}"#, &ctx()).await;
-    assert_eq!(r.data_as::<String>().unwrap(), "4.1: (no text)", "call() never prepares");
+    let r = d
+        .call("clause_text", r#"{"clause_id": "4.1"}"#, &ctx())
+        .await;
+    assert_eq!(
+        r.data_as::<String>().unwrap(),
+        "4.1: (no text)",
+        "call() never prepares"
+    );
 }
 
 #[tokio::test]
 async fn default_when_preparing_fails() {
     let d = Dispatcher::from_inventory().unwrap();
-    let r = d.prepare_and_call("clause_text", &ctx(), Some(&json!({"clause_id": "9.9"}))).await;
+    let r = d
+        .prepare_and_call("clause_text", &ctx(), Some(&json!({"clause_id": "9.9"})))
+        .await;
     assert_eq!(r.data_as::<String>().unwrap(), "9.9: (no text)");
-    let r = d.prepare_and_call("clause_text", &SkillContext::new(), Some(&json!({"clause_id": "4.1"}))).await;
-    assert_eq!(r.data_as::<String>().unwrap(), "4.1: (no text)", "no document at all");
+    let r = d
+        .prepare_and_call(
+            "clause_text",
+            &SkillContext::new(),
+            Some(&json!({"clause_id": "4.1"})),
+        )
+        .await;
+    assert_eq!(
+        r.data_as::<String>().unwrap(),
+        "4.1: (no text)",
+        "no document at all"
+    );
 }
 
 #[tokio::test]
 async fn model_arguments_win() {
     let d = Dispatcher::from_inventory().unwrap();
-    let r = d.prepare_and_call("clause_text", &ctx(), Some(&json!({"clause_id": "4.1", "text": "given"}))).await;
+    let r = d
+        .prepare_and_call(
+            "clause_text",
+            &ctx(),
+            Some(&json!({"clause_id": "4.1", "text": "given"})),
+        )
+        .await;
     assert_eq!(r.data_as::<String>().unwrap(), "4.1: given");
 }
 
@@ -286,7 +363,15 @@ fn get_all_tool_definitions() {
     }
     assert_eq!(
         names(&tools),
-        ["a", "b", "clause_text", "fidic_only", "no_input", "sha_only", "test_skill"],
+        [
+            "a",
+            "b",
+            "clause_text",
+            "fidic_only",
+            "no_input",
+            "sha_only",
+            "test_skill"
+        ],
         "sorted by id, disabled left out"
     );
 }
@@ -307,7 +392,10 @@ fn tool_definitions_names_match_skill_ids() {
     let tool_names = names(&tools);
     for id in d.skill_ids() {
         if d.get_registration(id).unwrap().is_active() {
-            assert!(tool_names.contains(&id), "skill `{id}` missing from the definitions");
+            assert!(
+                tool_names.contains(&id),
+                "skill `{id}` missing from the definitions"
+            );
         }
     }
 }
