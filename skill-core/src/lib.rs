@@ -87,3 +87,8 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
     pub use skill_macros::skill;
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -438,3 +438,9 @@ fn cached_json_matches_the_value_rendering() {
     let parsed: Vec<Value> = serde_json::from_str(with_exclusions.to_json()).unwrap();
     assert_eq!(parsed, with_exclusions.definitions());
 }
+
+#[test]
+fn definitions_snapshot() {
+    let d = Dispatcher::from_inventory().unwrap();
+    insta::assert_json_snapshot!("tool_definitions", d.get_tool_definitions(&ToolFilter::all()).definitions());
+}
