@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use skill_core::prelude::*;
-use skill_core::{codes, CallArgs, Dispatcher, Skill};
+use skill_core::{codes, CallArgs, Dispatcher, Skill, ToolFilter};
 
 /// Reference passages the host makes available.
 #[derive(Debug)]
@@ -305,4 +305,44 @@ async fn typed_calls_need_no_json() {
     let out = SearchReferenceDoc::run(input, &ctx).await.unwrap();
     assert_eq!(out.hits, ["p2"]);
     let _: Value = serde_json::to_value(&out).unwrap();
+}
+
+/// Replaced by `search_reference_doc`; kept for existing callers.
+#[skill(id = "old_search", status = "deprecated", version = "0.9.0")]
+fn old_search(
+    /// Query.
+    query: String,
+) -> String {
+    query
+}
+
+#[tokio::test]
+async fn deprecated_skills_are_callable_but_not_offered() {
+    let d = dispatcher();
+    let offered = d.get_tool_definitions(&ToolFilter::all());
+    assert!(!offered
+        .iter()
+        .any(|t| t["function"]["name"] == "old_search"));
+    let r = d
+        .call("old_search", r#"{"query": "q"}"#, &SkillContext::new())
+        .await;
+    assert!(r.success);
+    assert_eq!(d.get_registration("old_search").unwrap().version, "0.9.0");
+}
+
+#[tokio::test]
+async fn value_arguments_and_prepare_scope() {
+    let d = dispatcher();
+    let args = json!({"clause_id": "9.9", "query": "works", "top_k": 1});
+    let r = d.call("search_reference_doc", &args, &ctx()).await;
+    let hits: SearchHits = r.data_as().unwrap();
+    assert_eq!(
+        hits.hits,
+        ["p1"],
+        "two passages match; top_k from a Value argument keeps one"
+    );
+    let scope = skill_core::PrepareScope::new("x", CallArgs::Value(&args));
+    assert_eq!(scope.str_argument("clause_id").as_deref(), Some("9.9"));
+    assert_eq!(scope.str_argument("top_k").as_deref(), Some("1"));
+    assert!(scope.argument("missing").is_none());
 }

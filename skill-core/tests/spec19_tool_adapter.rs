@@ -442,5 +442,8 @@ fn cached_json_matches_the_value_rendering() {
 #[test]
 fn definitions_snapshot() {
     let d = Dispatcher::from_inventory().unwrap();
-    insta::assert_json_snapshot!("tool_definitions", d.get_tool_definitions(&ToolFilter::all()).definitions());
+    insta::assert_json_snapshot!(
+        "tool_definitions",
+        d.get_tool_definitions(&ToolFilter::all()).definitions()
+    );
 }
