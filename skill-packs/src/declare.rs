@@ -150,7 +150,7 @@ macro_rules! pack {
         $( impl $crate::Exports<$name> for $tool {} )*
         const _: () = {
             fn exported_tools_are_skills() {
-                $( $crate::__private::assert_pack_tool::<$tool>(); )*
+                $( let _ = <$tool as $crate::__private::IsPackTool>::OK; )*
             }
         };
         $crate::pack!(@access_items $name; $($($access)*)?);
@@ -166,8 +166,8 @@ macro_rules! pack {
     ) => {
         const _: () = {
             fn free_and_limited_tools_are_exported() {
-                $($( $crate::__private::assert_exported::<$free, $name>(); )*)?
-                $($( $crate::__private::assert_exported::<$limited, $name>(); )*)?
+                $($( let _ = <$free as $crate::__private::ExportedBy<$name>>::OK; )*)?
+                $($( let _ = <$limited as $crate::__private::ExportedBy<$name>>::OK; )*)?
             }
         };
     };
@@ -185,8 +185,8 @@ macro_rules! pack {
         const _: () = {
             fn deprecated_tools_and_replacements_are_exported() {
                 $(
-                    $crate::__private::assert_exported::<$old, $name>();
-                    $( $crate::__private::assert_exported::<$replacement, $name>(); )?
+                    let _ = <$old as $crate::__private::ExportedBy<$name>>::OK;
+                    $( let _ = <$replacement as $crate::__private::ExportedBy<$name>>::OK; )?
                 )*
             }
         };
@@ -227,7 +227,7 @@ macro_rules! pack {
         )*)*
         const _: () = {
             fn imported_tools_are_exported_by_their_provider() {
-                $($( $crate::__private::assert_exported::<$tool, $from>(); )*)*
+                $($( let _ = <$tool as $crate::__private::ImportableFrom<$from>>::OK; )*)*
             }
         };
     };

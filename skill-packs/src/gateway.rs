@@ -516,8 +516,25 @@ impl Gateway {
                     .await
             }
             None => {
-                // Unknown tool: the dispatcher explains; the attempt is audited.
-                let result = self.inner.dispatcher.call(tool, args, ctx).await;
+                // Unknown tool: name only the tools this pack may call; audit the attempt.
+                let offered = self
+                    .tools_for_pack(consumer_pack.id)
+                    .map(|set| {
+                        set.iter()
+                            .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default();
+                let err = SkillError::new(
+                    skill_core::codes::UNKNOWN_SKILL,
+                    format!(
+                        "there is no tool named `{tool}`; tools of pack `{}`: {offered}",
+                        consumer_pack.id
+                    ),
+                )
+                .with_details(json!({ "requested": tool }));
+                let result = SkillResult::err(tool.to_string(), err, ms(started));
                 self.write_audit(audit_of(consumer_pack.id, "", tool, user, at, &result))
                     .await;
                 result

@@ -27,7 +27,7 @@ pub trait Pack: Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not exported by pack `{P}`",
     label = "pack `{P}` does not export this tool",
-    note = "a pack may import only what the provider lists under `exports: {{ tools: [...] }}` in its `pack!`; export it there or remove it from `imports`"
+    note = "only the tools listed under `exports: {{ tools: [...] }}` in the `pack!` of `{P}` are exported"
 )]
 pub trait Exports<P: Pack>: Skill {}
 
@@ -47,7 +47,7 @@ pub trait Imports<T: Skill>: Pack {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a skill and cannot be listed as a pack tool",
     label = "not a `#[skill]` marker",
-    note = "name the marker `#[skill]` generates for a skill fn, e.g. `CalculateZodiac` for `#[skill(id = \"zodiac.calculate_zodiac\")] fn calculate_zodiac`"
+    note = "name the marker `#[skill]` generates for a skill fn: `ZodiacCalculateZodiac` for `#[skill(id = \"zodiac.calculate_zodiac\")]`"
 )]
 pub trait PackTool: Skill {}
 

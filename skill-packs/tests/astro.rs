@@ -15,7 +15,10 @@ fn close(actual: f64, expected: f64, tolerance: f64) {
     if diff > 180.0 {
         diff = 360.0 - diff;
     }
-    assert!(diff <= tolerance, "got {actual}, expected {expected} ± {tolerance}");
+    assert!(
+        diff <= tolerance,
+        "got {actual}, expected {expected} ± {tolerance}"
+    );
 }
 
 #[test]
@@ -50,7 +53,11 @@ fn moon_meets_the_sun_at_solar_eclipses_and_faces_it_at_lunar_ones() {
     }
     // Total lunar eclipse 2022-11-08 10:59 UT: Moon in Taurus opposite the Sun in Scorpio.
     let t = jd(2022, 11, 8, 10, 59);
-    close(astro::moon_longitude(t), astro::sun_longitude(t) + 180.0, 0.5);
+    close(
+        astro::moon_longitude(t),
+        astro::sun_longitude(t) + 180.0,
+        0.5,
+    );
     assert_eq!(astro::sign_of(astro::moon_longitude(t)), "Taurus");
     assert_eq!(astro::sign_of(astro::sun_longitude(t)), "Scorpio");
 }
@@ -58,11 +65,23 @@ fn moon_meets_the_sun_at_solar_eclipses_and_faces_it_at_lunar_ones() {
 #[test]
 fn sun_sign_changes_at_the_cusp_not_at_a_fixed_date() {
     // The Sun entered Virgo on 2000-08-22 at about 23:49 UT.
-    assert_eq!(astro::sign_of(astro::sun_longitude(jd(2000, 8, 22, 12, 0))), "Leo");
-    assert_eq!(astro::sign_of(astro::sun_longitude(jd(2000, 8, 23, 12, 0))), "Virgo");
+    assert_eq!(
+        astro::sign_of(astro::sun_longitude(jd(2000, 8, 22, 12, 0))),
+        "Leo"
+    );
+    assert_eq!(
+        astro::sign_of(astro::sun_longitude(jd(2000, 8, 23, 12, 0))),
+        "Virgo"
+    );
     // March equinox 2021-03-20 09:37 UT.
-    assert_eq!(astro::sign_of(astro::sun_longitude(jd(2021, 3, 20, 6, 0))), "Pisces");
-    assert_eq!(astro::sign_of(astro::sun_longitude(jd(2021, 3, 20, 13, 0))), "Aries");
+    assert_eq!(
+        astro::sign_of(astro::sun_longitude(jd(2021, 3, 20, 6, 0))),
+        "Pisces"
+    );
+    assert_eq!(
+        astro::sign_of(astro::sun_longitude(jd(2021, 3, 20, 13, 0))),
+        "Aries"
+    );
 }
 
 #[test]
@@ -76,8 +95,14 @@ fn ascendant_on_the_equator_follows_sidereal_time() {
 
 #[test]
 fn aspects_use_the_shorter_arc_and_an_eight_degree_orb() {
-    assert_eq!(astro::aspect_between(3.0, 357.0).map(|a| a.0), Some("conjunction"));
-    assert_eq!(astro::aspect_between(0.0, 95.0).map(|a| a.0), Some("square"));
+    assert_eq!(
+        astro::aspect_between(3.0, 357.0).map(|a| a.0),
+        Some("conjunction")
+    );
+    assert_eq!(
+        astro::aspect_between(0.0, 95.0).map(|a| a.0),
+        Some("square")
+    );
     assert_eq!(astro::aspect_between(0.0, 45.0), None);
     assert_eq!(astro::sign_of(359.99), "Pisces");
     assert_eq!(astro::sign_of(-0.01), "Pisces");

@@ -77,7 +77,12 @@ const fn manifest(
 fn kinds(problems: &[PackProblem]) -> Vec<String> {
     problems
         .iter()
-        .map(|p| serde_json::to_value(p).unwrap()["kind"].as_str().unwrap().to_string())
+        .map(|p| {
+            serde_json::to_value(p).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -95,19 +100,44 @@ fn the_manifest_carries_exports_access_and_schemas_from_the_skills() {
     assert_eq!(Zodiac::ID, "zodiac");
     assert_eq!(m.exports.api_version, "1.0.0");
     let ids: Vec<&str> = m.exports.tools.iter().map(|t| t.id).collect();
-    assert_eq!(ids, ["zodiac.calculate_zodiac", "zodiac.get_chart_snapshot"]);
-    assert!(m.exports.access.needs_subscription("zodiac.calculate_zodiac"));
-    assert!(!m.exports.access.needs_subscription("zodiac.get_chart_snapshot"));
-    assert_eq!(m.exports.access.rate_limit("zodiac.calculate_zodiac"), RateLimit::parse("50/day").unwrap());
-    assert_eq!(m.exports.access.rate_limit("zodiac.get_chart_snapshot"), RateLimit::Unlimited);
+    assert_eq!(
+        ids,
+        ["zodiac.calculate_zodiac", "zodiac.get_chart_snapshot"]
+    );
+    assert!(m
+        .exports
+        .access
+        .needs_subscription("zodiac.calculate_zodiac"));
+    assert!(!m
+        .exports
+        .access
+        .needs_subscription("zodiac.get_chart_snapshot"));
+    assert_eq!(
+        m.exports.access.rate_limit("zodiac.calculate_zodiac"),
+        RateLimit::parse("50/day").unwrap()
+    );
+    assert_eq!(
+        m.exports.access.rate_limit("zodiac.get_chart_snapshot"),
+        RateLimit::Unlimited
+    );
 
     let json = serde_json::to_value(m).unwrap();
     let calc = &json["exports"]["tools"][0];
     assert_eq!(calc["name"], "zodiac.calculate_zodiac");
-    assert_eq!(calc["input_schema"]["required"], serde_json::json!(["birth_date"]));
-    assert_eq!(calc["input_schema"]["properties"]["birth_date"]["format"], "date");
+    assert_eq!(
+        calc["input_schema"]["required"],
+        serde_json::json!(["birth_date"])
+    );
+    assert_eq!(
+        calc["input_schema"]["properties"]["birth_date"]["format"],
+        "date"
+    );
     let out = &calc["output_schema"]["properties"];
-    assert!(out.get("sun_sign").is_some() && out.get("moon_sign").is_some() && out.get("chart").is_some());
+    assert!(
+        out.get("sun_sign").is_some()
+            && out.get("moon_sign").is_some()
+            && out.get("chart").is_some()
+    );
     assert_eq!(json["imports"], serde_json::json!([]));
 
     let j = serde_json::to_value(Jungastro::manifest()).unwrap();
@@ -155,25 +185,57 @@ fn a_missing_provider_is_reported() {
         "beta",
         "1.0.0",
         &[],
-        &[ImportDecl { from: "gamma", tools: &["gamma.x"], min_version: "1.0" }],
+        &[ImportDecl {
+            from: "gamma",
+            tools: &["gamma.x"],
+            min_version: "1.0",
+        }],
     );
     let problems = check_manifests(&[&CONSUMER], today());
     assert_eq!(
         problems,
-        [PackProblem::ProviderMissing { consumer: "beta".into(), provider: "gamma".into() }]
+        [PackProblem::ProviderMissing {
+            consumer: "beta".into(),
+            provider: "gamma".into()
+        }]
     );
 }
 
 #[test]
 fn versions_follow_semver_compatibility() {
     static ALPHA: PackManifest = manifest("alpha", "1.2.0", &[ExportedTool::of::<AlphaOne>()], &[]);
-    static ALPHA_2: PackManifest = manifest("alpha", "2.0.0", &[ExportedTool::of::<AlphaOne>()], &[]);
-    static NEEDS_1_0: PackManifest =
-        manifest("beta", "1.0.0", &[], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "1.0" }]);
-    static NEEDS_1_3: PackManifest =
-        manifest("beta", "1.0.0", &[], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "1.3" }]);
-    static NEEDS_JUNK: PackManifest =
-        manifest("beta", "1.0.0", &[], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "one" }]);
+    static ALPHA_2: PackManifest =
+        manifest("alpha", "2.0.0", &[ExportedTool::of::<AlphaOne>()], &[]);
+    static NEEDS_1_0: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "1.0",
+        }],
+    );
+    static NEEDS_1_3: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "1.3",
+        }],
+    );
+    static NEEDS_JUNK: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "one",
+        }],
+    );
 
     assert!(check_manifests(&[&ALPHA, &NEEDS_1_0], today()).is_empty());
     let above = check_manifests(&[&ALPHA, &NEEDS_1_3], today());
@@ -187,26 +249,78 @@ fn versions_follow_semver_compatibility() {
         }]
     );
     // A major bump is a breaking change even though 2.0 > 1.0.
-    assert_eq!(kinds(&check_manifests(&[&ALPHA_2, &NEEDS_1_0], today())), ["version_mismatch"]);
+    assert_eq!(
+        kinds(&check_manifests(&[&ALPHA_2, &NEEDS_1_0], today())),
+        ["version_mismatch"]
+    );
     let junk = check_manifests(&[&ALPHA, &NEEDS_JUNK], today());
     assert_eq!(kinds(&junk), ["invalid_version"]);
-    assert!(junk[0].to_string().contains("min_version of `alpha`"), "{}", junk[0]);
+    assert!(
+        junk[0].to_string().contains("min_version of `alpha`"),
+        "{}",
+        junk[0]
+    );
 }
 
 #[test]
 fn cycles_are_reported_with_their_path() {
-    static A: PackManifest =
-        manifest("alpha", "1.0.0", &[ExportedTool::of::<AlphaOne>()], &[ImportDecl { from: "beta", tools: &["beta.one"], min_version: "1" }]);
-    static B: PackManifest =
-        manifest("beta", "1.0.0", &[ExportedTool::of::<BetaOne>()], &[ImportDecl { from: "gamma", tools: &[], min_version: "1" }]);
-    static C: PackManifest =
-        manifest("gamma", "1.0.0", &[], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "1" }]);
+    static A: PackManifest = manifest(
+        "alpha",
+        "1.0.0",
+        &[ExportedTool::of::<AlphaOne>()],
+        &[ImportDecl {
+            from: "beta",
+            tools: &["beta.one"],
+            min_version: "1",
+        }],
+    );
+    static B: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[ExportedTool::of::<BetaOne>()],
+        &[ImportDecl {
+            from: "gamma",
+            tools: &[],
+            min_version: "1",
+        }],
+    );
+    static C: PackManifest = manifest(
+        "gamma",
+        "1.0.0",
+        &[],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "1",
+        }],
+    );
     let problems = check_manifests(&[&C, &B, &A], today());
-    assert_eq!(problems, [PackProblem::DependencyCycle { path: vec!["alpha".into(), "beta".into(), "gamma".into(), "alpha".into()] }]);
-    assert_eq!(problems[0].to_string(), "packs import each other in a cycle: alpha -> beta -> gamma -> alpha");
+    assert_eq!(
+        problems,
+        [PackProblem::DependencyCycle {
+            path: vec![
+                "alpha".into(),
+                "beta".into(),
+                "gamma".into(),
+                "alpha".into()
+            ]
+        }]
+    );
+    assert_eq!(
+        problems[0].to_string(),
+        "packs import each other in a cycle: alpha -> beta -> gamma -> alpha"
+    );
 
-    static SELF: PackManifest =
-        manifest("alpha", "1.0.0", &[ExportedTool::of::<AlphaOne>()], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "1" }]);
+    static SELF: PackManifest = manifest(
+        "alpha",
+        "1.0.0",
+        &[ExportedTool::of::<AlphaOne>()],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "1",
+        }],
+    );
     assert_eq!(kinds(&check_manifests(&[&SELF], today())), ["self_import"]);
 }
 
@@ -214,7 +328,12 @@ fn cycles_are_reported_with_their_path() {
 fn wire_name_clashes_and_foreign_exports_are_reported() {
     // `beta.one` and `beta_one` both go on the wire as `beta_one`.
     static BETA: PackManifest = manifest("beta", "1.0.0", &[ExportedTool::of::<BetaOne>()], &[]);
-    static FLAT: PackManifest = manifest("beta_one", "1.0.0", &[ExportedTool::of::<flat::BetaOne>()], &[]);
+    static FLAT: PackManifest = manifest(
+        "beta_one",
+        "1.0.0",
+        &[ExportedTool::of::<flat::BetaOne>()],
+        &[],
+    );
     let problems = check_manifests(&[&BETA, &FLAT], today());
     assert_eq!(kinds(&problems), ["foreign_export", "wire_name_clash"]);
     assert_eq!(
@@ -225,7 +344,10 @@ fn wire_name_clashes_and_foreign_exports_are_reported() {
     static THIEF: PackManifest = manifest("gamma", "1.0.0", &[ExportedTool::of::<AlphaOne>()], &[]);
     assert_eq!(
         check_manifests(&[&THIEF], today()),
-        [PackProblem::ForeignExport { pack: "gamma".into(), tool: "alpha.one".into() }]
+        [PackProblem::ForeignExport {
+            pack: "gamma".into(),
+            tool: "alpha.one".into()
+        }]
     );
 }
 
@@ -234,7 +356,10 @@ fn deprecations_need_thirty_days_and_removed_tools_must_not_be_imported() {
     static SHORT: PackManifest = PackManifest {
         exports: PackExports {
             api_version: "1.0.0",
-            tools: &[ExportedTool::of::<AlphaOne>(), ExportedTool::of::<AlphaTwo>()],
+            tools: &[
+                ExportedTool::of::<AlphaOne>(),
+                ExportedTool::of::<AlphaTwo>(),
+            ],
             access: Access::OPEN,
             deprecated: &[Deprecation {
                 tool: "alpha.one",
@@ -245,10 +370,21 @@ fn deprecations_need_thirty_days_and_removed_tools_must_not_be_imported() {
         },
         ..manifest("alpha", "1.0.0", &[], &[])
     };
-    static CONSUMER: PackManifest =
-        manifest("beta", "1.0.0", &[], &[ImportDecl { from: "alpha", tools: &["alpha.one"], min_version: "1.0" }]);
+    static CONSUMER: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[],
+        &[ImportDecl {
+            from: "alpha",
+            tools: &["alpha.one"],
+            min_version: "1.0",
+        }],
+    );
     let problems = check_manifests(&[&SHORT, &CONSUMER], today());
-    assert_eq!(kinds(&problems), ["deprecation_window", "import_after_removal"]);
+    assert_eq!(
+        kinds(&problems),
+        ["deprecation_window", "import_after_removal"]
+    );
     assert_eq!(
         problems[0].to_string(),
         "pack `alpha`: deprecation of `alpha.one` gives callers 22 days (announced 2026-05-10, removed 2026-06-01); at least 30 days are required"
@@ -258,7 +394,10 @@ fn deprecations_need_thirty_days_and_removed_tools_must_not_be_imported() {
         "pack `beta` still imports `alpha.one` from `alpha`, removed on 2026-06-01; use `alpha.two` instead"
     );
     // Before the removal date the import is fine.
-    let before = check_manifests(&[&SHORT, &CONSUMER], NaiveDate::from_ymd_opt(2026, 5, 31).unwrap());
+    let before = check_manifests(
+        &[&SHORT, &CONSUMER],
+        NaiveDate::from_ymd_opt(2026, 5, 31).unwrap(),
+    );
     assert_eq!(kinds(&before), ["deprecation_window"]);
 }
 
@@ -272,9 +411,18 @@ fn every_problem_of_every_pack_is_reported_in_one_run() {
             access: Access {
                 requires_subscription: true,
                 free_tools: &["alpha.two"],
-                rate_limits: &[ToolRateLimit { tool: "alpha.one", text: "5/week", limit: RateLimit::Unlimited }],
+                rate_limits: &[ToolRateLimit {
+                    tool: "alpha.one",
+                    text: "5/week",
+                    limit: RateLimit::Unlimited,
+                }],
             },
-            deprecated: &[Deprecation { tool: "alpha.one", since: "June", removal_date: "2027-01-01", replacement: None }],
+            deprecated: &[Deprecation {
+                tool: "alpha.one",
+                since: "June",
+                removal_date: "2027-01-01",
+                replacement: None,
+            }],
         },
         ..manifest("alpha", "1.0.0", &[], &[])
     };
@@ -283,8 +431,16 @@ fn every_problem_of_every_pack_is_reported_in_one_run() {
         "1.0.0",
         &[],
         &[
-            ImportDecl { from: "alpha", tools: &["alpha.two"], min_version: "1.0" },
-            ImportDecl { from: "zeta", tools: &["zeta.x"], min_version: "1.0" },
+            ImportDecl {
+                from: "alpha",
+                tools: &["alpha.two"],
+                min_version: "1.0",
+            },
+            ImportDecl {
+                from: "zeta",
+                tools: &["zeta.x"],
+                min_version: "1.0",
+            },
         ],
     );
     static DUP: PackManifest = manifest("beta", "1.0.0", &[], &[]);

@@ -25,12 +25,15 @@ use skill_core::prelude::*;
 use skill_core::{Dispatcher, Inject, SkillContext};
 use skill_packs::gateway::codes;
 use skill_packs::{
-    AuditQuery, AuditRecord, Gateway, GatewayError, ImportDecl, PackExports, PackManifest, PackSession,
-    SqliteStore,
+    AuditQuery, AuditRecord, Gateway, GatewayError, ImportDecl, PackExports, PackManifest,
+    PackSession, SqliteStore,
 };
 
 use jungastro::{BirthProfile, Jungastro, JungianReading, CACHED_CHART_PATH};
-use zodiac::{ChartSnapshot, Zodiac, ZodiacCalculateZodiac, ZodiacCalculateZodiacInput, ZodiacGetChartSnapshot, ZodiacReading};
+use zodiac::{
+    ChartSnapshot, Zodiac, ZodiacCalculateZodiac, ZodiacCalculateZodiacInput,
+    ZodiacGetChartSnapshot, ZodiacReading,
+};
 
 // ---------------------------------------------------------------- test packs
 
@@ -79,21 +82,31 @@ async fn horoscope_peek(session: Inject<PackSession>) -> Result<Option<Value>, S
 /// Tries to write into zodiac's storage.
 #[skill(id = "horoscope.scribble")]
 async fn horoscope_scribble(session: Inject<PackSession>) -> Result<(), SkillError> {
-    session.save("skills.zodiac.chart", &json!({"format": "1", "sun": "Leo", "moon": "Leo"})).await
+    session
+        .save(
+            "skills.zodiac.chart",
+            &json!({"format": "1", "sun": "Leo", "moon": "Leo"}),
+        )
+        .await
 }
 
 /// Calls in the name of jungastro.
 #[skill(id = "horoscope.impersonate")]
 async fn horoscope_impersonate(session: Inject<PackSession>) -> Result<ChartSnapshot, SkillError> {
     session
-        .call::<Jungastro, ZodiacGetChartSnapshot>(&zodiac::ZodiacGetChartSnapshotInput { include_aspects: false })
+        .call::<Jungastro, ZodiacGetChartSnapshot>(&zodiac::ZodiacGetChartSnapshotInput {
+            include_aspects: false,
+        })
         .await
 }
 
 /// Calls itself until the gateway stops it.
 #[skill(id = "horoscope.recurse")]
 async fn horoscope_recurse(session: Inject<PackSession>) -> Result<u32, SkillError> {
-    session.call_tool_as::<u32>("horoscope.recurse", None).await.map(|n| n + 1)
+    session
+        .call_tool_as::<u32>("horoscope.recurse", None)
+        .await
+        .map(|n| n + 1)
 }
 
 skill_packs::pack! {
@@ -119,7 +132,10 @@ fn lonely_tool() -> u8 {
 
 fn temp_db(name: &str) -> PathBuf {
     static N: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
     std::env::temp_dir().join(format!(
         "skill-packs-{name}-{}-{nanos}-{}.db",
         std::process::id(),
@@ -139,7 +155,8 @@ impl TestClock {
         self.0.store(t.timestamp_millis(), Ordering::SeqCst);
     }
     fn now(&self) -> DateTime<Utc> {
-        Utc.timestamp_millis_opt(self.0.load(Ordering::SeqCst)).unwrap()
+        Utc.timestamp_millis_opt(self.0.load(Ordering::SeqCst))
+            .unwrap()
     }
 }
 
@@ -160,7 +177,10 @@ fn gateway_on(store: SqliteStore, clock: &TestClock) -> Gateway {
 
 fn setup(name: &str) -> (Gateway, TestClock) {
     let clock = TestClock::at(start());
-    (gateway_on(SqliteStore::open(temp_db(name)).unwrap(), &clock), clock)
+    (
+        gateway_on(SqliteStore::open(temp_db(name)).unwrap(), &clock),
+        clock,
+    )
 }
 
 fn profile_ctx(date: (i32, u32, u32), time: &str, offset: i32) -> SkillContext {
@@ -184,7 +204,10 @@ fn tool_names(gateway: &Gateway, pack: &str) -> Vec<String> {
 async fn audit_of(gateway: &Gateway, user: &str) -> Vec<AuditRecord> {
     let mut records = gateway
         .audit_log()
-        .query(&AuditQuery { user: Some(user.into()), ..Default::default() })
+        .query(&AuditQuery {
+            user: Some(user.into()),
+            ..Default::default()
+        })
         .await
         .unwrap();
     records.reverse(); // oldest first
@@ -234,22 +257,45 @@ async fn tool_set_is_core_own_and_authorised_imports_only() {
         ]
     );
     // Not imported (calculate_zodiac), of no pack (lonely_tool), or another consumer's own.
-    for absent in ["zodiac_calculate_zodiac", "lonely_tool", "jungastro_get_zodiac_chart"] {
-        assert!(!horoscope.iter().any(|n| n == absent), "{absent} offered to horoscope");
+    for absent in [
+        "zodiac_calculate_zodiac",
+        "lonely_tool",
+        "jungastro_get_zodiac_chart",
+    ] {
+        assert!(
+            !horoscope.iter().any(|n| n == absent),
+            "{absent} offered to horoscope"
+        );
     }
     // Definitions come from the skills themselves.
     let set = gateway.tools_for_pack("jungastro").unwrap();
-    let calc = set.iter().find(|t| t["function"]["name"] == "zodiac_calculate_zodiac").unwrap();
-    assert_eq!(calc["function"]["parameters"]["required"], json!(["birth_date"]));
+    let calc = set
+        .iter()
+        .find(|t| t["function"]["name"] == "zodiac_calculate_zodiac")
+        .unwrap();
+    assert_eq!(
+        calc["function"]["parameters"]["required"],
+        json!(["birth_date"])
+    );
 
     // Once the removal date passes, the deprecated import disappears and cannot be called.
     clock.set(Utc.with_ymd_and_hms(2026, 8, 1, 0, 0, 1).unwrap());
-    assert!(!tool_names(&gateway, "horoscope").iter().any(|n| n == "flaky_fail"));
-    let removed = gateway.call_tool("horoscope", "flaky_fail", None, "u", &SkillContext::new()).await;
+    assert!(!tool_names(&gateway, "horoscope")
+        .iter()
+        .any(|n| n == "flaky_fail"));
+    let removed = gateway
+        .call_tool("horoscope", "flaky_fail", None, "u", &SkillContext::new())
+        .await;
     assert_eq!(removed.error_code(), Some(codes::TOOL_REMOVED));
-    assert!(removed.error.unwrap().message.contains("use `flaky.explode` instead"));
+    assert!(removed
+        .error
+        .unwrap()
+        .message
+        .contains("use `flaky.explode` instead"));
 
-    assert!(matches!(gateway.tools_for_pack("nope"), Err(GatewayError::UnknownPack(p)) if p == "nope"));
+    assert!(
+        matches!(gateway.tools_for_pack("nope"), Err(GatewayError::UnknownPack(p)) if p == "nope")
+    );
 }
 
 /// 2. Without a zodiac subscription, jungastro's call of calculate_zodiac returns
@@ -259,35 +305,79 @@ async fn unsubscribed_users_get_subscription_required_and_subscribed_users_a_cha
     let (gateway, _) = setup("subscription");
     let ctx = profile_ctx((1990, 7, 15), "08:30", 480);
 
-    let refused = gateway.call_tool("jungastro", "jungastro_get_zodiac_chart", None, "bob", &ctx).await;
+    let refused = gateway
+        .call_tool("jungastro", "jungastro_get_zodiac_chart", None, "bob", &ctx)
+        .await;
     assert_eq!(refused.error_code(), Some(codes::SUBSCRIPTION_REQUIRED));
     let error = refused.error.as_ref().unwrap();
-    assert_eq!(error.details.as_ref().unwrap()["action"], "show_subscribe_card");
+    assert_eq!(
+        error.details.as_ref().unwrap()["action"],
+        "show_subscribe_card"
+    );
     assert_eq!(error.details.as_ref().unwrap()["skill_id"], "zodiac");
     // The typed path says the same.
     let typed = gateway
-        .call::<Jungastro, ZodiacCalculateZodiac>("bob", &calc_input((1990, 7, 15)), &SkillContext::new())
+        .call::<Jungastro, ZodiacCalculateZodiac>(
+            "bob",
+            &calc_input((1990, 7, 15)),
+            &SkillContext::new(),
+        )
         .await
         .unwrap_err();
     assert_eq!(typed.code, codes::SUBSCRIPTION_REQUIRED);
     assert_eq!(typed.details.unwrap()["action"], "show_subscribe_card");
     // Nothing was cached in jungastro's namespace.
-    assert_eq!(gateway.state_store().read("bob", CACHED_CHART_PATH).await.unwrap(), None);
+    assert_eq!(
+        gateway
+            .state_store()
+            .read("bob", CACHED_CHART_PATH)
+            .await
+            .unwrap(),
+        None
+    );
 
-    gateway.subscriptions().subscribe("bob", "zodiac", None).await.unwrap();
-    let chart = gateway.call_tool("jungastro", "jungastro_get_zodiac_chart", None, "bob", &ctx).await;
+    gateway
+        .subscriptions()
+        .subscribe("bob", "zodiac", None)
+        .await
+        .unwrap();
+    let chart = gateway
+        .call_tool("jungastro", "jungastro_get_zodiac_chart", None, "bob", &ctx)
+        .await;
     assert!(chart.success, "{}", chart.to_json());
     let reading: ZodiacReading = chart.data_as().unwrap();
-    assert_eq!((reading.sun_sign.as_str(), reading.moon_sign.as_str()), ("Cancer", "Aries"));
+    assert_eq!(
+        (reading.sun_sign.as_str(), reading.moon_sign.as_str()),
+        ("Cancer", "Aries")
+    );
     assert_eq!(reading.chart.utc, "1990-07-15T00:30:00+00:00");
     // Cached in jungastro's own namespace.
-    let cached = gateway.state_store().read("bob", CACHED_CHART_PATH).await.unwrap().unwrap();
+    let cached = gateway
+        .state_store()
+        .read("bob", CACHED_CHART_PATH)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(cached["sun_sign"], "Cancer");
 
     // The free accessor needs no subscription.
-    gateway.state_store().save("eve", zodiac::CHART_PATH, &json!({"format": "1", "sun": "Leo", "moon": "Pisces"})).await.unwrap();
+    gateway
+        .state_store()
+        .save(
+            "eve",
+            zodiac::CHART_PATH,
+            &json!({"format": "1", "sun": "Leo", "moon": "Pisces"}),
+        )
+        .await
+        .unwrap();
     let free = gateway
-        .call::<Jungastro, ZodiacGetChartSnapshot>("eve", &zodiac::ZodiacGetChartSnapshotInput { include_aspects: false }, &SkillContext::new())
+        .call::<Jungastro, ZodiacGetChartSnapshot>(
+            "eve",
+            &zodiac::ZodiacGetChartSnapshotInput {
+                include_aspects: false,
+            },
+            &SkillContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(free.sun_sign, "Leo");
@@ -302,32 +392,79 @@ async fn provider_storage_can_evolve_behind_its_accessor() {
     // Old internal format (signs only), as written by an earlier zodiac release.
     gateway
         .state_store()
-        .save("carol", zodiac::CHART_PATH, &json!({"format": "1", "sun": "Leo", "moon": "Cancer"}))
+        .save(
+            "carol",
+            zodiac::CHART_PATH,
+            &json!({"format": "1", "sun": "Leo", "moon": "Cancer"}),
+        )
         .await
         .unwrap();
-    let old = gateway.call_tool("jungastro", "jungastro.archetype_reading", None, "carol", &ctx).await;
+    let old = gateway
+        .call_tool(
+            "jungastro",
+            "jungastro.archetype_reading",
+            None,
+            "carol",
+            &ctx,
+        )
+        .await;
     let old: JungianReading = old.data_as().unwrap();
-    assert_eq!((old.ego_archetype.as_str(), old.anima_archetype.as_str()), ("the Ruler", "the Great Mother"));
+    assert_eq!(
+        (old.ego_archetype.as_str(), old.anima_archetype.as_str()),
+        ("the Ruler", "the Great Mother")
+    );
 
     // Current format (longitudes), written by calculate_zodiac itself.
-    gateway.subscriptions().subscribe("carol", "zodiac", None).await.unwrap();
-    let stored = gateway.call::<Jungastro, ZodiacCalculateZodiac>("carol", &calc_input((1992, 8, 10)), &ctx).await.unwrap();
+    gateway
+        .subscriptions()
+        .subscribe("carol", "zodiac", None)
+        .await
+        .unwrap();
+    let stored = gateway
+        .call::<Jungastro, ZodiacCalculateZodiac>("carol", &calc_input((1992, 8, 10)), &ctx)
+        .await
+        .unwrap();
     assert_eq!(stored.sun_sign, "Leo");
-    let raw = gateway.state_store().read("carol", zodiac::CHART_PATH).await.unwrap().unwrap();
+    let raw = gateway
+        .state_store()
+        .read("carol", zodiac::CHART_PATH)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(raw["format"], "2");
-    let new = gateway.call_tool("jungastro", "jungastro_archetype_reading", None, "carol", &ctx).await;
+    let new = gateway
+        .call_tool(
+            "jungastro",
+            "jungastro_archetype_reading",
+            None,
+            "carol",
+            &ctx,
+        )
+        .await;
     assert!(new.success, "{}", new.to_json());
     let new: JungianReading = new.data_as().unwrap();
     assert_eq!(new.ego_archetype, "the Ruler");
     assert_eq!(new.dominant_function, "intuition");
 
     // Direct access to zodiac's namespace is refused.
-    let peek = gateway.call_tool("horoscope", "horoscope_peek", None, "carol", &ctx).await;
+    let peek = gateway
+        .call_tool("horoscope", "horoscope_peek", None, "carol", &ctx)
+        .await;
     assert_eq!(peek.error_code(), Some(codes::CROSS_PACK_READ));
     assert!(peek.error.unwrap().message.contains("accessor tools"));
-    let scribble = gateway.call_tool("horoscope", "horoscope_scribble", None, "carol", &ctx).await;
+    let scribble = gateway
+        .call_tool("horoscope", "horoscope_scribble", None, "carol", &ctx)
+        .await;
     assert_eq!(scribble.error_code(), Some(codes::CROSS_PACK_WRITE));
-    assert_eq!(gateway.state_store().read("carol", zodiac::CHART_PATH).await.unwrap().unwrap()["format"], "2");
+    assert_eq!(
+        gateway
+            .state_store()
+            .read("carol", zodiac::CHART_PATH)
+            .await
+            .unwrap()
+            .unwrap()["format"],
+        "2"
+    );
 }
 
 /// 6. Every cross-pack call is audited: successes, refusals, failures, panics, drops.
@@ -336,26 +473,77 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     let (gateway, _) = setup("audit");
     let ctx = SkillContext::new();
     let user = "frank";
-    let explode = gateway.call_tool("horoscope", "flaky_explode", None, user, &ctx).await;
+    let explode = gateway
+        .call_tool("horoscope", "flaky_explode", None, user, &ctx)
+        .await;
     assert_eq!(explode.error_code(), Some(skill_core::codes::PANIC));
-    let fail = gateway.call_tool("horoscope", "flaky.fail", None, user, &ctx).await;
+    let fail = gateway
+        .call_tool("horoscope", "flaky.fail", None, user, &ctx)
+        .await;
     assert_eq!(fail.error_code(), Some("backend_down"));
-    let not_imported = gateway.call_tool("horoscope", "zodiac_calculate_zodiac", Some(&json!({"birth_date": "2000-01-01"})), user, &ctx).await;
+    let not_imported = gateway
+        .call_tool(
+            "horoscope",
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01"})),
+            user,
+            &ctx,
+        )
+        .await;
     assert_eq!(not_imported.error_code(), Some(codes::TOOL_NOT_IMPORTED));
-    assert!(not_imported.error.unwrap().message.contains("not in the imports of pack `horoscope`"));
-    let refused = gateway.call_tool("jungastro", "zodiac_calculate_zodiac", Some(&json!({"birth_date": "2000-01-01"})), user, &ctx).await;
+    assert!(not_imported
+        .error
+        .unwrap()
+        .message
+        .contains("not in the imports of pack `horoscope`"));
+    let refused = gateway
+        .call_tool(
+            "jungastro",
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01"})),
+            user,
+            &ctx,
+        )
+        .await;
     assert_eq!(refused.error_code(), Some(codes::SUBSCRIPTION_REQUIRED));
-    let outside = gateway.call_tool("horoscope", "lonely_tool", None, user, &ctx).await;
+    let outside = gateway
+        .call_tool("horoscope", "lonely_tool", None, user, &ctx)
+        .await;
     assert_eq!(outside.error_code(), Some(codes::TOOL_NOT_IMPORTED));
-    let unknown = gateway.call_tool("horoscope", "no_such_tool", None, user, &ctx).await;
+    let unknown = gateway
+        .call_tool("horoscope", "no_such_tool", None, user, &ctx)
+        .await;
     assert_eq!(unknown.error_code(), Some(skill_core::codes::UNKNOWN_SKILL));
-    let stranger = gateway.call_tool("nobody", "zodiac_get_chart_snapshot", None, user, &ctx).await;
+    let message = &unknown.error.as_ref().unwrap().message;
+    assert!(
+        message.contains("tools of pack `horoscope`: show_card, horoscope_impersonate"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("zodiac_calculate_zodiac") && !message.contains("lonely_tool"),
+        "{message}"
+    );
+    let stranger = gateway
+        .call_tool("nobody", "zodiac_get_chart_snapshot", None, user, &ctx)
+        .await;
     assert_eq!(stranger.error_code(), Some(codes::UNKNOWN_PACK));
     // A call dropped half-way (here by a timeout) is recorded as cancelled.
-    let dropped = tokio::time::timeout(Duration::from_millis(50), gateway.call_tool("horoscope", "flaky_slow", None, user, &ctx)).await;
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(50),
+        gateway.call_tool("horoscope", "flaky_slow", None, user, &ctx),
+    )
+    .await;
     assert!(dropped.is_err());
     // Own and core tools are not cross-pack calls.
-    let own = gateway.call_tool("horoscope", "show_card", Some(&json!({"card_type": "x"})), user, &ctx).await;
+    let own = gateway
+        .call_tool(
+            "horoscope",
+            "show_card",
+            Some(&json!({"card_type": "x"})),
+            user,
+            &ctx,
+        )
+        .await;
     assert!(own.success);
 
     let mut records = audit_of(&gateway, user).await;
@@ -368,15 +556,32 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     }
     let seen: Vec<(&str, &str, &str, &str)> = records
         .iter()
-        .map(|r| (r.consumer.as_str(), r.provider.as_str(), r.tool.as_str(), r.outcome.as_str()))
+        .map(|r| {
+            (
+                r.consumer.as_str(),
+                r.provider.as_str(),
+                r.tool.as_str(),
+                r.outcome.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         seen,
         [
             ("horoscope", "flaky", "flaky.explode", "panic"),
             ("horoscope", "flaky", "flaky.fail", "backend_down"),
-            ("horoscope", "zodiac", "zodiac.calculate_zodiac", "tool_not_imported"),
-            ("jungastro", "zodiac", "zodiac.calculate_zodiac", "subscription_required"),
+            (
+                "horoscope",
+                "zodiac",
+                "zodiac.calculate_zodiac",
+                "tool_not_imported"
+            ),
+            (
+                "jungastro",
+                "zodiac",
+                "zodiac.calculate_zodiac",
+                "subscription_required"
+            ),
             ("horoscope", "", "lonely_tool", "tool_not_imported"),
             ("horoscope", "", "no_such_tool", "unknown_skill"),
             ("nobody", "", "zodiac_get_chart_snapshot", "unknown_pack"),
@@ -399,15 +604,32 @@ async fn audit_records_of_failed_calls_are_persisted() {
     let clock = TestClock::at(start());
     {
         let gateway = gateway_on(SqliteStore::open(&path).unwrap(), &clock);
-        let r = gateway.call_tool("horoscope", "flaky_explode", None, "gina", &SkillContext::new()).await;
+        let r = gateway
+            .call_tool(
+                "horoscope",
+                "flaky_explode",
+                None,
+                "gina",
+                &SkillContext::new(),
+            )
+            .await;
         assert!(!r.success);
     }
     let reopened = SqliteStore::open(&path).unwrap();
     use skill_packs::AuditLog;
-    let records = reopened.query(&AuditQuery { user: Some("gina".into()), ..Default::default() }).await.unwrap();
+    let records = reopened
+        .query(&AuditQuery {
+            user: Some("gina".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].outcome, "panic");
-    assert_eq!(records[0].message.as_deref(), Some("tool `flaky_explode` failed with an internal error"));
+    assert_eq!(
+        records[0].message.as_deref(),
+        Some("tool `flaky_explode` failed with an internal error")
+    );
 }
 
 // ---------------------------------------------------------------- rate limits
@@ -416,26 +638,52 @@ async fn audit_records_of_failed_calls_are_persisted() {
 async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
     let (gateway, clock) = setup("ratelimit");
     let ctx = SkillContext::new();
-    gateway.subscriptions().subscribe("hana", "zodiac", None).await.unwrap();
+    gateway
+        .subscriptions()
+        .subscribe("hana", "zodiac", None)
+        .await
+        .unwrap();
     for i in 0..50 {
-        let r = gateway.call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx).await;
+        let r = gateway
+            .call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
+            .await;
         assert!(r.is_ok(), "call {i}: {r:?}");
     }
-    let limited = gateway.call_tool("jungastro", "zodiac_calculate_zodiac", Some(&json!({"birth_date": "2000-01-01"})), "hana", &ctx).await;
+    let limited = gateway
+        .call_tool(
+            "jungastro",
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01"})),
+            "hana",
+            &ctx,
+        )
+        .await;
     assert_eq!(limited.error_code(), Some(codes::RATE_LIMITED));
     let details = limited.error.as_ref().unwrap().details.clone().unwrap();
     assert_eq!(details["retry_after"], 3600); // it is 23:00 UTC
     assert_eq!(details["limit"], "50/day");
     // Other users and the unlimited accessor are unaffected.
-    gateway.subscriptions().subscribe("ivan", "zodiac", None).await.unwrap();
-    assert!(gateway.call::<Jungastro, ZodiacCalculateZodiac>("ivan", &calc_input((2000, 1, 1)), &ctx).await.is_ok());
+    gateway
+        .subscriptions()
+        .subscribe("ivan", "zodiac", None)
+        .await
+        .unwrap();
+    assert!(gateway
+        .call::<Jungastro, ZodiacCalculateZodiac>("ivan", &calc_input((2000, 1, 1)), &ctx)
+        .await
+        .is_ok());
     for _ in 0..60 {
-        let snap = gateway.call_tool("jungastro", "zodiac_get_chart_snapshot", None, "hana", &ctx).await;
+        let snap = gateway
+            .call_tool("jungastro", "zodiac_get_chart_snapshot", None, "hana", &ctx)
+            .await;
         assert!(snap.success, "{}", snap.to_json());
     }
     // A new day opens a new window.
     clock.set(start() + chrono::Duration::hours(1));
-    assert!(gateway.call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx).await.is_ok());
+    assert!(gateway
+        .call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
+        .await
+        .is_ok());
 }
 
 /// 1,000 concurrent calls against 50/day admit exactly 50, across two gateway instances
@@ -446,13 +694,27 @@ async fn a_daily_limit_holds_under_concurrency_across_two_instances() {
     let clock = TestClock::at(start());
     let first = gateway_on(SqliteStore::open(&path).unwrap(), &clock);
     let second = gateway_on(SqliteStore::open(&path).unwrap(), &clock);
-    first.subscriptions().subscribe("judy", "zodiac", None).await.unwrap();
+    first
+        .subscriptions()
+        .subscribe("judy", "zodiac", None)
+        .await
+        .unwrap();
     let mut tasks = Vec::with_capacity(1000);
     for i in 0..1000 {
-        let gateway = if i % 2 == 0 { first.clone() } else { second.clone() };
+        let gateway = if i % 2 == 0 {
+            first.clone()
+        } else {
+            second.clone()
+        };
         tasks.push(tokio::spawn(async move {
             gateway
-                .call_tool("jungastro", "zodiac_calculate_zodiac", Some(&json!({"birth_date": "1999-09-09"})), "judy", &SkillContext::new())
+                .call_tool(
+                    "jungastro",
+                    "zodiac_calculate_zodiac",
+                    Some(&json!({"birth_date": "1999-09-09"})),
+                    "judy",
+                    &SkillContext::new(),
+                )
                 .await
         }));
     }
@@ -466,7 +728,16 @@ async fn a_daily_limit_holds_under_concurrency_across_two_instances() {
         }
     }
     assert_eq!((ok, limited), (50, 950));
-    let used = first.quotas().used("judy", "zodiac.calculate_zodiac", skill_packs::Window::Day, start()).await.unwrap();
+    let used = first
+        .quotas()
+        .used(
+            "judy",
+            "zodiac.calculate_zodiac",
+            skill_packs::Window::Day,
+            start(),
+        )
+        .await
+        .unwrap();
     assert_eq!(used, 50);
     let records = audit_of(&second, "judy").await;
     assert_eq!(records.len(), 1000);
@@ -478,23 +749,54 @@ async fn a_daily_limit_holds_under_concurrency_across_two_instances() {
 #[tokio::test]
 async fn a_pack_cannot_call_in_the_name_of_another() {
     let (gateway, _) = setup("impersonate");
-    let r = gateway.call_tool("horoscope", "horoscope_impersonate", None, "kim", &SkillContext::new()).await;
+    let r = gateway
+        .call_tool(
+            "horoscope",
+            "horoscope_impersonate",
+            None,
+            "kim",
+            &SkillContext::new(),
+        )
+        .await;
     assert_eq!(r.error_code(), Some(codes::CONSUMER_MISMATCH));
 }
 
 #[tokio::test]
 async fn runaway_recursion_is_stopped() {
     let (gateway, _) = setup("recursion");
-    let r = gateway.call_tool("horoscope", "horoscope_recurse", None, "lee", &SkillContext::new()).await;
-    assert_eq!(r.error_code(), Some(codes::CALL_DEPTH_EXCEEDED), "{}", r.to_json());
+    let r = gateway
+        .call_tool(
+            "horoscope",
+            "horoscope_recurse",
+            None,
+            "lee",
+            &SkillContext::new(),
+        )
+        .await;
+    assert_eq!(
+        r.error_code(),
+        Some(codes::CALL_DEPTH_EXCEEDED),
+        "{}",
+        r.to_json()
+    );
 }
 
 #[tokio::test]
 async fn bad_arguments_are_reported_by_the_provider_and_audited() {
     let (gateway, _) = setup("badargs");
-    gateway.subscriptions().subscribe("mia", "zodiac", None).await.unwrap();
+    gateway
+        .subscriptions()
+        .subscribe("mia", "zodiac", None)
+        .await
+        .unwrap();
     let r = gateway
-        .call_tool("jungastro", "zodiac_calculate_zodiac", Some(&json!({"birth_date": "2000-01-01", "birth_time": "noon"})), "mia", &SkillContext::new())
+        .call_tool(
+            "jungastro",
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01", "birth_time": "noon"})),
+            "mia",
+            &SkillContext::new(),
+        )
         .await;
     assert_eq!(r.error_code(), Some(skill_core::codes::INVALID_ARGUMENTS));
     assert!(r.error.unwrap().message.contains("birth_time"));
@@ -510,7 +812,9 @@ async fn model_tool_calls_go_through_the_gateway() {
         "type": "function",
         "function": {"name": "zodiac_get_chart_snapshot", "arguments": "{\"include_aspects\": true}"}
     })]);
-    let r = gateway.dispatch("horoscope", &calls[0], "nina", &SkillContext::new()).await;
+    let r = gateway
+        .dispatch("horoscope", &calls[0], "nina", &SkillContext::new())
+        .await;
     assert_eq!(r.error_code(), Some(skill_core::codes::NOT_FOUND));
     assert_eq!(audit_of(&gateway, "nina").await.len(), 1);
 }
@@ -523,8 +827,16 @@ fn the_gateway_refuses_to_start_on_broken_contracts() {
         version: "1.0.0",
         exports: PackExports::NONE,
         imports: &[
-            ImportDecl { from: "ghost", tools: &["ghost.x"], min_version: "1" },
-            ImportDecl { from: "zodiac", tools: &["zodiac.secret"], min_version: "1" },
+            ImportDecl {
+                from: "ghost",
+                tools: &["ghost.x"],
+                min_version: "1",
+            },
+            ImportDecl {
+                from: "zodiac",
+                tools: &["zodiac.secret"],
+                min_version: "1",
+            },
         ],
         type_name: "Orphan",
     };
@@ -535,7 +847,9 @@ fn the_gateway_refuses_to_start_on_broken_contracts() {
         .clock(start)
         .build()
         .unwrap_err();
-    let GatewayError::Contracts(problems) = &err else { panic!("{err}") };
+    let GatewayError::Contracts(problems) = &err else {
+        panic!("{err}")
+    };
     assert_eq!(problems.len(), 2, "{err}");
     let text = err.to_string();
     assert!(text.starts_with("2 pack contract problem(s):"), "{text}");
@@ -548,12 +862,18 @@ fn the_gateway_refuses_to_start_on_broken_contracts() {
         .store(SqliteStore::open_in_memory().unwrap())
         .build()
         .unwrap_err();
-    assert_eq!(err.to_string(), "tool `zodiac.calculate_zodiac` (exported by `zodiac`) is not registered in the dispatcher");
+    assert_eq!(
+        err.to_string(),
+        "tool `zodiac.calculate_zodiac` (exported by `zodiac`) is not registered in the dispatcher"
+    );
     let err = Gateway::builder(Dispatcher::from_inventory().unwrap())
         .core_tools(["read"])
         .store(SqliteStore::open_in_memory().unwrap())
         .clock(start)
         .build()
         .unwrap_err();
-    assert_eq!(err.to_string(), "tool `read` (core tool) is not registered in the dispatcher");
+    assert_eq!(
+        err.to_string(),
+        "tool `read` (core tool) is not registered in the dispatcher"
+    );
 }
