@@ -480,3 +480,28 @@ fn check_cycles(by_id: &BTreeMap<&str, &PackManifest>, problems: &mut Vec<PackPr
         }
     }
 }
+
+/// For a crate's own `cargo test`: panics listing every problem of the linked packs.
+///
+/// ```ignore
+/// #[test]
+/// fn pack_contracts_hold() {
+///     skill_packs::check::assert_packs_valid();
+/// }
+/// ```
+pub fn assert_packs_valid() {
+    assert_manifests_valid(&linked_packs(), chrono::Utc::now().date_naive());
+}
+
+/// Panics listing every problem of `packs` as of `today`.
+pub fn assert_manifests_valid(packs: &[&PackManifest], today: NaiveDate) {
+    let problems = check_manifests(packs, today);
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
+        panic!(
+            "{} pack contract problem(s):\n{}",
+            problems.len(),
+            list.join("\n")
+        );
+    }
+}

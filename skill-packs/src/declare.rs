@@ -11,7 +11,30 @@
 /// - a typed call `gateway.call::<Consumer, T>` names an imported tool (`Consumer: Imports<T>`),
 /// - every rate limit reads as `<count>/<unit>` or `unlimited`.
 ///
-/// ```ignore
+/// ```
+/// use skill_core::prelude::*;
+///
+/// /// Calculate a chart.
+/// #[skill(id = "zodiac.calculate_zodiac", domain = "zodiac")]
+/// fn calculate_zodiac(
+///     /// Birth date, YYYY-MM-DD.
+///     birth_date: String,
+/// ) -> String {
+///     birth_date
+/// }
+///
+/// /// Read the latest chart.
+/// #[skill(id = "zodiac.get_chart_snapshot", domain = "zodiac")]
+/// fn get_chart_snapshot() -> String {
+///     String::new()
+/// }
+///
+/// /// The old way to calculate a chart.
+/// #[skill(id = "zodiac.old_chart", domain = "zodiac")]
+/// fn old_chart() -> String {
+///     String::new()
+/// }
+///
 /// skill_packs::pack! {
 ///     /// Western astrology.
 ///     pub struct Zodiac {
@@ -20,19 +43,36 @@
 ///         version: "3.0.0",
 ///         exports: {
 ///             api_version: "1.0.0",
-///             tools: [CalculateZodiac, GetChartSnapshot],
+///             tools: [ZodiacCalculateZodiac, ZodiacGetChartSnapshot, ZodiacOldChart],
 ///             access: {
 ///                 requires_subscription: true,
-///                 free_tools: [GetChartSnapshot],
-///                 rate_limits: { CalculateZodiac: "50/day", GetChartSnapshot: "unlimited" },
+///                 free_tools: [ZodiacGetChartSnapshot],
+///                 rate_limits: { ZodiacCalculateZodiac: "50/day", ZodiacGetChartSnapshot: "unlimited" },
 ///             },
 ///             deprecated: [
-///                 { tool: OldChart, since: "2026-01-01", removal_date: "2026-06-01", replacement: CalculateZodiac },
+///                 { tool: ZodiacOldChart, since: "2026-01-01", removal_date: "2026-06-01", replacement: ZodiacCalculateZodiac },
 ///             ],
 ///         },
-///         imports: [],
 ///     }
 /// }
+///
+/// skill_packs::pack! {
+///     /// Reads charts through zodiac's exports.
+///     pub struct Jungastro {
+///         id: "jungastro",
+///         name: "Jungian astrology",
+///         version: "1.0.0",
+///         imports: [
+///             { from: Zodiac, tools: [ZodiacCalculateZodiac], min_version: "1.0" },
+///         ],
+///     }
+/// }
+///
+/// use skill_packs::Pack;
+/// assert_eq!(Jungastro::manifest().imports[0].tools, ["zodiac.calculate_zodiac"]);
+/// let today = chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+/// let problems = skill_packs::check_manifests(&[Zodiac::manifest(), Jungastro::manifest()], today);
+/// assert!(problems.is_empty(), "{problems:?}");
 /// ```
 ///
 /// `exports` and `imports` may be left out; `access` defaults to open access and

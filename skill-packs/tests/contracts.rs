@@ -92,6 +92,37 @@ fn the_linked_packs_are_consistent_and_acyclic() {
     assert!(problems.is_empty(), "{problems:#?}");
     let ids: Vec<&str> = skill_packs::linked_packs().iter().map(|p| p.id).collect();
     assert_eq!(ids, ["jungastro", "zodiac"]);
+    skill_packs::check::assert_packs_valid();
+}
+
+#[test]
+fn assert_manifests_valid_panics_with_every_problem() {
+    static ORPHAN: PackManifest = manifest(
+        "beta",
+        "1.0.0",
+        &[],
+        &[
+            ImportDecl {
+                from: "gamma",
+                tools: &["gamma.x"],
+                min_version: "1.0",
+            },
+            ImportDecl {
+                from: "delta",
+                tools: &["delta.x"],
+                min_version: "1.0",
+            },
+        ],
+    );
+    let panic = std::panic::catch_unwind(|| {
+        skill_packs::check::assert_manifests_valid(&[&ORPHAN], today())
+    })
+    .unwrap_err();
+    let text = panic.downcast_ref::<String>().unwrap();
+    assert_eq!(
+        text,
+        "2 pack contract problem(s):\n  - pack `beta` imports from `gamma`, but no pack `gamma` exists\n  - pack `beta` imports from `delta`, but no pack `delta` exists"
+    );
 }
 
 #[test]
