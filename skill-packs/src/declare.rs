@@ -121,7 +121,7 @@ macro_rules! pack {
     (@exports_value) => { $crate::PackExports::NONE };
     (@exports_value
         api_version: $api:literal,
-        tools: [ $($tool:path),* $(,)? ]
+        tools: [ $($tool:ty),* $(,)? ]
         $(, access: { $($access:tt)* })?
         $(, deprecated: [ $($deprecated:tt)* ])?
         $(,)?
@@ -137,8 +137,8 @@ macro_rules! pack {
     (@access_value) => { $crate::Access::OPEN };
     (@access_value
         requires_subscription: $requires:literal
-        $(, free_tools: [ $($free:path),* $(,)? ])?
-        $(, rate_limits: { $($limited:path : $limit:literal),* $(,)? })?
+        $(, free_tools: [ $($free:ty),* $(,)? ])?
+        $(, rate_limits: { $($limited:ty : $limit:literal),* $(,)? })?
         $(,)?
     ) => {
         $crate::Access {
@@ -157,10 +157,10 @@ macro_rules! pack {
     (@deprecated_value) => { &[] };
     (@deprecated_value
         $({
-            tool: $old:path,
+            tool: $old:ty,
             since: $since:literal,
             removal_date: $removal:literal
-            $(, replacement: $replacement:path)?
+            $(, replacement: $replacement:ty)?
             $(,)?
         }),* $(,)?
     ) => {
@@ -174,7 +174,7 @@ macro_rules! pack {
         ),* ]
     };
     (@replacement) => { ::core::option::Option::None };
-    (@replacement $replacement:path) => {
+    (@replacement $replacement:ty) => {
         ::core::option::Option::Some(<$replacement as $crate::__private::Skill>::ID)
     };
 
@@ -182,7 +182,7 @@ macro_rules! pack {
     (@exports_items $name:ident;) => {};
     (@exports_items $name:ident;
         api_version: $api:literal,
-        tools: [ $($tool:path),* $(,)? ]
+        tools: [ $($tool:ty),* $(,)? ]
         $(, access: { $($access:tt)* })?
         $(, deprecated: [ $($deprecated:tt)* ])?
         $(,)?
@@ -200,8 +200,8 @@ macro_rules! pack {
     (@access_items $name:ident;) => {};
     (@access_items $name:ident;
         requires_subscription: $requires:literal
-        $(, free_tools: [ $($free:path),* $(,)? ])?
-        $(, rate_limits: { $($limited:path : $limit:literal),* $(,)? })?
+        $(, free_tools: [ $($free:ty),* $(,)? ])?
+        $(, rate_limits: { $($limited:ty : $limit:literal),* $(,)? })?
         $(,)?
     ) => {
         const _: () = {
@@ -215,10 +215,10 @@ macro_rules! pack {
     (@deprecated_items $name:ident;) => {};
     (@deprecated_items $name:ident;
         $({
-            tool: $old:path,
+            tool: $old:ty,
             since: $since:literal,
             removal_date: $removal:literal
-            $(, replacement: $replacement:path)?
+            $(, replacement: $replacement:ty)?
             $(,)?
         }),* $(,)?
     ) => {
@@ -236,8 +236,8 @@ macro_rules! pack {
     (@imports_value) => { &[] };
     (@imports_value
         $({
-            from: $from:path,
-            tools: [ $($tool:path),* $(,)? ],
+            from: $from:ty,
+            tools: [ $($tool:ty),* $(,)? ],
             min_version: $min:literal
             $(,)?
         }),* $(,)?
@@ -254,8 +254,8 @@ macro_rules! pack {
     (@imports_items $name:ident;) => {};
     (@imports_items $name:ident;
         $({
-            from: $from:path,
-            tools: [ $($tool:path),* $(,)? ],
+            from: $from:ty,
+            tools: [ $($tool:ty),* $(,)? ],
             min_version: $min:literal
             $(,)?
         }),* $(,)?
