@@ -12,6 +12,11 @@
 //!   checks, and writes an audit record whatever the outcome;
 //! - subscriptions, quota counters, the audit log and pack state live in SQLite by default
 //!   ([`SqliteStore`]), behind traits for other backends.
+//!
+//! A skill belongs to the pack whose id prefixes its own: `zodiac.calculate_zodiac` is
+//! zodiac's, and goes on the wire as `zodiac_calculate_zodiac`, so names never clash across
+//! packs. A running skill gets a [`PackSession`] (`session: Inject<PackSession>`) to call
+//! other packs in its pack's name and to keep state under `skills.<pack>.*`.
 
 #![warn(missing_docs)]
 

@@ -877,3 +877,30 @@ fn the_gateway_refuses_to_start_on_broken_contracts() {
         "tool `read` (core tool) is not registered in the dispatcher"
     );
 }
+
+#[tokio::test]
+async fn without_explicit_stores_the_gateway_opens_sqlite_in_wal_mode_at_the_given_path() {
+    let path = temp_db("default-store");
+    let gateway = Gateway::builder(Dispatcher::from_inventory().unwrap())
+        .linked_packs()
+        .sqlite_path(&path)
+        .clock(start)
+        .build()
+        .unwrap();
+    gateway
+        .subscriptions()
+        .subscribe("olga", "zodiac", None)
+        .await
+        .unwrap();
+    assert!(path.exists());
+    // WAL mode leaves a -wal file next to the database while a connection is open.
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    assert!(wal.exists(), "{}", wal.display());
+    // A second instance on the same file sees the subscription.
+    let other = SqliteStore::open(&path).unwrap();
+    use skill_packs::SubscriptionStore;
+    assert!(other
+        .is_subscribed("olga", "zodiac", start())
+        .await
+        .unwrap());
+}
