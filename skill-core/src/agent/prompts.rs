@@ -35,8 +35,8 @@ impl Language {
 
 /// Review instructions for one domain, in both prompt languages.
 ///
-/// A domain crate registers its own with `inventory::submit!` (found by `domain_id`) or the
-/// caller passes one in [`ReactPromptInput::domain_prompt`].
+/// A domain crate registers its own with [`crate::domain_prompt!`] (found by `domain_id`) or
+/// the caller passes one in [`ReactPromptInput::domain_prompt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DomainPrompt {
     /// Domain id as in `#[skill(domain = ...)]`.
@@ -48,6 +48,25 @@ pub struct DomainPrompt {
 }
 
 inventory::collect!(DomainPrompt);
+
+/// Registers a [`DomainPrompt`] at link time, next to the domain's skills:
+///
+/// ```
+/// skill_core::domain_prompt! {
+///     domain_id: "shipping",
+///     instructions_en: "[Shipping] Check laytime and demurrage (use shipping_laytime).",
+///     instructions_zh: "【航运专项】检查装卸时间与滞期费（请使用 shipping_laytime 工具获取）。",
+/// }
+/// assert!(skill_core::agent::DomainPrompt::registered("shipping").is_some());
+/// ```
+#[macro_export]
+macro_rules! domain_prompt {
+    (domain_id: $id:expr, instructions_en: $en:expr, instructions_zh: $zh:expr $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::agent::DomainPrompt { domain_id: $id, instructions_en: $en, instructions_zh: $zh }
+        }
+    };
+}
 
 impl DomainPrompt {
     /// The instructions in `language`.
