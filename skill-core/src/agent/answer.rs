@@ -194,10 +194,10 @@ pub fn extract_json(text: &str) -> Option<Value> {
             Some(Ok(Value::Array(items))) if items.iter().any(Value::is_object) => {
                 return Some(Value::Array(items))
             }
-            Some(Ok(value @ Value::Array(_))) if fallback.is_none() => {
-                if value.as_array().is_some_and(Vec::is_empty) {
-                    fallback = Some(value);
-                }
+            Some(Ok(value @ Value::Array(_)))
+                if fallback.is_none() && value.as_array().is_some_and(Vec::is_empty) =>
+            {
+                fallback = Some(value);
             }
             _ => {}
         }

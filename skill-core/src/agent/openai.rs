@@ -139,8 +139,9 @@ impl OpenAiClient {
             Value::Array(messages.iter().map(wire_message).collect()),
         );
         if !tools.is_empty() {
+            // `tool_choice` is left out: "auto" is the default when tools are sent, and some
+            // servers (vLLM without --enable-auto-tool-choice) reject it spelled out.
             body.insert("tools".into(), Value::Array(tools.to_vec()));
-            body.insert("tool_choice".into(), json!("auto"));
         }
         body.insert("temperature".into(), json!(temperature));
         if let Some(max) = self.config.max_tokens {
