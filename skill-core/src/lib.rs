@@ -36,6 +36,7 @@ pub mod args;
 pub mod context;
 pub mod dispatch;
 pub mod error;
+pub mod prepare;
 pub mod registration;
 pub mod result;
 pub mod schema;
@@ -50,6 +51,7 @@ pub mod __private;
 pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolDefinitions, ToolSet};
 pub use error::{codes, SkillError};
+pub use prepare::PrepareScope;
 pub use registration::{
     linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
 };
@@ -78,6 +80,7 @@ pub mod prelude {
     pub use crate::context::{Inject, SkillContext};
     pub use crate::dispatch::Dispatcher;
     pub use crate::error::SkillError;
+    pub use crate::prepare::PrepareScope;
     pub use crate::result::SkillResult;
     pub use crate::skill::Skill;
     pub use crate::tools::ToolFilter;
@@ -85,3 +88,8 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
     pub use skill_macros::skill;
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
