@@ -1,6 +1,10 @@
 //! The agent layer: chat types, the model client trait and its implementations, the ReAct
 //! loop and its prompts (SPEC-20).
 //!
+//! Real clients sit behind cargo features: `openai` (`OpenAiClient`, any server speaking
+//! Chat Completions) and `anthropic` (`AnthropicClient`). [`ScriptedClient`] is always
+//! there for tests and examples.
+//!
 //! ```
 //! use skill_core::agent::{react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
 //! use skill_core::prelude::*;
