@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod args;
 pub mod context;
 pub mod dispatch;
