@@ -2,7 +2,9 @@
 //! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
 
 pub mod document;
+pub mod fidic;
 pub mod prepare;
+pub mod sha_spa;
 pub mod state;
 
 pub use document::{Clause, CrossReference, DocumentStructure};
