@@ -23,29 +23,36 @@ pub enum Severity {
 
 /// Splits text into sentences (and `;`-separated list items), trimmed, without empty ones.
 pub fn sentences(text: &str) -> Vec<&str> {
+    sentence_spans(text).into_iter().map(|(s, e)| &text[s..e]).collect()
+}
+
+/// Byte ranges of the sentences of `text` (see [`sentences`]).
+pub fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
-    let bytes: Vec<(usize, char)> = text.char_indices().collect();
-    for (i, &(pos, c)) in bytes.iter().enumerate() {
-        let next = bytes.get(i + 1).map(|&(_, n)| n);
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (i, &(pos, c)) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).map(|&(_, n)| n);
         let end = match c {
             '。' | '；' | '！' | '？' | '\n' | ';' => true,
             '.' => next.is_none_or(char::is_whitespace),
             _ => false,
         };
         if end {
-            push_trimmed(&mut out, &text[start..pos + c.len_utf8()]);
+            push_span(text, &mut out, start, pos + c.len_utf8());
             start = pos + c.len_utf8();
         }
     }
-    push_trimmed(&mut out, &text[start..]);
+    push_span(text, &mut out, start, text.len());
     out
 }
 
-fn push_trimmed<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
-    let piece = piece.trim();
+fn push_span(text: &str, out: &mut Vec<(usize, usize)>, start: usize, end: usize) {
+    let piece = &text[start..end];
     if piece.chars().any(char::is_alphanumeric) {
-        out.push(piece);
+        let lead = piece.len() - piece.trim_start().len();
+        let trail = piece.len() - piece.trim_end().len();
+        out.push((start + lead, end - trail));
     }
 }
 
