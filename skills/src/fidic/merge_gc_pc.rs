@@ -142,8 +142,9 @@ fn summarize(clause_id: &str, status: ClauseStatus, mods: &[Modification], perio
             mods.iter().map(|m| m.description.as_str()).collect::<Vec<_>>().join("; ")
         ),
     };
-    for p in periods {
-        out.push_str(&format!("; period {} -> {}", p.from, p.to));
+    let shortened = periods.iter().filter(|p| p.difference_days < 0).count();
+    if shortened > 0 {
+        out.push_str(&format!("; {shortened} period(s) shortened"));
     }
     if unapplied > 0 {
         out.push_str(&format!("; {unapplied} instruction(s) refer to words the General Conditions do not contain"));

@@ -153,11 +153,11 @@ fn passages(er: &DocumentStructure) -> Vec<Passage> {
     let mut out = Vec::new();
     for clause in er.iter_clauses() {
         let body = clause.text.trim();
-        if body.is_empty() && clause.title.is_empty() {
+        if body.is_empty() {
             continue;
         }
         let pieces: Vec<&str> = if body.chars().count() > 800 { body.split("\n\n").collect() } else { vec![body] };
-        for piece in pieces.into_iter().filter(|p| !p.trim().is_empty() || body.is_empty()) {
+        for piece in pieces.into_iter().filter(|p| !p.trim().is_empty()) {
             let text = format!("{} {}", clause.title, piece);
             out.push(Passage { clause_id: clause.clause_id.clone(), title: clause.title.clone(), terms: terms(&text), text: piece.to_string() });
         }

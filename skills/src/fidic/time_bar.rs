@@ -94,14 +94,12 @@ pub fn fidic_calculate_time_bar(
     let docs = FidicDocuments::of(&review);
     let clause_id = crate::document::normalize_clause_id(&clause_id);
     let gc_text = docs.gc_text(&clause_id).unwrap_or_default();
-    let (text, source) = match clause_text.filter(|t| !t.trim().is_empty()) {
-        Some(text) => (text, "given_text"),
-        None => {
-            if !docs.has_clause(&clause_id) {
-                return Err(docs.clause_not_found("fidic_calculate_time_bar", &clause_id));
-            }
-            effective_text(&docs, &clause_id)
-        }
+    let effective = docs.has_clause(&clause_id).then(|| effective_text(&docs, &clause_id));
+    let (text, source) = match (clause_text.filter(|t| !t.trim().is_empty()), effective) {
+        (Some(given), Some((text, source))) if given == text => (text, source),
+        (Some(given), _) => (given, "given_text"),
+        (None, Some(found)) => found,
+        (None, None) => return Err(docs.clause_not_found("fidic_calculate_time_bar", &clause_id)),
     };
     Ok(analyse(&clause_id, &text, &gc_text, source))
 }
@@ -197,7 +195,7 @@ fn limit(text: &str, sentence: &str, next: Option<&str>, period: &FoundPeriod, g
         "not_later_than"
     } else if window.contains("not less than") || window.contains("at least") || window.contains("no less than") {
         "not_less_than"
-    } else if window.trim_end().ends_with("within") || after.starts_with('内') || after.starts_with("之内") {
+    } else if window.contains("within") || after.starts_with('内') || after.starts_with("之内") {
         "within"
     } else if after.starts_with('前') || after.starts_with("以前") {
         "before"
