@@ -93,21 +93,226 @@ async fn run_err(skill: &str, ctx: &SkillContext, args: Value) -> (String, Strin
     (err.code.to_string(), err.message)
 }
 
+fn limits(report: &TimeBarReport) -> Vec<(u32, Option<&str>, &str, bool, Severity)> {
+    report
+        .time_limits
+        .iter()
+        .map(|l| (l.days, l.standard_step.as_deref(), l.comparison.as_str(), l.is_time_bar, l.severity))
+        .collect()
+}
+
 #[tokio::test]
-async fn debug_dump() {
+async fn merge_applies_word_replacements_from_the_focus_clause() {
+    let m: MergedClause = run("fidic_merge_gc_pc", &ctx(review(), "20.1"), json!({})).await;
+    assert_eq!(m.clause_id, "20.1");
+    assert_eq!(m.status, ClauseStatus::Amended);
+    let periods: Vec<(&str, &str, i64)> = m.changed_periods.iter().map(|p| (p.from.as_str(), p.to.as_str(), p.difference_days)).collect();
+    assert_eq!(periods, [("28 days", "14 days", -14), ("28 days", "14 days", -14), ("84 days", "42 days", -42)]);
+    assert!(m.merged_text.contains("not later than 14 days after the Contractor became aware"));
+    assert!(!m.merged_text.contains("28 days"));
+    assert_eq!(m.severity, Severity::High);
+    assert_eq!(m.unapplied_count, 0);
+}
+
+#[tokio::test]
+async fn merge_statuses_across_the_sample() {
+    let c = ctx(review(), "4.1");
+    let status = |m: &MergedClause| (m.status, m.modifications.iter().map(|x| x.kind).collect::<Vec<_>>(), m.severity);
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({})).await;
+    assert_eq!(status(&m), (ClauseStatus::Amended, vec![ModificationKind::Added], Severity::Medium));
+    assert!(m.merged_text.ends_with("shall be limited to that stated in Sub-Clause 4.12."));
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "4.12"})).await;
+    assert_eq!((status(&m), m.merged_text.as_str()), ((ClauseStatus::Deleted, vec![ModificationKind::Deleted], Severity::High), ""));
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "Sub-Clause 4.25"})).await;
+    assert_eq!(status(&m), (ClauseStatus::Added, vec![ModificationKind::NewSubClause], Severity::Medium));
+    assert!(m.merged_text.starts_with("The Contractor shall source not less than 30%"));
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "4.2"})).await;
+    assert!(m.merged_text.contains("amount of 15% of the Accepted Contract Amount") && m.merged_text.contains("within 14 days"));
+    // Negative: the PC do not touch 3.5.
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "3.5"})).await;
+    assert_eq!(status(&m), (ClauseStatus::Unchanged, vec![], Severity::Low));
+    assert!(m.text_changes.is_empty() && m.changed_periods.is_empty());
+}
+
+#[tokio::test]
+async fn merge_prepares_texts_for_the_clause_the_model_names_and_accepts_given_texts() {
     let c = ctx(review(), "20.1");
-    for (skill, args) in [
-        ("fidic_merge_gc_pc", json!({})),
-        ("fidic_merge_gc_pc", json!({"clause_id": "4.1"})),
-        ("fidic_calculate_time_bar", json!({})),
-        ("fidic_check_pc_consistency", json!({})),
-        ("fidic_check_pc_consistency", json!({"clause_id": "4.12"})),
-        ("fidic_check_pc_consistency", json!({"clause_id": "1.1"})),
-        ("fidic_check_pc_consistency", json!({"clause_id": "14.7"})),
-        ("fidic_check_pc_consistency", json!({"clause_id": "4.1"})),
-        ("fidic_search_er", json!({"clause_id": "4.1"})),
-    ] {
-        let v: Value = run(skill, &c, args).await;
-        println!("{skill}: {}", serde_json::to_string_pretty(&v).unwrap());
+    let input = FidicMergeGcPc::prepare_input(&c, Some(&json!({"clause_id": "4.2"}))).unwrap();
+    assert!(input.gc_text.as_deref().unwrap().contains("Performance Security"), "prepared for 4.2, not the focus clause");
+    assert_eq!(input.pc_text.as_deref(), Some("Delete \"28 days\" and replace with \"14 days\". Replace \"10%\" with \"15%\"."));
+    let m: MergedClause = run(
+        "fidic_merge_gc_pc",
+        &c,
+        json!({"clause_id": "99.1", "gc_text": "Pay within 56 days.", "pc_text": "Replace \"60 days\" with \"90 days\"."}),
+    )
+    .await;
+    assert_eq!((m.unapplied_count, m.severity, m.merged_text.as_str()), (1, Severity::High, "Pay within 56 days."));
+}
+
+#[tokio::test]
+async fn unknown_clause_is_not_found_with_known_ids() {
+    let c = ctx(review(), "20.1");
+    for skill in ["fidic_merge_gc_pc", "fidic_calculate_time_bar", "fidic_check_pc_consistency", "fidic_search_er"] {
+        let (code, message) = run_err(skill, &c, json!({"clause_id": "77.7"})).await;
+        assert_eq!(code, codes::NOT_FOUND, "{skill}");
+        assert!(message.contains("`77.7`") && message.contains(skill) && message.contains("1.1"), "{skill}: {message}");
     }
+}
+
+#[tokio::test]
+async fn time_bars_of_the_claims_clause_after_the_pc() {
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &ctx(review(), "20.1"), json!({})).await;
+    assert_eq!(r.text_source, "gc_with_pc");
+    assert_eq!(
+        limits(&r),
+        [
+            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
+            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
+            (42, Some("fully_detailed_claim"), "shorter", false, Severity::High),
+            (42, Some("engineer_response_to_claim"), "same", false, Severity::Low),
+        ]
+    );
+    let first = &r.time_limits[0];
+    assert_eq!((first.requirement.as_str(), first.gc_days, first.party.as_deref()), ("not_later_than", Some(28), Some("Contractor")));
+    assert_eq!(first.trigger.as_deref(), Some("after the Contractor became aware"));
+    assert!(first.consequence.as_deref().unwrap().contains("shall not be entitled to additional payment"));
+    assert_eq!((r.time_bar_count, r.shortened_count, r.shortest_days), (2, 3, Some(14)));
+    assert!(r.summary.contains("notice of claim 14 days (usually 28)"), "{}", r.summary);
+}
+
+#[tokio::test]
+async fn time_bars_elsewhere_and_none_in_notices() {
+    let c = ctx(review(), "4.2");
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({})).await;
+    assert_eq!(limits(&r), [(14, Some("performance_security"), "shorter", false, Severity::Medium)]);
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "14.7"})).await;
+    assert_eq!(limits(&r), [(84, Some("interim_payment"), "longer", false, Severity::Low)]);
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "20.4"})).await;
+    assert_eq!(
+        limits(&r),
+        [
+            (84, Some("dab_decision"), "same", false, Severity::Low),
+            (28, Some("notice_of_dissatisfaction"), "same", false, Severity::Medium),
+            (28, Some("notice_of_dissatisfaction"), "same", false, Severity::Medium),
+        ]
+    );
+    // Negative: the notices clause has no time limit.
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "1.3"})).await;
+    assert_eq!((r.time_limit_count, r.highest_severity, r.summary.as_str()), (0, None, "Clause 1.3 sets no time limit."));
+}
+
+#[tokio::test]
+async fn chinese_claim_time_bar() {
+    let review = ReviewState {
+        domain_id: "fidic".into(),
+        documents: vec![doc(DocumentRole::Primary, "epc_contract_zh.md", "zh/epc_contract_zh.md")],
+        ..Default::default()
+    };
+    let c = ctx(review, "5.1");
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({})).await;
+    assert_eq!(r.text_source, "gc");
+    assert_eq!(limits(&r), [(14, Some("notice_of_claim"), "shorter", true, Severity::High), (14, Some("notice_of_claim"), "shorter", true, Severity::High)]);
+    let first = &r.time_limits[0];
+    assert_eq!((first.party.as_deref(), first.trigger.as_deref(), first.requirement.as_str()), (Some("承包人"), Some("知道或应当知道索赔事件发生"), "within"));
+    assert!(first.consequence.as_deref().unwrap().contains("丧失要求追加付款"));
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "第5.3条"})).await;
+    assert_eq!(
+        limits(&r),
+        [(14, Some("engineer_response_to_claim"), "shorter", false, Severity::Medium), (28, Some("engineer_response_to_claim"), "shorter", false, Severity::Medium)]
+    );
+    assert!(r.time_limits[1].consequence.as_deref().unwrap().contains("视为认可"));
+}
+
+fn kinds(r: &ConsistencyReport) -> Vec<(ConflictKind, &str, &str, Severity)> {
+    r.conflicts.iter().map(|c| (c.kind, c.clause_id.as_str(), c.related_to.as_str(), c.severity)).collect()
+}
+
+#[tokio::test]
+async fn consistency_findings_of_the_pc() {
+    let c = ctx(review(), "20.1");
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({})).await;
+    assert_eq!(kinds(&r), [(ConflictKind::StalePeriodReference, "8.4", "20.1", Severity::High)]);
+    assert!(r.conflicts[0].evidence.contains("within 28 days"));
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "4.12"})).await;
+    assert_eq!(r.pc_status, ClauseStatus::Deleted);
+    assert_eq!(
+        kinds(&r),
+        [
+            (ConflictKind::ReferenceToDeletedClause, "4.1", "4.12", Severity::High),
+            (ConflictKind::ReferenceToDeletedClause, "8.4", "4.12", Severity::High),
+        ]
+    );
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "1.1"})).await;
+    assert_eq!(
+        kinds(&r),
+        [(ConflictKind::RedefinedTerm, "1.1", "Cost", Severity::High), (ConflictKind::NewDefinedTerm, "1.1", "Key Personnel", Severity::Low)]
+    );
+    assert!(r.conflicts[0].description.contains("Sub-Clause(s) 8.4"));
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "14.7"})).await;
+    assert_eq!(kinds(&r), [(ConflictKind::BrokenReference, "14.7", "14.15", Severity::Medium)]);
+    // Negative: an unchanged clause is consistent.
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "3.5"})).await;
+    assert_eq!((r.pc_status, r.conflict_count), (ClauseStatus::Unchanged, 0));
+}
+
+#[tokio::test]
+async fn consistency_needs_particular_conditions() {
+    let mut state = review();
+    state.documents.retain(|d| !d.filename.starts_with("particular"));
+    let (code, message) = run_err("fidic_check_pc_consistency", &ctx(state, "20.1"), json!({})).await;
+    assert_eq!(code, codes::NOT_FOUND);
+    assert!(message.contains("no Particular Conditions") && message.contains("employers_requirements.md"), "{message}");
+}
+
+#[tokio::test]
+async fn er_search_ranks_purpose_first_for_the_obligations_clause() {
+    let c = ctx(review(), "20.1");
+    let input = FidicSearchEr::prepare_input(&c, Some(&json!({"clause_id": "4.1"}))).unwrap();
+    let query = input.query.unwrap();
+    assert!(query.starts_with("The Contractor shall design, execute and complete the Works"));
+    assert!(query.ends_with(" design-build water treatment plant yellow_book"));
+    assert_eq!(input.top_k, 5);
+    let r: ErSearchResult = run("fidic_search_er", &c, json!({"clause_id": "4.1"})).await;
+    assert_eq!(r.er_document, "employers_requirements.md");
+    let ids: Vec<&str> = r.results.iter().map(|p| p.er_clause_id.as_str()).collect();
+    assert_eq!(ids, ["1.2", "1.1", "7.1", "2.3", "3.2"]);
+    assert!(r.results.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(r.results[0].matched_terms.contains(&"purpose".to_string()));
+    let r: ErSearchResult = run("fidic_search_er", &c, json!({"query": "turbidity NTU raw water", "top_k": 2})).await;
+    let ids: Vec<&str> = r.results.iter().map(|p| p.er_clause_id.as_str()).collect();
+    assert_eq!(ids, ["3.2", "5.1"]);
+    // Negative: nothing in the ER matches.
+    let r: ErSearchResult = run("fidic_search_er", &c, json!({"query": "arbitration seat"})).await;
+    assert_eq!((r.result_count, r.top_er_clause_id), (0, None));
+}
+
+#[tokio::test]
+async fn er_search_errors() {
+    let c = ctx(review(), "4.1");
+    let (code, message) = run_err("fidic_search_er", &c, json!({"top_k": 0})).await;
+    assert_eq!(code, codes::INVALID_ARGUMENTS);
+    assert!(message.contains("top_k") && message.contains("between 1 and 50"));
+    let mut state = review();
+    state.documents.retain(|d| !d.filename.starts_with("employers"));
+    let (code, message) = run_err("fidic_search_er", &ctx(state, "4.1"), json!({})).await;
+    assert_eq!(code, codes::NOT_FOUND);
+    assert!(message.contains("no Employer's Requirements") && message.contains("particular_conditions.md"), "{message}");
+}
+
+#[test]
+fn fidic_skills_are_registered_with_a_prepared_clause_id() {
+    let d = Dispatcher::from_inventory().unwrap();
+    for (id, category) in [
+        ("fidic_merge_gc_pc", "analysis"),
+        ("fidic_calculate_time_bar", "analysis"),
+        ("fidic_check_pc_consistency", "validation"),
+        ("fidic_search_er", "retrieval"),
+    ] {
+        let reg = d.get_registration(id).unwrap();
+        assert_eq!((reg.domain, reg.category), ("fidic", category));
+        let clause = reg.param("clause_id").unwrap();
+        assert!(clause.prepared && !clause.required, "{id}");
+        assert!(reg.description.len() > 40);
+    }
+    skill_core::testing::assert_registry_valid();
 }

@@ -81,15 +81,10 @@ pub fn fidic_search_er(
             names.join(", ")
         ))
     })?;
-    let query = match query.filter(|q| !q.trim().is_empty()) {
-        Some(q) => q,
-        None => {
-            if !docs.has_clause(&clause_id) {
-                return Err(docs.clause_not_found("fidic_search_er", &clause_id));
-            }
-            default_query(&review, &clause_id)
-        }
-    };
+    if !docs.has_clause(&clause_id) {
+        return Err(docs.clause_not_found("fidic_search_er", &clause_id));
+    }
+    let query = query.filter(|q| !q.trim().is_empty()).unwrap_or_else(|| default_query(&review, &clause_id));
     let passages = passages(&er.structure);
     let ranked = rank(&passages, &query, top_k as usize);
     let summary = match ranked.first() {
