@@ -22,8 +22,17 @@ fn parse(id: &str, text: &str) -> DocumentStructure {
             Some(c) => {
                 let raw = c.get(1).or(c.get(3)).unwrap().as_str();
                 let rest = c.get(2).or(c.get(4)).map_or("", |m| m.as_str()).to_string();
-                let (title, body) = if rest.chars().count() > 40 { (String::new(), rest) } else { (rest, String::new()) };
-                flat.push(Clause { clause_id: normalize_clause_id(raw), title, text: body, ..Default::default() });
+                let (title, body) = if rest.chars().count() > 40 {
+                    (String::new(), rest)
+                } else {
+                    (rest, String::new())
+                };
+                flat.push(Clause {
+                    clause_id: normalize_clause_id(raw),
+                    title,
+                    text: body,
+                    ..Default::default()
+                });
             }
             None if !line.is_empty() => {
                 if let Some(last) = flat.last_mut() {
@@ -37,13 +46,20 @@ fn parse(id: &str, text: &str) -> DocumentStructure {
         }
     }
     fn insert(list: &mut Vec<Clause>, mut clause: Clause, level: u32) {
-        if let Some(last) = list.last_mut().filter(|l| clause.clause_id.starts_with(&format!("{}.", l.clause_id))) {
+        if let Some(last) = list
+            .last_mut()
+            .filter(|l| clause.clause_id.starts_with(&format!("{}.", l.clause_id)))
+        {
             return insert(&mut last.children, clause, level + 1);
         }
         clause.level = level;
         list.push(clause);
     }
-    let mut doc = DocumentStructure { document_id: id.into(), structure_type: "fidic".into(), ..Default::default() };
+    let mut doc = DocumentStructure {
+        document_id: id.into(),
+        structure_type: "fidic".into(),
+        ..Default::default()
+    };
     for clause in flat {
         insert(&mut doc.clauses, clause, 1);
     }
@@ -56,7 +72,11 @@ fn sample(name: &str) -> String {
 }
 
 fn doc(role: DocumentRole, filename: &str, path: &str) -> ReviewDocument {
-    ReviewDocument { role, filename: filename.into(), structure: parse(filename, &sample(path)) }
+    ReviewDocument {
+        role,
+        filename: filename.into(),
+        structure: parse(filename, &sample(path)),
+    }
 }
 
 fn review() -> ReviewState {
@@ -67,17 +87,35 @@ fn review() -> ReviewState {
         material_type: "design-build water treatment plant".into(),
         domain_subtype: "yellow_book".into(),
         documents: vec![
-            doc(DocumentRole::Primary, "general_conditions.md", "fidic/general_conditions.md"),
-            doc(DocumentRole::Baseline, "general_conditions.md", "fidic/general_conditions.md"),
-            doc(DocumentRole::Reference, "particular_conditions.md", "fidic/particular_conditions.md"),
-            doc(DocumentRole::Reference, "employers_requirements.md", "fidic/employers_requirements.md"),
+            doc(
+                DocumentRole::Primary,
+                "general_conditions.md",
+                "fidic/general_conditions.md",
+            ),
+            doc(
+                DocumentRole::Baseline,
+                "general_conditions.md",
+                "fidic/general_conditions.md",
+            ),
+            doc(
+                DocumentRole::Reference,
+                "particular_conditions.md",
+                "fidic/particular_conditions.md",
+            ),
+            doc(
+                DocumentRole::Reference,
+                "employers_requirements.md",
+                "fidic/employers_requirements.md",
+            ),
         ],
         ..Default::default()
     }
 }
 
 fn ctx(review: ReviewState, focus: &str) -> SkillContext {
-    SkillContext::new().with(review).with(ClauseFocus(focus.into()))
+    SkillContext::new()
+        .with(review)
+        .with(ClauseFocus(focus.into()))
 }
 
 async fn run<T: serde::de::DeserializeOwned>(skill: &str, ctx: &SkillContext, args: Value) -> T {
@@ -88,7 +126,10 @@ async fn run<T: serde::de::DeserializeOwned>(skill: &str, ctx: &SkillContext, ar
 }
 
 async fn run_err(skill: &str, ctx: &SkillContext, args: Value) -> (String, String) {
-    let r = Dispatcher::from_inventory().unwrap().prepare_and_call(skill, ctx, Some(&args)).await;
+    let r = Dispatcher::from_inventory()
+        .unwrap()
+        .prepare_and_call(skill, ctx, Some(&args))
+        .await;
     let err = r.error.expect("an error");
     (err.code.to_string(), err.message)
 }
@@ -97,7 +138,15 @@ fn limits(report: &TimeBarReport) -> Vec<(u32, Option<&str>, &str, bool, Severit
     report
         .time_limits
         .iter()
-        .map(|l| (l.days, l.standard_step.as_deref(), l.comparison.as_str(), l.is_time_bar, l.severity))
+        .map(|l| {
+            (
+                l.days,
+                l.standard_step.as_deref(),
+                l.comparison.as_str(),
+                l.is_time_bar,
+                l.severity,
+            )
+        })
         .collect()
 }
 
@@ -106,9 +155,22 @@ async fn merge_applies_word_replacements_from_the_focus_clause() {
     let m: MergedClause = run("fidic_merge_gc_pc", &ctx(review(), "20.1"), json!({})).await;
     assert_eq!(m.clause_id, "20.1");
     assert_eq!(m.status, ClauseStatus::Amended);
-    let periods: Vec<(&str, &str, i64)> = m.changed_periods.iter().map(|p| (p.from.as_str(), p.to.as_str(), p.difference_days)).collect();
-    assert_eq!(periods, [("28 days", "14 days", -14), ("28 days", "14 days", -14), ("84 days", "42 days", -42)]);
-    assert!(m.merged_text.contains("not later than 14 days after the Contractor became aware"));
+    let periods: Vec<(&str, &str, i64)> = m
+        .changed_periods
+        .iter()
+        .map(|p| (p.from.as_str(), p.to.as_str(), p.difference_days))
+        .collect();
+    assert_eq!(
+        periods,
+        [
+            ("28 days", "14 days", -14),
+            ("28 days", "14 days", -14),
+            ("84 days", "42 days", -42)
+        ]
+    );
+    assert!(m
+        .merged_text
+        .contains("not later than 14 days after the Contractor became aware"));
     assert!(!m.merged_text.contains("28 days"));
     assert_eq!(m.severity, Severity::High);
     assert_eq!(m.unapplied_count, 0);
@@ -117,17 +179,60 @@ async fn merge_applies_word_replacements_from_the_focus_clause() {
 #[tokio::test]
 async fn merge_statuses_across_the_sample() {
     let c = ctx(review(), "4.1");
-    let status = |m: &MergedClause| (m.status, m.modifications.iter().map(|x| x.kind).collect::<Vec<_>>(), m.severity);
+    let status = |m: &MergedClause| {
+        (
+            m.status,
+            m.modifications.iter().map(|x| x.kind).collect::<Vec<_>>(),
+            m.severity,
+        )
+    };
     let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({})).await;
-    assert_eq!(status(&m), (ClauseStatus::Amended, vec![ModificationKind::Added], Severity::Medium));
-    assert!(m.merged_text.ends_with("shall be limited to that stated in Sub-Clause 4.12."));
+    assert_eq!(
+        status(&m),
+        (
+            ClauseStatus::Amended,
+            vec![ModificationKind::Added],
+            Severity::Medium
+        )
+    );
+    assert!(m
+        .merged_text
+        .ends_with("shall be limited to that stated in Sub-Clause 4.12."));
     let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "4.12"})).await;
-    assert_eq!((status(&m), m.merged_text.as_str()), ((ClauseStatus::Deleted, vec![ModificationKind::Deleted], Severity::High), ""));
-    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "Sub-Clause 4.25"})).await;
-    assert_eq!(status(&m), (ClauseStatus::Added, vec![ModificationKind::NewSubClause], Severity::Medium));
-    assert!(m.merged_text.starts_with("The Contractor shall source not less than 30%"));
+    assert_eq!(
+        (status(&m), m.merged_text.as_str()),
+        (
+            (
+                ClauseStatus::Deleted,
+                vec![ModificationKind::Deleted],
+                Severity::High
+            ),
+            ""
+        )
+    );
+    let m: MergedClause = run(
+        "fidic_merge_gc_pc",
+        &c,
+        json!({"clause_id": "Sub-Clause 4.25"}),
+    )
+    .await;
+    assert_eq!(
+        status(&m),
+        (
+            ClauseStatus::Added,
+            vec![ModificationKind::NewSubClause],
+            Severity::Medium
+        )
+    );
+    assert!(m
+        .merged_text
+        .starts_with("The Contractor shall source not less than 30%"));
     let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "4.2"})).await;
-    assert!(m.merged_text.contains("amount of 15% of the Accepted Contract Amount") && m.merged_text.contains("within 14 days"));
+    assert!(
+        m.merged_text
+            .contains("amount of 15% of the Accepted Contract Amount")
+            && m.merged_text.contains("within 14 days")
+    );
     // Negative: the PC do not touch 3.5.
     let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "3.5"})).await;
     assert_eq!(status(&m), (ClauseStatus::Unchanged, vec![], Severity::Low));
@@ -138,130 +243,335 @@ async fn merge_statuses_across_the_sample() {
 async fn merge_prepares_texts_for_the_clause_the_model_names_and_accepts_given_texts() {
     let c = ctx(review(), "20.1");
     let input = FidicMergeGcPc::prepare_input(&c, Some(&json!({"clause_id": "4.2"}))).unwrap();
-    assert!(input.gc_text.as_deref().unwrap().contains("Performance Security"), "prepared for 4.2, not the focus clause");
-    assert_eq!(input.pc_text.as_deref(), Some("Delete \"28 days\" and replace with \"14 days\". Replace \"10%\" with \"15%\"."));
+    assert!(
+        input
+            .gc_text
+            .as_deref()
+            .unwrap()
+            .contains("Performance Security"),
+        "prepared for 4.2, not the focus clause"
+    );
+    assert_eq!(
+        input.pc_text.as_deref(),
+        Some("Delete \"28 days\" and replace with \"14 days\". Replace \"10%\" with \"15%\".")
+    );
     let m: MergedClause = run(
         "fidic_merge_gc_pc",
         &c,
         json!({"clause_id": "99.1", "gc_text": "Pay within 56 days.", "pc_text": "Replace \"60 days\" with \"90 days\"."}),
     )
     .await;
-    assert_eq!((m.unapplied_count, m.severity, m.merged_text.as_str()), (1, Severity::High, "Pay within 56 days."));
+    assert_eq!(
+        (m.unapplied_count, m.severity, m.merged_text.as_str()),
+        (1, Severity::High, "Pay within 56 days.")
+    );
 }
 
 #[tokio::test]
 async fn unknown_clause_is_not_found_with_known_ids() {
     let c = ctx(review(), "20.1");
-    for skill in ["fidic_merge_gc_pc", "fidic_calculate_time_bar", "fidic_check_pc_consistency", "fidic_search_er"] {
+    for skill in [
+        "fidic_merge_gc_pc",
+        "fidic_calculate_time_bar",
+        "fidic_check_pc_consistency",
+        "fidic_search_er",
+    ] {
         let (code, message) = run_err(skill, &c, json!({"clause_id": "77.7"})).await;
         assert_eq!(code, codes::NOT_FOUND, "{skill}");
-        assert!(message.contains("`77.7`") && message.contains(skill) && message.contains("1.1"), "{skill}: {message}");
+        assert!(
+            message.contains("`77.7`") && message.contains(skill) && message.contains("1.1"),
+            "{skill}: {message}"
+        );
     }
 }
 
 #[tokio::test]
 async fn time_bars_of_the_claims_clause_after_the_pc() {
-    let r: TimeBarReport = run("fidic_calculate_time_bar", &ctx(review(), "20.1"), json!({})).await;
+    let r: TimeBarReport = run(
+        "fidic_calculate_time_bar",
+        &ctx(review(), "20.1"),
+        json!({}),
+    )
+    .await;
     assert_eq!(r.text_source, "gc_with_pc");
     assert_eq!(
         limits(&r),
         [
             (14, Some("notice_of_claim"), "shorter", true, Severity::High),
             (14, Some("notice_of_claim"), "shorter", true, Severity::High),
-            (42, Some("fully_detailed_claim"), "shorter", false, Severity::High),
-            (42, Some("engineer_response_to_claim"), "same", false, Severity::Low),
+            (
+                42,
+                Some("fully_detailed_claim"),
+                "shorter",
+                false,
+                Severity::High
+            ),
+            (
+                42,
+                Some("engineer_response_to_claim"),
+                "same",
+                false,
+                Severity::Low
+            ),
         ]
     );
     let first = &r.time_limits[0];
-    assert_eq!((first.requirement.as_str(), first.gc_days, first.party.as_deref()), ("not_later_than", Some(28), Some("Contractor")));
-    assert_eq!(first.trigger.as_deref(), Some("after the Contractor became aware"));
-    assert!(first.consequence.as_deref().unwrap().contains("shall not be entitled to additional payment"));
-    assert_eq!((r.time_bar_count, r.shortened_count, r.shortest_days), (2, 3, Some(14)));
-    assert!(r.summary.contains("notice of claim 14 days (usually 28)"), "{}", r.summary);
+    assert_eq!(
+        (
+            first.requirement.as_str(),
+            first.gc_days,
+            first.party.as_deref()
+        ),
+        ("not_later_than", Some(28), Some("Contractor"))
+    );
+    assert_eq!(
+        first.trigger.as_deref(),
+        Some("after the Contractor became aware")
+    );
+    assert!(first
+        .consequence
+        .as_deref()
+        .unwrap()
+        .contains("shall not be entitled to additional payment"));
+    assert_eq!(
+        (r.time_bar_count, r.shortened_count, r.shortest_days),
+        (2, 3, Some(14))
+    );
+    assert!(
+        r.summary.contains("notice of claim 14 days (usually 28)"),
+        "{}",
+        r.summary
+    );
 }
 
 #[tokio::test]
 async fn time_bars_elsewhere_and_none_in_notices() {
     let c = ctx(review(), "4.2");
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({})).await;
-    assert_eq!(limits(&r), [(14, Some("performance_security"), "shorter", false, Severity::Medium)]);
+    assert_eq!(
+        limits(&r),
+        [(
+            14,
+            Some("performance_security"),
+            "shorter",
+            false,
+            Severity::Medium
+        )]
+    );
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "14.7"})).await;
-    assert_eq!(limits(&r), [(84, Some("interim_payment"), "longer", false, Severity::Low)]);
+    assert_eq!(
+        limits(&r),
+        [(84, Some("interim_payment"), "longer", false, Severity::Low)]
+    );
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "20.4"})).await;
     assert_eq!(
         limits(&r),
         [
             (84, Some("dab_decision"), "same", false, Severity::Low),
-            (28, Some("notice_of_dissatisfaction"), "same", false, Severity::Medium),
-            (28, Some("notice_of_dissatisfaction"), "same", false, Severity::Medium),
+            (
+                28,
+                Some("notice_of_dissatisfaction"),
+                "same",
+                false,
+                Severity::Medium
+            ),
+            (
+                28,
+                Some("notice_of_dissatisfaction"),
+                "same",
+                false,
+                Severity::Medium
+            ),
         ]
     );
     // Negative: the notices clause has no time limit.
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "1.3"})).await;
-    assert_eq!((r.time_limit_count, r.highest_severity, r.summary.as_str()), (0, None, "Clause 1.3 sets no time limit."));
+    assert_eq!(
+        (r.time_limit_count, r.highest_severity, r.summary.as_str()),
+        (0, None, "Clause 1.3 sets no time limit.")
+    );
 }
 
 #[tokio::test]
 async fn chinese_claim_time_bar() {
     let review = ReviewState {
         domain_id: "fidic".into(),
-        documents: vec![doc(DocumentRole::Primary, "epc_contract_zh.md", "zh/epc_contract_zh.md")],
+        documents: vec![doc(
+            DocumentRole::Primary,
+            "epc_contract_zh.md",
+            "zh/epc_contract_zh.md",
+        )],
         ..Default::default()
     };
     let c = ctx(review, "5.1");
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({})).await;
     assert_eq!(r.text_source, "gc");
-    assert_eq!(limits(&r), [(14, Some("notice_of_claim"), "shorter", true, Severity::High), (14, Some("notice_of_claim"), "shorter", true, Severity::High)]);
-    let first = &r.time_limits[0];
-    assert_eq!((first.party.as_deref(), first.trigger.as_deref(), first.requirement.as_str()), (Some("承包人"), Some("知道或应当知道索赔事件发生"), "within"));
-    assert!(first.consequence.as_deref().unwrap().contains("丧失要求追加付款"));
-    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "第5.3条"})).await;
     assert_eq!(
         limits(&r),
-        [(14, Some("engineer_response_to_claim"), "shorter", false, Severity::Medium), (28, Some("engineer_response_to_claim"), "shorter", false, Severity::Medium)]
+        [
+            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
+            (14, Some("notice_of_claim"), "shorter", true, Severity::High)
+        ]
     );
-    assert!(r.time_limits[1].consequence.as_deref().unwrap().contains("视为认可"));
+    let first = &r.time_limits[0];
+    assert_eq!(
+        (
+            first.party.as_deref(),
+            first.trigger.as_deref(),
+            first.requirement.as_str()
+        ),
+        (Some("承包人"), Some("知道或应当知道索赔事件发生"), "within")
+    );
+    assert!(first
+        .consequence
+        .as_deref()
+        .unwrap()
+        .contains("丧失要求追加付款"));
+    let r: TimeBarReport = run(
+        "fidic_calculate_time_bar",
+        &c,
+        json!({"clause_id": "第5.3条"}),
+    )
+    .await;
+    assert_eq!(
+        limits(&r),
+        [
+            (
+                14,
+                Some("engineer_response_to_claim"),
+                "shorter",
+                false,
+                Severity::Medium
+            ),
+            (
+                28,
+                Some("engineer_response_to_claim"),
+                "shorter",
+                false,
+                Severity::Medium
+            )
+        ]
+    );
+    assert!(r.time_limits[1]
+        .consequence
+        .as_deref()
+        .unwrap()
+        .contains("视为认可"));
 }
 
 fn kinds(r: &ConsistencyReport) -> Vec<(ConflictKind, &str, &str, Severity)> {
-    r.conflicts.iter().map(|c| (c.kind, c.clause_id.as_str(), c.related_to.as_str(), c.severity)).collect()
+    r.conflicts
+        .iter()
+        .map(|c| {
+            (
+                c.kind,
+                c.clause_id.as_str(),
+                c.related_to.as_str(),
+                c.severity,
+            )
+        })
+        .collect()
 }
 
 #[tokio::test]
 async fn consistency_findings_of_the_pc() {
     let c = ctx(review(), "20.1");
     let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({})).await;
-    assert_eq!(kinds(&r), [(ConflictKind::StalePeriodReference, "8.4", "20.1", Severity::High)]);
+    assert_eq!(
+        kinds(&r),
+        [(
+            ConflictKind::StalePeriodReference,
+            "8.4",
+            "20.1",
+            Severity::High
+        )]
+    );
     assert!(r.conflicts[0].evidence.contains("within 28 days"));
-    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "4.12"})).await;
+    let r: ConsistencyReport = run(
+        "fidic_check_pc_consistency",
+        &c,
+        json!({"clause_id": "4.12"}),
+    )
+    .await;
     assert_eq!(r.pc_status, ClauseStatus::Deleted);
     assert_eq!(
         kinds(&r),
         [
-            (ConflictKind::ReferenceToDeletedClause, "4.1", "4.12", Severity::High),
-            (ConflictKind::ReferenceToDeletedClause, "8.4", "4.12", Severity::High),
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                "4.1",
+                "4.12",
+                Severity::High
+            ),
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                "8.4",
+                "4.12",
+                Severity::High
+            ),
         ]
     );
-    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "1.1"})).await;
+    let r: ConsistencyReport = run(
+        "fidic_check_pc_consistency",
+        &c,
+        json!({"clause_id": "1.1"}),
+    )
+    .await;
     assert_eq!(
         kinds(&r),
-        [(ConflictKind::RedefinedTerm, "1.1", "Cost", Severity::High), (ConflictKind::NewDefinedTerm, "1.1", "Key Personnel", Severity::Low)]
+        [
+            (ConflictKind::RedefinedTerm, "1.1", "Cost", Severity::High),
+            (
+                ConflictKind::NewDefinedTerm,
+                "1.1",
+                "Key Personnel",
+                Severity::Low
+            )
+        ]
     );
     assert!(r.conflicts[0].description.contains("Sub-Clause(s) 8.4"));
-    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "14.7"})).await;
-    assert_eq!(kinds(&r), [(ConflictKind::BrokenReference, "14.7", "14.15", Severity::Medium)]);
+    let r: ConsistencyReport = run(
+        "fidic_check_pc_consistency",
+        &c,
+        json!({"clause_id": "14.7"}),
+    )
+    .await;
+    assert_eq!(
+        kinds(&r),
+        [(
+            ConflictKind::BrokenReference,
+            "14.7",
+            "14.15",
+            Severity::Medium
+        )]
+    );
     // Negative: an unchanged clause is consistent.
-    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({"clause_id": "3.5"})).await;
-    assert_eq!((r.pc_status, r.conflict_count), (ClauseStatus::Unchanged, 0));
+    let r: ConsistencyReport = run(
+        "fidic_check_pc_consistency",
+        &c,
+        json!({"clause_id": "3.5"}),
+    )
+    .await;
+    assert_eq!(
+        (r.pc_status, r.conflict_count),
+        (ClauseStatus::Unchanged, 0)
+    );
 }
 
 #[tokio::test]
 async fn consistency_needs_particular_conditions() {
     let mut state = review();
-    state.documents.retain(|d| !d.filename.starts_with("particular"));
-    let (code, message) = run_err("fidic_check_pc_consistency", &ctx(state, "20.1"), json!({})).await;
+    state
+        .documents
+        .retain(|d| !d.filename.starts_with("particular"));
+    let (code, message) =
+        run_err("fidic_check_pc_consistency", &ctx(state, "20.1"), json!({})).await;
     assert_eq!(code, codes::NOT_FOUND);
-    assert!(message.contains("no Particular Conditions") && message.contains("employers_requirements.md"), "{message}");
+    assert!(
+        message.contains("no Particular Conditions")
+            && message.contains("employers_requirements.md"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -278,7 +588,12 @@ async fn er_search_ranks_purpose_first_for_the_obligations_clause() {
     assert_eq!(ids, ["1.2", "1.1", "7.1", "2.3", "3.2"]);
     assert!(r.results.windows(2).all(|w| w[0].score >= w[1].score));
     assert!(r.results[0].matched_terms.contains(&"purpose".to_string()));
-    let r: ErSearchResult = run("fidic_search_er", &c, json!({"query": "turbidity NTU raw water", "top_k": 2})).await;
+    let r: ErSearchResult = run(
+        "fidic_search_er",
+        &c,
+        json!({"query": "turbidity NTU raw water", "top_k": 2}),
+    )
+    .await;
     let ids: Vec<&str> = r.results.iter().map(|p| p.er_clause_id.as_str()).collect();
     assert_eq!(ids, ["3.2", "5.1"]);
     // Negative: nothing in the ER matches.
@@ -293,10 +608,16 @@ async fn er_search_errors() {
     assert_eq!(code, codes::INVALID_ARGUMENTS);
     assert!(message.contains("top_k") && message.contains("between 1 and 50"));
     let mut state = review();
-    state.documents.retain(|d| !d.filename.starts_with("employers"));
+    state
+        .documents
+        .retain(|d| !d.filename.starts_with("employers"));
     let (code, message) = run_err("fidic_search_er", &ctx(state, "4.1"), json!({})).await;
     assert_eq!(code, codes::NOT_FOUND);
-    assert!(message.contains("no Employer's Requirements") && message.contains("particular_conditions.md"), "{message}");
+    assert!(
+        message.contains("no Employer's Requirements")
+            && message.contains("particular_conditions.md"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -9,12 +9,17 @@ use skill_core::prelude::*;
 use super::documents::FidicDocuments;
 use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
 use super::periods::find_periods;
-use super::text::{clause_references, definitions_in, document_definitions, excerpt, sentences, uses_term, Severity};
+use super::text::{
+    clause_references, definitions_in, document_definitions, excerpt, sentences, uses_term,
+    Severity,
+};
 use crate::document::normalize_clause_id;
 use crate::state::ReviewState;
 
 /// What kind of inconsistency was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ConflictKind {
     /// Another clause refers to a sub-clause the PC delete.
@@ -72,7 +77,11 @@ pub struct ConsistencyReport {
 /// Finds other clauses that still quote a period the PC changed, references to sub-clauses the
 /// PC delete or that exist nowhere, and defined terms the PC redefine (with the clauses that
 /// use them). Use it after `fidic_merge_gc_pc` shows a clause was amended, replaced or deleted.
-#[skill(id = "fidic_check_pc_consistency", domain = "fidic", category = "validation")]
+#[skill(
+    id = "fidic_check_pc_consistency",
+    domain = "fidic",
+    category = "validation"
+)]
 pub fn fidic_check_pc_consistency(
     /// Sub-clause number, e.g. "20.1"; defaults to the clause under review.
     #[arg(prepare = crate::prepare::focus_clause_id)]
@@ -92,24 +101,44 @@ pub fn fidic_check_pc_consistency(
         return Err(docs.clause_not_found("fidic_check_pc_consistency", &clause_id));
     }
     let contract = effective_contract(&docs);
-    let deleted: BTreeSet<&str> = contract.iter().filter(|c| c.status == ClauseStatus::Deleted).map(|c| c.id.as_str()).collect();
+    let deleted: BTreeSet<&str> = contract
+        .iter()
+        .filter(|c| c.status == ClauseStatus::Deleted)
+        .map(|c| c.id.as_str())
+        .collect();
     let exists = |id: &str| docs.has_clause(id);
-    let gc_own = docs.gc.and_then(|d| d.find_clause(&clause_id)).map(|c| c.text.clone()).unwrap_or_default();
-    let pc_own = pc.find_clause(&clause_id).map(|c| c.text.clone()).unwrap_or_default();
+    let gc_own = docs
+        .gc
+        .and_then(|d| d.find_clause(&clause_id))
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
+    let pc_own = pc
+        .find_clause(&clause_id)
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
     let merged = merge(&gc_own, &pc_own);
     let mut conflicts = Vec::new();
 
     let refers_to = |target: &str, id: &str| target == id || target.starts_with(&format!("{id}."));
     // 1. Other clauses pointing at this clause once the PC delete it.
     if merged.status == ClauseStatus::Deleted {
-        for c in contract.iter().filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id)) {
-            for r in clause_references(&c.text).iter().filter(|r| refers_to(&r.target, &clause_id)) {
+        for c in contract
+            .iter()
+            .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
+        {
+            for r in clause_references(&c.text)
+                .iter()
+                .filter(|r| refers_to(&r.target, &clause_id))
+            {
                 conflicts.push(Conflict {
                     kind: ConflictKind::ReferenceToDeletedClause,
                     severity: Severity::High,
                     clause_id: c.id.clone(),
                     related_to: clause_id.clone(),
-                    description: format!("Sub-Clause {} still refers to {}, which the Particular Conditions delete", c.id, r.text),
+                    description: format!(
+                        "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
+                        c.id, r.text
+                    ),
                     evidence: excerpt(sentence_with(&c.text, r.start), 240),
                 });
             }
@@ -121,9 +150,17 @@ pub fn fidic_check_pc_consistency(
             continue;
         }
         let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
-            (ConflictKind::ReferenceToDeletedClause, Severity::High, "which the Particular Conditions delete")
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                Severity::High,
+                "which the Particular Conditions delete",
+            )
         } else if !exists(&r.target) {
-            (ConflictKind::BrokenReference, Severity::Medium, "which exists in no contract document")
+            (
+                ConflictKind::BrokenReference,
+                Severity::Medium,
+                "which exists in no contract document",
+            )
         } else {
             continue;
         };
@@ -137,13 +174,25 @@ pub fn fidic_check_pc_consistency(
         });
     }
     // 3. Periods changed here but still quoted where other clauses refer to this one.
-    for m in merged.modifications.iter().filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied) {
-        let (Some(old), Some(new)) = (find_periods(&m.gc_text).into_iter().next(), find_periods(&m.pc_text).into_iter().next()) else {
+    for m in merged
+        .modifications
+        .iter()
+        .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
+    {
+        let (Some(old), Some(new)) = (
+            find_periods(&m.gc_text).into_iter().next(),
+            find_periods(&m.pc_text).into_iter().next(),
+        ) else {
             continue;
         };
-        for c in contract.iter().filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted) {
+        for c in contract
+            .iter()
+            .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+        {
             for sentence in sentences(&c.text) {
-                let cites = clause_references(sentence).iter().any(|r| r.target == clause_id);
+                let cites = clause_references(sentence)
+                    .iter()
+                    .any(|r| r.target == clause_id);
                 if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
                     conflicts.push(Conflict {
                         kind: ConflictKind::StalePeriodReference,
@@ -165,10 +214,19 @@ pub fn fidic_check_pc_consistency(
     for (term, definition) in definitions_in(&pc_own) {
         let users: Vec<&str> = contract
             .iter()
-            .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted && uses_term(&c.text, &term))
+            .filter(|c| {
+                c.id != clause_id && c.status != ClauseStatus::Deleted && uses_term(&c.text, &term)
+            })
             .map(|c| c.id.as_str())
             .collect();
-        let used_in = if users.is_empty() { "no other clause".to_string() } else { format!("Sub-Clause(s) {}", users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")) };
+        let used_in = if users.is_empty() {
+            "no other clause".to_string()
+        } else {
+            format!(
+                "Sub-Clause(s) {}",
+                users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+            )
+        };
         match gc_terms.iter().find(|(t, _)| t == &term) {
             Some((_, old)) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
                 kind: ConflictKind::RedefinedTerm,
@@ -200,9 +258,17 @@ pub fn fidic_check_pc_consistency(
             evidence: excerpt(&pc_own, 200),
         });
     }
-    conflicts.sort_by(|a, b| a.severity.cmp(&b.severity).then(a.kind.cmp(&b.kind)).then(a.clause_id.cmp(&b.clause_id)));
+    conflicts.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then(a.kind.cmp(&b.kind))
+            .then(a.clause_id.cmp(&b.clause_id))
+    });
     conflicts.dedup();
-    let high_count = conflicts.iter().filter(|c| c.severity == Severity::High).count();
+    let high_count = conflicts
+        .iter()
+        .filter(|c| c.severity == Severity::High)
+        .count();
     let summary = summarize(&clause_id, merged.status, &conflicts, high_count);
     Ok(ConsistencyReport {
         clause_id,
@@ -225,16 +291,28 @@ struct EffectiveClause {
 /// Every GC clause with its PC text applied, then the clauses only the PC have.
 fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
     let pc = docs.pc_structure();
-    let pc_own = |id: &str| pc.and_then(|d| d.find_clause(id)).map(|c| c.text.clone()).unwrap_or_default();
+    let pc_own = |id: &str| {
+        pc.and_then(|d| d.find_clause(id))
+            .map(|c| c.text.clone())
+            .unwrap_or_default()
+    };
     let mut out: Vec<EffectiveClause> = Vec::new();
     for c in docs.gc.into_iter().flat_map(|d| d.iter_clauses()) {
         let m = merge(&c.text, &pc_own(&c.clause_id));
-        out.push(EffectiveClause { id: c.clause_id.clone(), text: m.text, status: m.status });
+        out.push(EffectiveClause {
+            id: c.clause_id.clone(),
+            text: m.text,
+            status: m.status,
+        });
     }
     for c in pc.into_iter().flat_map(|d| d.iter_clauses()) {
         if !out.iter().any(|e| e.id == c.clause_id) {
             let m = merge("", &c.text);
-            out.push(EffectiveClause { id: c.clause_id.clone(), text: m.text, status: m.status });
+            out.push(EffectiveClause {
+                id: c.clause_id.clone(),
+                text: m.text,
+                status: m.status,
+            });
         }
     }
     out
@@ -249,17 +327,28 @@ fn sentence_with(text: &str, at: usize) -> &str {
 }
 
 fn normalize_ws(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches(['.', ';', '。']).to_lowercase()
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches(['.', ';', '。'])
+        .to_lowercase()
 }
 
 fn summarize(clause_id: &str, status: ClauseStatus, conflicts: &[Conflict], high: usize) -> String {
     if status == ClauseStatus::Unchanged && conflicts.is_empty() {
-        return format!("The Particular Conditions do not change Sub-Clause {clause_id}; no inconsistency.");
+        return format!(
+            "The Particular Conditions do not change Sub-Clause {clause_id}; no inconsistency."
+        );
     }
     if conflicts.is_empty() {
         return format!("The Particular Conditions' change to Sub-Clause {clause_id} is consistent with the rest of the contract.");
     }
-    let kinds: Vec<String> = conflicts.iter().map(|c| format!("{:?}", c.kind)).collect::<BTreeSet<_>>().into_iter().collect();
+    let kinds: Vec<String> = conflicts
+        .iter()
+        .map(|c| format!("{:?}", c.kind))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     format!(
         "Sub-Clause {clause_id} ({status:?}): {} inconsistenc{} ({high} high): {}. First: {}",
         conflicts.len(),

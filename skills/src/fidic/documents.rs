@@ -24,7 +24,12 @@ impl<'a> FidicDocuments<'a> {
     pub fn of(review: &'a ReviewState) -> Self {
         let pc = review.references().find(|d| is_pc_name(&d.filename));
         let er = pick_er(review, pc);
-        Self { primary: review.primary(), gc: review.baseline().or(review.primary()), pc, er }
+        Self {
+            primary: review.primary(),
+            gc: review.baseline().or(review.primary()),
+            pc,
+            er,
+        }
     }
 
     /// The Particular Conditions' structure.
@@ -39,12 +44,15 @@ impl<'a> FidicDocuments<'a> {
 
     /// Particular Conditions text of a clause, if the PC deal with it.
     pub fn pc_text(&self, clause_id: &str) -> Option<String> {
-        self.pc_structure().and_then(|d| d.clause_full_text(clause_id))
+        self.pc_structure()
+            .and_then(|d| d.clause_full_text(clause_id))
     }
 
     /// Every document that holds clauses, for "does this clause exist" questions.
     pub fn all(&self) -> impl Iterator<Item = &'a DocumentStructure> {
-        [self.primary, self.gc, self.pc_structure()].into_iter().flatten()
+        [self.primary, self.gc, self.pc_structure()]
+            .into_iter()
+            .flatten()
     }
 
     /// Whether any document has the clause.
@@ -69,12 +77,18 @@ fn name_tokens(filename: &str) -> Vec<String> {
 
 fn is_pc_name(filename: &str) -> bool {
     let lower = filename.to_lowercase();
-    lower.contains("particular") || name_tokens(filename).iter().any(|t| t == "pc" || t.starts_with("pc"))
+    lower.contains("particular")
+        || name_tokens(filename)
+            .iter()
+            .any(|t| t == "pc" || t.starts_with("pc"))
 }
 
 /// The ER: a reference named `employer...` or with an `er` word, else (as SPEC-19 6.5) the
 /// first reference whose name merely contains "er", never the PC.
-fn pick_er<'a>(review: &'a ReviewState, pc: Option<&'a ReviewDocument>) -> Option<&'a ReviewDocument> {
+fn pick_er<'a>(
+    review: &'a ReviewState,
+    pc: Option<&'a ReviewDocument>,
+) -> Option<&'a ReviewDocument> {
     let not_pc = |d: &&ReviewDocument| pc.is_none_or(|p| !std::ptr::eq(*d, p));
     review
         .references()
@@ -83,11 +97,20 @@ fn pick_er<'a>(review: &'a ReviewState, pc: Option<&'a ReviewDocument>) -> Optio
             let lower = d.filename.to_lowercase();
             lower.contains("employer") || name_tokens(&d.filename).iter().any(|t| t == "er")
         })
-        .or_else(|| review.references().filter(not_pc).find(|d| d.filename.to_lowercase().contains("er")))
+        .or_else(|| {
+            review
+                .references()
+                .filter(not_pc)
+                .find(|d| d.filename.to_lowercase().contains("er"))
+        })
 }
 
 /// A `not_found` error for a clause, listing up to eight clause ids that exist.
-pub fn clause_not_found<'a>(skill: &str, clause_id: &str, docs: impl Iterator<Item = &'a DocumentStructure>) -> SkillError {
+pub fn clause_not_found<'a>(
+    skill: &str,
+    clause_id: &str,
+    docs: impl Iterator<Item = &'a DocumentStructure>,
+) -> SkillError {
     let mut ids: Vec<String> = Vec::new();
     for doc in docs {
         for clause in doc.iter_clauses() {
@@ -98,13 +121,20 @@ pub fn clause_not_found<'a>(skill: &str, clause_id: &str, docs: impl Iterator<It
     }
     let total = ids.len();
     ids.truncate(8);
-    let known = if ids.is_empty() { "the review has no parsed clauses".to_string() } else { format!("existing clauses include {}", ids.join(", ")) };
+    let known = if ids.is_empty() {
+        "the review has no parsed clauses".to_string()
+    } else {
+        format!("existing clauses include {}", ids.join(", "))
+    };
     SkillError::not_found(format!("`{skill}`: clause `{clause_id}` was not found; {known}"))
         .with_details(serde_json::json!({ "skill_id": skill, "clause_id": clause_id, "known_clause_count": total }))
 }
 
 /// The clause a preparer works for: the one the model named, else the clause under review.
-pub fn scoped_clause_id(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<String, SkillError> {
+pub fn scoped_clause_id(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<String, SkillError> {
     scope
         .str_argument("clause_id")
         .or_else(|| ctx.get::<ClauseFocus>().map(|f| f.0.clone()))
@@ -114,6 +144,7 @@ pub fn scoped_clause_id(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<
 
 /// The review state of a context, for preparers.
 pub fn review_of(ctx: &SkillContext) -> Result<&ReviewState, SkillError> {
-    ctx.get::<ReviewState>()
-        .ok_or_else(|| SkillError::missing_injection("prepare", std::any::type_name::<ReviewState>()))
+    ctx.get::<ReviewState>().ok_or_else(|| {
+        SkillError::missing_injection("prepare", std::any::type_name::<ReviewState>())
+    })
 }

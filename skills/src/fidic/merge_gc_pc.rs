@@ -4,7 +4,9 @@
 use skill_core::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
-use super::pc_instructions::{merge, word_changes, ClauseStatus, Modification, ModificationKind, TextChange};
+use super::pc_instructions::{
+    merge, word_changes, ClauseStatus, Modification, ModificationKind, TextChange,
+};
 use super::periods::find_periods;
 use super::text::Severity;
 use crate::document::normalize_clause_id;
@@ -75,17 +77,27 @@ pub fn fidic_merge_gc_pc(
     if gc_text.is_none() && pc_text.is_none() && !docs.has_clause(&clause_id) {
         return Err(docs.clause_not_found("fidic_merge_gc_pc", &clause_id));
     }
-    let gc_text = gc_text.or_else(|| docs.gc_text(&clause_id)).unwrap_or_default();
-    let pc_text = pc_text.or_else(|| docs.pc_text(&clause_id)).unwrap_or_default();
+    let gc_text = gc_text
+        .or_else(|| docs.gc_text(&clause_id))
+        .unwrap_or_default();
+    let pc_text = pc_text
+        .or_else(|| docs.pc_text(&clause_id))
+        .unwrap_or_default();
     Ok(merged_clause(&clause_id, &gc_text, &pc_text))
 }
 
-fn prepare_gc_text(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<Option<String>, SkillError> {
+fn prepare_gc_text(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
     Ok(FidicDocuments::of(review_of(ctx)?).gc_text(&clause_id))
 }
 
-fn prepare_pc_text(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<Option<String>, SkillError> {
+fn prepare_pc_text(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
     Ok(FidicDocuments::of(review_of(ctx)?).pc_text(&clause_id))
 }
@@ -104,17 +116,29 @@ pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedCla
         .filter_map(|m| {
             let from = find_periods(&m.gc_text).into_iter().next()?;
             let to = find_periods(&m.pc_text).into_iter().next()?;
-            Some(PeriodChange { from: from.raw, to: to.raw, difference_days: i64::from(to.days) - i64::from(from.days) })
+            Some(PeriodChange {
+                from: from.raw,
+                to: to.raw,
+                difference_days: i64::from(to.days) - i64::from(from.days),
+            })
         })
         .collect();
     let unapplied_count = merged.modifications.iter().filter(|m| !m.applied).count();
     let severity = match merged.status {
         ClauseStatus::Unchanged => Severity::Low,
         ClauseStatus::Deleted | ClauseStatus::Replaced => Severity::High,
-        _ if unapplied_count > 0 || changed_periods.iter().any(|p| p.difference_days < 0) => Severity::High,
+        _ if unapplied_count > 0 || changed_periods.iter().any(|p| p.difference_days < 0) => {
+            Severity::High
+        }
         _ => Severity::Medium,
     };
-    let summary = summarize(clause_id, merged.status, &merged.modifications, &changed_periods, unapplied_count);
+    let summary = summarize(
+        clause_id,
+        merged.status,
+        &merged.modifications,
+        &changed_periods,
+        unapplied_count,
+    );
     MergedClause {
         clause_id: clause_id.to_string(),
         status: merged.status,
@@ -131,7 +155,13 @@ pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedCla
     }
 }
 
-fn summarize(clause_id: &str, status: ClauseStatus, mods: &[Modification], periods: &[PeriodChange], unapplied: usize) -> String {
+fn summarize(
+    clause_id: &str,
+    status: ClauseStatus,
+    mods: &[Modification],
+    periods: &[PeriodChange],
+    unapplied: usize,
+) -> String {
     let mut out = match status {
         ClauseStatus::Unchanged => return format!("Sub-Clause {clause_id}: the Particular Conditions make no change; the General Conditions apply as written."),
         ClauseStatus::Deleted => format!("Sub-Clause {clause_id} is deleted by the Particular Conditions"),
@@ -147,7 +177,9 @@ fn summarize(clause_id: &str, status: ClauseStatus, mods: &[Modification], perio
         out.push_str(&format!("; {shortened} period(s) shortened"));
     }
     if unapplied > 0 {
-        out.push_str(&format!("; {unapplied} instruction(s) refer to words the General Conditions do not contain"));
+        out.push_str(&format!(
+            "; {unapplied} instruction(s) refer to words the General Conditions do not contain"
+        ));
     }
     out.push('.');
     out

@@ -75,7 +75,8 @@ static SUBSTITUTE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?i)(?:delete|replace)\s+(?:the\s+)?(?:words?\s+|figures?\s+|period\s+(?:of\s+)?)?["“]([^"”]+)["”]\s+(?:and\s+(?:replace|substitute)\s+(?:it\s+|them\s+)?)?(?:with|by)\s+["“]([^"”]+)["”]|将\s*["“]([^"”]+)["”]\s*(?:修改|替换|改)为\s*["“]([^"”]+)["”]"#).unwrap()
 });
 static DELETE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)delete\s+(?:the\s+)?words?\s+["“]([^"”]+)["”]|删除\s*["“]([^"”]+)["”]"#).unwrap()
+    Regex::new(r#"(?i)delete\s+(?:the\s+)?words?\s+["“]([^"”]+)["”]|删除\s*["“]([^"”]+)["”]"#)
+        .unwrap()
 });
 static REPLACE_ALL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:(?:and\s+)?(?:replace|substitute)\s+(?:it\s+|them\s+)?(?:with|by)\s+(?:the\s+following|:)|(?:is|shall\s+be)\s+(?:deleted\s+and\s+)?replaced\s+(?:in\s+its\s+entirety\s+)?(?:with|by)\s+(?:the\s+following)?|shall\s+read\s*(?:as\s+follows)?|(?:替换|修改)为(?:以下内容)?|改为如下)\s*[:：]").unwrap()
@@ -96,7 +97,11 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
     let gc_text = gc_text.trim();
     let pc_text = pc_text.trim();
     if pc_text.is_empty() {
-        return Merged { status: ClauseStatus::Unchanged, text: gc_text.to_string(), modifications: Vec::new() };
+        return Merged {
+            status: ClauseStatus::Unchanged,
+            text: gc_text.to_string(),
+            modifications: Vec::new(),
+        };
     }
     if gc_text.is_empty() {
         let body = body_after_instruction(pc_text).unwrap_or_else(|| pc_text.to_string());
@@ -152,13 +157,20 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
     }
     for c in DELETE_WORDS.captures_iter(pc_text) {
         let whole = c.get(0).expect("match");
-        if consumed.iter().any(|&(s, e)| whole.start() >= s && whole.start() < e) {
+        if consumed
+            .iter()
+            .any(|&(s, e)| whole.start() >= s && whole.start() < e)
+        {
             continue;
         }
         consumed.push((whole.start(), whole.end()));
         let old = c.get(1).or(c.get(2)).expect("one group").as_str();
         let applied = text.contains(old);
-        text = text.replace(old, "").split_whitespace().collect::<Vec<_>>().join(" ");
+        text = text
+            .replace(old, "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         modifications.push(Modification {
             kind: ModificationKind::WordsDeleted,
             gc_text: old.to_string(),
@@ -168,7 +180,10 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
         });
     }
     if let Some(m) = ADD.find(pc_text) {
-        if !consumed.iter().any(|&(s, e)| m.start() >= s && m.start() < e) {
+        if !consumed
+            .iter()
+            .any(|&(s, e)| m.start() >= s && m.start() < e)
+        {
             let added = unquote(&pc_text[m.end()..]);
             text = format!("{text}\n{added}");
             modifications.push(Modification {
@@ -176,7 +191,10 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
                 gc_text: String::new(),
                 pc_text: added,
                 applied: true,
-                description: format!("text added ({})", m.as_str().trim_end_matches([':', '：']).trim()),
+                description: format!(
+                    "text added ({})",
+                    m.as_str().trim_end_matches([':', '：']).trim()
+                ),
             });
             consumed.push((m.start(), pc_text.len()));
         }
@@ -204,7 +222,11 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
             description: "PC text without a recognised instruction, read as a supplement".into(),
         });
     }
-    Merged { status: ClauseStatus::Amended, text, modifications }
+    Merged {
+        status: ClauseStatus::Amended,
+        text,
+        modifications,
+    }
 }
 
 fn body_after_instruction(pc_text: &str) -> Option<String> {
@@ -234,18 +256,27 @@ pub fn word_changes(before: &str, after: &str) -> Vec<TextChange> {
                 if change.value().trim().is_empty() {
                     continue;
                 }
-                out.push(TextChange { change: String::new(), text: String::new() });
+                out.push(TextChange {
+                    change: String::new(),
+                    text: String::new(),
+                });
                 continue;
             }
         };
         match out.last_mut() {
             Some(last) if last.change == kind => last.text.push_str(change.value()),
-            _ => out.push(TextChange { change: kind.into(), text: change.value().to_string() }),
+            _ => out.push(TextChange {
+                change: kind.into(),
+                text: change.value().to_string(),
+            }),
         }
     }
     out.into_iter()
         .filter(|c| !c.change.is_empty())
-        .map(|c| TextChange { text: c.text.split_whitespace().collect::<Vec<_>>().join(" "), ..c })
+        .map(|c| TextChange {
+            text: c.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            ..c
+        })
         .filter(|c| !c.text.is_empty())
         .collect()
 }
@@ -254,25 +285,56 @@ pub fn word_changes(before: &str, after: &str) -> Vec<TextChange> {
 mod tests {
     use super::*;
 
-    const GC: &str = "The Contractor shall give notice within 28 days after becoming aware of the event.";
+    const GC: &str =
+        "The Contractor shall give notice within 28 days after becoming aware of the event.";
 
     #[test]
     fn word_replacement_is_applied_and_diffed() {
-        let m = merge(GC, "Delete the words \"28 days\" and replace them with \"14 days\".");
+        let m = merge(
+            GC,
+            "Delete the words \"28 days\" and replace them with \"14 days\".",
+        );
         assert_eq!(m.status, ClauseStatus::Amended);
-        assert_eq!(m.text, "The Contractor shall give notice within 14 days after becoming aware of the event.");
+        assert_eq!(
+            m.text,
+            "The Contractor shall give notice within 14 days after becoming aware of the event."
+        );
         assert_eq!(m.modifications[0].kind, ModificationKind::WordsReplaced);
         assert!(m.modifications[0].applied);
         let changes = word_changes(GC, &m.text);
-        assert_eq!(changes, [TextChange { change: "removed".into(), text: "28".into() }, TextChange { change: "inserted".into(), text: "14".into() }]);
+        assert_eq!(
+            changes,
+            [
+                TextChange {
+                    change: "removed".into(),
+                    text: "28".into()
+                },
+                TextChange {
+                    change: "inserted".into(),
+                    text: "14".into()
+                }
+            ]
+        );
     }
 
     #[test]
     fn deletion_replacement_addition_and_chinese() {
-        assert_eq!(merge(GC, "This Sub-Clause is deleted.").status, ClauseStatus::Deleted);
+        assert_eq!(
+            merge(GC, "This Sub-Clause is deleted.").status,
+            ClauseStatus::Deleted
+        );
         let r = merge(GC, "Delete this Sub-Clause and replace it with the following:\n\"The Contractor shall notify promptly.\"");
-        assert_eq!((r.status, r.text.as_str()), (ClauseStatus::Replaced, "The Contractor shall notify promptly."));
-        let a = merge(GC, "Add the following at the end of the Sub-Clause:\nThe notice shall be in writing.");
+        assert_eq!(
+            (r.status, r.text.as_str()),
+            (
+                ClauseStatus::Replaced,
+                "The Contractor shall notify promptly."
+            )
+        );
+        let a = merge(
+            GC,
+            "Add the following at the end of the Sub-Clause:\nThe notice shall be in writing.",
+        );
         assert!(a.text.ends_with("\nThe notice shall be in writing."));
         let z = merge("承包商应在28天内通知。", "将“28天”修改为“14天”。");
         assert_eq!(z.text, "承包商应在14天内通知。");

@@ -84,7 +84,9 @@ pub fn fidic_search_er(
     if !docs.has_clause(&clause_id) {
         return Err(docs.clause_not_found("fidic_search_er", &clause_id));
     }
-    let query = query.filter(|q| !q.trim().is_empty()).unwrap_or_else(|| default_query(&review, &clause_id));
+    let query = query
+        .filter(|q| !q.trim().is_empty())
+        .unwrap_or_else(|| default_query(&review, &clause_id));
     let passages = passages(&er.structure);
     let ranked = rank(&passages, &query, top_k as usize);
     let summary = match ranked.first() {
@@ -121,10 +123,14 @@ pub fn default_query(review: &ReviewState, clause_id: &str) -> String {
         .or_else(|| docs.pc_text(clause_id))
         .unwrap_or_default();
     let head: String = text.chars().take(500).collect();
-    let parts: Vec<&str> = [head.trim(), review.material_type.trim(), review.domain_subtype.trim()]
-        .into_iter()
-        .filter(|p| !p.is_empty())
-        .collect();
+    let parts: Vec<&str> = [
+        head.trim(),
+        review.material_type.trim(),
+        review.domain_subtype.trim(),
+    ]
+    .into_iter()
+    .filter(|p| !p.is_empty())
+    .collect();
     if parts.is_empty() {
         clause_id.to_string()
     } else {
@@ -132,7 +138,10 @@ pub fn default_query(review: &ReviewState, clause_id: &str) -> String {
     }
 }
 
-fn prepare_query(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<Option<String>, SkillError> {
+fn prepare_query(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
     Ok(Some(default_query(review_of(ctx)?, &clause_id)))
 }
@@ -151,19 +160,29 @@ fn passages(er: &DocumentStructure) -> Vec<Passage> {
         if body.is_empty() {
             continue;
         }
-        let pieces: Vec<&str> = if body.chars().count() > 800 { body.split("\n\n").collect() } else { vec![body] };
+        let pieces: Vec<&str> = if body.chars().count() > 800 {
+            body.split("\n\n").collect()
+        } else {
+            vec![body]
+        };
         for piece in pieces.into_iter().filter(|p| !p.trim().is_empty()) {
             let text = format!("{} {}", clause.title, piece);
-            out.push(Passage { clause_id: clause.clause_id.clone(), title: clause.title.clone(), terms: terms(&text), text: piece.to_string() });
+            out.push(Passage {
+                clause_id: clause.clause_id.clone(),
+                title: clause.title.clone(),
+                terms: terms(&text),
+                text: piece.to_string(),
+            });
         }
     }
     out
 }
 
 const STOPWORDS: &[&str] = &[
-    "the", "and", "of", "to", "in", "for", "or", "by", "with", "be", "is", "are", "as", "on", "at", "an", "any", "all",
-    "shall", "this", "that", "which", "such", "under", "from", "its", "it", "if", "has", "have", "not", "will", "may",
-    "other", "each", "into", "these", "those", "been", "than", "so", "no",
+    "the", "and", "of", "to", "in", "for", "or", "by", "with", "be", "is", "are", "as", "on", "at",
+    "an", "any", "all", "shall", "this", "that", "which", "such", "under", "from", "its", "it",
+    "if", "has", "have", "not", "will", "may", "other", "each", "into", "these", "those", "been",
+    "than", "so", "no",
 ];
 
 /// Lower-case English words (light stemming) and Chinese character pairs.
@@ -196,7 +215,10 @@ fn terms(text: &str) -> Vec<String> {
 }
 
 fn flush_word(word: &mut String, out: &mut Vec<String>) {
-    if word.chars().count() >= 2 && !STOPWORDS.contains(&word.as_str()) && !word.chars().all(|c| c.is_ascii_digit()) {
+    if word.chars().count() >= 2
+        && !STOPWORDS.contains(&word.as_str())
+        && !word.chars().all(|c| c.is_ascii_digit())
+    {
         let stem = match word.strip_suffix('s') {
             Some(s) if s.len() > 3 && !s.ends_with('s') => s.to_string(),
             _ => word.clone(),
@@ -274,6 +296,9 @@ mod tests {
 
     #[test]
     fn terms_mix_words_and_chinese_pairs() {
-        assert_eq!(terms("The Works shall be fit for purposes 设计标准"), ["work", "fit", "purpose", "设计", "计标", "标准"]);
+        assert_eq!(
+            terms("The Works shall be fit for purposes 设计标准"),
+            ["work", "fit", "purpose", "设计", "计标", "标准"]
+        );
     }
 }

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::document::{chinese_numeral, DocumentStructure};
 
 /// How serious a finding is for the party the review acts for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Loss of a right, unlimited exposure, or a provision that contradicts another.
@@ -23,7 +25,10 @@ pub enum Severity {
 
 /// Splits text into sentences (and `;`-separated list items), trimmed, without empty ones.
 pub fn sentences(text: &str) -> Vec<&str> {
-    sentence_spans(text).into_iter().map(|(s, e)| &text[s..e]).collect()
+    sentence_spans(text)
+        .into_iter()
+        .map(|(s, e)| &text[s..e])
+        .collect()
 }
 
 /// Byte ranges of the sentences of `text` (see [`sentences`]).
@@ -96,7 +101,11 @@ pub fn clause_references(text: &str) -> Vec<ClauseRef> {
                 },
                 _ => return None,
             };
-            Some(ClauseRef { target, text: whole.as_str().to_string(), start: whole.start() })
+            Some(ClauseRef {
+                target,
+                text: whole.as_str().to_string(),
+                start: whole.start(),
+            })
         })
         .collect()
 }
@@ -115,7 +124,11 @@ pub fn definitions_in(text: &str) -> Vec<(String, String)> {
 
 /// Defined terms of a document: those the parser recorded plus those found in its text.
 pub fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = doc.definitions.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut out: Vec<(String, String)> = doc
+        .definitions
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     for clause in doc.iter_clauses() {
         for (term, def) in definitions_in(&clause.text) {
             if !out.iter().any(|(t, _)| t == &term) {
@@ -162,22 +175,38 @@ mod tests {
     #[test]
     fn sentences_keep_clause_numbers_whole() {
         let s = sentences("See Sub-Clause 20.1. The Contractor shall give notice; and pay.\n承包商应通知。发包人应付款");
-        assert_eq!(s, ["See Sub-Clause 20.1.", "The Contractor shall give notice;", "and pay.", "承包商应通知。", "发包人应付款"]);
+        assert_eq!(
+            s,
+            [
+                "See Sub-Clause 20.1.",
+                "The Contractor shall give notice;",
+                "and pay.",
+                "承包商应通知。",
+                "发包人应付款"
+            ]
+        );
     }
 
     #[test]
     fn references_in_both_languages() {
-        let refs: Vec<String> = clause_references("under Sub-Clause 20.1 and Clause 14, 见第4.1条及第十四条")
-            .into_iter()
-            .map(|r| r.target)
-            .collect();
+        let refs: Vec<String> =
+            clause_references("under Sub-Clause 20.1 and Clause 14, 见第4.1条及第十四条")
+                .into_iter()
+                .map(|r| r.target)
+                .collect();
         assert_eq!(refs, ["20.1", "14", "4.1", "14"]);
     }
 
     #[test]
     fn definitions_and_terms() {
         let defs = definitions_in("\"Cost\" means all expenditure.\n“工程”是指永久工程。");
-        assert_eq!(defs, [("Cost".to_string(), "all expenditure.".to_string()), ("工程".to_string(), "永久工程。".to_string())]);
+        assert_eq!(
+            defs,
+            [
+                ("Cost".to_string(), "all expenditure.".to_string()),
+                ("工程".to_string(), "永久工程。".to_string())
+            ]
+        );
         assert!(uses_term("the Cost Plus Profit", "Cost"));
         assert!(!uses_term("Costs", "Cost"));
         assert_eq!(excerpt("a  b c", 3), "a b…");

@@ -80,7 +80,11 @@ pub struct TimeBarReport {
 /// the period the FIDIC form usually gives for the same step (notice of claim 28 days, fully
 /// detailed claim 84 days, Engineer's response 42 days, payment 56 days, ...), and whether the
 /// Particular Conditions shortened it. Use it on claims, notices, payment and programme clauses.
-#[skill(id = "fidic_calculate_time_bar", domain = "fidic", category = "analysis")]
+#[skill(
+    id = "fidic_calculate_time_bar",
+    domain = "fidic",
+    category = "analysis"
+)]
 pub fn fidic_calculate_time_bar(
     /// Clause number, e.g. "20.1"; defaults to the clause under review.
     #[arg(prepare = crate::prepare::focus_clause_id)]
@@ -94,7 +98,9 @@ pub fn fidic_calculate_time_bar(
     let docs = FidicDocuments::of(&review);
     let clause_id = crate::document::normalize_clause_id(&clause_id);
     let gc_text = docs.gc_text(&clause_id).unwrap_or_default();
-    let effective = docs.has_clause(&clause_id).then(|| effective_text(&docs, &clause_id));
+    let effective = docs
+        .has_clause(&clause_id)
+        .then(|| effective_text(&docs, &clause_id));
     let (text, source) = match (clause_text.filter(|t| !t.trim().is_empty()), effective) {
         (Some(given), Some((text, source))) if given == text => (text, source),
         (Some(given), _) => (given, "given_text"),
@@ -116,18 +122,43 @@ pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'
     }
 }
 
-fn prepare_clause_text(ctx: &SkillContext, scope: &PrepareScope<'_>) -> Result<Option<String>, SkillError> {
+fn prepare_clause_text(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
     let docs = FidicDocuments::of(review_of(ctx)?);
-    Ok(docs.has_clause(&clause_id).then(|| effective_text(&docs, &clause_id).0))
+    Ok(docs
+        .has_clause(&clause_id)
+        .then(|| effective_text(&docs, &clause_id).0))
 }
 
 const CONSEQUENCE_CUES: &[&str] = &[
-    "not be entitled", "discharged", "deemed", "lose", "forfeit", "lapse", "time-barred", "time barred",
-    "无权", "丧失", "视为", "不予", "免除",
+    "not be entitled",
+    "discharged",
+    "deemed",
+    "lose",
+    "forfeit",
+    "lapse",
+    "time-barred",
+    "time barred",
+    "无权",
+    "丧失",
+    "视为",
+    "不予",
+    "免除",
 ];
 const LOSS_CUES: &[&str] = &[
-    "not be entitled", "discharged", "lose", "forfeit", "lapse", "time-barred", "time barred", "无权", "丧失", "免除",
+    "not be entitled",
+    "discharged",
+    "lose",
+    "forfeit",
+    "lapse",
+    "time-barred",
+    "time barred",
+    "无权",
+    "丧失",
+    "免除",
 ];
 const FOLLOW_CUES: &[&str] = &["if ", "fail", "otherwise", "逾期", "否则", "未"];
 
@@ -135,16 +166,24 @@ static PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(Contractor|Employer|Engineer|DAAB|DAB|Subcontractor|Seller|Buyer|Purchaser)\b|(承包商|承包人|发包人|业主|工程师|监理人)").unwrap()
 });
 static EN_TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*\)?\s*(after|from|following|before|prior to|of)\s+([^,;.。；]{3,160})").unwrap()
+    Regex::new(r"(?i)^\s*\)?\s*(after|from|following|before|prior to|of)\s+([^,;.。；]{3,160})")
+        .unwrap()
 });
-static ZH_TRIGGER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?:在|自|于|从)([^，。；,]{2,60}?)(?:之后|后|之日起|起)\s*$").unwrap());
+static ZH_TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:在|自|于|从)([^，。；,]{2,60}?)(?:之后|后|之日起|起)\s*$").unwrap()
+});
 
 /// Analyses `text`; `gc_text` is the unmodified General Conditions text, for "changed by the PC".
 pub fn analyse(clause_id: &str, text: &str, gc_text: &str, source: &str) -> TimeBarReport {
     let spans = sentence_spans(text);
     let gc_limits: Vec<(u32, BTreeSet<String>)> = find_periods(gc_text)
         .into_iter()
-        .map(|p| (p.days, context_words(sentence_around(gc_text, &sentence_spans(gc_text), &p).0)))
+        .map(|p| {
+            (
+                p.days,
+                context_words(sentence_around(gc_text, &sentence_spans(gc_text), &p).0),
+            )
+        })
         .collect();
     let mut limits = Vec::new();
     for period in find_periods(text) {
@@ -170,7 +209,11 @@ pub fn analyse(clause_id: &str, text: &str, gc_text: &str, source: &str) -> Time
     }
 }
 
-fn sentence_around<'t>(text: &'t str, spans: &[(usize, usize)], period: &FoundPeriod) -> (&'t str, usize) {
+fn sentence_around<'t>(
+    text: &'t str,
+    spans: &[(usize, usize)],
+    period: &FoundPeriod,
+) -> (&'t str, usize) {
     spans
         .iter()
         .enumerate()
@@ -187,13 +230,30 @@ fn context_words(sentence: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn limit(text: &str, sentence: &str, next: Option<&str>, period: &FoundPeriod, gc_limits: &[(u32, BTreeSet<String>)]) -> TimeLimit {
+fn limit(
+    text: &str,
+    sentence: &str,
+    next: Option<&str>,
+    period: &FoundPeriod,
+    gc_limits: &[(u32, BTreeSet<String>)],
+) -> TimeLimit {
     let before = &text[..period.start];
     let after = &text[period.end..];
-    let window: String = before.chars().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect::<String>().to_lowercase();
+    let window: String = before
+        .chars()
+        .rev()
+        .take(40)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<String>()
+        .to_lowercase();
     let requirement = if window.contains("not later than") || window.contains("no later than") {
         "not_later_than"
-    } else if window.contains("not less than") || window.contains("at least") || window.contains("no less than") {
+    } else if window.contains("not less than")
+        || window.contains("at least")
+        || window.contains("no less than")
+    {
         "not_less_than"
     } else if window.contains("within") || after.starts_with('内') || after.starts_with("之内") {
         "within"
@@ -213,7 +273,11 @@ fn limit(text: &str, sentence: &str, next: Option<&str>, period: &FoundPeriod, g
     let trigger = EN_TRIGGER
         .captures(after)
         .map(|c| format!("{} {}", c[1].to_lowercase(), c[2].trim()))
-        .or_else(|| ZH_TRIGGER.captures(lead_in).map(|c| c[1].trim().to_string()));
+        .or_else(|| {
+            ZH_TRIGGER
+                .captures(lead_in)
+                .map(|c| c[1].trim().to_string())
+        });
     let lower_sentence = sentence.to_lowercase();
     let consequence = if contains_any(&lower_sentence, CONSEQUENCE_CUES) {
         Some(sentence)
@@ -240,14 +304,22 @@ fn limit(text: &str, sentence: &str, next: Option<&str>, period: &FoundPeriod, g
         .filter(|(_, score)| *score >= 0.6)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(days, _)| *days);
-    let shortened = difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
-    let severity = match (is_time_bar || standard.is_some_and(|s| s.time_bar), shortened) {
+    let shortened =
+        difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
+    let severity = match (
+        is_time_bar || standard.is_some_and(|s| s.time_bar),
+        shortened,
+    ) {
         (true, true) => Severity::High,
         (false, true) | (true, false) => Severity::Medium,
         (false, false) => Severity::Low,
     };
     TimeLimit {
-        period: period.raw.trim_start_matches('(').replace(')', "").to_string(),
+        period: period
+            .raw
+            .trim_start_matches('(')
+            .replace(')', "")
+            .to_string(),
         days: period.days,
         requirement: requirement.to_string(),
         party,
@@ -278,13 +350,20 @@ fn summarize(clause_id: &str, limits: &[TimeLimit], bars: usize, shortened: usiz
     if limits.is_empty() {
         return format!("Clause {clause_id} sets no time limit.");
     }
-    let mut out = format!("Clause {clause_id} sets {} time limit(s), {bars} of them time bar(s)", limits.len());
+    let mut out = format!(
+        "Clause {clause_id} sets {} time limit(s), {bars} of them time bar(s)",
+        limits.len()
+    );
     let flagged: Vec<String> = limits
         .iter()
         .filter(|l| l.shortened)
         .map(|l| {
             let from = l.gc_days.or(l.standard_days).unwrap_or(l.days);
-            let what = l.standard_step.as_deref().unwrap_or("period").replace('_', " ");
+            let what = l
+                .standard_step
+                .as_deref()
+                .unwrap_or("period")
+                .replace('_', " ");
             format!("{what} {} days (usually {from})", l.days)
         })
         .collect();

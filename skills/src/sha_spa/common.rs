@@ -28,8 +28,18 @@ pub struct Finding {
 
 impl Finding {
     /// A finding.
-    pub fn new(topic: &str, severity: Severity, message: impl Into<String>, clause_id: Option<&str>) -> Self {
-        Self { topic: topic.into(), severity, message: message.into(), clause_id: clause_id.map(str::to_string) }
+    pub fn new(
+        topic: &str,
+        severity: Severity,
+        message: impl Into<String>,
+        clause_id: Option<&str>,
+    ) -> Self {
+        Self {
+            topic: topic.into(),
+            severity,
+            message: message.into(),
+            clause_id: clause_id.map(str::to_string),
+        }
     }
 }
 
@@ -52,12 +62,23 @@ pub struct Scope {
 /// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
 pub fn scope(review: &ReviewState, skill: &str, clause_id: &str) -> Result<Scope, SkillError> {
     let doc = review.primary().ok_or_else(|| {
-        SkillError::not_found(format!("`{skill}`: the review has no contract under review (no document with role `primary`)"))
+        SkillError::not_found(format!(
+            "`{skill}`: the review has no contract under review (no document with role `primary`)"
+        ))
     })?;
     let wanted = normalize_clause_id(clause_id);
     if wanted == "*" || wanted.eq_ignore_ascii_case("all") {
-        let text = doc.clauses.iter().filter_map(|c| doc.clause_full_text(&c.clause_id)).collect::<Vec<_>>().join("\n");
-        return Ok(Scope { clause_id: "*".into(), text, doc: doc.clone() });
+        let text = doc
+            .clauses
+            .iter()
+            .filter_map(|c| doc.clause_full_text(&c.clause_id))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Ok(Scope {
+            clause_id: "*".into(),
+            text,
+            doc: doc.clone(),
+        });
     }
     if doc.find_clause(&wanted).is_none() {
         return Err(clause_not_found(skill, &wanted, std::iter::once(doc)));
@@ -66,12 +87,18 @@ pub fn scope(review: &ReviewState, skill: &str, clause_id: &str) -> Result<Scope
     while let Some(parent) = doc.parent_of(&top) {
         top = parent.clause_id.clone();
     }
-    Ok(Scope { text: doc.clause_full_text(&top).unwrap_or_default(), clause_id: top, doc: doc.clone() })
+    Ok(Scope {
+        text: doc.clause_full_text(&top).unwrap_or_default(),
+        clause_id: top,
+        doc: doc.clone(),
+    })
 }
 
 /// The clause of `doc` whose own text contains `needle`, for locating findings.
 pub fn clause_of(doc: &DocumentStructure, needle: &str) -> Option<String> {
-    doc.iter_clauses().find(|c| c.text.contains(needle)).map(|c| c.clause_id.clone())
+    doc.iter_clauses()
+        .find(|c| c.text.contains(needle))
+        .map(|c| c.clause_id.clone())
 }
 
 /// Which side of the deal the review acts for.
@@ -89,9 +116,15 @@ impl Side {
     /// Reads `our_party` ("Buyer", "Purchaser", "卖方", "Investor", "Founders").
     pub fn of(our_party: &str) -> Self {
         let p = our_party.to_lowercase();
-        if ["buyer", "purchaser", "investor", "买方", "收购方", "投资方"].iter().any(|w| p.contains(w)) {
+        if ["buyer", "purchaser", "investor", "买方", "收购方", "投资方"]
+            .iter()
+            .any(|w| p.contains(w))
+        {
             Side::Buyer
-        } else if ["seller", "vendor", "founder", "卖方", "出让方", "创始"].iter().any(|w| p.contains(w)) {
+        } else if ["seller", "vendor", "founder", "卖方", "出让方", "创始"]
+            .iter()
+            .any(|w| p.contains(w))
+        {
             Side::Seller
         } else {
             Side::Unknown
@@ -100,19 +133,28 @@ impl Side {
 }
 
 static ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*[\(（]([a-z]{1,2}|[ivx]{1,4}|\d{1,2}|[一二三四五六七八九十]{1,3})[\)）]\s*(.+)$").unwrap()
+    Regex::new(
+        r"(?m)^\s*[\(（]([a-z]{1,2}|[ivx]{1,4}|\d{1,2}|[一二三四五六七八九十]{1,3})[\)）]\s*(.+)$",
+    )
+    .unwrap()
 });
 
 /// Enumerated list items (`(a) ...`, `(iv) ...`, `（一）...`) as (label, text).
 pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
-    ITEM.captures_iter(text).map(|c| (c[1].to_string(), c[2].trim().to_string())).collect()
+    ITEM.captures_iter(text)
+        .map(|c| (c[1].to_string(), c[2].trim().to_string()))
+        .collect()
 }
 
-static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\(([a-z]{1,2}|[ivx]{1,4})\)").unwrap());
+static LABEL_REF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\(([a-z]{1,2}|[ivx]{1,4})\)").unwrap());
 
 /// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e).
 pub fn cited_labels(sentence: &str) -> Vec<String> {
-    LABEL_REF.captures_iter(sentence).map(|c| c[1].to_string()).collect()
+    LABEL_REF
+        .captures_iter(sentence)
+        .map(|c| c[1].to_string())
+        .collect()
 }
 
 /// A sum of money as written.
@@ -129,7 +171,10 @@ pub struct Amount {
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(GBP|USD|EUR|RMB|CNY|HKD|US\$|£|\$|€|人民币)\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|m\b|billion|bn\b|万元|万|亿元|亿)?").unwrap()
 });
-static PERCENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|per\s?cent|percent)|百分之([一二三四五六七八九十百]+)").unwrap());
+static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|per\s?cent|percent)|百分之([一二三四五六七八九十百]+)")
+        .unwrap()
+});
 
 /// Every sum of money in `text`.
 pub fn amounts(text: &str) -> Vec<Amount> {
@@ -144,7 +189,11 @@ pub fn amounts(text: &str) -> Vec<Amount> {
                 Some(s) if s.starts_with('亿') => 1e8,
                 _ => 1.0,
             };
-            Some(Amount { raw: c[0].trim().to_string(), currency: c[1].to_uppercase(), value: number * factor })
+            Some(Amount {
+                raw: c[0].trim().to_string(),
+                currency: c[1].to_uppercase(),
+                value: number * factor,
+            })
         })
         .collect()
 }
@@ -181,8 +230,17 @@ pub fn durations_in_months(text: &str) -> Vec<(u32, String)> {
         .filter_map(|c| {
             let whole = c.get(0)?.as_str().to_string();
             let (n, years) = match (c.get(1), c.get(3)) {
-                (Some(n), _) => (word_number(n.as_str())?, c[2].to_lowercase().starts_with("year")),
-                (None, Some(n)) => (n.as_str().parse().ok().or_else(|| crate::document::chinese_numeral(n.as_str()))?, whole.ends_with('年')),
+                (Some(n), _) => (
+                    word_number(n.as_str())?,
+                    c[2].to_lowercase().starts_with("year"),
+                ),
+                (None, Some(n)) => (
+                    n.as_str()
+                        .parse()
+                        .ok()
+                        .or_else(|| crate::document::chinese_numeral(n.as_str()))?,
+                    whole.ends_with('年'),
+                ),
                 _ => return None,
             };
             Some((if years { n * 12 } else { n }, whole))
@@ -196,8 +254,21 @@ pub fn word_number(text: &str) -> Option<u32> {
         return Some(n);
     }
     let words = [
-        ("one", 1), ("two", 2), ("three", 3), ("four", 4), ("five", 5), ("six", 6), ("seven", 7), ("eight", 8), ("nine", 9),
-        ("ten", 10), ("eleven", 11), ("twelve", 12), ("eighteen", 18), ("twenty-four", 24), ("thirty-six", 36),
+        ("one", 1),
+        ("two", 2),
+        ("three", 3),
+        ("four", 4),
+        ("five", 5),
+        ("six", 6),
+        ("seven", 7),
+        ("eight", 8),
+        ("nine", 9),
+        ("ten", 10),
+        ("eleven", 11),
+        ("twelve", 12),
+        ("eighteen", 18),
+        ("twenty-four", 24),
+        ("thirty-six", 36),
     ];
     let lower = text.to_lowercase();
     words.iter().find(|(w, _)| *w == lower).map(|(_, n)| *n)
@@ -211,11 +282,37 @@ mod tests {
     fn numbers_money_dates() {
         let a = amounts("capped at GBP 4,800,000 or US$2.5 million, 人民币500万元");
         let v: Vec<(String, f64)> = a.into_iter().map(|a| (a.currency, a.value)).collect();
-        assert_eq!(v, [("GBP".into(), 4_800_000.0), ("US$".into(), 2_500_000.0), ("人民币".into(), 5_000_000.0)]);
-        assert_eq!(percentages("30% of, 1 per cent, 百分之二十"), [30.0, 1.0, 20.0]);
-        assert_eq!(first_date("by 30 June 2026 or later").as_deref(), Some("30 June 2026"));
-        assert_eq!(durations_in_months("within 18 months, 6 years, 24个月").iter().map(|d| d.0).collect::<Vec<_>>(), [18, 72, 24]);
-        assert_eq!(enumerated_items("intro:\n(a) one;\n(b) two.\n（一）三"), [("a".into(), "one;".into()), ("b".into(), "two.".into()), ("一".into(), "三".into())]);
+        assert_eq!(
+            v,
+            [
+                ("GBP".into(), 4_800_000.0),
+                ("US$".into(), 2_500_000.0),
+                ("人民币".into(), 5_000_000.0)
+            ]
+        );
+        assert_eq!(
+            percentages("30% of, 1 per cent, 百分之二十"),
+            [30.0, 1.0, 20.0]
+        );
+        assert_eq!(
+            first_date("by 30 June 2026 or later").as_deref(),
+            Some("30 June 2026")
+        );
+        assert_eq!(
+            durations_in_months("within 18 months, 6 years, 24个月")
+                .iter()
+                .map(|d| d.0)
+                .collect::<Vec<_>>(),
+            [18, 72, 24]
+        );
+        assert_eq!(
+            enumerated_items("intro:\n(a) one;\n(b) two.\n（一）三"),
+            [
+                ("a".into(), "one;".into()),
+                ("b".into(), "two.".into()),
+                ("一".into(), "三".into())
+            ]
+        );
         assert_eq!(cited_labels("Clause 4.1(c), (d) and (e)"), ["c", "d", "e"]);
         assert_eq!(Side::of("the Buyer"), Side::Buyer);
         assert_eq!(Side::of("卖方"), Side::Seller);

@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side};
+use super::common::{
+    cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side,
+};
 use crate::fidic::text::{definitions_in, excerpt, sentences};
 use crate::fidic::Severity;
 use crate::state::ReviewState;
@@ -66,7 +68,11 @@ pub struct ConditionsReport {
 /// long-stop date and what happens when it passes, and the waiver rights, with findings such
 /// as a missing long-stop date or a MAC walk-away right. Pass the conditions clause, or "*"
 /// for the whole agreement.
-#[skill(id = "spa_extract_conditions", domain = "sha_spa", category = "analysis")]
+#[skill(
+    id = "spa_extract_conditions",
+    domain = "sha_spa",
+    category = "analysis"
+)]
 pub fn spa_extract_conditions(
     /// Clause number of the conditions, e.g. "4" or "4.1" (the whole top-level clause is read),
     /// or "*" for the whole agreement; defaults to the clause under review.
@@ -79,7 +85,12 @@ pub fn spa_extract_conditions(
     let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
         .into_iter()
         .filter(|(_, text)| is_condition_like(text))
-        .map(|(label, text)| Condition { category: category(&text).into(), label, text: excerpt(&text, 240), waivable_by: Vec::new() })
+        .map(|(label, text)| Condition {
+            category: category(&text).into(),
+            label,
+            text: excerpt(&text, 240),
+            waivable_by: Vec::new(),
+        })
         .collect();
     if !is_condition_clause(&scope.text) {
         conditions.clear();
@@ -87,24 +98,56 @@ pub fn spa_extract_conditions(
 
     let mut waiver_rights = Vec::new();
     let mut non_waivable = Vec::new();
-    for sentence in sentences(&scope.text).into_iter().filter(|s| s.to_lowercase().contains("waive") || s.contains("豁免")) {
+    for sentence in sentences(&scope.text)
+        .into_iter()
+        .filter(|s| s.to_lowercase().contains("waive") || s.contains("豁免"))
+    {
         let lower = sentence.to_lowercase();
         let labels = cited_labels(sentence);
-        if ["may not be waived", "cannot be waived", "shall not be waived", "不得豁免", "不可豁免"].iter().any(|n| lower.contains(n)) {
-            let targets = if labels.is_empty() { conditions.iter().map(|c| c.label.clone()).collect() } else { labels.clone() };
+        if [
+            "may not be waived",
+            "cannot be waived",
+            "shall not be waived",
+            "不得豁免",
+            "不可豁免",
+        ]
+        .iter()
+        .any(|n| lower.contains(n))
+        {
+            let targets = if labels.is_empty() {
+                conditions.iter().map(|c| c.label.clone()).collect()
+            } else {
+                labels.clone()
+            };
             non_waivable.extend(targets);
-            waiver_rights.push(WaiverRight { party: "none".into(), conditions: labels, text: excerpt(sentence, 240) });
+            waiver_rights.push(WaiverRight {
+                party: "none".into(),
+                conditions: labels,
+                text: excerpt(sentence, 240),
+            });
             continue;
         }
-        let Some(party) = waiving_party(sentence) else { continue };
-        for c in conditions.iter_mut().filter(|c| labels.is_empty() || labels.contains(&c.label)) {
+        let Some(party) = waiving_party(sentence) else {
+            continue;
+        };
+        for c in conditions
+            .iter_mut()
+            .filter(|c| labels.is_empty() || labels.contains(&c.label))
+        {
             if !c.waivable_by.contains(&party) {
                 c.waivable_by.push(party.clone());
             }
         }
-        waiver_rights.push(WaiverRight { party, conditions: labels, text: excerpt(sentence, 240) });
+        waiver_rights.push(WaiverRight {
+            party,
+            conditions: labels,
+            text: excerpt(sentence, 240),
+        });
     }
-    for c in conditions.iter_mut().filter(|c| non_waivable.contains(&c.label)) {
+    for c in conditions
+        .iter_mut()
+        .filter(|c| non_waivable.contains(&c.label))
+    {
         c.waivable_by.clear();
     }
 
@@ -114,7 +157,12 @@ pub fn spa_extract_conditions(
         if long_stop_date.is_none() {
             findings.push(Finding::new("long_stop_date", Severity::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
         } else if long_stop_consequence.is_none() {
-            findings.push(Finding::new("long_stop_date", Severity::Medium, "a long-stop date is set but no termination right is attached to it", Some(&scope.clause_id)));
+            findings.push(Finding::new(
+                "long_stop_date",
+                Severity::Medium,
+                "a long-stop date is set but no termination right is attached to it",
+                Some(&scope.clause_id),
+            ));
         }
         for c in &conditions {
             let (topic, why, seller_sev) = match c.category.as_str() {
@@ -128,14 +176,39 @@ pub fn spa_extract_conditions(
                 Side::Seller => seller_sev,
                 Side::Unknown => Severity::Medium,
             };
-            findings.push(Finding::new(topic, severity, format!("condition ({}): {why}", c.label), Some(&scope.clause_id)));
+            findings.push(Finding::new(
+                topic,
+                severity,
+                format!("condition ({}): {why}", c.label),
+                Some(&scope.clause_id),
+            ));
         }
-        let unwaivable: Vec<&str> = conditions.iter().filter(|c| c.waivable_by.is_empty() && !non_waivable.contains(&c.label)).map(|c| c.label.as_str()).collect();
+        let unwaivable: Vec<&str> = conditions
+            .iter()
+            .filter(|c| c.waivable_by.is_empty() && !non_waivable.contains(&c.label))
+            .map(|c| c.label.as_str())
+            .collect();
         if !unwaivable.is_empty() {
-            findings.push(Finding::new("waiver", Severity::Medium, format!("no waiver right covers condition(s) {}", unwaivable.join(", ")), Some(&scope.clause_id)));
+            findings.push(Finding::new(
+                "waiver",
+                Severity::Medium,
+                format!(
+                    "no waiver right covers condition(s) {}",
+                    unwaivable.join(", ")
+                ),
+                Some(&scope.clause_id),
+            ));
         }
         if !non_waivable.is_empty() {
-            findings.push(Finding::new("waiver", Severity::Low, format!("condition(s) {} may not be waived (mandatory)", non_waivable.join(", ")), Some(&scope.clause_id)));
+            findings.push(Finding::new(
+                "waiver",
+                Severity::Low,
+                format!(
+                    "condition(s) {} may not be waived (mandatory)",
+                    non_waivable.join(", ")
+                ),
+                Some(&scope.clause_id),
+            ));
         }
     }
     sort_findings(&mut findings);
@@ -146,10 +219,18 @@ pub fn spa_extract_conditions(
             "Clause {} sets {} condition(s) ({}); long-stop date: {}; {} waiver provision(s){}.",
             scope.clause_id,
             conditions.len(),
-            conditions.iter().map(|c| format!("{}: {}", c.label, c.category)).collect::<Vec<_>>().join(", "),
+            conditions
+                .iter()
+                .map(|c| format!("{}: {}", c.label, c.category))
+                .collect::<Vec<_>>()
+                .join(", "),
             long_stop_date.as_deref().unwrap_or("none"),
             waiver_rights.len(),
-            findings.first().filter(|f| f.severity == Severity::High).map(|f| format!("; key issue: {}", f.message)).unwrap_or_default()
+            findings
+                .first()
+                .filter(|f| f.severity == Severity::High)
+                .map(|f| format!("; key issue: {}", f.message))
+                .unwrap_or_default()
         )
     };
     Ok(ConditionsReport {
@@ -167,12 +248,37 @@ pub fn spa_extract_conditions(
 
 fn is_condition_clause(text: &str) -> bool {
     let lower = text.to_lowercase();
-    ["conditional on", "conditional upon", "conditions precedent", "condition precedent", "subject to the following conditions", "先决条件", "以下列条件"].iter().any(|c| lower.contains(c))
+    [
+        "conditional on",
+        "conditional upon",
+        "conditions precedent",
+        "condition precedent",
+        "subject to the following conditions",
+        "先决条件",
+        "以下列条件",
+    ]
+    .iter()
+    .any(|c| lower.contains(c))
 }
 
 fn is_condition_like(text: &str) -> bool {
     let lower = text.to_lowercase();
-    ["having", "being", "obtained", "no ", "approv", "clear", "consent", "true", "已", "取得", "批准", "未发生"].iter().any(|w| lower.contains(w))
+    [
+        "having",
+        "being",
+        "obtained",
+        "no ",
+        "approv",
+        "clear",
+        "consent",
+        "true",
+        "已",
+        "取得",
+        "批准",
+        "未发生",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
 }
 
 fn category(text: &str) -> &'static str {
@@ -180,7 +286,19 @@ fn category(text: &str) -> &'static str {
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
     if has(&["material adverse", "重大不利"]) {
         "no_material_adverse_change"
-    } else if has(&["merger control", "antitrust", "competition", "regulat", "clearance", "cleared", "waiting period", "反垄断", "经营者集中", "审批", "备案"]) {
+    } else if has(&[
+        "merger control",
+        "antitrust",
+        "competition",
+        "regulat",
+        "clearance",
+        "cleared",
+        "waiting period",
+        "反垄断",
+        "经营者集中",
+        "审批",
+        "备案",
+    ]) {
         "regulatory"
     } else if has(&["shareholder", "resolution", "股东会", "股东大会"]) {
         "shareholder_approval"
@@ -200,7 +318,11 @@ static PARTY: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn waiving_party(sentence: &str) -> Option<String> {
-    let cut = sentence.to_lowercase().find("waive").or_else(|| sentence.find("豁免")).unwrap_or(sentence.len());
+    let cut = sentence
+        .to_lowercase()
+        .find("waive")
+        .or_else(|| sentence.find("豁免"))
+        .unwrap_or(sentence.len());
     PARTY
         .captures_iter(&sentence[..cut])
         .last()
@@ -210,8 +332,17 @@ fn waiving_party(sentence: &str) -> Option<String> {
 
 /// The long-stop date (from the clause or the definition of the term) and the sentence
 /// saying what happens when it passes.
-fn long_stop(text: &str, doc: &crate::document::DocumentStructure) -> (Option<String>, Option<String>) {
-    let cues = ["long stop date", "long-stop date", "longstop date", "最后截止日", "最终截止日"];
+fn long_stop(
+    text: &str,
+    doc: &crate::document::DocumentStructure,
+) -> (Option<String>, Option<String>) {
+    let cues = [
+        "long stop date",
+        "long-stop date",
+        "longstop date",
+        "最后截止日",
+        "最终截止日",
+    ];
     let mut date = None;
     let mut consequence = None;
     for sentence in sentences(text) {
@@ -220,7 +351,11 @@ fn long_stop(text: &str, doc: &crate::document::DocumentStructure) -> (Option<St
             continue;
         }
         date = date.or_else(|| first_date(sentence));
-        if consequence.is_none() && ["terminat", "rescind", "lapse", "解除", "终止"].iter().any(|w| lower.contains(w)) {
+        if consequence.is_none()
+            && ["terminat", "rescind", "lapse", "解除", "终止"]
+                .iter()
+                .any(|w| lower.contains(w))
+        {
             consequence = Some(excerpt(sentence, 240));
         }
     }

@@ -59,12 +59,43 @@ pub struct WarrantiesReport {
 }
 
 const KNOWLEDGE: &[&str] = &[
-    "so far as the seller is aware", "so far as the vendor is aware", "so far as the warrantors are aware", "to the best of the seller's knowledge",
-    "to the seller's knowledge", "to the best of its knowledge", "to the best of the knowledge", "so far as it is aware", "据卖方所知", "就卖方所知", "据其所知",
+    "so far as the seller is aware",
+    "so far as the vendor is aware",
+    "so far as the warrantors are aware",
+    "to the best of the seller's knowledge",
+    "to the seller's knowledge",
+    "to the best of its knowledge",
+    "to the best of the knowledge",
+    "so far as it is aware",
+    "据卖方所知",
+    "就卖方所知",
+    "据其所知",
 ];
-const MATERIALITY: &[&str] = &["in all material respects", "material adverse", "materially", "material to", "重大方面", "重大"];
-const DISCLOSURE: &[&str] = &["save as disclosed", "except as disclosed", "other than as disclosed", "save as fairly disclosed", "disclosure letter", "已披露", "披露函", "除已披露"];
-const GENERAL_DISCLOSURE: &[&str] = &["deemed to be disclosed", "deemed disclosed", "data room", "视为已披露", "数据室"];
+const MATERIALITY: &[&str] = &[
+    "in all material respects",
+    "material adverse",
+    "materially",
+    "material to",
+    "重大方面",
+    "重大",
+];
+const DISCLOSURE: &[&str] = &[
+    "save as disclosed",
+    "except as disclosed",
+    "other than as disclosed",
+    "save as fairly disclosed",
+    "disclosure letter",
+    "已披露",
+    "披露函",
+    "除已披露",
+];
+const GENERAL_DISCLOSURE: &[&str] = &[
+    "deemed to be disclosed",
+    "deemed disclosed",
+    "data room",
+    "视为已披露",
+    "数据室",
+];
 
 /// Extract the warranties of an agreement with their knowledge, materiality and disclosure qualifiers.
 ///
@@ -73,7 +104,11 @@ const GENERAL_DISCLOSURE: &[&str] = &["deemed to be disclosed", "deemed disclose
 /// material respects"), the disclosure carve-out ("save as Disclosed"), and counts of each;
 /// general qualifiers (a general disclosure of the data room) and whose knowledge counts.
 /// Pass the warranties clause, or "*" for the whole agreement.
-#[skill(id = "spa_extract_reps_warranties", domain = "sha_spa", category = "analysis")]
+#[skill(
+    id = "spa_extract_reps_warranties",
+    domain = "sha_spa",
+    category = "analysis"
+)]
 pub fn spa_extract_reps_warranties(
     /// Clause number of the warranties, e.g. "7" or "7.4" (the whole top-level clause is
     /// read), or "*" for the whole agreement; defaults to the clause under review.
@@ -84,9 +119,16 @@ pub fn spa_extract_reps_warranties(
     let scope = scope(&review, "spa_extract_reps_warranties", &clause_id)?;
     let side = Side::of(&review.our_party);
     let clauses: Vec<(String, String)> = if scope.clause_id == "*" {
-        scope.doc.iter_clauses().map(|c| (c.clause_id.clone(), c.text.clone())).collect()
+        scope
+            .doc
+            .iter_clauses()
+            .map(|c| (c.clause_id.clone(), c.text.clone()))
+            .collect()
     } else {
-        let top = scope.doc.find_clause(&scope.clause_id).expect("scope clause exists");
+        let top = scope
+            .doc
+            .find_clause(&scope.clause_id)
+            .expect("scope clause exists");
         let mut all = vec![(top.clause_id.clone(), top.text.clone())];
         let mut stack: Vec<&crate::Clause> = top.children.iter().rev().collect();
         while let Some(c) = stack.pop() {
@@ -100,7 +142,10 @@ pub fn spa_extract_reps_warranties(
     let mut knowledge_definition = None;
     for (id, text) in clauses.iter().filter(|(_, t)| !t.trim().is_empty()) {
         let lower = text.to_lowercase();
-        if lower.contains("awareness") || lower.contains("knowledge of") || lower.contains("所知是指") {
+        if lower.contains("awareness")
+            || lower.contains("knowledge of")
+            || lower.contains("所知是指")
+        {
             knowledge_definition = Some(excerpt(text, 200));
             continue;
         }
@@ -108,10 +153,15 @@ pub fn spa_extract_reps_warranties(
             general_qualifiers.push(excerpt(text, 200));
             continue;
         }
-        let is_umbrella = lower.contains("each of the warranties") || lower.contains("the warranties are") || lower.contains("每项保证");
+        let is_umbrella = lower.contains("each of the warranties")
+            || lower.contains("the warranties are")
+            || lower.contains("每项保证");
         if is_umbrella {
             if let Some(q) = first_of(&lower, DISCLOSURE) {
-                general_qualifiers.push(format!("{q} (applies to every Warranty): {}", excerpt(text, 160)));
+                general_qualifiers.push(format!(
+                    "{q} (applies to every Warranty): {}",
+                    excerpt(text, 160)
+                ));
             }
             continue;
         }
@@ -138,21 +188,51 @@ pub fn spa_extract_reps_warranties(
     let buyer_view = side != Side::Seller;
     for w in &warranties {
         if w.fundamental && !w.unqualified && buyer_view {
-            findings.push(Finding::new("fundamental_warranty_qualified", Severity::High, format!("fundamental warranty {} is qualified", w.clause_id), Some(&w.clause_id)));
+            findings.push(Finding::new(
+                "fundamental_warranty_qualified",
+                Severity::High,
+                format!("fundamental warranty {} is qualified", w.clause_id),
+                Some(&w.clause_id),
+            ));
         }
         if let Some(k) = &w.knowledge_qualifier {
-            let severity = if buyer_view { Severity::Medium } else { Severity::Low };
-            findings.push(Finding::new("knowledge_qualifier", severity, format!("warranty {} ({}) only covers what the Seller knows: \"{k}\"", w.clause_id, w.topic), Some(&w.clause_id)));
+            let severity = if buyer_view {
+                Severity::Medium
+            } else {
+                Severity::Low
+            };
+            findings.push(Finding::new(
+                "knowledge_qualifier",
+                severity,
+                format!(
+                    "warranty {} ({}) only covers what the Seller knows: \"{k}\"",
+                    w.clause_id, w.topic
+                ),
+                Some(&w.clause_id),
+            ));
         }
         if w.unqualified && side == Side::Seller && !w.fundamental {
             findings.push(Finding::new("unqualified_warranty", Severity::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
         }
     }
-    for q in general_qualifiers.iter().filter(|q| first_of(&q.to_lowercase(), GENERAL_DISCLOSURE).is_some()) {
-        let severity = if buyer_view { Severity::High } else { Severity::Low };
-        findings.push(Finding::new("general_disclosure", severity, format!("general disclosure against every warranty: {q}"), None));
+    for q in general_qualifiers
+        .iter()
+        .filter(|q| first_of(&q.to_lowercase(), GENERAL_DISCLOSURE).is_some())
+    {
+        let severity = if buyer_view {
+            Severity::High
+        } else {
+            Severity::Low
+        };
+        findings.push(Finding::new(
+            "general_disclosure",
+            severity,
+            format!("general disclosure against every warranty: {q}"),
+            None,
+        ));
     }
-    if knowledge_definition.is_none() && warranties.iter().any(|w| w.knowledge_qualifier.is_some()) {
+    if knowledge_definition.is_none() && warranties.iter().any(|w| w.knowledge_qualifier.is_some())
+    {
         findings.push(Finding::new("knowledge_definition", Severity::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
     }
     sort_findings(&mut findings);
@@ -189,14 +269,38 @@ pub fn spa_extract_reps_warranties(
 
 /// A statement of fact about the target or the seller (not a covenant or a definition).
 fn is_warranty(lower: &str) -> bool {
-    let statement = [" is ", " are ", " has ", " have ", " owns ", " give ", " been ", "no ", "保证", "声明", "不存在"].iter().any(|w| lower.contains(w));
-    let covenant_or_definition = [" shall ", " means ", " must ", "indemnif", " agrees "].iter().any(|w| lower.contains(w));
+    let statement = [
+        " is ",
+        " are ",
+        " has ",
+        " have ",
+        " owns ",
+        " give ",
+        " been ",
+        "no ",
+        "保证",
+        "声明",
+        "不存在",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let covenant_or_definition = [" shall ", " means ", " must ", "indemnif", " agrees "]
+        .iter()
+        .any(|w| lower.contains(w));
     statement && !covenant_or_definition
 }
 
 fn topic(lower: &str) -> &'static str {
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    if has(&["owner of the shares", "title to the shares", "power and authority", "capacity", "legal and beneficial owner", "股权权属", "合法持有"]) {
+    if has(&[
+        "owner of the shares",
+        "title to the shares",
+        "power and authority",
+        "capacity",
+        "legal and beneficial owner",
+        "股权权属",
+        "合法持有",
+    ]) {
         "title_and_capacity"
     } else if has(&["accounts", "financial statements", "财务报表"]) {
         "accounts"

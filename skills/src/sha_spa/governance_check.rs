@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side};
+use super::common::{
+    enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side,
+};
 use crate::fidic::text::{excerpt, sentences};
 use crate::fidic::Severity;
 use crate::state::ReviewState;
@@ -80,7 +82,11 @@ pub struct GovernanceReport {
 /// quorum and adjourned-meeting quorum, the reserved matters and who can veto them, the
 /// deadlock mechanisms, drag / tag thresholds; lists missing terms and weighs findings for
 /// the party the review acts for (for example a drag-along below 75% against a minority).
-#[skill(id = "sha_governance_check", domain = "sha_spa", category = "validation")]
+#[skill(
+    id = "sha_governance_check",
+    domain = "sha_spa",
+    category = "validation"
+)]
 pub fn sha_governance_check(
     /// A clause of the agreement to check, e.g. "5" (the whole agreement is read; findings in
     /// this clause come first), or "*"; defaults to the clause under review.
@@ -111,30 +117,52 @@ pub fn sha_governance_check(
     let mut reserved_clause = None;
     for clause in doc.iter_clauses() {
         let lower_clause = clause.text.to_lowercase();
-        if report.reserved_matters.is_empty() && (lower_clause.contains("reserved matters are") || lower_clause.contains("reserved matters:") || clause.text.contains("保留事项")) {
-            report.reserved_matters = enumerated_items(&clause.text).into_iter().map(|(label, text)| ReservedMatter { label, text: excerpt(&text, 160) }).collect();
+        if report.reserved_matters.is_empty()
+            && (lower_clause.contains("reserved matters are")
+                || lower_clause.contains("reserved matters:")
+                || clause.text.contains("保留事项"))
+        {
+            report.reserved_matters = enumerated_items(&clause.text)
+                .into_iter()
+                .map(|(label, text)| ReservedMatter {
+                    label,
+                    text: excerpt(&text, 160),
+                })
+                .collect();
             reserved_clause = Some(clause.clause_id.clone());
         }
         for sentence in sentences(&clause.text) {
             let lower = sentence.to_lowercase();
             if let Some(c) = BOARD_SIZE.captures(&lower) {
-                report.board_size = report.board_size.or_else(|| word_number(c.get(1).or(c.get(2)).map_or("", |m| m.as_str())));
+                report.board_size = report
+                    .board_size
+                    .or_else(|| word_number(c.get(1).or(c.get(2)).map_or("", |m| m.as_str())));
             }
             if let Some(c) = APPOINT.captures(sentence) {
                 if let Some(seats) = word_number(&c[2].to_lowercase()) {
-                    report.board_seats.push(BoardSeat { appointed_by: c[1].to_string(), seats });
+                    report.board_seats.push(BoardSeat {
+                        appointed_by: c[1].to_string(),
+                        seats,
+                    });
                 }
             } else if let Some(c) = APPOINTED_BY.captures(sentence) {
                 if let Some(seats) = word_number(&c[1].to_lowercase()) {
-                    report.board_seats.push(BoardSeat { appointed_by: c[2].to_string(), seats });
+                    report.board_seats.push(BoardSeat {
+                        appointed_by: c[2].to_string(),
+                        seats,
+                    });
                 }
             }
             if lower.contains("casting vote") || sentence.contains("决定票") {
-                report.chair_casting_vote = !lower.contains("no casting vote") && !lower.contains("not have a casting vote");
+                report.chair_casting_vote = !lower.contains("no casting vote")
+                    && !lower.contains("not have a casting vote");
             }
             if lower.contains("quorum") || sentence.contains("法定人数") {
                 if lower.contains("adjourned") {
-                    report.adjourned_quorum = report.adjourned_quorum.take().or(Some(excerpt(sentence, 200)));
+                    report.adjourned_quorum = report
+                        .adjourned_quorum
+                        .take()
+                        .or(Some(excerpt(sentence, 200)));
                 } else if report.quorum.is_none() {
                     report.quorum = Some(excerpt(sentence, 200));
                     quorum_clause = Some(clause.clause_id.clone());
@@ -148,22 +176,41 @@ pub fn sha_governance_check(
             }
             if lower.contains("deadlock") || sentence.contains("僵局") {
                 for (cue, name) in DEADLOCK_MECHANISMS {
-                    if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name) {
+                    if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name)
+                    {
                         report.deadlock_mechanisms.push(name.to_string());
                     }
                 }
             }
-            let right = |s: &str| TransferRight { threshold_percent: percentages(s).into_iter().next(), clause_id: clause.clause_id.clone(), text: excerpt(s, 240) };
-            if (lower.contains("drag-along") || lower.contains("drag along") || sentence.contains("领售") || sentence.contains("拖售")) && report.drag_along.is_none() {
+            let right = |s: &str| TransferRight {
+                threshold_percent: percentages(s).into_iter().next(),
+                clause_id: clause.clause_id.clone(),
+                text: excerpt(s, 240),
+            };
+            if (lower.contains("drag-along")
+                || lower.contains("drag along")
+                || sentence.contains("领售")
+                || sentence.contains("拖售"))
+                && report.drag_along.is_none()
+            {
                 report.drag_along = Some(right(sentence));
             }
-            if (lower.contains("tag-along") || lower.contains("tag along") || lower.contains("co-sale") || sentence.contains("随售") || sentence.contains("共同出售")) && report.tag_along.is_none() {
+            if (lower.contains("tag-along")
+                || lower.contains("tag along")
+                || lower.contains("co-sale")
+                || sentence.contains("随售")
+                || sentence.contains("共同出售"))
+                && report.tag_along.is_none()
+            {
                 report.tag_along = Some(right(sentence));
             }
         }
     }
     for (name, present) in [
-        ("board_composition", !report.board_seats.is_empty() || report.board_size.is_some()),
+        (
+            "board_composition",
+            !report.board_seats.is_empty() || report.board_size.is_some(),
+        ),
         ("quorum", report.quorum.is_some()),
         ("reserved_matters", !report.reserved_matters.is_empty()),
         ("deadlock", !report.deadlock_mechanisms.is_empty()),
@@ -176,7 +223,12 @@ pub fn sha_governance_check(
     }
     let mut findings = Vec::new();
     for m in &report.missing {
-        findings.push(Finding::new(m, Severity::Medium, format!("the agreement has no {} provision", m.replace('_', " ")), None));
+        findings.push(Finding::new(
+            m,
+            Severity::Medium,
+            format!("the agreement has no {} provision", m.replace('_', " ")),
+            None,
+        ));
     }
     if let Some(drag) = &report.drag_along {
         match drag.threshold_percent {
@@ -192,36 +244,67 @@ pub fn sha_governance_check(
     }
     if let Some(tag) = &report.tag_along {
         if tag.threshold_percent.is_some_and(|p| p >= 50.0) {
-            findings.push(Finding::new("tag_along", Severity::Low, "tag-along only on a change of control (more than 50%)", Some(&tag.clause_id)));
+            findings.push(Finding::new(
+                "tag_along",
+                Severity::Low,
+                "tag-along only on a change of control (more than 50%)",
+                Some(&tag.clause_id),
+            ));
         }
     }
     if report.chair_casting_vote {
-        let severity = if report.deadlock_mechanisms.is_empty() { Severity::High } else { Severity::Medium };
+        let severity = if report.deadlock_mechanisms.is_empty() {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
         findings.push(Finding::new("casting_vote", severity, "the chair has a casting vote, so the side nominating the chair controls split board votes", None));
     }
     if let (Some(_), Some(adjourned)) = (&report.quorum, &report.adjourned_quorum) {
         if ANY_N.is_match(&adjourned.to_lowercase()) {
             findings.push(Finding::new(
                 "quorum",
-                if side == Side::Buyer { Severity::High } else { Severity::Medium },
-                format!("an adjourned meeting is quorate without the protected director: {adjourned}"),
+                if side == Side::Buyer {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
+                format!(
+                    "an adjourned meeting is quorate without the protected director: {adjourned}"
+                ),
                 quorum_clause.as_deref(),
             ));
         }
     }
-    if report.deadlock_mechanisms.iter().any(|m| m == "russian_roulette" || m == "texas_shoot_out") {
+    if report
+        .deadlock_mechanisms
+        .iter()
+        .any(|m| m == "russian_roulette" || m == "texas_shoot_out")
+    {
         findings.push(Finding::new("deadlock", Severity::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
     }
     if !report.veto_holders.is_empty() && !report.reserved_matters.is_empty() {
         findings.push(Finding::new(
             "veto",
-            if side == Side::Seller { Severity::Medium } else { Severity::Low },
-            format!("{} reserved matter(s) need the consent of {}", report.reserved_matters.len(), report.veto_holders.join(", ")),
+            if side == Side::Seller {
+                Severity::Medium
+            } else {
+                Severity::Low
+            },
+            format!(
+                "{} reserved matter(s) need the consent of {}",
+                report.reserved_matters.len(),
+                report.veto_holders.join(", ")
+            ),
             reserved_clause.as_deref(),
         ));
     }
     let focus = requested.clause_id.clone();
-    let in_focus = |f: &Finding| f.clause_id.as_deref().is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")));
+    let in_focus = |f: &Finding| {
+        f.clause_id
+            .as_deref()
+            .is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")))
+    };
     sort_findings(&mut findings);
     findings.sort_by_key(|f| !in_focus(f));
     report.summary = format!(
@@ -268,4 +351,6 @@ static APPOINTED_BY: LazyLock<Regex> = LazyLock::new(|| {
 static CONSENT_OF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)without the prior (?:written )?(?:consent|approval) of the ([A-Z][\w ]*?)(?:[,.;]|$| and )").unwrap()
 });
-static ANY_N: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"any (?:two|three|\d+) directors|directors present shall form a quorum").unwrap());
+static ANY_N: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"any (?:two|three|\d+) directors|directors present shall form a quorum").unwrap()
+});
