@@ -319,7 +319,7 @@ static PARTY: LazyLock<Regex> = LazyLock::new(|| {
 
 fn waiving_party(sentence: &str) -> Option<String> {
     let cut = sentence
-        .to_lowercase()
+        .to_ascii_lowercase()
         .find("waive")
         .or_else(|| sentence.find("豁免"))
         .unwrap_or(sentence.len());

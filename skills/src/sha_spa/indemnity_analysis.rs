@@ -259,7 +259,10 @@ pub fn spa_indemnity_analysis(
                     subject: c[1].trim().trim_end_matches('.').to_string(),
                 });
             }
-            if let Some(at) = lower.find("not be liable for any claim to the extent") {
+            if let Some(at) = sentence
+                .to_ascii_lowercase()
+                .find("not be liable for any claim to the extent")
+            {
                 let rest = &sentence[at..];
                 let rest = rest.split_once(" that ").map_or(rest, |(_, r)| r);
                 exclusions.extend(
