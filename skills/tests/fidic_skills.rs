@@ -637,3 +637,61 @@ fn fidic_skills_are_registered_with_a_prepared_clause_id() {
     }
     skill_core::testing::assert_registry_valid();
 }
+
+#[test]
+fn sample_checklists_and_criteria_fit_their_contracts() {
+    use skills::{ChecklistItem, Priority, ReviewCriterion};
+    let domain_skills = [
+        "fidic_merge_gc_pc",
+        "fidic_calculate_time_bar",
+        "fidic_check_pc_consistency",
+        "fidic_search_er",
+        "spa_extract_conditions",
+        "spa_extract_reps_warranties",
+        "spa_indemnity_analysis",
+        "sha_governance_check",
+    ];
+    let d = Dispatcher::from_inventory().unwrap();
+    for (checklist, contract) in [
+        ("fidic/checklist.json", "fidic/general_conditions.md"),
+        ("spa/checklist.json", "spa/share_purchase_agreement.md"),
+        ("sha/checklist.json", "sha/shareholders_agreement.md"),
+        ("zh/checklist.json", "zh/epc_contract_zh.md"),
+    ] {
+        let items: Vec<ChecklistItem> = serde_json::from_str(&sample(checklist)).unwrap();
+        let doc = parse(contract, &sample(contract));
+        for item in &items {
+            assert!(
+                doc.find_clause(&item.clause_id).is_some(),
+                "{checklist}: clause {} not in {contract}",
+                item.clause_id
+            );
+            for skill in item
+                .required_skills
+                .iter()
+                .filter(|s| domain_skills.contains(&s.as_str()))
+            {
+                assert!(d.get_registration(skill).is_some(), "{skill}");
+            }
+        }
+    }
+    let fidic: Vec<ChecklistItem> = serde_json::from_str(&sample("fidic/checklist.json")).unwrap();
+    assert_eq!(
+        fidic[0],
+        ChecklistItem {
+            clause_id: "4.1".into(),
+            clause_name: "承包商义务".into(),
+            priority: Priority::Critical,
+            required_skills: vec![
+                "get_clause_context".into(),
+                "fidic_merge_gc_pc".into(),
+                "compare_with_baseline".into()
+            ],
+            description: "检查义务范围".into(),
+        }
+    );
+    for criteria in ["fidic/criteria.json", "spa/criteria.json"] {
+        let parsed: Vec<ReviewCriterion> = serde_json::from_str(&sample(criteria)).unwrap();
+        assert!(parsed.len() >= 4);
+    }
+}
