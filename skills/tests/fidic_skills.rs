@@ -361,7 +361,22 @@ async fn time_bars_elsewhere_and_none_in_notices() {
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "14.7"})).await;
     assert_eq!(
         limits(&r),
-        [(84, Some("interim_payment"), "longer", false, Severity::Low)]
+        [(
+            84,
+            Some("interim_payment"),
+            "longer",
+            false,
+            Severity::Medium
+        )]
+    );
+    let payment = &r.time_limits[0];
+    assert_eq!(
+        (
+            payment.party.as_deref(),
+            payment.gc_days,
+            payment.extended_for_other_party
+        ),
+        (Some("Employer"), Some(56), true)
     );
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "20.4"})).await;
     assert_eq!(

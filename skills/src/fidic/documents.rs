@@ -142,9 +142,12 @@ pub fn scoped_clause_id(
         .ok_or_else(|| SkillError::invalid_arguments("no clause is under review; pass `clause_id`"))
 }
 
-/// The review state of a context, for preparers.
-pub fn review_of(ctx: &SkillContext) -> Result<&ReviewState, SkillError> {
+/// The review state of a context, for preparers of the skill in `scope`.
+pub fn review_of<'c>(
+    ctx: &'c SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<&'c ReviewState, SkillError> {
     ctx.get::<ReviewState>().ok_or_else(|| {
-        SkillError::missing_injection("prepare", std::any::type_name::<ReviewState>())
+        SkillError::missing_injection(scope.skill_id(), std::any::type_name::<ReviewState>())
     })
 }

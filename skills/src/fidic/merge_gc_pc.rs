@@ -91,7 +91,7 @@ fn prepare_gc_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(FidicDocuments::of(review_of(ctx)?).gc_text(&clause_id))
+    Ok(FidicDocuments::of(review_of(ctx, scope)?).gc_text(&clause_id))
 }
 
 fn prepare_pc_text(
@@ -99,7 +99,7 @@ fn prepare_pc_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(FidicDocuments::of(review_of(ctx)?).pc_text(&clause_id))
+    Ok(FidicDocuments::of(review_of(ctx, scope)?).pc_text(&clause_id))
 }
 
 /// Merges the two texts and describes the result.

@@ -143,7 +143,7 @@ fn prepare_query(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(Some(default_query(review_of(ctx)?, &clause_id)))
+    Ok(Some(default_query(review_of(ctx, scope)?, &clause_id)))
 }
 
 struct Passage {

@@ -44,6 +44,9 @@ pub struct TimeLimit {
     pub gc_days: Option<u32>,
     /// Whether the period is shorter than the standard or than the General Conditions.
     pub shortened: bool,
+    /// Whether the period is longer than the standard or than the General Conditions while
+    /// another party than the one the review acts for must act (it gets more time).
+    pub extended_for_other_party: bool,
     /// How serious it is: `high` for a shortened time bar.
     pub severity: Severity,
     /// The sentence, shortened.
@@ -107,7 +110,13 @@ pub fn fidic_calculate_time_bar(
         (None, Some(found)) => found,
         (None, None) => return Err(docs.clause_not_found("fidic_calculate_time_bar", &clause_id)),
     };
-    Ok(analyse(&clause_id, &text, &gc_text, source))
+    Ok(analyse(
+        &clause_id,
+        &text,
+        &gc_text,
+        source,
+        &review.our_party,
+    ))
 }
 
 /// The clause as it applies, and where it came from.
@@ -127,7 +136,7 @@ fn prepare_clause_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    let docs = FidicDocuments::of(review_of(ctx)?);
+    let docs = FidicDocuments::of(review_of(ctx, scope)?);
     Ok(docs
         .has_clause(&clause_id)
         .then(|| effective_text(&docs, &clause_id).0))
@@ -165,6 +174,9 @@ const FOLLOW_CUES: &[&str] = &["if ", "fail", "otherwise", "逾期", "否则", "
 static PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(Contractor|Employer|Engineer|DAAB|DAB|Subcontractor|Seller|Buyer|Purchaser)\b|(承包商|承包人|发包人|业主|工程师|监理人)").unwrap()
 });
+static ACTOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(Contractor|Employer|Engineer|DAAB|DAB|Subcontractor|Seller|Buyer|Purchaser)\s+(?:shall|must|is to)\b|(承包商|承包人|发包人|业主|工程师|监理人)(?:应当|应|须)").unwrap()
+});
 static EN_TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*\)?\s*(after|from|following|before|prior to|of)\s+([^,;.。；]{3,160})")
         .unwrap()
@@ -174,7 +186,14 @@ static ZH_TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Analyses `text`; `gc_text` is the unmodified General Conditions text, for "changed by the PC".
-pub fn analyse(clause_id: &str, text: &str, gc_text: &str, source: &str) -> TimeBarReport {
+/// `our_party` (`Contractor`, `承包人`) decides whose extra time is a concern; may be empty.
+pub fn analyse(
+    clause_id: &str,
+    text: &str,
+    gc_text: &str,
+    source: &str,
+    our_party: &str,
+) -> TimeBarReport {
     let spans = sentence_spans(text);
     let gc_limits: Vec<(u32, BTreeSet<String>)> = find_periods(gc_text)
         .into_iter()
@@ -189,7 +208,7 @@ pub fn analyse(clause_id: &str, text: &str, gc_text: &str, source: &str) -> Time
     for period in find_periods(text) {
         let (sentence, index) = sentence_around(text, &spans, &period);
         let next = spans.get(index + 1).map(|&(s, e)| &text[s..e]);
-        limits.push(limit(text, sentence, next, &period, &gc_limits));
+        limits.push(limit(text, sentence, next, &period, &gc_limits, our_party));
     }
     let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
     let shortened_count = limits.iter().filter(|l| l.shortened).count();
@@ -236,6 +255,7 @@ fn limit(
     next: Option<&str>,
     period: &FoundPeriod,
     gc_limits: &[(u32, BTreeSet<String>)],
+    our_party: &str,
 ) -> TimeLimit {
     let before = &text[..period.start];
     let after = &text[period.end..];
@@ -264,9 +284,9 @@ fn limit(
     };
     let sentence_start = sentence.as_ptr() as usize - text.as_ptr() as usize;
     let lead_in = &text[sentence_start.min(period.start)..period.start];
-    let party = PARTY
-        .captures_iter(lead_in)
-        .last()
+    // The actor is the party that "shall" act; else the first party named.
+    let party = ACTOR
+        .captures(sentence)
         .or_else(|| PARTY.captures(sentence))
         .and_then(|c| c.get(1).or(c.get(2)))
         .map(|m| m.as_str().to_string());
@@ -306,12 +326,18 @@ fn limit(
         .map(|(days, _)| *days);
     let shortened =
         difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
+    let acts_for_other = party
+        .as_deref()
+        .is_some_and(|p| !our_party.trim().is_empty() && role_of(p) != role_of(our_party));
+    let extended_for_other_party = acts_for_other
+        && (difference_days.is_some_and(|d| d > 0) || gc_days.is_some_and(|g| period.days > g));
     let severity = match (
         is_time_bar || standard.is_some_and(|s| s.time_bar),
         shortened,
     ) {
         (true, true) => Severity::High,
         (false, true) | (true, false) => Severity::Medium,
+        (false, false) if extended_for_other_party => Severity::Medium,
         (false, false) => Severity::Low,
     };
     TimeLimit {
@@ -333,8 +359,24 @@ fn limit(
         difference_days,
         gc_days,
         shortened,
+        extended_for_other_party,
         severity,
         sentence: excerpt(sentence, 300),
+    }
+}
+
+/// The contract role a party name stands for, so "Contractor" and "承包人" compare equal.
+fn role_of(name: &str) -> &'static str {
+    let lower = name.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&["contractor", "承包"]) {
+        "contractor"
+    } else if has(&["employer", "owner", "发包", "业主"]) {
+        "employer"
+    } else if has(&["engineer", "工程师", "监理"]) {
+        "engineer"
+    } else {
+        "other"
     }
 }
 
