@@ -72,7 +72,9 @@ pub struct ConsistencyReport {
     pub summary: String,
 }
 
-/// Check whether the Particular Conditions' change to a clause conflicts with the rest of the contract.
+/// Check whether the Particular Conditions' change to a clause conflicts with the rest of the
+/// contract: periods still quoted elsewhere, references to deleted or missing sub-clauses,
+/// redefined terms.
 ///
 /// Finds other clauses that still quote a period the PC changed, references to sub-clauses the
 /// PC delete or that exist nowhere, and defined terms the PC redefine (with the clauses that

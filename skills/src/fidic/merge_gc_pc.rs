@@ -53,7 +53,8 @@ pub struct MergedClause {
     pub summary: String,
 }
 
-/// Merge a FIDIC General Conditions sub-clause with its Particular Conditions.
+/// Merge a FIDIC General Conditions sub-clause with its Particular Conditions: the text that
+/// applies, and each deletion, replacement or addition the PC make.
 ///
 /// Applies the PC instructions (delete the sub-clause, replace it, delete or replace words,
 /// add text, or introduce a new sub-clause) to the GC text and returns the text that applies,

@@ -48,7 +48,8 @@ pub struct ErSearchResult {
     pub summary: String,
 }
 
-/// Search the Employer's Requirements for the requirements that bear on a contract clause.
+/// Search the Employer's Requirements for the requirements that bear on a contract clause;
+/// returns ranked passages with the terms they share with the clause.
 ///
 /// The query defaults to the clause text (first 500 characters) plus the material type and
 /// contract sub-type of the review; passages are ranked by term relevance (BM25, English

@@ -76,7 +76,8 @@ pub struct TimeBarReport {
     pub summary: String,
 }
 
-/// Find every time limit in a contract clause and flag time bars that are shorter than usual.
+/// Find every time limit in a contract clause (notices, claims, payment), its trigger and
+/// consequence, and flag time bars shorter than the FIDIC standard or the General Conditions.
 ///
 /// Reads "within 28 days", "not later than 42 days after ...", "28天内" and similar; for each
 /// limit gives the trigger, the consequence of missing it (a time bar when a right is lost),
