@@ -240,6 +240,73 @@ async fn merge_statuses_across_the_sample() {
 }
 
 #[tokio::test]
+async fn whole_clauses_are_merged_sub_clause_by_sub_clause() {
+    let c = ctx(review(), "Clause 4");
+    let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({})).await;
+    let subs: Vec<(&str, ClauseStatus)> = m
+        .sub_clauses
+        .iter()
+        .map(|s| (s.clause_id.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        subs,
+        [
+            ("4", ClauseStatus::Unchanged),
+            ("4.1", ClauseStatus::Amended),
+            ("4.2", ClauseStatus::Amended),
+            ("4.12", ClauseStatus::Deleted),
+            ("4.25", ClauseStatus::Added),
+        ]
+    );
+    assert_eq!(
+        (m.status, m.severity),
+        (ClauseStatus::Amended, Severity::High)
+    );
+    assert!(
+        m.merged_text.contains("\n4.25 The Contractor shall source")
+            && !m.merged_text.contains("4.12 ")
+    );
+    assert!(m
+        .modifications
+        .iter()
+        .any(|x| x.description == "Sub-Clause 4.12: sub-clause deleted in full"));
+    let input = FidicMergeGcPc::prepare_input(&c, None).unwrap();
+    assert_eq!(
+        (input.gc_text, input.pc_text),
+        (None, None),
+        "left to the skill, which merges per sub-clause"
+    );
+
+    let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "20"})).await;
+    assert_eq!(
+        (
+            r.text_source.as_str(),
+            r.time_limit_count,
+            r.shortened_count
+        ),
+        ("gc_with_pc", 7, 3)
+    );
+    let r: ConsistencyReport = run("fidic_check_pc_consistency", &c, json!({})).await;
+    assert_eq!(
+        kinds(&r),
+        [
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                "4.1",
+                "4.12",
+                Severity::High
+            ),
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                "8.4",
+                "4.12",
+                Severity::High
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn merge_prepares_texts_for_the_clause_the_model_names_and_accepts_given_texts() {
     let c = ctx(review(), "20.1");
     let input = FidicMergeGcPc::prepare_input(&c, Some(&json!({"clause_id": "4.2"}))).unwrap();

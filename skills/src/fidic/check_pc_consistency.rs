@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use skill_core::prelude::*;
 
 use super::documents::FidicDocuments;
+use super::merge_gc_pc::merged_tree;
 use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
 use super::periods::find_periods;
 use super::text::{
@@ -92,13 +93,13 @@ pub fn fidic_check_pc_consistency(
 ) -> Result<ConsistencyReport, SkillError> {
     let clause_id = normalize_clause_id(&clause_id);
     let docs = FidicDocuments::of(&review);
-    let Some(pc) = docs.pc_structure() else {
+    if docs.pc_structure().is_none() {
         let names: Vec<&str> = review.references().map(|d| d.filename.as_str()).collect();
         return Err(SkillError::not_found(format!(
             "`fidic_check_pc_consistency`: no Particular Conditions among the reference documents (expected a file name containing \"pc\" or \"particular\"; references: [{}])",
             names.join(", ")
         )));
-    };
+    }
     if !docs.has_clause(&clause_id) {
         return Err(docs.clause_not_found("fidic_check_pc_consistency", &clause_id));
     }
@@ -109,94 +110,93 @@ pub fn fidic_check_pc_consistency(
         .map(|c| c.id.as_str())
         .collect();
     let exists = |id: &str| docs.has_clause(id);
-    let gc_own = docs
-        .gc
-        .and_then(|d| d.find_clause(&clause_id))
-        .map(|c| c.text.clone())
-        .unwrap_or_default();
-    let pc_own = pc
-        .find_clause(&clause_id)
-        .map(|c| c.text.clone())
-        .unwrap_or_default();
-    let merged = merge(&gc_own, &pc_own);
+    let pairs = docs.clause_pairs(&clause_id);
+    let pc_status = merged_tree(&clause_id, &pairs).status;
+    let requested = clause_id;
     let mut conflicts = Vec::new();
+    // The clause and each of its sub-clauses, as the PC leave them.
+    for pair in &pairs {
+        let clause_id = pair.clause_id.clone();
+        let pc_own = pair.pc_text.clone();
+        let merged = merge(&pair.gc_text, &pc_own);
 
-    let refers_to = |target: &str, id: &str| target == id || target.starts_with(&format!("{id}."));
-    // 1. Other clauses pointing at this clause once the PC delete it.
-    if merged.status == ClauseStatus::Deleted {
-        for c in contract
-            .iter()
-            .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
-        {
-            for r in clause_references(&c.text)
+        let refers_to =
+            |target: &str, id: &str| target == id || target.starts_with(&format!("{id}."));
+        // 1. Other clauses pointing at this clause once the PC delete it.
+        if merged.status == ClauseStatus::Deleted {
+            for c in contract
                 .iter()
-                .filter(|r| refers_to(&r.target, &clause_id))
+                .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
             {
-                conflicts.push(Conflict {
-                    kind: ConflictKind::ReferenceToDeletedClause,
-                    severity: Severity::High,
-                    clause_id: c.id.clone(),
-                    related_to: clause_id.clone(),
-                    description: format!(
+                for r in clause_references(&c.text)
+                    .iter()
+                    .filter(|r| refers_to(&r.target, &clause_id))
+                {
+                    conflicts.push(Conflict {
+                        kind: ConflictKind::ReferenceToDeletedClause,
+                        severity: Severity::High,
+                        clause_id: c.id.clone(),
+                        related_to: clause_id.clone(),
+                        description: format!(
                         "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
                         c.id, r.text
                     ),
-                    evidence: excerpt(sentence_with(&c.text, r.start), 240),
-                });
+                        evidence: excerpt(sentence_with(&c.text, r.start), 240),
+                    });
+                }
             }
         }
-    }
-    // 2. References made by the clause as it now reads.
-    for r in clause_references(&merged.text) {
-        if refers_to(&r.target, &clause_id) {
-            continue;
+        // 2. References made by the clause as it now reads.
+        for r in clause_references(&merged.text) {
+            if refers_to(&r.target, &clause_id) {
+                continue;
+            }
+            let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
+                (
+                    ConflictKind::ReferenceToDeletedClause,
+                    Severity::High,
+                    "which the Particular Conditions delete",
+                )
+            } else if !exists(&r.target) {
+                (
+                    ConflictKind::BrokenReference,
+                    Severity::Medium,
+                    "which exists in no contract document",
+                )
+            } else {
+                continue;
+            };
+            conflicts.push(Conflict {
+                kind,
+                severity,
+                clause_id: clause_id.clone(),
+                related_to: r.target.clone(),
+                description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
+                evidence: excerpt(sentence_with(&merged.text, r.start), 240),
+            });
         }
-        let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
-            (
-                ConflictKind::ReferenceToDeletedClause,
-                Severity::High,
-                "which the Particular Conditions delete",
-            )
-        } else if !exists(&r.target) {
-            (
-                ConflictKind::BrokenReference,
-                Severity::Medium,
-                "which exists in no contract document",
-            )
-        } else {
-            continue;
-        };
-        conflicts.push(Conflict {
-            kind,
-            severity,
-            clause_id: clause_id.clone(),
-            related_to: r.target.clone(),
-            description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
-            evidence: excerpt(sentence_with(&merged.text, r.start), 240),
-        });
-    }
-    // 3. Periods changed here but still quoted where other clauses refer to this one.
-    for m in merged
-        .modifications
-        .iter()
-        .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
-    {
-        let (Some(old), Some(new)) = (
-            find_periods(&m.gc_text).into_iter().next(),
-            find_periods(&m.pc_text).into_iter().next(),
-        ) else {
-            continue;
-        };
-        for c in contract
+        // 3. Periods changed here but still quoted where other clauses refer to this one.
+        for m in merged
+            .modifications
             .iter()
-            .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+            .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
         {
-            for sentence in sentences(&c.text) {
-                let cites = clause_references(sentence)
-                    .iter()
-                    .any(|r| r.target == clause_id);
-                if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
-                    conflicts.push(Conflict {
+            let (Some(old), Some(new)) = (
+                find_periods(&m.gc_text).into_iter().next(),
+                find_periods(&m.pc_text).into_iter().next(),
+            ) else {
+                continue;
+            };
+            for c in contract
+                .iter()
+                .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+            {
+                for sentence in sentences(&c.text) {
+                    let cites = clause_references(sentence)
+                        .iter()
+                        .any(|r| r.target == clause_id);
+                    if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
+                        conflicts.push(Conflict {
                         kind: ConflictKind::StalePeriodReference,
                         severity: Severity::High,
                         clause_id: c.id.clone(),
@@ -207,29 +207,31 @@ pub fn fidic_check_pc_consistency(
                         ),
                         evidence: excerpt(sentence, 240),
                     });
+                    }
                 }
             }
         }
-    }
-    // 4. Defined terms the PC (re)define in this clause.
-    let gc_terms = docs.gc.map(document_definitions).unwrap_or_default();
-    for (term, definition) in definitions_in(&pc_own) {
-        let users: Vec<&str> = contract
-            .iter()
-            .filter(|c| {
-                c.id != clause_id && c.status != ClauseStatus::Deleted && uses_term(&c.text, &term)
-            })
-            .map(|c| c.id.as_str())
-            .collect();
-        let used_in = if users.is_empty() {
-            "no other clause".to_string()
-        } else {
-            format!(
-                "Sub-Clause(s) {}",
-                users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
-            )
-        };
-        match gc_terms.iter().find(|(t, _)| t == &term) {
+        // 4. Defined terms the PC (re)define in this clause.
+        let gc_terms = docs.gc.map(document_definitions).unwrap_or_default();
+        for (term, definition) in definitions_in(&pc_own) {
+            let users: Vec<&str> = contract
+                .iter()
+                .filter(|c| {
+                    c.id != clause_id
+                        && c.status != ClauseStatus::Deleted
+                        && uses_term(&c.text, &term)
+                })
+                .map(|c| c.id.as_str())
+                .collect();
+            let used_in = if users.is_empty() {
+                "no other clause".to_string()
+            } else {
+                format!(
+                    "Sub-Clause(s) {}",
+                    users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+                )
+            };
+            match gc_terms.iter().find(|(t, _)| t == &term) {
             Some((_, old)) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
                 kind: ConflictKind::RedefinedTerm,
                 severity: if users.is_empty() { Severity::Medium } else { Severity::High },
@@ -248,33 +250,38 @@ pub fn fidic_check_pc_consistency(
                 evidence: excerpt(&definition, 200),
             }),
         }
-    }
-    // 5. Instructions that do not fit the GC wording.
-    for m in merged.modifications.iter().filter(|m| !m.applied) {
-        conflicts.push(Conflict {
-            kind: ConflictKind::InstructionNotApplicable,
-            severity: Severity::Medium,
-            clause_id: clause_id.clone(),
-            related_to: m.gc_text.clone(),
-            description: m.description.clone(),
-            evidence: excerpt(&pc_own, 200),
-        });
+        }
+        // 5. Instructions that do not fit the GC wording.
+        for m in merged.modifications.iter().filter(|m| !m.applied) {
+            conflicts.push(Conflict {
+                kind: ConflictKind::InstructionNotApplicable,
+                severity: Severity::Medium,
+                clause_id: clause_id.clone(),
+                related_to: m.gc_text.clone(),
+                description: m.description.clone(),
+                evidence: excerpt(&pc_own, 200),
+            });
+        }
     }
     conflicts.sort_by(|a, b| {
         a.severity
             .cmp(&b.severity)
             .then(a.kind.cmp(&b.kind))
             .then(a.clause_id.cmp(&b.clause_id))
+            .then(a.related_to.cmp(&b.related_to))
     });
-    conflicts.dedup();
+    // The same problem seen from both ends (the deleted clause and the clause citing it).
+    conflicts.dedup_by(|a, b| {
+        a.kind == b.kind && a.clause_id == b.clause_id && a.related_to == b.related_to
+    });
     let high_count = conflicts
         .iter()
         .filter(|c| c.severity == Severity::High)
         .count();
-    let summary = summarize(&clause_id, merged.status, &conflicts, high_count);
+    let summary = summarize(&requested, pc_status, &conflicts, high_count);
     Ok(ConsistencyReport {
-        clause_id,
-        pc_status: merged.status,
+        clause_id: requested,
+        pc_status,
         conflict_count: conflicts.len(),
         high_count,
         clauses_checked: contract.len(),

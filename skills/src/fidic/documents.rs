@@ -48,6 +48,34 @@ impl<'a> FidicDocuments<'a> {
             .and_then(|d| d.clause_full_text(clause_id))
     }
 
+    /// The clause and every sub-clause under it that the GC or the PC have (GC order, then
+    /// clauses only the PC have), each with its own text in both.
+    pub fn clause_pairs(&self, clause_id: &str) -> Vec<ClausePair> {
+        let prefix = format!("{clause_id}.");
+        let mut ids: Vec<String> = Vec::new();
+        for doc in [self.gc, self.pc_structure()].into_iter().flatten() {
+            for c in doc.iter_clauses() {
+                if (c.clause_id == clause_id || c.clause_id.starts_with(&prefix))
+                    && !ids.contains(&c.clause_id)
+                {
+                    ids.push(c.clause_id.clone());
+                }
+            }
+        }
+        let own = |doc: Option<&DocumentStructure>, id: &str| {
+            doc.and_then(|d| d.find_clause(id))
+                .map(|c| c.text.trim().to_string())
+                .unwrap_or_default()
+        };
+        ids.into_iter()
+            .map(|id| ClausePair {
+                gc_text: own(self.gc, &id),
+                pc_text: own(self.pc_structure(), &id),
+                clause_id: id,
+            })
+            .collect()
+    }
+
     /// Every document that holds clauses, for "does this clause exist" questions.
     pub fn all(&self) -> impl Iterator<Item = &'a DocumentStructure> {
         [self.primary, self.gc, self.pc_structure()]
@@ -64,6 +92,17 @@ impl<'a> FidicDocuments<'a> {
     pub fn clause_not_found(&self, skill: &str, clause_id: &str) -> SkillError {
         clause_not_found(skill, clause_id, self.all())
     }
+}
+
+/// One clause with its own General and Particular Conditions text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClausePair {
+    /// The clause.
+    pub clause_id: String,
+    /// Its General Conditions text (without sub-clauses), empty when the GC lack it.
+    pub gc_text: String,
+    /// Its Particular Conditions text (without sub-clauses), empty when the PC are silent.
+    pub pc_text: String,
 }
 
 fn name_tokens(filename: &str) -> Vec<String> {

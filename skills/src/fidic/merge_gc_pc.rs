@@ -3,9 +3,9 @@
 
 use skill_core::prelude::*;
 
-use super::documents::{review_of, scoped_clause_id, FidicDocuments};
+use super::documents::{review_of, scoped_clause_id, ClausePair, FidicDocuments};
 use super::pc_instructions::{
-    merge, word_changes, ClauseStatus, Modification, ModificationKind, TextChange,
+    merge, word_changes, ClauseStatus, Merged, Modification, ModificationKind, TextChange,
 };
 use super::periods::find_periods;
 use super::text::Severity;
@@ -21,6 +21,15 @@ pub struct PeriodChange {
     pub to: String,
     /// Days added (positive) or removed (negative).
     pub difference_days: i64,
+}
+
+/// How one sub-clause stands after the PC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SubClauseStatus {
+    /// The sub-clause.
+    pub clause_id: String,
+    /// `unchanged`, `amended`, `replaced`, `deleted` or `added`.
+    pub status: ClauseStatus,
 }
 
 /// The merged sub-clause.
@@ -40,6 +49,8 @@ pub struct MergedClause {
     pub modifications: Vec<Modification>,
     /// Word-level changes from the GC text to the merged text.
     pub text_changes: Vec<TextChange>,
+    /// For a clause with sub-clauses: how each one stands (empty for a single sub-clause).
+    pub sub_clauses: Vec<SubClauseStatus>,
     /// Periods changed by the PC (`28 days` -> `14 days`).
     pub changed_periods: Vec<PeriodChange>,
     /// Number of modifications.
@@ -65,7 +76,8 @@ pub fn fidic_merge_gc_pc(
     /// Sub-clause number, e.g. "4.1" or "20.1"; defaults to the clause under review.
     #[arg(prepare = crate::prepare::focus_clause_id)]
     clause_id: String,
-    /// General Conditions text of the sub-clause; defaults to the baseline document's text.
+    /// General Conditions text of the sub-clause; defaults to the baseline document's text
+    /// (a clause with sub-clauses is merged sub-clause by sub-clause).
     #[arg(prepare = prepare_gc_text)]
     gc_text: Option<String>,
     /// Particular Conditions text for the sub-clause; defaults to the PC document's text.
@@ -78,6 +90,9 @@ pub fn fidic_merge_gc_pc(
     if gc_text.is_none() && pc_text.is_none() && !docs.has_clause(&clause_id) {
         return Err(docs.clause_not_found("fidic_merge_gc_pc", &clause_id));
     }
+    if gc_text.is_none() && pc_text.is_none() {
+        return Ok(merged_tree(&clause_id, &docs.clause_pairs(&clause_id)));
+    }
     let gc_text = gc_text
         .or_else(|| docs.gc_text(&clause_id))
         .unwrap_or_default();
@@ -87,12 +102,93 @@ pub fn fidic_merge_gc_pc(
     Ok(merged_clause(&clause_id, &gc_text, &pc_text))
 }
 
+/// The clause as it applies (GC with the PC applied, sub-clause by sub-clause), and where the
+/// text came from: `gc`, `pc` or `gc_with_pc`.
+pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
+    let merged = merged_tree(clause_id, &docs.clause_pairs(clause_id));
+    let source = match merged.status {
+        ClauseStatus::Unchanged => "gc",
+        ClauseStatus::Added => "pc",
+        _ => "gc_with_pc",
+    };
+    (merged.merged_text, source)
+}
+
+/// Merges a clause and its sub-clauses one by one.
+pub fn merged_tree(clause_id: &str, pairs: &[ClausePair]) -> MergedClause {
+    match pairs {
+        [] => return merged_clause(clause_id, "", ""),
+        [one] => return merged_clause(clause_id, &one.gc_text, &one.pc_text),
+        _ => {}
+    }
+    let mut gc_parts = Vec::new();
+    let mut pc_parts = Vec::new();
+    let mut text_parts = Vec::new();
+    let mut modifications = Vec::new();
+    let mut sub_clauses = Vec::new();
+    for pair in pairs {
+        let m = merge(&pair.gc_text, &pair.pc_text);
+        let id = &pair.clause_id;
+        for (parts, text) in [
+            (&mut gc_parts, &pair.gc_text),
+            (&mut pc_parts, &pair.pc_text),
+            (&mut text_parts, &m.text),
+        ] {
+            if !text.is_empty() {
+                parts.push(format!("{id} {text}"));
+            }
+        }
+        modifications.extend(m.modifications.into_iter().map(|mut x| {
+            x.description = format!("Sub-Clause {id}: {}", x.description);
+            x
+        }));
+        sub_clauses.push(SubClauseStatus {
+            clause_id: id.clone(),
+            status: m.status,
+        });
+    }
+    let statuses: Vec<ClauseStatus> = sub_clauses.iter().map(|s| s.status).collect();
+    let with_gc: Vec<ClauseStatus> = pairs
+        .iter()
+        .zip(&statuses)
+        .filter(|(p, _)| !p.gc_text.is_empty())
+        .map(|(_, s)| *s)
+        .collect();
+    let status = if statuses.iter().all(|s| *s == ClauseStatus::Unchanged) {
+        ClauseStatus::Unchanged
+    } else if statuses.iter().all(|s| *s == ClauseStatus::Added) {
+        ClauseStatus::Added
+    } else if !with_gc.is_empty() && with_gc.iter().all(|s| *s == ClauseStatus::Deleted) {
+        ClauseStatus::Deleted
+    } else {
+        ClauseStatus::Amended
+    };
+    let merged = Merged {
+        status,
+        text: text_parts.join("\n"),
+        modifications,
+    };
+    let mut out = describe(
+        clause_id,
+        &gc_parts.join("\n"),
+        &pc_parts.join("\n"),
+        merged,
+    );
+    out.sub_clauses = sub_clauses;
+    out
+}
+
 fn prepare_gc_text(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(FidicDocuments::of(review_of(ctx, scope)?).gc_text(&clause_id))
+    let docs = FidicDocuments::of(review_of(ctx, scope)?);
+    // A clause with sub-clauses is merged one sub-clause at a time by the skill itself.
+    if docs.clause_pairs(&clause_id).len() > 1 {
+        return Ok(None);
+    }
+    Ok(docs.gc_text(&clause_id))
 }
 
 fn prepare_pc_text(
@@ -100,12 +196,19 @@ fn prepare_pc_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(FidicDocuments::of(review_of(ctx, scope)?).pc_text(&clause_id))
+    let docs = FidicDocuments::of(review_of(ctx, scope)?);
+    if docs.clause_pairs(&clause_id).len() > 1 {
+        return Ok(None);
+    }
+    Ok(docs.pc_text(&clause_id))
 }
 
 /// Merges the two texts and describes the result.
 pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedClause {
-    let merged = merge(gc_text, pc_text);
+    describe(clause_id, gc_text, pc_text, merge(gc_text, pc_text))
+}
+
+fn describe(clause_id: &str, gc_text: &str, pc_text: &str, merged: Merged) -> MergedClause {
     let text_changes = match merged.status {
         ClauseStatus::Amended => word_changes(gc_text, &merged.text),
         _ => Vec::new(),
@@ -149,6 +252,7 @@ pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedCla
         modification_count: merged.modifications.len(),
         modifications: merged.modifications,
         text_changes,
+        sub_clauses: Vec::new(),
         changed_periods,
         unapplied_count,
         severity,

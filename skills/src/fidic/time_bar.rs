@@ -8,7 +8,7 @@ use regex::Regex;
 use skill_core::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
-use super::pc_instructions::merge;
+use super::merge_gc_pc::effective_text;
 use super::periods::{find_periods, standard_for, FoundPeriod};
 use super::text::{contains_any, excerpt, sentence_spans, Severity};
 use crate::state::ReviewState;
@@ -118,18 +118,6 @@ pub fn fidic_calculate_time_bar(
         source,
         &review.our_party,
     ))
-}
-
-/// The clause as it applies, and where it came from.
-pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
-    let gc = docs.gc_text(clause_id).unwrap_or_default();
-    match docs.pc_text(clause_id) {
-        Some(pc) if !pc.trim().is_empty() => {
-            let source = if gc.is_empty() { "pc" } else { "gc_with_pc" };
-            (merge(&gc, &pc).text, source)
-        }
-        _ => (gc, "gc"),
-    }
 }
 
 fn prepare_clause_text(
