@@ -227,6 +227,44 @@ async fn conditions_without_long_stop_and_none_in_warranties() {
 }
 
 #[tokio::test]
+async fn chinese_conditions_precedent() {
+    let c = one_clause(
+        "本次交易以下列条件全部满足为先决条件：\n（一）国家市场监督管理总局已批准本次经营者集中；\n（二）目标公司股东会已作出同意本次交易的决议。\n买方可以书面豁免第（二）项条件。最后截止日为2026年6月30日，届时先决条件仍未满足的，任何一方有权解除本协议。",
+        "买方",
+    );
+    let r: ConditionsReport = run("spa_extract_conditions", &c, json!({})).await;
+    let conditions: Vec<(&str, &str, Vec<&str>)> = r
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                c.label.as_str(),
+                c.category.as_str(),
+                c.waivable_by.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        conditions,
+        [
+            ("一", "regulatory", vec![]),
+            ("二", "shareholder_approval", vec!["买方"])
+        ]
+    );
+    assert_eq!(r.long_stop_date.as_deref(), Some("2026年6月30日"));
+    assert!(r
+        .long_stop_consequence
+        .as_deref()
+        .unwrap()
+        .contains("任何一方有权解除本协议"));
+    assert_eq!(
+        topics(&r.findings),
+        [("waiver", Severity::Medium)],
+        "condition 一 has no waiver right"
+    );
+}
+
+#[tokio::test]
 async fn warranties_and_their_qualifiers() {
     let r: WarrantiesReport = run(
         "spa_extract_reps_warranties",

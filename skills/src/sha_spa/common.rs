@@ -146,10 +146,11 @@ pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-static LABEL_REF: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\(([a-z]{1,2}|[ivx]{1,4})\)").unwrap());
+static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[(（]([a-z]{1,2}|[ivx]{1,4}|[一二三四五六七八九十]{1,3})[)）]").unwrap()
+});
 
-/// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e).
+/// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e; "第（二）项" -> 二).
 pub fn cited_labels(sentence: &str) -> Vec<String> {
     LABEL_REF
         .captures_iter(sentence)
