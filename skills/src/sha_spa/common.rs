@@ -49,18 +49,22 @@ pub fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// Text covered by a request.
-pub struct Scope {
+pub struct Scope<'a> {
     /// The clause analysed: the top-level clause containing the request, or `*`.
     pub clause_id: String,
     /// Its full text (with sub-clauses).
     pub text: String,
     /// The contract.
-    pub doc: DocumentStructure,
+    pub doc: &'a DocumentStructure,
 }
 
 /// The text a skill analyses: the top-level clause containing `clause_id` (a CP list, its
 /// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
-pub fn scope(review: &ReviewState, skill: &str, clause_id: &str) -> Result<Scope, SkillError> {
+pub fn scope<'a>(
+    review: &'a ReviewState,
+    skill: &str,
+    clause_id: &str,
+) -> Result<Scope<'a>, SkillError> {
     let doc = review.primary().ok_or_else(|| {
         SkillError::not_found(format!(
             "`{skill}`: the review has no contract under review (no document with role `primary`)"
@@ -77,7 +81,7 @@ pub fn scope(review: &ReviewState, skill: &str, clause_id: &str) -> Result<Scope
         return Ok(Scope {
             clause_id: "*".into(),
             text,
-            doc: doc.clone(),
+            doc,
         });
     }
     if doc.find_clause(&wanted).is_none() {
@@ -90,7 +94,7 @@ pub fn scope(review: &ReviewState, skill: &str, clause_id: &str) -> Result<Scope
     Ok(Scope {
         text: doc.clause_full_text(&top).unwrap_or_default(),
         clause_id: top,
-        doc: doc.clone(),
+        doc,
     })
 }
 
