@@ -151,7 +151,7 @@ pub fn spa_extract_conditions(
         c.waivable_by.clear();
     }
 
-    let (long_stop_date, long_stop_consequence) = long_stop(&scope.text, &scope.doc);
+    let (long_stop_date, long_stop_consequence) = long_stop(&scope.text, scope.doc);
     let mut findings = Vec::new();
     if !conditions.is_empty() {
         if long_stop_date.is_none() {
