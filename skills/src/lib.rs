@@ -4,7 +4,9 @@
 #![warn(missing_docs)]
 
 pub mod document;
+pub mod fidic;
 pub mod prepare;
+pub mod sha_spa;
 pub mod state;
 
 pub use document::{Clause, CrossReference, DocumentStructure};
