@@ -67,13 +67,18 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
         return Err("it is empty".into());
     }
     if id.len() > 64 {
-        return Err(format!("it is {} characters long; tool names allow 64", id.len()));
+        return Err(format!(
+            "it is {} characters long; tool names allow 64",
+            id.len()
+        ));
     }
     if let Some(bad) = id
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
-        return Err(format!("`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"));
+        return Err(format!(
+            "`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"
+        ));
     }
     if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
         return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
@@ -103,8 +108,9 @@ impl ToolSet {
 
     /// The definitions as one JSON array, serialized once and cached.
     pub fn to_json(&self) -> &str {
-        self.json
-            .get_or_init(|| serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into()))
+        self.json.get_or_init(|| {
+            serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into())
+        })
     }
 }
 
@@ -156,7 +162,8 @@ impl DispatcherBuilder {
     /// Checks ids (valid, unique, unique on the wire) and builds the dispatcher.
     pub fn build(mut self) -> Result<Dispatcher, RegistryError> {
         self.skills.sort_by(|a, b| a.id.cmp(b.id));
-        let mut by_name: HashMap<&'static str, usize> = HashMap::with_capacity(self.skills.len() * 2);
+        let mut by_name: HashMap<&'static str, usize> =
+            HashMap::with_capacity(self.skills.len() * 2);
         let mut unique: Vec<&'static SkillRegistration> = Vec::with_capacity(self.skills.len());
         for skill in self.skills {
             if let Err(reason) = validate_skill_id(skill.id) {
@@ -287,27 +294,53 @@ impl Dispatcher {
                 })
                 .collect(),
         ));
-        let mut cache = self.inner.tool_cache.write().unwrap_or_else(|p| p.into_inner());
+        let mut cache = self
+            .inner
+            .tool_cache
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(filter.clone()).or_insert(rendered))
     }
 
     /// Runs a skill with exactly the given arguments (plus declared defaults); arguments the
     /// skill could prepare from state are required here.
-    pub async fn call<'a>(&self, id: &str, args: impl Into<CallArgs<'a>>, ctx: &SkillContext) -> SkillResult {
-        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly).await
+    pub async fn call<'a>(
+        &self,
+        id: &str,
+        args: impl Into<CallArgs<'a>>,
+        ctx: &SkillContext,
+    ) -> SkillResult {
+        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly)
+            .await
     }
 
     /// Runs a skill the way an agent does (SPEC-19 `prepare_and_call`): the model's arguments
     /// win over values prepared from the context, which win over declared defaults.
-    pub async fn prepare_and_call(&self, id: &str, ctx: &SkillContext, llm_arguments: Option<&Value>) -> SkillResult {
-        self.run(id, CallArgs::from(llm_arguments), ctx, PrepareMode::FromState).await
+    pub async fn prepare_and_call(
+        &self,
+        id: &str,
+        ctx: &SkillContext,
+        llm_arguments: Option<&Value>,
+    ) -> SkillResult {
+        self.run(
+            id,
+            CallArgs::from(llm_arguments),
+            ctx,
+            PrepareMode::FromState,
+        )
+        .await
     }
 
     /// Runs a parsed tool call with preparation from state; parse warnings travel with the
     /// result.
     pub async fn dispatch(&self, call: &ParsedCall, ctx: &SkillContext) -> SkillResult {
         let mut result = self
-            .run(&call.skill_id, CallArgs::Text(&call.arguments), ctx, PrepareMode::FromState)
+            .run(
+                &call.skill_id,
+                CallArgs::Text(&call.arguments),
+                ctx,
+                PrepareMode::FromState,
+            )
             .await;
         if !call.warnings.is_empty() {
             result.warnings.splice(0..0, call.warnings.iter().cloned());
@@ -315,7 +348,13 @@ impl Dispatcher {
         result
     }
 
-    async fn run(&self, id: &str, args: CallArgs<'_>, ctx: &SkillContext, mode: PrepareMode) -> SkillResult {
+    async fn run(
+        &self,
+        id: &str,
+        args: CallArgs<'_>,
+        ctx: &SkillContext,
+        mode: PrepareMode,
+    ) -> SkillResult {
         let started = Instant::now();
         let Some(skill) = self.get_registration(id) else {
             return self.unknown_skill(id, started);
@@ -323,7 +362,10 @@ impl Dispatcher {
         if skill.status == SkillStatus::Disabled {
             let err = SkillError::new(
                 codes::SKILL_DISABLED,
-                format!("tool `{}` is disabled and cannot be called", skill.wire_name),
+                format!(
+                    "tool `{}` is disabled and cannot be called",
+                    skill.wire_name
+                ),
             );
             return SkillResult::err(skill.id, err, elapsed_ms(started));
         }
@@ -346,7 +388,11 @@ impl Dispatcher {
                             ),
                         )
                         .with_details(json!({ "timeout_ms": limit.as_millis() as u64 }));
-                        tracing::warn!(skill = skill.id, timeout_ms = limit.as_millis() as u64, "skill timed out");
+                        tracing::warn!(
+                            skill = skill.id,
+                            timeout_ms = limit.as_millis() as u64,
+                            "skill timed out"
+                        );
                         return SkillResult::err(skill.id, err, elapsed_ms(started));
                     }
                 }
@@ -370,7 +416,12 @@ impl Dispatcher {
                 SkillResult::err(skill.id, err, elapsed_ms(started))
             }
         };
-        tracing::debug!(skill = skill.id, success = result.success, elapsed_ms = result.elapsed_ms, "skill call");
+        tracing::debug!(
+            skill = skill.id,
+            success = result.success,
+            elapsed_ms = result.elapsed_ms,
+            "skill call"
+        );
         result
     }
 

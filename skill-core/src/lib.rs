@@ -50,10 +50,10 @@ pub mod __private;
 pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolDefinitions, ToolSet};
 pub use error::{codes, SkillError};
+pub use prepare::PrepareScope;
 pub use registration::{
     linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
 };
-pub use prepare::PrepareScope;
 pub use result::{ErrorInfo, SkillResult};
 pub use skill::Skill;
 pub use skill_macros::skill;

@@ -6,4 +6,7 @@ pub mod prepare;
 pub mod state;
 
 pub use document::{Clause, CrossReference, DocumentStructure};
-pub use state::{ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument, ReviewState};
+pub use state::{
+    ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument,
+    ReviewState,
+};

@@ -30,7 +30,20 @@ pub struct ReviewDocument {
 }
 
 /// How much a checklist item matters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     /// Must be reviewed first.
@@ -134,7 +147,9 @@ impl ReviewState {
 
     /// Every reference document.
     pub fn references(&self) -> impl Iterator<Item = &ReviewDocument> {
-        self.documents.iter().filter(|d| d.role == DocumentRole::Reference)
+        self.documents
+            .iter()
+            .filter(|d| d.role == DocumentRole::Reference)
     }
 }
 

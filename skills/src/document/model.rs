@@ -118,7 +118,14 @@ impl DocumentStructure {
 pub fn normalize_clause_id(raw: &str) -> String {
     let trimmed = raw.trim().trim_end_matches(['.', ':', '：']);
     let lower = trimmed.to_lowercase();
-    for prefix in ["sub-clause", "subclause", "clause", "article", "section", "art."] {
+    for prefix in [
+        "sub-clause",
+        "subclause",
+        "clause",
+        "article",
+        "section",
+        "art.",
+    ] {
         if let Some(rest) = lower.strip_prefix(prefix) {
             return rest.trim().trim_end_matches('.').to_string();
         }
@@ -202,14 +209,27 @@ mod tests {
                 clause_id: "4".into(),
                 text: "Contractor".into(),
                 children: vec![
-                    Clause { clause_id: "4.1".into(), text: "a".into(), ..Default::default() },
-                    Clause { clause_id: "4.2".into(), text: "b".into(), ..Default::default() },
+                    Clause {
+                        clause_id: "4.1".into(),
+                        text: "a".into(),
+                        ..Default::default()
+                    },
+                    Clause {
+                        clause_id: "4.2".into(),
+                        text: "b".into(),
+                        ..Default::default()
+                    },
                 ],
                 ..Default::default()
             }],
             ..Default::default()
         };
-        assert_eq!(doc.iter_clauses().map(|c| c.clause_id.as_str()).collect::<Vec<_>>(), ["4", "4.1", "4.2"]);
+        assert_eq!(
+            doc.iter_clauses()
+                .map(|c| c.clause_id.as_str())
+                .collect::<Vec<_>>(),
+            ["4", "4.1", "4.2"]
+        );
         assert_eq!(doc.find_clause("Sub-Clause 4.2").unwrap().text, "b");
         assert_eq!(doc.parent_of("4.1").unwrap().clause_id, "4");
         assert_eq!(doc.clause_full_text("4").unwrap(), "Contractor\na\nb");
