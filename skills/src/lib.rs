@@ -2,7 +2,9 @@
 //! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
 
 pub mod document;
+pub mod generic;
 pub mod prepare;
+pub mod review;
 pub mod state;
 
 pub use document::{Clause, CrossReference, DocumentStructure};

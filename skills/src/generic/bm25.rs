@@ -1,0 +1,340 @@
+//! BM25 ranking over reference documents, built once per document and shared.
+//!
+//! English is tokenised into lowercase words (stop words dropped), Chinese into character
+//! bigrams, so `合同价格` matches `合同价格调整` without a dictionary. Indexes are cached by a
+//! cheap document fingerprint (see [`index_for`]), so a review of 2,000 clauses builds each
+//! reference index once; a host may also build a [`ReferenceIndex`] up front and inject it.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::document::is_cjk;
+use crate::state::{ReviewDocument, ReviewState};
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+/// Passages longer than this many characters are split at sentence ends.
+const MAX_PASSAGE_CHARS: usize = 1200;
+
+const STOP_WORDS: [&str; 40] = [
+    "the", "of", "and", "or", "to", "in", "a", "an", "be", "by", "for", "on", "at", "as", "is",
+    "are", "was", "with", "that", "this", "which", "any", "all", "such", "it", "its", "from",
+    "shall", "will", "may", "not", "no", "if", "under", "other", "has", "have", "been", "each",
+    "into",
+];
+
+/// Calls `f` with every search token of `text`: lowercase words, CJK character bigrams.
+pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let mut pair = String::new();
+    let emit_word = |word: &mut String, f: &mut dyn FnMut(&str)| {
+        if word.chars().count() >= 2 && !STOP_WORDS.contains(&word.as_str()) {
+            f(word);
+        }
+        word.clear();
+    };
+    let mut emit_cjk = |run: &mut Vec<char>, f: &mut dyn FnMut(&str)| {
+        if run.len() == 1 {
+            pair.clear();
+            pair.push(run[0]);
+            f(&pair);
+        }
+        for w in run.windows(2) {
+            pair.clear();
+            pair.push(w[0]);
+            pair.push(w[1]);
+            f(&pair);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if is_cjk(c) {
+            emit_word(&mut word, &mut f);
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            emit_cjk(&mut cjk, &mut f);
+            word.extend(c.to_lowercase());
+        } else {
+            emit_word(&mut word, &mut f);
+            emit_cjk(&mut cjk, &mut f);
+        }
+    }
+    emit_word(&mut word, &mut f);
+    emit_cjk(&mut cjk, &mut f);
+}
+
+/// The tokens of `text` (see [`for_each_token`]).
+pub fn tokenize(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_token(text, |t| out.push(t.to_string()));
+    out
+}
+
+/// A searchable piece of a reference document: a clause, or part of a long one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passage {
+    /// Clause id, with `#n` for the n-th part of a long clause.
+    pub passage_id: String,
+    /// Clause title.
+    pub title: String,
+    /// The text.
+    pub text: String,
+}
+
+/// A BM25 index over one document's passages.
+#[derive(Debug)]
+pub struct Bm25Index {
+    /// File name of the document.
+    pub filename: String,
+    passages: Vec<Passage>,
+    vocabulary: HashMap<String, u32>,
+    postings: Vec<Vec<(u32, u32)>>,
+    lengths: Vec<u32>,
+    average_length: f32,
+}
+
+/// A scored passage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredPassage<'a> {
+    /// The passage.
+    pub passage: &'a Passage,
+    /// BM25 score (higher is better).
+    pub score: f32,
+}
+
+impl Bm25Index {
+    /// Indexes every clause of a document.
+    pub fn build(document: &ReviewDocument) -> Self {
+        let mut passages = Vec::new();
+        for clause in document.structure.iter_clauses() {
+            if clause.text.trim().is_empty() && clause.title.is_empty() {
+                continue;
+            }
+            let chunks = split_long(&clause.text);
+            let many = chunks.len() > 1;
+            for (n, chunk) in chunks.into_iter().enumerate() {
+                passages.push(Passage {
+                    passage_id: if many {
+                        format!("{}#{}", clause.clause_id, n + 1)
+                    } else {
+                        clause.clause_id.clone()
+                    },
+                    title: clause.title.clone(),
+                    text: chunk,
+                });
+            }
+        }
+        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut lengths = Vec::with_capacity(passages.len());
+        let mut counts: HashMap<u32, u32> = HashMap::new();
+        for (i, passage) in passages.iter().enumerate() {
+            counts.clear();
+            let mut length = 0;
+            let mut add = |token: &str| {
+                let id = match vocabulary.get(token) {
+                    Some(id) => *id,
+                    None => {
+                        let id = postings.len() as u32;
+                        vocabulary.insert(token.to_string(), id);
+                        postings.push(Vec::new());
+                        id
+                    }
+                };
+                *counts.entry(id).or_default() += 1;
+                length += 1;
+            };
+            for_each_token(&passage.title, &mut add);
+            for_each_token(&passage.text, &mut add);
+            for (&term, &tf) in &counts {
+                postings[term as usize].push((i as u32, tf));
+            }
+            lengths.push(length);
+        }
+        let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+        let average_length = if lengths.is_empty() {
+            1.0
+        } else {
+            (total as f32 / lengths.len() as f32).max(1.0)
+        };
+        Self {
+            filename: document.filename.clone(),
+            passages,
+            vocabulary,
+            postings,
+            lengths,
+            average_length,
+        }
+    }
+
+    /// Number of passages indexed.
+    pub fn len(&self) -> usize {
+        self.passages.len()
+    }
+
+    /// Whether nothing was indexed.
+    pub fn is_empty(&self) -> bool {
+        self.passages.is_empty()
+    }
+
+    /// The `top_k` best passages for `query`, best first (passages sharing no token with the
+    /// query are never returned).
+    pub fn search(&self, query: &str, top_k: usize) -> Vec<ScoredPassage<'_>> {
+        let mut terms: Vec<u32> = Vec::new();
+        for_each_token(query, |t| {
+            if let Some(&id) = self.vocabulary.get(t) {
+                if !terms.contains(&id) {
+                    terms.push(id);
+                }
+            }
+        });
+        if terms.is_empty() || top_k == 0 {
+            return Vec::new();
+        }
+        let n = self.passages.len() as f32;
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        for term in terms {
+            let list = &self.postings[term as usize];
+            let df = list.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(doc, tf) in list {
+                let tf = tf as f32;
+                let norm =
+                    K1 * (1.0 - B + B * self.lengths[doc as usize] as f32 / self.average_length);
+                *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
+        let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > top_k {
+            ranked.select_nth_unstable_by(top_k - 1, by_score);
+            ranked.truncate(top_k);
+        }
+        ranked.sort_by(by_score);
+        ranked
+            .into_iter()
+            .map(|(doc, score)| ScoredPassage {
+                passage: &self.passages[doc as usize],
+                score,
+            })
+            .collect()
+    }
+}
+
+fn split_long(text: &str) -> Vec<String> {
+    if text.chars().count() <= MAX_PASSAGE_CHARS {
+        return vec![text.to_string()];
+    }
+    let mut chunks = Vec::new();
+    let mut current = String::new();
+    for sentence in super::sentences(text) {
+        if !current.is_empty()
+            && current.chars().count() + sentence.chars().count() > MAX_PASSAGE_CHARS
+        {
+            chunks.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(sentence);
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+/// A fingerprint of a document that costs one pass over its clause list, not its bytes:
+/// file name, id, and every clause's id, length and first bytes.
+fn fingerprint(document: &ReviewDocument) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    document.filename.hash(&mut hasher);
+    document.structure.document_id.hash(&mut hasher);
+    for clause in document.structure.iter_clauses() {
+        clause.clause_id.hash(&mut hasher);
+        clause.text.len().hash(&mut hasher);
+        clause.text.as_bytes()[..clause.text.len().min(32)].hash(&mut hasher);
+        clause.text.as_bytes()[clause.text.len().saturating_sub(32)..].hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// How many document indexes the process-wide cache keeps before starting afresh.
+const CACHE_CAPACITY: usize = 32;
+
+/// The index of a document, built on first use and cached process-wide by fingerprint.
+pub fn index_for(document: &ReviewDocument) -> Arc<Bm25Index> {
+    static CACHE: OnceLock<Mutex<HashMap<u64, Arc<Bm25Index>>>> = OnceLock::new();
+    let key = fingerprint(document);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(found) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Arc::clone(found);
+    }
+    // Build outside the lock so other documents are not held up.
+    let built = Arc::new(Bm25Index::build(document));
+    tracing::debug!(filename = %document.filename, passages = built.len(), "built reference index");
+    let mut guard = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if guard.len() >= CACHE_CAPACITY {
+        guard.clear();
+    }
+    Arc::clone(guard.entry(key).or_insert(built))
+}
+
+/// The indexes of every reference document of a review; build it once and put it in the
+/// `SkillContext` so searches never rebuild or fingerprint anything.
+#[derive(Debug, Clone, Default)]
+pub struct ReferenceIndex {
+    /// One index per reference document, in state order.
+    pub documents: Vec<Arc<Bm25Index>>,
+}
+
+impl ReferenceIndex {
+    /// Indexes the review's reference documents (reusing cached indexes).
+    pub fn build(state: &ReviewState) -> Self {
+        Self {
+            documents: state.references().map(index_for).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_text;
+    use crate::state::DocumentRole;
+
+    fn doc(text: &str) -> ReviewDocument {
+        ReviewDocument {
+            role: DocumentRole::Reference,
+            filename: "ER.md".into(),
+            structure: parse_text("ER", text),
+        }
+    }
+
+    #[test]
+    fn tokens() {
+        assert_eq!(
+            tokenize("The Pumps, 合同价格!"),
+            ["pumps", "合同", "同价", "价格"]
+        );
+        assert_eq!(tokenize("of 价"), ["价"]);
+    }
+
+    #[test]
+    fn ranks_by_relevance() {
+        let d = doc("1 Pumps\nThe pumps shall be tested at the factory.\n2 Roads\nAccess roads shall be paved.\n3 Testing\nAll plant shall be tested; pumps twice.");
+        let index = Bm25Index::build(&d);
+        let hits: Vec<&str> = index
+            .search("pump testing pumps", 5)
+            .iter()
+            .map(|h| h.passage.passage_id.as_str())
+            .collect();
+        // Passage 3 matches two query words, passage 1 one word twice.
+        assert_eq!(hits, ["3", "1"]);
+        assert!(index.search("bridges", 5).is_empty());
+        assert!(Arc::ptr_eq(&index_for(&d), &index_for(&d)), "cached");
+    }
+}
