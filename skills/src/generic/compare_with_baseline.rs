@@ -187,46 +187,42 @@ fn diff_spans(old: &str, new: &str) -> (f64, Vec<ChangedSpan>) {
     } else {
         TextDiff::configure().diff_words(old, new)
     };
+    // A hunk is everything between two unchanged words: its deletions become one span and its
+    // insertions the next, so "A B" -> "C D" reads as one replacement, not four.
     let mut spans: Vec<ChangedSpan> = Vec::new();
-    let mut current: Option<(ChangeTag, String)> = None;
+    let mut deleted = String::new();
+    let mut inserted = String::new();
     for change in diff.iter_all_changes() {
-        let tag = change.tag();
         let value = change.value();
-        match (&mut current, tag) {
-            (_, ChangeTag::Equal) if !value.trim().is_empty() || chinese => {
-                flush(&mut current, &mut spans);
+        match change.tag() {
+            ChangeTag::Equal if chinese || !value.trim().is_empty() => {
+                flush(&mut deleted, &mut inserted, &mut spans)
             }
-            (_, ChangeTag::Equal) => {
-                if let Some((_, text)) = &mut current {
-                    text.push(' ');
+            ChangeTag::Equal => {
+                for buffer in [&mut deleted, &mut inserted] {
+                    if !buffer.is_empty() {
+                        buffer.push(' ');
+                    }
                 }
             }
-            (Some((open, text)), tag) if *open == tag => text.push_str(value),
-            (_, tag) => {
-                flush(&mut current, &mut spans);
-                current = Some((tag, value.to_string()));
-            }
+            ChangeTag::Delete => deleted.push_str(value),
+            ChangeTag::Insert => inserted.push_str(value),
         }
     }
-    flush(&mut current, &mut spans);
+    flush(&mut deleted, &mut inserted, &mut spans);
     (f64::from(diff.ratio()), spans)
 }
 
-fn flush(current: &mut Option<(ChangeTag, String)>, spans: &mut Vec<ChangedSpan>) {
-    if let Some((tag, text)) = current.take() {
-        let text = text.trim().to_string();
-        if text.is_empty() {
-            return;
+fn flush(deleted: &mut String, inserted: &mut String, spans: &mut Vec<ChangedSpan>) {
+    for (kind, buffer) in [("deleted", deleted), ("inserted", inserted)] {
+        let text = normalize_ws(buffer);
+        buffer.clear();
+        if !text.is_empty() {
+            spans.push(ChangedSpan {
+                kind: kind.into(),
+                text,
+            });
         }
-        let kind = if tag == ChangeTag::Insert {
-            "inserted"
-        } else {
-            "deleted"
-        };
-        spans.push(ChangedSpan {
-            kind: kind.into(),
-            text,
-        });
     }
 }
 

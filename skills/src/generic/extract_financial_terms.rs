@@ -239,7 +239,7 @@ const CATEGORIES: [(&str, &[&str]); 7] = [
 ];
 
 /// The topic of the value at `at`: the category whose keyword comes last before it, else
-/// the first category named anywhere in the sentence.
+/// the one whose keyword comes first after it (`30天内支付`).
 fn categorize_at(lower: &str, at: usize) -> &'static str {
     let before = &lower[..at];
     let nearest = CATEGORIES
@@ -256,10 +256,18 @@ fn categorize_at(lower: &str, at: usize) -> &'static str {
     if let Some((_, category)) = nearest {
         return category;
     }
+    let after = &lower[at..];
     CATEGORIES
         .iter()
-        .find(|(_, words)| words.iter().any(|w| lower.contains(w)))
-        .map_or("other", |(c, _)| c)
+        .filter_map(|(c, words)| {
+            words
+                .iter()
+                .filter_map(|w| after.find(w))
+                .min()
+                .map(|p| (p, *c))
+        })
+        .min_by_key(|(p, _)| *p)
+        .map_or("other", |(_, c)| c)
 }
 
 struct FoundValue {

@@ -137,7 +137,7 @@ fn term_candidates(text: &str) -> Vec<String> {
         if words[i].eq_ignore_ascii_case("the") {
             let mut phrase: Vec<&str> = Vec::new();
             let mut j = i + 1;
-            while j < words.len() && phrase.len() < 4 {
+            while j < words.len() && phrase.len() < 6 {
                 let word = words[j];
                 let core = word
                     .trim_end_matches([',', '.', ';', ':', ')'])
@@ -148,6 +148,17 @@ fn term_candidates(text: &str) -> Vec<String> {
                     && core
                         .chars()
                         .all(|c| c.is_alphabetic() || c == '-' || c == '\'');
+                // "Letter of Acceptance": a connector inside a phrase, before a capitalised word.
+                let connector = !phrase.is_empty()
+                    && matches!(core, "of" | "and" | "for")
+                    && words
+                        .get(j + 1)
+                        .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
+                if connector {
+                    phrase.push(core);
+                    j += 1;
+                    continue;
+                }
                 if !capitalised || NOT_TERMS.contains(&core) {
                     break;
                 }
