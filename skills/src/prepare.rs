@@ -3,6 +3,7 @@
 
 use skill_core::prelude::*;
 
+use crate::generic::lookup::{lookup_for, StateLookup};
 use crate::state::{ClauseFocus, ReviewState};
 
 /// The clause under review, for `clause_id` arguments the model leaves out.
@@ -23,10 +24,12 @@ pub fn requested_clause_id(
     }
 }
 
-fn review_state(ctx: &SkillContext) -> Result<&ReviewState, SkillError> {
-    ctx.get::<ReviewState>().ok_or_else(|| {
-        SkillError::missing_injection("prepare", std::any::type_name::<ReviewState>())
-    })
+fn review_state(ctx: &SkillContext) -> Result<StateLookup, SkillError> {
+    ctx.get_arc::<ReviewState>()
+        .map(|state| lookup_for(&state))
+        .ok_or_else(|| {
+            SkillError::missing_injection("prepare", std::any::type_name::<ReviewState>())
+        })
 }
 
 /// The standard-form text of the requested clause (with its sub-clauses), from the baseline
@@ -43,7 +46,7 @@ pub fn baseline_text_for_clause(
         )
     })?;
     let clause_id = requested_clause_id(ctx, scope)?;
-    Ok(baseline.clause_full_text(&clause_id).unwrap_or_default())
+    Ok(baseline.full_text(&clause_id).unwrap_or_default())
 }
 
 /// Like [`baseline_text_for_clause`], but empty when the review has no baseline document, for
@@ -71,10 +74,11 @@ pub fn clause_search_query(
     let state = review_state(ctx)?;
     let clause_id = requested_clause_id(ctx, scope)?;
     let mut parts: Vec<String> = Vec::new();
-    if let Some(clause) = state.primary().and_then(|doc| doc.find_clause(&clause_id)) {
+    if let Some(clause) = state.primary().and_then(|doc| doc.clause(&clause_id)) {
         let head: String = clause.text.chars().take(QUERY_CLAUSE_CHARS).collect();
         parts.extend([clause.title.clone(), head]);
     }
+    let state = state.state();
     parts.extend([state.material_type.clone(), state.domain_subtype.clone()]);
     parts.retain(|p| !p.trim().is_empty());
     if parts.is_empty() {

@@ -9,13 +9,27 @@ use skills::generic::GENERIC_SKILL_IDS;
 fn registry_is_valid_and_has_every_generic_skill() {
     let dispatcher = assert_registry_valid();
     for id in GENERIC_SKILL_IDS {
-        let reg = dispatcher.get_registration(id).unwrap_or_else(|| panic!("`{id}` is not registered"));
+        let reg = dispatcher
+            .get_registration(id)
+            .unwrap_or_else(|| panic!("`{id}` is not registered"));
         assert_eq!(reg.domain, "*", "{id}");
-        assert!(["analysis", "retrieval", "validation"].contains(&reg.category), "{id}: {}", reg.category);
-        let clause = reg.param("clause_id").unwrap_or_else(|| panic!("{id} has no clause_id"));
-        assert!(clause.prepared && !clause.required, "{id}: clause_id must be prepared and optional");
+        assert!(
+            ["analysis", "retrieval", "validation"].contains(&reg.category),
+            "{id}: {}",
+            reg.category
+        );
+        let clause = reg
+            .param("clause_id")
+            .unwrap_or_else(|| panic!("{id} has no clause_id"));
+        assert!(
+            clause.prepared && !clause.required,
+            "{id}: clause_id must be prepared and optional"
+        );
         let output = (reg.output_schema)();
-        assert!(output["properties"].get("summary").is_some(), "{id}: output has no summary");
+        assert!(
+            output["properties"].get("summary").is_some(),
+            "{id}: output has no summary"
+        );
     }
 }
 
@@ -23,8 +37,13 @@ fn registry_is_valid_and_has_every_generic_skill() {
 fn injected_state_never_reaches_the_model() {
     let dispatcher = assert_registry_valid();
     for id in GENERIC_SKILL_IDS {
-        let def = dispatcher.get_registration(id).unwrap().to_tool_definition();
-        let props = def["function"]["parameters"]["properties"].as_object().unwrap();
+        let def = dispatcher
+            .get_registration(id)
+            .unwrap()
+            .to_tool_definition();
+        let props = def["function"]["parameters"]["properties"]
+            .as_object()
+            .unwrap();
         for hidden in ["review", "index", "state", "document_structure"] {
             assert!(!props.contains_key(hidden), "{id} exposes `{hidden}`");
         }
@@ -36,7 +55,12 @@ fn generic_tool_definitions_snapshot() {
     let dispatcher = assert_registry_valid();
     let definitions: Vec<Value> = GENERIC_SKILL_IDS
         .iter()
-        .map(|id| dispatcher.get_registration(id).unwrap().to_tool_definition())
+        .map(|id| {
+            dispatcher
+                .get_registration(id)
+                .unwrap()
+                .to_tool_definition()
+        })
         .collect();
     insta::assert_json_snapshot!("generic_tool_definitions", definitions);
 }
@@ -46,7 +70,12 @@ fn generic_output_schemas_snapshot() {
     let dispatcher = assert_registry_valid();
     let schemas: serde_json::Map<String, Value> = GENERIC_SKILL_IDS
         .iter()
-        .map(|id| (id.to_string(), (dispatcher.get_registration(id).unwrap().output_schema)().clone()))
+        .map(|id| {
+            (
+                id.to_string(),
+                (dispatcher.get_registration(id).unwrap().output_schema)().clone(),
+            )
+        })
         .collect();
     insta::assert_json_snapshot!("generic_output_schemas", schemas);
 }

@@ -6,7 +6,8 @@ use skill_core::prelude::*;
 use super::compare_with_baseline::{compare_texts, BaselineComparison, ModificationType};
 use super::extract_financial_terms::analyse_financial_terms;
 use super::load_review_criteria::{all_criteria, applicable_criteria};
-use super::{clause_not_found, primary_document, truncate_chars};
+use super::lookup::lookup_for;
+use super::{clause_not_found, truncate_chars};
 use crate::state::ReviewState;
 
 /// One finding and the rule that produced it.
@@ -59,16 +60,17 @@ pub fn assess_deviation(
     baseline_text: String,
     review: Inject<ReviewState>,
 ) -> Result<DeviationAssessment, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = doc.find_clause(&clause_id);
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause(&clause_id);
     if clause.is_none() && baseline_text.trim().is_empty() {
-        return Err(clause_not_found(doc, &clause_id));
+        return Err(clause_not_found(doc.structure, &clause_id));
     }
     let id = clause.map_or_else(
         || crate::document::normalize_clause_id(&clause_id),
         |c| c.clause_id.clone(),
     );
-    let text = clause.and_then(|c| doc.clause_full_text(&c.clause_id));
+    let text = clause.and_then(|c| doc.full_text(&c.clause_id));
     let mut findings = Vec::new();
     let has_baseline = review.baseline().is_some() || !baseline_text.trim().is_empty();
     let comparison = has_baseline.then(|| compare_texts(&id, text.as_deref(), &baseline_text));

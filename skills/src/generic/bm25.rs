@@ -15,15 +15,62 @@ use crate::state::{ReviewDocument, ReviewState};
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
+/// Query words used per search: the most selective (highest idf) ones.
+pub const MAX_QUERY_TERMS: usize = 24;
+/// Query words always used, however common.
+const MIN_QUERY_TERMS: usize = 3;
+/// idf of a word found in about half the passages (`ln 2`); commoner words are dropped from
+/// queries that have enough selective words.
+const COMMON_TERM_IDF: f32 = std::f32::consts::LN_2;
 /// Passages longer than this many characters are split at sentence ends.
 const MAX_PASSAGE_CHARS: usize = 1200;
 
-const STOP_WORDS: [&str; 40] = [
-    "the", "of", "and", "or", "to", "in", "a", "an", "be", "by", "for", "on", "at", "as", "is",
-    "are", "was", "with", "that", "this", "which", "any", "all", "such", "it", "its", "from",
-    "shall", "will", "may", "not", "no", "if", "under", "other", "has", "have", "been", "each",
-    "into",
-];
+/// Words too common in contracts to help a search.
+fn is_stop_word(word: &str) -> bool {
+    matches!(
+        word,
+        "the"
+            | "of"
+            | "and"
+            | "or"
+            | "to"
+            | "in"
+            | "a"
+            | "an"
+            | "be"
+            | "by"
+            | "for"
+            | "on"
+            | "at"
+            | "as"
+            | "is"
+            | "are"
+            | "was"
+            | "with"
+            | "that"
+            | "this"
+            | "which"
+            | "any"
+            | "all"
+            | "such"
+            | "it"
+            | "its"
+            | "from"
+            | "shall"
+            | "will"
+            | "may"
+            | "not"
+            | "no"
+            | "if"
+            | "under"
+            | "other"
+            | "has"
+            | "have"
+            | "been"
+            | "each"
+            | "into"
+    )
+}
 
 /// Calls `f` with every search token of `text`: lowercase words, CJK character bigrams.
 pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
@@ -31,7 +78,7 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     let mut cjk: Vec<char> = Vec::new();
     let mut pair = String::new();
     let emit_word = |word: &mut String, f: &mut dyn FnMut(&str)| {
-        if word.chars().count() >= 2 && !STOP_WORDS.contains(&word.as_str()) {
+        if word.chars().count() >= 2 && !is_stop_word(word) {
             f(word);
         }
         word.clear();
@@ -91,9 +138,15 @@ pub struct Bm25Index {
     pub filename: String,
     passages: Vec<Passage>,
     vocabulary: HashMap<String, u32>,
-    postings: Vec<Vec<(u32, u32)>>,
-    lengths: Vec<u32>,
-    average_length: f32,
+    /// Per term: its idf and, per passage containing it, the passage and the term's BM25
+    /// contribution (precomputed, so a search only adds numbers).
+    postings: Vec<TermPostings>,
+}
+
+#[derive(Debug, Default)]
+struct TermPostings {
+    idf: f32,
+    impacts: Vec<(u32, f32)>,
 }
 
 /// A scored passage.
@@ -128,19 +181,19 @@ impl Bm25Index {
             }
         }
         let mut vocabulary: HashMap<String, u32> = HashMap::new();
-        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut lengths = Vec::with_capacity(passages.len());
+        let mut raw: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut lengths: Vec<u32> = Vec::with_capacity(passages.len());
         let mut counts: HashMap<u32, u32> = HashMap::new();
         for (i, passage) in passages.iter().enumerate() {
             counts.clear();
-            let mut length = 0;
+            let mut length: u32 = 0;
             let mut add = |token: &str| {
                 let id = match vocabulary.get(token) {
                     Some(id) => *id,
                     None => {
-                        let id = postings.len() as u32;
+                        let id = raw.len() as u32;
                         vocabulary.insert(token.to_string(), id);
-                        postings.push(Vec::new());
+                        raw.push(Vec::new());
                         id
                     }
                 };
@@ -150,7 +203,7 @@ impl Bm25Index {
             for_each_token(&passage.title, &mut add);
             for_each_token(&passage.text, &mut add);
             for (&term, &tf) in &counts {
-                postings[term as usize].push((i as u32, tf));
+                raw[term as usize].push((i as u32, tf));
             }
             lengths.push(length);
         }
@@ -160,13 +213,29 @@ impl Bm25Index {
         } else {
             (total as f32 / lengths.len() as f32).max(1.0)
         };
+        let n = passages.len() as f32;
+        let postings = raw
+            .into_iter()
+            .map(|list| {
+                let df = list.len() as f32;
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                let impacts = list
+                    .into_iter()
+                    .map(|(doc, tf)| {
+                        let tf = tf as f32;
+                        let norm =
+                            K1 * (1.0 - B + B * lengths[doc as usize] as f32 / average_length);
+                        (doc, idf * tf * (K1 + 1.0) / (tf + norm))
+                    })
+                    .collect();
+                TermPostings { idf, impacts }
+            })
+            .collect();
         Self {
             filename: document.filename.clone(),
             passages,
             vocabulary,
             postings,
-            lengths,
-            average_length,
         }
     }
 
@@ -194,20 +263,31 @@ impl Bm25Index {
         if terms.is_empty() || top_k == 0 {
             return Vec::new();
         }
-        let n = self.passages.len() as f32;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
+        // A query made from a whole clause has dozens of words; the most selective ones
+        // decide the ranking, while words found in most passages add almost nothing to any
+        // score and only cost time: keep the selective ones (at least a few).
+        terms.sort_by(|a, b| {
+            self.postings[*b as usize]
+                .idf
+                .total_cmp(&self.postings[*a as usize].idf)
+        });
+        let selective = terms
+            .iter()
+            .take_while(|t| self.postings[**t as usize].idf >= COMMON_TERM_IDF)
+            .count();
+        terms.truncate(selective.max(MIN_QUERY_TERMS).min(MAX_QUERY_TERMS));
+        let mut scores = vec![0.0_f32; self.passages.len()];
         for term in terms {
-            let list = &self.postings[term as usize];
-            let df = list.len() as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(doc, tf) in list {
-                let tf = tf as f32;
-                let norm =
-                    K1 * (1.0 - B + B * self.lengths[doc as usize] as f32 / self.average_length);
-                *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+            for &(doc, impact) in &self.postings[term as usize].impacts {
+                scores[doc as usize] += impact;
             }
         }
-        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
+        let mut ranked: Vec<(u32, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(i, s)| (i as u32, s))
+            .collect();
         let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if ranked.len() > top_k {
             ranked.select_nth_unstable_by(top_k - 1, by_score);

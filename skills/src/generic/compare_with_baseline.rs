@@ -3,7 +3,8 @@
 use similar::{ChangeTag, TextDiff};
 use skill_core::prelude::*;
 
-use super::{clause_not_found, primary_document};
+use super::clause_not_found;
+use super::lookup::lookup_for;
 use crate::document::is_cjk;
 use crate::state::ReviewState;
 
@@ -76,13 +77,15 @@ pub fn compare_with_baseline(
     baseline_text: String,
     review: Inject<ReviewState>,
 ) -> Result<BaselineComparison, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause_text = match doc.find_clause(&clause_id) {
-        Some(clause) => Some(doc.clause_full_text(&clause.clause_id).unwrap_or_default()),
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause(&clause_id);
+    let clause_text = match clause {
+        Some(clause) => Some(doc.full_text(&clause.clause_id).unwrap_or_default()),
         None if !baseline_text.trim().is_empty() => None,
-        None => return Err(clause_not_found(doc, &clause_id)),
+        None => return Err(clause_not_found(doc.structure, &clause_id)),
     };
-    let id = doc.find_clause(&clause_id).map_or_else(
+    let id = clause.map_or_else(
         || crate::document::normalize_clause_id(&clause_id),
         |c| c.clause_id.clone(),
     );

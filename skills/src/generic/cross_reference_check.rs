@@ -3,7 +3,7 @@
 use skill_core::prelude::*;
 
 use super::compare_with_baseline::is_deletion_marker;
-use super::{find_clause, primary_document};
+use super::lookup::lookup_for;
 use crate::document::find_references;
 use crate::state::ReviewState;
 
@@ -63,21 +63,22 @@ pub fn cross_reference_check(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<CrossReferenceReport, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = find_clause(doc, &clause_id)?;
-    let text = doc.clause_full_text(&clause.clause_id).unwrap_or_default();
-    let baseline = review.baseline();
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
+    let baseline = lookup.baseline();
     let mut references = Vec::new();
     for found in find_references(&text) {
         if found.target == clause.clause_id {
             continue;
         }
-        let (status, title) = match doc.find_clause(&found.target) {
+        let (status, title) = match doc.clause(&found.target) {
             Some(target) if is_deletion_marker(&target.text) && target.children.is_empty() => {
                 (ReferenceStatus::Deleted, target.title.clone())
             }
             Some(target) => (ReferenceStatus::Resolved, target.title.clone()),
-            None => match baseline.and_then(|b| b.find_clause(&found.target)) {
+            None => match baseline.and_then(|b| b.clause(&found.target)) {
                 Some(target) => (ReferenceStatus::ResolvedInBaseline, target.title.clone()),
                 None => (ReferenceStatus::Broken, String::new()),
             },

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use skill_core::prelude::*;
 
-use super::{find_clause, primary_document, sentences};
+use super::lookup::lookup_for;
+use super::sentences;
 use crate::document::chinese_numeral;
 use crate::state::ReviewState;
 
@@ -63,9 +64,10 @@ pub fn extract_financial_terms(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<FinancialTerms, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = find_clause(doc, &clause_id)?;
-    let text = doc.clause_full_text(&clause.clause_id).unwrap_or_default();
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
     Ok(analyse_financial_terms(&clause.clause_id, &text))
 }
 

@@ -2,7 +2,8 @@
 
 use skill_core::prelude::*;
 
-use super::{contains_term, find_clause, primary_document, ClauseRef};
+use super::lookup::lookup_for;
+use super::{contains_term, ClauseRef};
 use crate::document::find_references;
 use crate::state::ReviewState;
 
@@ -45,10 +46,11 @@ pub fn get_clause_context(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<ClauseContext, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = find_clause(doc, &clause_id)?;
-    let parent = doc.parent_of(&clause.clause_id);
-    let siblings = parent.map_or(doc.clauses.as_slice(), |p| p.children.as_slice());
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let parent = doc.parent(&clause.clause_id);
+    let siblings = parent.map_or(doc.structure.clauses.as_slice(), |p| p.children.as_slice());
     let position = siblings
         .iter()
         .position(|c| c.clause_id == clause.clause_id);
@@ -56,8 +58,9 @@ pub fn get_clause_context(
         .and_then(|i| i.checked_sub(1))
         .and_then(|i| siblings.get(i));
     let next = position.and_then(|i| siblings.get(i + 1));
-    let full_text = doc.clause_full_text(&clause.clause_id).unwrap_or_default();
+    let full_text = doc.full_text(&clause.clause_id).unwrap_or_default();
     let defined_terms_used: Vec<String> = doc
+        .structure
         .definitions
         .keys()
         .filter(|term| contains_term(&full_text, term))

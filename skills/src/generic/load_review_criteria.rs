@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use skill_core::prelude::*;
 
-use super::{find_clause, primary_document};
+use super::lookup::lookup_for;
 use crate::document::normalize_clause_id;
 use crate::state::{ReviewCriterion, ReviewState};
 
@@ -56,9 +56,10 @@ pub fn load_review_criteria(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<ClauseCriteria, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = find_clause(doc, &clause_id)?;
-    let text = doc.clause_full_text(&clause.clause_id).unwrap_or_default();
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
     let all = all_criteria(&review)?;
     let mut criteria = applicable_criteria(&all, &clause.clause_id, &text);
     criteria.sort_by_key(|c| rank(&c.risk_level));

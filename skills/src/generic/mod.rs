@@ -8,6 +8,7 @@ pub mod cross_reference_check;
 pub mod extract_financial_terms;
 pub mod get_clause_context;
 pub mod load_review_criteria;
+pub mod lookup;
 pub mod resolve_definition;
 pub mod search_reference_doc;
 

@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 
 use skill_core::prelude::*;
 
-use super::{contains_term, find_clause, primary_document};
+use super::contains_term;
+use super::lookup::lookup_for;
 use crate::document::quoted_terms;
 use crate::state::ReviewState;
 
@@ -45,9 +46,11 @@ pub fn resolve_definition(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<DefinitionResolution, SkillError> {
-    let doc = primary_document(&review)?;
-    let clause = find_clause(doc, &clause_id)?;
-    let text = doc.clause_full_text(&clause.clause_id).unwrap_or_default();
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
+    let doc = doc.structure;
     let baseline_definitions = review.baseline().map(|b| &b.definitions);
 
     let mut definitions = Vec::new();

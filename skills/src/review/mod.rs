@@ -284,7 +284,7 @@ fn not_run(item: &ChecklistItem) -> ClauseReview {
 async fn review_item(
     dispatcher: &Dispatcher,
     base: &SkillContext,
-    state: &ReviewState,
+    state: &Arc<ReviewState>,
     item: &ChecklistItem,
 ) -> ClauseReview {
     let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
@@ -318,9 +318,9 @@ async fn review_item(
             outputs.push((skill_id.clone(), data));
         }
     }
-    let clause_text = state
+    let clause_text = crate::generic::lookup::lookup_for(state)
         .primary()
-        .and_then(|d| d.clause_full_text(&item.clause_id))
+        .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
     let mut drafts = rules::risks_from_outputs(&outputs);
     drafts.sort_by_key(|d| crate::generic::assess_deviation::severity_rank(&d.risk_level));

@@ -278,7 +278,8 @@ fn resolve_definition(data: &Value, out: &mut Vec<RiskDraft>) {
             format!("Terms used but never defined: {}", terms.join(", ")),
             "an undefined term written as a defined one is open to interpretation",
             String::new(),
-            terms.join(", "),
+            // The review quotes the clause itself.
+            String::new(),
         ));
     }
 }
