@@ -1,6 +1,8 @@
 //! Contract-review skills for skillkit: the document model, the review state, and analysis
 //! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
 
+#![warn(missing_docs)]
+
 pub mod document;
 pub mod generic;
 pub mod prepare;

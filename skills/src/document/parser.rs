@@ -261,12 +261,12 @@ fn build_tree(flat: Vec<(Heading, Vec<&str>)>) -> Vec<Clause> {
             children: Vec::new(),
         };
         // Walk up the open path until a clause whose id prefixes this one.
-        loop {
-            let Some(parent) = node_at(&roots, &path) else {
-                break;
-            };
-            let prefix = format!("{}.", parent.clause_id);
-            if clause.clause_id.starts_with(&prefix) {
+        while let Some(parent) = node_at(&roots, &path) {
+            let is_prefix = clause
+                .clause_id
+                .strip_prefix(parent.clause_id.as_str())
+                .is_some_and(|rest| rest.starts_with('.'));
+            if is_prefix {
                 break;
             }
             path.pop();

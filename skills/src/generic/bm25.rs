@@ -275,7 +275,7 @@ impl Bm25Index {
             .iter()
             .take_while(|t| self.postings[**t as usize].idf >= COMMON_TERM_IDF)
             .count();
-        terms.truncate(selective.max(MIN_QUERY_TERMS).min(MAX_QUERY_TERMS));
+        terms.truncate(selective.clamp(MIN_QUERY_TERMS, MAX_QUERY_TERMS));
         let mut scores = vec![0.0_f32; self.passages.len()];
         for term in terms {
             for &(doc, impact) in &self.postings[term as usize].impacts {
