@@ -79,3 +79,12 @@ fn generic_output_schemas_snapshot() {
         .collect();
     insta::assert_json_snapshot!("generic_output_schemas", schemas);
 }
+
+/// Every linked skill as the model sees it (after the domain modules are merged this
+/// snapshot grows to all 16 skills and must be re-accepted once).
+#[test]
+fn all_tool_definitions_snapshot() {
+    let dispatcher = assert_registry_valid();
+    let tools = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all());
+    insta::assert_json_snapshot!("all_tool_definitions", tools.definitions());
+}

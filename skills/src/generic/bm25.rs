@@ -282,18 +282,21 @@ impl Bm25Index {
                 scores[doc as usize] += impact;
             }
         }
-        let mut ranked: Vec<(u32, f32)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(i, s)| (i as u32, s))
-            .collect();
-        let by_score = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if ranked.len() > top_k {
-            ranked.select_nth_unstable_by(top_k - 1, by_score);
+        // Keep the best `top_k` in a small sorted buffer while scanning: no full sort.
+        let better = |a: (u32, f32), b: (u32, f32)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
+        let mut ranked: Vec<(u32, f32)> = Vec::with_capacity(top_k + 1);
+        for (doc, &score) in scores.iter().enumerate() {
+            let candidate = (doc as u32, score);
+            if score <= 0.0 || (ranked.len() == top_k && !better(candidate, ranked[top_k - 1])) {
+                continue;
+            }
+            let at = ranked
+                .iter()
+                .position(|&r| better(candidate, r))
+                .unwrap_or(ranked.len());
+            ranked.insert(at, candidate);
             ranked.truncate(top_k);
         }
-        ranked.sort_by(by_score);
         ranked
             .into_iter()
             .map(|(doc, score)| ScoredPassage {

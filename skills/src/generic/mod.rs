@@ -47,14 +47,16 @@ impl From<&Clause> for ClauseRef {
     }
 }
 
-/// The contract under review, or a `not_found` error the model can read.
+/// The contract under review, or a `not_found` error the model can read. (Skills use
+/// [`lookup::lookup_for`], which finds clauses without walking the tree.)
 pub fn primary_document(review: &ReviewState) -> Result<&DocumentStructure, SkillError> {
     review.primary().ok_or_else(|| {
         SkillError::not_found("the review has no primary (contract) document loaded")
     })
 }
 
-/// The clause with this id, or a `not_found` error naming the clause and a few existing ids.
+/// The clause with this id, or a `not_found` error naming the clause and a few existing ids
+/// (walks the tree; see [`lookup::Doc::clause_or_not_found`] for repeated lookups).
 pub fn find_clause<'d>(
     doc: &'d DocumentStructure,
     clause_id: &str,
