@@ -152,7 +152,10 @@ fn parse_heading(line: &str) -> Option<Heading> {
         return Some(make_heading(id, tail, "chinese"));
     }
     let (number, tail) = take_number(line)?;
-    let dotted = number.contains('.') || line[number.len()..].starts_with('.');
+    // `4.1 The Contractor shall ...` is a clause with its text on the heading line; a plain
+    // `1.` or `14` must be followed by a title, so list items (`1. The Contractor shall
+    // pay.`) and sentences (`14 days after ...`) stay body text.
+    let dotted = number.contains('.');
     let tail_trimmed = tail.trim_start_matches(['.', ')', ' ', '\t', '、']).trim();
     if tail_trimmed.is_empty() || !tail.starts_with(['.', ' ', '\t', '、', '\u{3000}']) {
         return None;
@@ -642,6 +645,20 @@ The amount shall be 10% of the Contract Price.
         assert_eq!(ids, ["P1", "P2"]);
         assert_eq!(doc.structure_type, "paragraphs");
         assert_eq!(parse_text("x", "  \n").structure_type, "empty");
+    }
+
+    #[test]
+    fn list_items_stay_in_the_clause() {
+        let doc = parse_text(
+            "x",
+            "2 Payment\n1. The Employer shall pay monthly.\n2. Interest accrues.\n3. Title",
+        );
+        let ids: Vec<&str> = doc.iter_clauses().map(|c| c.clause_id.as_str()).collect();
+        assert_eq!(ids, ["2", "3"]);
+        assert_eq!(
+            doc.find_clause("2").unwrap().text,
+            "1. The Employer shall pay monthly. 2. Interest accrues."
+        );
     }
 
     #[test]

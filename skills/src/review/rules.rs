@@ -10,7 +10,7 @@
 //! | `compare_with_baseline` (only when `assess_deviation` did not run) | deleted / added / similarity < 50% | `clause_deleted` / `clause_added` / `baseline_deviation` | high / medium / medium |
 //! | `cross_reference_check` | broken references | `broken_cross_reference` | medium |
 //! | `cross_reference_check` | references to deleted clauses | `reference_to_deleted_clause` | medium |
-//! | `extract_financial_terms` | delay damages rate without a cap | `uncapped_delay_damages` | high |
+//! | `extract_financial_terms` | delay damages (rate or amount) and no cap on them | `uncapped_delay_damages` | high |
 //! | `extract_financial_terms` | retention above 10% | `high_retention` | medium |
 //! | `extract_financial_terms` | payment period above 56 days | `long_payment_period` | medium |
 //! | `resolve_definition` | terms used but never defined | `undefined_term` | low |
@@ -227,14 +227,23 @@ fn extract_financial_terms(data: &Value, out: &mut Vec<RiskDraft>) {
             .map(|t| str_field(t, &["source_text"]))
             .unwrap_or_default()
     };
-    if let (Some(rate), None) = (
-        number("delay_damages_rate_percent"),
-        number("delay_damages_cap_percent"),
-    ) {
+    let delay: Vec<&Value> = data
+        .get("terms")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| t.get("category").and_then(Value::as_str) == Some("delay_damages"))
+        .collect();
+    let is_cap = |t: &&Value| t.get("is_cap").and_then(Value::as_bool) == Some(true);
+    let rate = delay.iter().find(|t| !is_cap(t));
+    if let (Some(rate), false) = (rate, delay.iter().any(is_cap)) {
         out.push(draft(
             "high",
             "uncapped_delay_damages",
-            format!("Delay damages of {rate}% have no stated cap"),
+            format!(
+                "Delay damages of {} have no stated cap",
+                str_field(rate, &["text"])
+            ),
             "delay damages without a maximum amount expose the paying party to unlimited liability",
             String::new(),
             source_of("delay_damages"),
@@ -370,6 +379,22 @@ mod tests {
         assert_eq!(risks[0].risk_type, "sha_governance_check");
         assert!(risks_from_outputs(&[("x".into(), json!({"risk_level": "low"}))]).is_empty());
         assert!(risks_from_outputs(&[("x".into(), json!([1, 2]))]).is_empty());
+    }
+
+    #[test]
+    fn delay_damages_need_a_cap() {
+        let terms = |cap: bool| {
+            json!({"terms": [
+                {"category": "delay_damages", "kind": "amount", "is_cap": false, "text": "USD 5,000", "source_text": "s"},
+                {"category": "delay_damages", "kind": "percentage", "is_cap": cap, "text": "10%", "source_text": "s"}
+            ]})
+        };
+        let risks = risks_from_outputs(&[("extract_financial_terms".into(), terms(false))]);
+        assert_eq!(
+            risks[0].description,
+            "Delay damages of USD 5,000 have no stated cap"
+        );
+        assert!(risks_from_outputs(&[("extract_financial_terms".into(), terms(true))]).is_empty());
     }
 
     #[test]
