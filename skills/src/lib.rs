@@ -5,7 +5,9 @@
 
 pub mod document;
 pub mod fidic;
+pub mod generic;
 pub mod prepare;
+pub mod review;
 pub mod sha_spa;
 pub mod state;
 

@@ -1,0 +1,569 @@
+//! `extract_financial_terms`: money, percentages and payment periods with their source text.
+
+use std::collections::BTreeMap;
+
+use skill_core::prelude::*;
+
+use super::lookup::lookup_for;
+use super::sentences;
+use crate::document::chinese_numeral;
+use crate::state::ReviewState;
+
+/// One financial value found in the clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FinancialTerm {
+    /// What the sentence is about: `delay_damages`, `retention`, `advance_payment`,
+    /// `payment`, `price`, `security`, `interest` or `other`.
+    pub category: String,
+    /// `amount`, `percentage` or `period`.
+    pub kind: String,
+    /// The number (amounts in units of the currency, periods in days).
+    pub value: f64,
+    /// ISO currency code for amounts (`USD`, `EUR`, `GBP`, `CNY`, `JPY`).
+    pub currency: Option<String>,
+    /// Whether the sentence sets a ceiling (`not exceed`, `maximum`, `cap`, `上限`, `不超过`).
+    pub is_cap: bool,
+    /// The value as written (`USD 1,500,000`, `5%`, `56 days`).
+    pub text: String,
+    /// The sentence it comes from.
+    pub source_text: String,
+}
+
+/// The financial terms of a clause, with the figures a reviewer asks for first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FinancialTerms {
+    /// The clause analysed.
+    pub clause_id: String,
+    /// Every value found, in text order.
+    pub terms: Vec<FinancialTerm>,
+    /// Sum of the amounts per currency code.
+    pub amounts_by_currency: BTreeMap<String, f64>,
+    /// Retention percentage, if stated.
+    pub retention_percent: Option<f64>,
+    /// Advance payment percentage, if stated.
+    pub advance_payment_percent: Option<f64>,
+    /// Delay damages rate (percentage), if stated.
+    pub delay_damages_rate_percent: Option<f64>,
+    /// Cap on delay damages (percentage), if stated.
+    pub delay_damages_cap_percent: Option<f64>,
+    /// Longest payment period in days, if stated.
+    pub payment_period_days: Option<f64>,
+    /// One line the model can read directly.
+    pub summary: String,
+}
+
+/// Extract the financial terms of a clause: amounts with currency (USD, EUR, GBP, CNY/RMB/人民币,
+/// $, €, £, ¥), percentages, caps, retention, advance payment, delay damages and payment
+/// periods, each with the sentence it comes from.
+///
+/// Use it for payment, price, security and damages clauses, to quote exact figures.
+#[skill(id = "extract_financial_terms", domain = "*", category = "analysis")]
+pub fn extract_financial_terms(
+    /// Clause number to analyse, for example "14.7"; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    review: Inject<ReviewState>,
+) -> Result<FinancialTerms, SkillError> {
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
+    Ok(analyse_financial_terms(&clause.clause_id, &text))
+}
+
+/// Finds every financial term of `text` and aggregates them.
+pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
+    let mut terms = Vec::new();
+    for sentence in sentences(text) {
+        let lower = sentence.to_ascii_lowercase();
+        let mut values = scan_values(sentence);
+        values.sort_by_key(|v| v.start);
+        let mut previous_end = 0;
+        for value in values {
+            // A ceiling word between the previous value and this one caps this value.
+            let window = &lower[previous_end.min(value.start)..value.start];
+            let is_cap = CAP_WORDS.iter().any(|w| window.contains(w));
+            previous_end = value.start + value.text.len();
+            let category = categorize_at(&lower, value.start);
+            let category = match (value.kind, category) {
+                ("period", "payment") => "payment",
+                ("period", c) if c != "other" => c,
+                ("period", _) => "other",
+                (_, c) => c,
+            };
+            terms.push(FinancialTerm {
+                category: category.to_string(),
+                kind: value.kind.to_string(),
+                value: value.value,
+                currency: value.currency.map(str::to_string),
+                is_cap,
+                text: value.text,
+                source_text: sentence.to_string(),
+            });
+        }
+    }
+    let mut amounts_by_currency: BTreeMap<String, f64> = BTreeMap::new();
+    for term in terms.iter().filter(|t| t.kind == "amount") {
+        let currency = term.currency.clone().unwrap_or_else(|| "unknown".into());
+        *amounts_by_currency.entry(currency).or_default() += term.value;
+    }
+    let pick = |category: &str, cap: Option<bool>| {
+        terms
+            .iter()
+            .find(|t| {
+                t.kind == "percentage"
+                    && t.category == category
+                    && cap.is_none_or(|c| t.is_cap == c)
+            })
+            .map(|t| t.value)
+    };
+    let retention_percent = pick("retention", None);
+    let advance_payment_percent = pick("advance_payment", None);
+    let delay_damages_cap_percent = pick("delay_damages", Some(true));
+    let delay_damages_rate_percent = pick("delay_damages", Some(false));
+    let payment_period_days = terms
+        .iter()
+        .filter(|t| t.kind == "period" && t.category == "payment")
+        .map(|t| t.value)
+        .reduce(f64::max);
+    let summary = summarize(
+        clause_id,
+        &terms,
+        &amounts_by_currency,
+        [
+            ("retention", retention_percent, "%"),
+            ("advance payment", advance_payment_percent, "%"),
+            ("delay damages", delay_damages_rate_percent, "%"),
+            ("delay damages cap", delay_damages_cap_percent, "%"),
+            ("payment period", payment_period_days, " days"),
+        ],
+    );
+    FinancialTerms {
+        clause_id: clause_id.to_string(),
+        terms,
+        amounts_by_currency,
+        retention_percent,
+        advance_payment_percent,
+        delay_damages_rate_percent,
+        delay_damages_cap_percent,
+        payment_period_days,
+        summary,
+    }
+}
+
+fn summarize(
+    clause_id: &str,
+    terms: &[FinancialTerm],
+    amounts: &BTreeMap<String, f64>,
+    figures: [(&str, Option<f64>, &str); 5],
+) -> String {
+    if terms.is_empty() {
+        return format!("Clause {clause_id}: no financial terms found");
+    }
+    let count = |kind: &str| terms.iter().filter(|t| t.kind == kind).count();
+    let mut parts = vec![format!(
+        "{} amount(s), {} percentage(s), {} period(s)",
+        count("amount"),
+        count("percentage"),
+        count("period")
+    )];
+    for (currency, total) in amounts {
+        parts.push(format!("total {currency} {}", format_number(*total)));
+    }
+    for (label, value, unit) in figures {
+        if let Some(v) = value {
+            parts.push(format!("{label} {}{unit}", format_number(v)));
+        }
+    }
+    format!("Clause {clause_id}: {}", parts.join("; "))
+}
+
+fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+const CAP_WORDS: [&str; 9] = [
+    "not exceed",
+    "shall not exceed",
+    "maximum",
+    "cap",
+    "limit",
+    "上限",
+    "不超过",
+    "最高",
+    "不得超过",
+];
+
+const CATEGORIES: [(&str, &[&str]); 7] = [
+    (
+        "delay_damages",
+        &[
+            "delay damages",
+            "liquidated damages",
+            "误期",
+            "延误",
+            "违约金",
+            "逾期",
+        ],
+    ),
+    (
+        "retention",
+        &["retention", "保留金", "质保金", "质量保证金"],
+    ),
+    ("advance_payment", &["advance payment", "预付款"]),
+    (
+        "security",
+        &[
+            "performance security",
+            "bond",
+            "guarantee",
+            "履约担保",
+            "保函",
+        ],
+    ),
+    ("interest", &["interest", "financing charges", "利息"]),
+    ("payment", &["pay", "payment", "invoice", "支付", "付款"]),
+    (
+        "price",
+        &[
+            "contract price",
+            "price",
+            "合同价",
+            "价款",
+            "consideration",
+            "purchase price",
+        ],
+    ),
+];
+
+/// The topic of the value at `at`: the category whose keyword comes last before it, else
+/// the one whose keyword comes first after it (`30天内支付`).
+fn categorize_at(lower: &str, at: usize) -> &'static str {
+    let before = &lower[..at];
+    let nearest = CATEGORIES
+        .iter()
+        .filter_map(|(c, words)| {
+            words
+                .iter()
+                .filter_map(|w| before.rfind(w).map(|p| (p + w.len(), std::cmp::Reverse(p))))
+                .max()
+                .map(|p| (p, *c))
+        })
+        // Latest end wins; at equal ends the longer keyword (`预付款` over `付款`).
+        .max_by_key(|(p, _)| *p);
+    if let Some((_, category)) = nearest {
+        return category;
+    }
+    let after = &lower[at..];
+    CATEGORIES
+        .iter()
+        .filter_map(|(c, words)| {
+            words
+                .iter()
+                .filter_map(|w| after.find(w))
+                .min()
+                .map(|p| (p, *c))
+        })
+        .min_by_key(|(p, _)| *p)
+        .map_or("other", |(_, c)| c)
+}
+
+struct FoundValue {
+    start: usize,
+    kind: &'static str,
+    value: f64,
+    currency: Option<&'static str>,
+    text: String,
+}
+
+const PREFIX_CURRENCIES: [(&str, &str); 12] = [
+    ("US$", "USD"),
+    ("USD", "USD"),
+    ("EUR", "EUR"),
+    ("GBP", "GBP"),
+    ("CNY", "CNY"),
+    ("RMB", "CNY"),
+    ("人民币", "CNY"),
+    ("$", "USD"),
+    ("€", "EUR"),
+    ("£", "GBP"),
+    ("¥", "CNY"),
+    ("￥", "CNY"),
+];
+
+const SUFFIX_CURRENCIES: [(&str, &str); 11] = [
+    ("USD", "USD"),
+    ("EUR", "EUR"),
+    ("GBP", "GBP"),
+    ("CNY", "CNY"),
+    ("RMB", "CNY"),
+    ("dollars", "USD"),
+    ("euros", "EUR"),
+    ("euro", "EUR"),
+    ("pounds", "GBP"),
+    ("元", "CNY"),
+    ("人民币", "CNY"),
+];
+
+const MULTIPLIERS: [(&str, f64); 6] = [
+    ("million", 1e6),
+    ("billion", 1e9),
+    ("thousand", 1e3),
+    ("万", 1e4),
+    ("亿", 1e8),
+    ("千", 1e3),
+];
+
+const PERIOD_UNITS: [(&str, f64); 10] = [
+    ("days", 1.0),
+    ("day", 1.0),
+    ("weeks", 7.0),
+    ("week", 7.0),
+    ("months", 30.0),
+    ("month", 30.0),
+    ("个月", 30.0),
+    ("日", 1.0),
+    ("天", 1.0),
+    ("周", 7.0),
+];
+
+fn scan_values(sentence: &str) -> Vec<FoundValue> {
+    let mut out = Vec::new();
+    let bytes = sentence.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit()
+            || (i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.'))
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut end = i;
+        while end < bytes.len()
+            && (bytes[end].is_ascii_digit()
+                || ((bytes[end] == b',' || bytes[end] == b'.')
+                    && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            end += 1;
+        }
+        i = end;
+        let raw = &sentence[start..end];
+        let before = sentence[..start].trim_end();
+        if is_reference_number(before) || raw.matches('.').count() > 1 {
+            continue;
+        }
+        let Ok(number) = raw.replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        if let Some(found) = classify(sentence, start, end, number) {
+            out.push(found);
+        }
+    }
+    out.extend(chinese_percentages(sentence));
+    out
+}
+
+fn is_reference_number(before: &str) -> bool {
+    let lower = before.to_ascii_lowercase();
+    [
+        "clause",
+        "sub-clause",
+        "article",
+        "section",
+        "paragraph",
+        "第",
+        "schedule",
+        "annex",
+        "appendix",
+    ]
+    .iter()
+    .any(|k| lower.ends_with(k))
+}
+
+fn classify(sentence: &str, start: usize, end: usize, number: f64) -> Option<FoundValue> {
+    let before = sentence[..start].trim_end();
+    let prefix = PREFIX_CURRENCIES
+        .iter()
+        .find(|(symbol, _)| before.ends_with(symbol))
+        .filter(|(symbol, _)| {
+            // A code must stand alone ("USD 5", not "XUSD 5").
+            let rest = &before[..before.len() - symbol.len()];
+            !symbol.chars().all(|c| c.is_ascii_alphabetic())
+                || !rest.ends_with(|c: char| c.is_ascii_alphabetic())
+        });
+    let mut after = &sentence[end..];
+    let mut consumed = end;
+    let skip = |s: &str| s.len() - s.trim_start_matches([' ', ')', '）']).len();
+    let n = skip(after);
+    after = &after[n..];
+    consumed += n;
+    let mut value = number;
+    if let Some((word, factor)) = MULTIPLIERS
+        .iter()
+        .find(|(w, _)| after.to_lowercase().starts_with(w))
+    {
+        value *= factor;
+        after = &after[word.len()..];
+        consumed += word.len();
+        let n = skip(after);
+        after = &after[n..];
+        consumed += n;
+    }
+    let text_from = prefix.map_or(start, |(symbol, _)| before.len() - symbol.len());
+    let lower_after = after.to_lowercase();
+    if after.starts_with('%')
+        || lower_after.starts_with("percent")
+        || lower_after.starts_with("per cent")
+    {
+        let len = if after.starts_with('%') {
+            1
+        } else if lower_after.starts_with("percent") {
+            7
+        } else {
+            8
+        };
+        return Some(FoundValue {
+            start,
+            kind: "percentage",
+            value: number,
+            currency: None,
+            text: sentence[start..consumed + len].trim().to_string(),
+        });
+    }
+    let suffix = SUFFIX_CURRENCIES
+        .iter()
+        .find(|(word, _)| lower_after.starts_with(&word.to_lowercase()))
+        .map(|(word, code)| (word.len(), *code));
+    if let Some((_, code)) = prefix {
+        let end = consumed + suffix.map_or(0, |(len, _)| len);
+        return Some(FoundValue {
+            start: text_from,
+            kind: "amount",
+            value,
+            currency: Some(code),
+            text: sentence[text_from..end].trim().to_string(),
+        });
+    }
+    if let Some((len, code)) = suffix {
+        return Some(FoundValue {
+            start,
+            kind: "amount",
+            value,
+            currency: Some(code),
+            text: sentence[start..consumed + len].trim().to_string(),
+        });
+    }
+    if let Some((word, factor)) = PERIOD_UNITS
+        .iter()
+        .find(|(w, _)| lower_after.starts_with(w))
+    {
+        return Some(FoundValue {
+            start,
+            kind: "period",
+            value: number * factor,
+            currency: None,
+            text: sentence[start..consumed + word.len()].trim().to_string(),
+        });
+    }
+    None
+}
+
+/// `百分之十` -> 10%.
+fn chinese_percentages(sentence: &str) -> Vec<FoundValue> {
+    let mut out = Vec::new();
+    for (pos, _) in sentence.match_indices("百分之") {
+        let rest = &sentence[pos + "百分之".len()..];
+        let numeral: String = rest
+            .chars()
+            .take_while(|c| {
+                chinese_numeral(&c.to_string()).is_some() || matches!(c, '十' | '百' | '千')
+            })
+            .collect();
+        if let Some(value) = chinese_numeral(&numeral) {
+            out.push(FoundValue {
+                start: pos,
+                kind: "percentage",
+                value: f64::from(value),
+                currency: None,
+                text: format!("百分之{numeral}"),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_amounts_percentages_and_periods() {
+        let t = analyse_financial_terms(
+            "14",
+            "The Contract Price is USD 1,500,000. Retention shall be 5% of each payment. \
+             Delay damages are 0.1% per day and shall not exceed 10% of the Contract Price. \
+             The Employer shall pay within 56 days. See Sub-Clause 14.7.",
+        );
+        let kinds: Vec<(&str, &str, f64)> = t
+            .terms
+            .iter()
+            .map(|x| (x.category.as_str(), x.kind.as_str(), x.value))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("price", "amount", 1_500_000.0),
+                ("retention", "percentage", 5.0),
+                ("delay_damages", "percentage", 0.1),
+                ("delay_damages", "percentage", 10.0),
+                ("payment", "period", 56.0)
+            ]
+        );
+        assert_eq!(t.amounts_by_currency["USD"], 1_500_000.0);
+        assert_eq!(t.retention_percent, Some(5.0));
+        assert_eq!(t.delay_damages_cap_percent, Some(10.0));
+        assert_eq!(t.delay_damages_rate_percent, Some(0.1));
+        assert!(t.terms[3].is_cap && !t.terms[2].is_cap);
+        assert_eq!(t.payment_period_days, Some(56.0));
+        assert_eq!(t.terms[0].text, "USD 1,500,000");
+    }
+
+    #[test]
+    fn symbols_multipliers_and_chinese() {
+        let t = analyse_financial_terms(
+            "1",
+            "A fee of $2.5 million and €300 and £40. 预付款为人民币500万元，保留金为百分之五。",
+        );
+        let values: Vec<(Option<&str>, f64)> = t
+            .terms
+            .iter()
+            .map(|x| (x.currency.as_deref(), x.value))
+            .collect();
+        assert_eq!(t.advance_payment_percent, None);
+        assert_eq!(t.retention_percent, Some(5.0));
+        assert_eq!(t.terms[3].category, "advance_payment");
+        assert_eq!(t.terms[3].text, "人民币500万元");
+        assert_eq!(
+            values,
+            [
+                (Some("USD"), 2_500_000.0),
+                (Some("EUR"), 300.0),
+                (Some("GBP"), 40.0),
+                (Some("CNY"), 5_000_000.0),
+                (None, 5.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn nothing_financial() {
+        let t = analyse_financial_terms("2", "The Engineer shall act fairly under Clause 3.");
+        assert!(t.terms.is_empty());
+        assert_eq!(t.summary, "Clause 2: no financial terms found");
+    }
+}

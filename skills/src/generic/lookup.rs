@@ -1,0 +1,250 @@
+//! Clause lookup by id in O(1), shared by every skill call on the same review state.
+//!
+//! `DocumentStructure::find_clause` walks the whole tree; a review of 2,000 clauses calls it
+//! tens of thousands of times. The lookups here are built once per `Arc<ReviewState>` and
+//! found again by pointer identity. The cache holds a `Weak` to the state, which keeps its
+//! allocation (so its address) reserved and makes `Arc::get_mut` refuse, so an entry can
+//! never describe a different or mutated state; entries of dropped states are purged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use skill_core::SkillError;
+
+use super::clause_not_found;
+use crate::document::{normalize_clause_id, Clause, DocumentStructure};
+use crate::state::{DocumentRole, ReviewState};
+
+/// Paths (child indexes from the roots) of every clause of one document, by id.
+#[derive(Debug, Default)]
+pub struct DocumentLookup {
+    paths: HashMap<String, Box<[u32]>>,
+}
+
+impl DocumentLookup {
+    /// Indexes every clause of `doc` (the first clause wins when ids repeat, as in
+    /// `find_clause`).
+    pub fn build(doc: &DocumentStructure) -> Self {
+        fn walk(clauses: &[Clause], path: &mut Vec<u32>, paths: &mut HashMap<String, Box<[u32]>>) {
+            for (i, clause) in clauses.iter().enumerate() {
+                path.push(i as u32);
+                paths
+                    .entry(clause.clause_id.clone())
+                    .or_insert_with(|| path.clone().into_boxed_slice());
+                walk(&clause.children, path, paths);
+                path.pop();
+            }
+        }
+        let mut paths = HashMap::new();
+        walk(&doc.clauses, &mut Vec::new(), &mut paths);
+        Self { paths }
+    }
+
+    fn path(&self, clause_id: &str) -> Option<&[u32]> {
+        match self.paths.get(clause_id) {
+            Some(path) => Some(path),
+            None => self
+                .paths
+                .get(&normalize_clause_id(clause_id))
+                .map(|p| &**p),
+        }
+    }
+}
+
+fn at<'d>(doc: &'d DocumentStructure, path: &[u32]) -> Option<&'d Clause> {
+    let (first, rest) = path.split_first()?;
+    let mut node = doc.clauses.get(*first as usize)?;
+    for i in rest {
+        node = node.children.get(*i as usize)?;
+    }
+    Some(node)
+}
+
+/// A document with its lookup.
+#[derive(Debug, Clone, Copy)]
+pub struct Doc<'a> {
+    /// The document.
+    pub structure: &'a DocumentStructure,
+    lookup: &'a DocumentLookup,
+}
+
+impl<'a> Doc<'a> {
+    /// The clause with this id (decorated forms such as `Sub-Clause 4.1` accepted).
+    pub fn clause(&self, clause_id: &str) -> Option<&'a Clause> {
+        self.lookup
+            .path(clause_id)
+            .and_then(|p| at(self.structure, p))
+    }
+
+    /// The clause, or a `not_found` error naming it and a few existing ids.
+    pub fn clause_or_not_found(&self, clause_id: &str) -> Result<&'a Clause, SkillError> {
+        self.clause(clause_id)
+            .ok_or_else(|| clause_not_found(self.structure, clause_id))
+    }
+
+    /// The enclosing clause.
+    pub fn parent(&self, clause_id: &str) -> Option<&'a Clause> {
+        let path = self.lookup.path(clause_id)?;
+        let (_, parent) = path.split_last()?;
+        at(self.structure, parent)
+    }
+
+    /// Text of the clause and all its sub-clauses.
+    pub fn full_text(&self, clause_id: &str) -> Option<String> {
+        fn collect(clause: &Clause, out: &mut String) {
+            if !clause.text.is_empty() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&clause.text);
+            }
+            for child in &clause.children {
+                collect(child, out);
+            }
+        }
+        let clause = self.clause(clause_id)?;
+        let mut out = String::new();
+        collect(clause, &mut out);
+        Some(out)
+    }
+}
+
+/// A review state with the lookups of all its documents.
+#[derive(Debug, Clone)]
+pub struct StateLookup {
+    state: Arc<ReviewState>,
+    documents: Arc<Vec<DocumentLookup>>,
+}
+
+impl StateLookup {
+    /// The state.
+    pub fn state(&self) -> &ReviewState {
+        &self.state
+    }
+
+    /// The first document with this role.
+    pub fn document(&self, role: DocumentRole) -> Option<Doc<'_>> {
+        let i = self.state.documents.iter().position(|d| d.role == role)?;
+        Some(Doc {
+            structure: &self.state.documents[i].structure,
+            lookup: &self.documents[i],
+        })
+    }
+
+    /// The contract under review.
+    pub fn primary(&self) -> Option<Doc<'_>> {
+        self.document(DocumentRole::Primary)
+    }
+
+    /// The contract under review, or a `not_found` error.
+    pub fn primary_or_not_found(&self) -> Result<Doc<'_>, SkillError> {
+        self.primary().ok_or_else(|| {
+            SkillError::not_found("the review has no primary (contract) document loaded")
+        })
+    }
+
+    /// The standard form.
+    pub fn baseline(&self) -> Option<Doc<'_>> {
+        self.document(DocumentRole::Baseline)
+    }
+}
+
+type Cache = Mutex<Vec<(Weak<ReviewState>, Arc<Vec<DocumentLookup>>)>>;
+
+/// The lookups of `state`, built on first use and kept while the state lives (the cache
+/// holds only a `Weak` to the state).
+pub fn lookup_for(state: &Arc<ReviewState>) -> StateLookup {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let find = |entries: &Vec<(Weak<ReviewState>, Arc<Vec<DocumentLookup>>)>| {
+        entries
+            .iter()
+            .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(state)))
+            .map(|(_, docs)| Arc::clone(docs))
+    };
+    let cached = {
+        let mut entries = cache.lock().unwrap_or_else(|p| p.into_inner());
+        entries.retain(|(weak, _)| weak.strong_count() > 0);
+        find(&entries)
+    };
+    let documents = match cached {
+        Some(documents) => documents,
+        None => {
+            // Build outside the lock; if another thread won the race, use its lookups.
+            let built = Arc::new(
+                state
+                    .documents
+                    .iter()
+                    .map(|d| DocumentLookup::build(&d.structure))
+                    .collect::<Vec<_>>(),
+            );
+            let mut entries = cache.lock().unwrap_or_else(|p| p.into_inner());
+            match find(&entries) {
+                Some(documents) => documents,
+                None => {
+                    entries.push((Arc::downgrade(state), Arc::clone(&built)));
+                    built
+                }
+            }
+        }
+    };
+    StateLookup {
+        state: Arc::clone(state),
+        documents,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_text;
+    use crate::state::ReviewDocument;
+
+    fn state(text: &str) -> Arc<ReviewState> {
+        Arc::new(ReviewState {
+            documents: vec![ReviewDocument {
+                role: DocumentRole::Primary,
+                filename: "a.md".into(),
+                structure: parse_text("a", text),
+            }],
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn finds_clauses_parents_and_text() {
+        let s = state(
+            "4 Contractor
+4.1 Duty
+Do it.
+4.1.1 Detail
+More.",
+        );
+        let lookup = lookup_for(&s);
+        let doc = lookup.primary().unwrap();
+        assert_eq!(doc.clause("Sub-Clause 4.1").unwrap().title, "Duty");
+        assert_eq!(doc.parent("4.1.1").unwrap().clause_id, "4.1");
+        assert!(doc.parent("4").is_none());
+        assert_eq!(doc.full_text("4.1").unwrap(), "Do it.\nMore.");
+        assert_eq!(doc.clause_or_not_found("9").unwrap_err().code, "not_found");
+    }
+
+    #[test]
+    fn entries_follow_state_identity() {
+        let a = state("1 One\nx");
+        let b = state("2 Two\ny");
+        assert!(lookup_for(&a).primary().unwrap().clause("1").is_some());
+        assert!(lookup_for(&b).primary().unwrap().clause("1").is_none());
+        assert!(
+            Arc::ptr_eq(&lookup_for(&a).documents, &lookup_for(&a).documents),
+            "cached"
+        );
+        let weak = Arc::downgrade(&a);
+        drop(a);
+        assert_eq!(
+            weak.strong_count(),
+            0,
+            "the cache does not keep states alive"
+        );
+    }
+}

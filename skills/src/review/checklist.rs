@@ -1,0 +1,153 @@
+//! A review checklist made from the document itself, for when the user gives none.
+
+use crate::document::{find_references, Clause, DocumentStructure};
+use crate::generic::extract_financial_terms::analyse_financial_terms;
+use crate::state::{ChecklistItem, Priority};
+
+/// Topics that make a clause critical for any party.
+const CRITICAL_TOPICS: [&str; 22] = [
+    "payment",
+    "price",
+    "liabilit",
+    "indemn",
+    "termination",
+    "delay damages",
+    "liquidated damages",
+    "claims",
+    "time for completion",
+    "variation",
+    "force majeure",
+    "exceptional event",
+    "completion",
+    "warrant",
+    "付款",
+    "价格",
+    "责任",
+    "赔偿",
+    "解除",
+    "终止",
+    "索赔",
+    "违约",
+];
+
+/// Titles of clauses that only explain words.
+const LOW_TOPICS: [&str; 5] = ["definition", "interpretation", "定义", "释义", "headings"];
+
+/// Domain skills and the words in a clause that call for them.
+const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
+    ("fidic", "fidic_merge_gc_pc", &[]),
+    ("fidic", "fidic_check_pc_consistency", &[]),
+    (
+        "fidic",
+        "fidic_calculate_time_bar",
+        &["notice", "claim", "days", "通知", "索赔", "天"],
+    ),
+    (
+        "fidic",
+        "fidic_search_er",
+        &[
+            "employer's requirements",
+            "design",
+            "works",
+            "specification",
+            "业主要求",
+            "设计",
+            "工程",
+        ],
+    ),
+    (
+        "sha_spa",
+        "spa_extract_conditions",
+        &["condition", "completion", "closing", "先决条件", "交割"],
+    ),
+    (
+        "sha_spa",
+        "spa_extract_reps_warranties",
+        &["warrant", "represent", "陈述", "保证"],
+    ),
+    (
+        "sha_spa",
+        "spa_indemnity_analysis",
+        &["indemn", "赔偿", "补偿"],
+    ),
+    (
+        "sha_spa",
+        "sha_governance_check",
+        &[
+            "board",
+            "director",
+            "shareholder",
+            "vote",
+            "reserved matter",
+            "董事",
+            "股东",
+            "表决",
+        ],
+    ),
+];
+
+/// One checklist item per clause that has text of its own, with the skills that fit it:
+/// always `get_clause_context`, `resolve_definition` and `assess_deviation` (which includes
+/// the baseline comparison and the criteria), `search_reference_doc`; `cross_reference_check`
+/// when the clause refers to others; `extract_financial_terms` when it states figures; and
+/// the domain's skills (`fidic`, `sha_spa`) whose trigger words occur.
+///
+/// Priority: `critical` for payment, price, liability, indemnity, termination, delay damages,
+/// claims and similar topics; `low` for definitions; `high` when the clause states figures;
+/// `medium` otherwise.
+pub fn generate_checklist(doc: &DocumentStructure, domain: &str) -> Vec<ChecklistItem> {
+    doc.iter_clauses()
+        .filter(|c| !c.text.trim().is_empty())
+        .map(|clause| item_for(clause, domain))
+        .collect()
+}
+
+fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
+    let text = &clause.text;
+    let lower_title = clause.title.to_lowercase();
+    let lower = format!("{lower_title} {}", text.to_lowercase());
+    let financial = analyse_financial_terms(&clause.clause_id, text);
+    let has_figures = !financial.terms.is_empty();
+    let mut skills: Vec<String> = vec!["get_clause_context".into(), "resolve_definition".into()];
+    if !find_references(text).is_empty() {
+        skills.push("cross_reference_check".into());
+    }
+    if has_figures {
+        skills.push("extract_financial_terms".into());
+    }
+    skills.push("assess_deviation".into());
+    skills.push("search_reference_doc".into());
+    for (skill_domain, skill, triggers) in DOMAIN_SKILLS {
+        if skill_domain == domain
+            && (triggers.is_empty() || triggers.iter().any(|t| lower.contains(t)))
+        {
+            skills.push(skill.to_string());
+        }
+    }
+    let topics: Vec<&str> = CRITICAL_TOPICS
+        .iter()
+        .copied()
+        .filter(|t| lower.contains(t))
+        .collect();
+    let priority = if LOW_TOPICS.iter().any(|t| lower_title.contains(t)) {
+        Priority::Low
+    } else if !topics.is_empty() {
+        Priority::Critical
+    } else if has_figures {
+        Priority::High
+    } else {
+        Priority::Medium
+    };
+    let description = if topics.is_empty() {
+        "Check obligations, deviations from the standard form and consistency".to_string()
+    } else {
+        format!("Check the clause's treatment of: {}", topics.join(", "))
+    };
+    ChecklistItem {
+        clause_id: clause.clause_id.clone(),
+        clause_name: clause.title.clone(),
+        priority,
+        required_skills: skills,
+        description,
+    }
+}

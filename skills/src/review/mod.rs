@@ -1,0 +1,385 @@
+//! The offline review (SPEC-20's checklist mode, default and fallback of the agent): for each
+//! checklist item, run its `required_skills` through [`Dispatcher::prepare_and_call`] with the
+//! review state and the clause in focus, then turn the outputs into risks by the documented
+//! rules of [`rules`].
+//!
+//! ```no_run
+//! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
+//! use skill_core::Dispatcher;
+//!
+//! let state = build_review_state(&ReviewInputs {
+//!     primary: "PC.md".into(),
+//!     baseline: Some("GC.md".into()),
+//!     references: vec!["ER.md".into()],
+//!     domain_id: "fidic".into(),
+//!     ..Default::default()
+//! })?;
+//! let dispatcher = Dispatcher::from_inventory()?;
+//! let report = run_checklist_review(&dispatcher, &state, &ReviewOptions::default());
+//! println!("{}", render(&report, ReportFormat::Table));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod checklist;
+mod inputs;
+mod report;
+pub mod rules;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use skill_core::{codes, Dispatcher, SkillContext};
+
+pub use checklist::generate_checklist;
+pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
+pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
+
+use crate::generic::bm25::ReferenceIndex;
+use crate::generic::truncate_chars;
+use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
+
+/// How to run a review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewOptions {
+    /// Clauses reviewed at the same time (worker threads); 0 means one per CPU core.
+    pub concurrency: usize,
+    /// Make a checklist from the document's clauses when the state has none.
+    pub generate_checklist: bool,
+}
+
+impl Default for ReviewOptions {
+    fn default() -> Self {
+        Self {
+            concurrency: 0,
+            generate_checklist: true,
+        }
+    }
+}
+
+/// Where a risk is in the contract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RiskLocation {
+    /// The contract's words concerned.
+    pub original_text: String,
+}
+
+/// A risk found in a clause (SPEC-20 section 5.2 shape, plus the clause and the skill).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Risk {
+    /// Stable id: `R-{clause}-{n}`.
+    pub id: String,
+    /// Clause the risk is in.
+    pub clause_id: String,
+    /// `high`, `medium` or `low`.
+    pub risk_level: String,
+    /// Short machine-readable type (`clause_deleted`, `uncapped_delay_damages`, ...).
+    pub risk_type: String,
+    /// What the risk is.
+    pub description: String,
+    /// Why it is a risk (the rule that fired).
+    pub reason: String,
+    /// Detail: the skill's summary and evidence.
+    pub analysis: String,
+    /// The skill whose output produced the risk.
+    pub source_skill: String,
+    /// The contract's words, when known.
+    pub location: Option<RiskLocation>,
+}
+
+/// One skill call of the review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SkillRun {
+    /// The skill.
+    pub skill_id: String,
+    /// Whether it returned a value.
+    pub success: bool,
+    /// Error code when it failed (`unknown_skill`, `not_found`, ...).
+    pub error_code: Option<String>,
+    /// Error message when it failed.
+    pub error_message: Option<String>,
+    /// The output's `summary`, when it has a string one.
+    pub summary: Option<String>,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+/// The review of one checklist item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClauseReview {
+    /// The clause.
+    pub clause_id: String,
+    /// Its name from the checklist.
+    pub clause_name: String,
+    /// Its priority.
+    pub priority: Priority,
+    /// Every skill called, in checklist order.
+    pub skills: Vec<SkillRun>,
+    /// Skills of the checklist that are not registered (skipped).
+    pub skipped_skills: Vec<String>,
+    /// Risks found, most serious first.
+    pub risks: Vec<Risk>,
+}
+
+/// Counts over the whole review.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewSummary {
+    /// Checklist items reviewed.
+    pub clauses_reviewed: usize,
+    /// Skill calls made.
+    pub skill_calls: usize,
+    /// Skill calls that failed (unknown skills included).
+    pub skill_failures: usize,
+    /// Checklist skills that are not registered, each once.
+    pub unknown_skills: Vec<String>,
+    /// Risks in total.
+    pub total_risks: usize,
+    /// High risks.
+    pub high: usize,
+    /// Medium risks.
+    pub medium: usize,
+    /// Low risks.
+    pub low: usize,
+}
+
+/// The result of an offline review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewReport {
+    /// The contract reviewed.
+    pub document_id: String,
+    /// Domain of the review.
+    pub domain_id: String,
+    /// The party the review acts for.
+    pub our_party: String,
+    /// Whether the checklist was made from the document (none was given).
+    pub checklist_generated: bool,
+    /// Per checklist item, in checklist order.
+    pub clauses: Vec<ClauseReview>,
+    /// Counts.
+    pub summary: ReviewSummary,
+}
+
+impl ReviewReport {
+    /// Every risk, clause by clause.
+    pub fn risks(&self) -> impl Iterator<Item = &Risk> {
+        self.clauses.iter().flat_map(|c| c.risks.iter())
+    }
+}
+
+/// Runs the checklist review: every item's skills through `prepare_and_call`, risks by the
+/// rules of [`rules`]. Clauses are independent and are reviewed on `options.concurrency`
+/// worker threads, each with its own single-threaded runtime, so this call blocks: from
+/// async code, call it inside `tokio::task::spawn_blocking` (or `block_in_place`).
+pub fn run_checklist_review(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+) -> ReviewReport {
+    let mut checklist_generated = false;
+    let checklist: Vec<ChecklistItem> =
+        if state.review_checklist.is_empty() && options.generate_checklist {
+            checklist_generated = true;
+            generated_checklist_for(state)
+        } else {
+            state.review_checklist.clone()
+        };
+    let state = Arc::new(state.clone());
+    let base = SkillContext::new()
+        .with(ReferenceIndex::build(&state))
+        .with_arc(Arc::clone(&state));
+    let workers = match options.concurrency {
+        0 => std::thread::available_parallelism().map_or(2, usize::from),
+        n => n,
+    }
+    .min(checklist.len())
+    .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<ClauseReview>>> = Mutex::new(vec![None; checklist.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(err) => {
+                        tracing::error!(error = %err, "cannot start a review worker runtime");
+                        return;
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = checklist.get(i) else { break };
+                    let review = runtime.block_on(review_item(dispatcher, &base, &state, item));
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
+                }
+            });
+        }
+    });
+    let clauses: Vec<ClauseReview> = results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .zip(&checklist)
+        .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
+        .collect();
+    let summary = summarize(&clauses);
+    ReviewReport {
+        document_id: state
+            .primary()
+            .map(|d| d.document_id.clone())
+            .unwrap_or_default(),
+        domain_id: state.domain_id.clone(),
+        our_party: state.our_party.clone(),
+        checklist_generated,
+        clauses,
+        summary,
+    }
+}
+
+/// The generated checklist without skills the state cannot feed (no reference documents:
+/// no `search_reference_doc`; no baseline: no `compare_with_baseline`).
+fn generated_checklist_for(state: &ReviewState) -> Vec<ChecklistItem> {
+    let Some(doc) = state.primary() else {
+        return Vec::new();
+    };
+    let has_references = state.references().next().is_some();
+    let has_baseline = state.baseline().is_some();
+    let mut items = generate_checklist(doc, &state.domain_id);
+    for item in &mut items {
+        item.required_skills.retain(|s| match s.as_str() {
+            "search_reference_doc" => has_references,
+            "compare_with_baseline" => has_baseline,
+            _ => true,
+        });
+    }
+    items
+}
+
+fn not_run(item: &ChecklistItem) -> ClauseReview {
+    ClauseReview {
+        clause_id: item.clause_id.clone(),
+        clause_name: item.clause_name.clone(),
+        priority: item.priority,
+        skills: item
+            .required_skills
+            .iter()
+            .map(|skill_id| SkillRun {
+                skill_id: skill_id.clone(),
+                success: false,
+                error_code: Some("not_run".into()),
+                error_message: Some("the review worker could not start".into()),
+                summary: None,
+                elapsed_ms: 0.0,
+            })
+            .collect(),
+        skipped_skills: Vec::new(),
+        risks: Vec::new(),
+    }
+}
+
+async fn review_item(
+    dispatcher: &Dispatcher,
+    base: &SkillContext,
+    state: &Arc<ReviewState>,
+    item: &ChecklistItem,
+) -> ClauseReview {
+    let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
+    let mut skills = Vec::new();
+    let mut skipped_skills = Vec::new();
+    let mut outputs: Vec<(String, Value)> = Vec::new();
+    for skill_id in &item.required_skills {
+        let result = dispatcher.prepare_and_call(skill_id, &ctx, None).await;
+        let data: Option<Value> = result
+            .data
+            .as_ref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let error = result.error.as_ref();
+        if error.is_some_and(|e| e.code == codes::UNKNOWN_SKILL) {
+            tracing::debug!(skill = %skill_id, clause = %item.clause_id, "checklist names an unknown skill; skipped");
+            skipped_skills.push(skill_id.clone());
+        }
+        skills.push(SkillRun {
+            skill_id: skill_id.clone(),
+            success: result.success,
+            error_code: error.map(|e| e.code.to_string()),
+            error_message: error.map(|e| e.message.clone()),
+            summary: data
+                .as_ref()
+                .and_then(|d| d.get("summary"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            elapsed_ms: result.elapsed_ms,
+        });
+        if let Some(data) = data {
+            outputs.push((skill_id.clone(), data));
+        }
+    }
+    let clause_text = crate::generic::lookup::lookup_for(state)
+        .primary()
+        .and_then(|d| d.full_text(&item.clause_id))
+        .unwrap_or_default();
+    let mut drafts = rules::risks_from_outputs(&outputs);
+    drafts.sort_by_key(|d| crate::generic::assess_deviation::severity_rank(&d.risk_level));
+    let risks = drafts
+        .into_iter()
+        .enumerate()
+        .map(|(n, d)| {
+            let original = if d.original_text.is_empty() {
+                truncate_chars(&clause_text, 200)
+            } else {
+                d.original_text
+            };
+            Risk {
+                id: format!("R-{}-{}", item.clause_id, n + 1),
+                clause_id: item.clause_id.clone(),
+                risk_level: d.risk_level,
+                risk_type: d.risk_type,
+                description: d.description,
+                reason: d.reason,
+                analysis: d.analysis,
+                source_skill: d.source_skill,
+                location: (!original.is_empty()).then_some(RiskLocation {
+                    original_text: original,
+                }),
+            }
+        })
+        .collect();
+    ClauseReview {
+        clause_id: item.clause_id.clone(),
+        clause_name: item.clause_name.clone(),
+        priority: item.priority,
+        skills,
+        skipped_skills,
+        risks,
+    }
+}
+
+fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
+    let mut summary = ReviewSummary {
+        clauses_reviewed: clauses.len(),
+        ..Default::default()
+    };
+    for clause in clauses {
+        summary.skill_calls += clause.skills.len();
+        summary.skill_failures += clause.skills.iter().filter(|s| !s.success).count();
+        for skipped in &clause.skipped_skills {
+            if !summary.unknown_skills.contains(skipped) {
+                summary.unknown_skills.push(skipped.clone());
+            }
+        }
+        for risk in &clause.risks {
+            summary.total_risks += 1;
+            match risk.risk_level.as_str() {
+                "high" => summary.high += 1,
+                "medium" => summary.medium += 1,
+                _ => summary.low += 1,
+            }
+        }
+    }
+    summary.unknown_skills.sort();
+    summary
+}

@@ -1,0 +1,159 @@
+//! Rendering a review report as a text table, JSON or Markdown.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use super::ReviewReport;
+
+/// Output format of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Aligned plain-text table for terminals.
+    Table,
+    /// Pretty-printed JSON of the whole report.
+    Json,
+    /// Markdown with a summary and a risk table.
+    Markdown,
+}
+
+impl FromStr for ReportFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "table" | "text" => Ok(Self::Table),
+            "json" => Ok(Self::Json),
+            "markdown" | "md" => Ok(Self::Markdown),
+            other => Err(format!(
+                "unknown report format `{other}`; expected table, json or markdown"
+            )),
+        }
+    }
+}
+
+/// Renders the report in the given format.
+pub fn render(report: &ReviewReport, format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Table => render_table(report),
+        ReportFormat::Json => render_json(report),
+        ReportFormat::Markdown => render_markdown(report),
+    }
+}
+
+/// The whole report as pretty JSON.
+pub fn render_json(report: &ReviewReport) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|err| format!("{{\"error\": \"{err}\"}}"))
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::generic::truncate_chars(&flat, max)
+}
+
+fn summary_line(report: &ReviewReport) -> String {
+    let s = &report.summary;
+    let mut line = format!(
+        "{} clause(s) reviewed, {} skill call(s) ({} failed); {} risk(s): {} high, {} medium, {} low",
+        s.clauses_reviewed, s.skill_calls, s.skill_failures, s.total_risks, s.high, s.medium, s.low
+    );
+    if !s.unknown_skills.is_empty() {
+        let _ = write!(
+            line,
+            "; skipped unknown skills: {}",
+            s.unknown_skills.join(", ")
+        );
+    }
+    line
+}
+
+/// An aligned text table of the risks, then the summary.
+pub fn render_table(report: &ReviewReport) -> String {
+    let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
+    let rows: Vec<[String; 5]> = report
+        .risks()
+        .map(|r| {
+            [
+                r.id.clone(),
+                r.clause_id.clone(),
+                r.risk_level.clone(),
+                r.risk_type.clone(),
+                one_line(&r.description, 80),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Review of {} ({})",
+        report.document_id,
+        if report.domain_id.is_empty() {
+            "generic"
+        } else {
+            &report.domain_id
+        }
+    );
+    let line = |cells: &[String]| -> String {
+        cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    if rows.is_empty() {
+        out.push_str("No risks found.\n");
+    } else {
+        let _ = writeln!(out, "{}", line(&header.map(String::from)));
+        for row in &rows {
+            let _ = writeln!(out, "{}", line(row));
+        }
+    }
+    let _ = writeln!(out, "{}", summary_line(report));
+    out
+}
+
+/// Markdown: a summary, then per clause with risks a table of them.
+pub fn render_markdown(report: &ReviewReport) -> String {
+    let cell = |t: &str| one_line(t, 160).replace('|', "\\|");
+    let mut out = String::new();
+    let _ = writeln!(out, "# Review of {}\n", report.document_id);
+    if !report.our_party.is_empty() {
+        let _ = writeln!(out, "Reviewed for: {}\n", report.our_party);
+    }
+    let _ = writeln!(out, "{}\n", summary_line(report));
+    for clause in report.clauses.iter().filter(|c| !c.risks.is_empty()) {
+        let name = if clause.clause_name.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", clause.clause_name)
+        };
+        let _ = writeln!(out, "## Clause {}{name}\n", clause.clause_id);
+        let _ = writeln!(out, "| ID | Level | Type | Description | Original text |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for risk in &clause.risks {
+            let original = risk
+                .location
+                .as_ref()
+                .map_or(String::new(), |l| cell(&l.original_text));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                risk.id,
+                risk.risk_level,
+                risk.risk_type,
+                cell(&risk.description),
+                original
+            );
+        }
+        out.push('\n');
+    }
+    out
+}

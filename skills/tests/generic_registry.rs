@@ -1,0 +1,90 @@
+//! The tool definitions of the generic skills: valid for every check of skill-core, and
+//! snapshotted so any change to what the model sees is reviewed.
+
+use serde_json::Value;
+use skill_core::testing::assert_registry_valid;
+use skills::generic::GENERIC_SKILL_IDS;
+
+#[test]
+fn registry_is_valid_and_has_every_generic_skill() {
+    let dispatcher = assert_registry_valid();
+    for id in GENERIC_SKILL_IDS {
+        let reg = dispatcher
+            .get_registration(id)
+            .unwrap_or_else(|| panic!("`{id}` is not registered"));
+        assert_eq!(reg.domain, "*", "{id}");
+        assert!(
+            ["analysis", "retrieval", "validation"].contains(&reg.category),
+            "{id}: {}",
+            reg.category
+        );
+        let clause = reg
+            .param("clause_id")
+            .unwrap_or_else(|| panic!("{id} has no clause_id"));
+        assert!(
+            clause.prepared && !clause.required,
+            "{id}: clause_id must be prepared and optional"
+        );
+        let output = (reg.output_schema)();
+        assert!(
+            output["properties"].get("summary").is_some(),
+            "{id}: output has no summary"
+        );
+    }
+}
+
+#[test]
+fn injected_state_never_reaches_the_model() {
+    let dispatcher = assert_registry_valid();
+    for id in GENERIC_SKILL_IDS {
+        let def = dispatcher
+            .get_registration(id)
+            .unwrap()
+            .to_tool_definition();
+        let props = def["function"]["parameters"]["properties"]
+            .as_object()
+            .unwrap();
+        for hidden in ["review", "index", "state", "document_structure"] {
+            assert!(!props.contains_key(hidden), "{id} exposes `{hidden}`");
+        }
+    }
+}
+
+#[test]
+fn generic_tool_definitions_snapshot() {
+    let dispatcher = assert_registry_valid();
+    let definitions: Vec<Value> = GENERIC_SKILL_IDS
+        .iter()
+        .map(|id| {
+            dispatcher
+                .get_registration(id)
+                .unwrap()
+                .to_tool_definition()
+        })
+        .collect();
+    insta::assert_json_snapshot!("generic_tool_definitions", definitions);
+}
+
+#[test]
+fn generic_output_schemas_snapshot() {
+    let dispatcher = assert_registry_valid();
+    let schemas: serde_json::Map<String, Value> = GENERIC_SKILL_IDS
+        .iter()
+        .map(|id| {
+            (
+                id.to_string(),
+                (dispatcher.get_registration(id).unwrap().output_schema)().clone(),
+            )
+        })
+        .collect();
+    insta::assert_json_snapshot!("generic_output_schemas", schemas);
+}
+
+/// Every linked skill as the model sees it (after the domain modules are merged this
+/// snapshot grows to all 16 skills and must be re-accepted once).
+#[test]
+fn all_tool_definitions_snapshot() {
+    let dispatcher = assert_registry_valid();
+    let tools = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all());
+    insta::assert_json_snapshot!("all_tool_definitions", tools.definitions());
+}

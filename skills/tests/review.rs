@@ -1,0 +1,294 @@
+//! The offline checklist review end to end, on the fixture contract.
+
+mod generic_fixture;
+
+use generic_fixture::*;
+use skills::review::{
+    build_review_state, generate_checklist, render, render_json, run_checklist_review,
+    ReportFormat, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
+};
+use skills::{ChecklistItem, DocumentRole, Priority};
+
+/// Elapsed times vary from run to run; zero them for snapshots.
+fn stable(mut report: ReviewReport) -> ReviewReport {
+    for clause in &mut report.clauses {
+        for run in &mut clause.skills {
+            run.elapsed_ms = 0.0;
+        }
+    }
+    report
+}
+
+#[test]
+fn generated_checklist_review_snapshot() {
+    let report = stable(run_checklist_review(
+        &dispatcher(),
+        &state(),
+        &ReviewOptions::default(),
+    ));
+    assert!(report.checklist_generated);
+    assert_eq!(report.summary.skill_failures, 0, "{:#?}", report.clauses);
+    insta::assert_json_snapshot!("review_generated_checklist", report);
+    insta::assert_snapshot!("review_markdown", render(&report, ReportFormat::Markdown));
+    insta::assert_snapshot!("review_table", render(&report, ReportFormat::Table));
+}
+
+#[test]
+fn risks_follow_the_rules() {
+    let report = run_checklist_review(&dispatcher(), &state(), &ReviewOptions::default());
+    let of = |clause: &str| -> Vec<(String, String)> {
+        report
+            .clauses
+            .iter()
+            .find(|c| c.clause_id == clause)
+            .unwrap()
+            .risks
+            .iter()
+            .map(|r| (r.risk_type.clone(), r.risk_level.clone()))
+            .collect()
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    // Unchanged from the standard form: only the terms neither document defines.
+    assert_eq!(of("2.1"), pairs(&[("undefined_term", "low")]));
+    let undefined = report.risks().find(|r| r.clause_id == "2.1").unwrap();
+    assert_eq!(
+        undefined.description,
+        "Terms used but never defined: Contract Data, Site"
+    );
+    assert_eq!(
+        of("20.1"),
+        pairs(&[
+            ("broken_cross_reference", "medium"),
+            ("reference_to_deleted_clause", "medium"),
+            ("clause_added", "medium"),
+            ("undefined_term", "low")
+        ])
+    );
+    let payment = of("14.7");
+    for expected in [
+        ("uncapped_delay_damages", "high"),
+        ("high_retention", "medium"),
+        ("long_payment_period", "medium"),
+    ] {
+        assert!(
+            payment.contains(&(expected.0.to_string(), expected.1.to_string())),
+            "{payment:?}"
+        );
+    }
+    let risk = report
+        .risks()
+        .find(|r| r.risk_type == "uncapped_delay_damages")
+        .unwrap();
+    assert_eq!(risk.id, "R-14.7-1");
+    assert_eq!(risk.source_skill, "extract_financial_terms");
+    assert_eq!(
+        risk.location.as_ref().unwrap().original_text,
+        "Delay damages shall be 0.5% of the Contract Price per day."
+    );
+    let s = &report.summary;
+    assert_eq!(s.total_risks, s.high + s.medium + s.low);
+    assert_eq!(s.total_risks, report.risks().count());
+}
+
+#[test]
+fn unknown_and_failing_skills_are_skipped_and_noted() {
+    let mut s = state();
+    s.review_checklist = vec![ChecklistItem {
+        clause_id: "4.2".into(),
+        clause_name: "Performance Security".into(),
+        priority: Priority::High,
+        required_skills: vec![
+            "fidic_calculate_time_bar".into(),
+            "no_such_skill".into(),
+            "assess_deviation".into(),
+        ],
+        description: String::new(),
+    }];
+    let report = run_checklist_review(&dispatcher(), &s, &ReviewOptions::default());
+    assert!(!report.checklist_generated);
+    let clause = &report.clauses[0];
+    assert_eq!(
+        clause.skipped_skills,
+        ["fidic_calculate_time_bar", "no_such_skill"]
+    );
+    assert_eq!(
+        report.summary.unknown_skills,
+        ["fidic_calculate_time_bar", "no_such_skill"]
+    );
+    assert_eq!(
+        clause.skills[1].error_code.as_deref(),
+        Some("unknown_skill")
+    );
+    assert_eq!(clause.risks[0].risk_type, "time_period_shortened");
+    assert!(render(&report, ReportFormat::Table)
+        .contains("skipped unknown skills: fidic_calculate_time_bar, no_such_skill"));
+
+    // A clause that does not exist: every skill fails with not_found, nothing crashes.
+    s.review_checklist[0].clause_id = "99".into();
+    let report = run_checklist_review(&dispatcher(), &s, &ReviewOptions::default());
+    assert_eq!(
+        report.clauses[0].skills[2].error_code.as_deref(),
+        Some("not_found")
+    );
+    assert_eq!(report.summary.total_risks, 0);
+}
+
+#[test]
+fn concurrency_does_not_change_the_result() {
+    let one = stable(run_checklist_review(
+        &dispatcher(),
+        &state(),
+        &ReviewOptions {
+            concurrency: 1,
+            ..Default::default()
+        },
+    ));
+    let four = stable(run_checklist_review(
+        &dispatcher(),
+        &state(),
+        &ReviewOptions {
+            concurrency: 4,
+            ..Default::default()
+        },
+    ));
+    assert_eq!(one, four);
+}
+
+#[test]
+fn no_checklist_and_generation_off_reviews_nothing() {
+    let options = ReviewOptions {
+        generate_checklist: false,
+        ..Default::default()
+    };
+    let report = run_checklist_review(&dispatcher(), &state(), &options);
+    assert!(report.clauses.is_empty());
+    assert_eq!(
+        render(&report, ReportFormat::Table).lines().nth(1),
+        Some("No risks found.")
+    );
+}
+
+#[test]
+fn checklist_generation_picks_skills_and_priorities() {
+    let doc = skills::document::parse_text("pc", PARTICULAR_CONDITIONS);
+    let list = generate_checklist(&doc, "fidic");
+    let item = |id: &str| list.iter().find(|i| i.clause_id == id).unwrap();
+    assert_eq!(
+        item("14.7").required_skills,
+        [
+            "get_clause_context",
+            "resolve_definition",
+            "cross_reference_check",
+            "extract_financial_terms",
+            "assess_deviation",
+            "search_reference_doc",
+            "fidic_merge_gc_pc",
+            "fidic_check_pc_consistency",
+            "fidic_calculate_time_bar",
+        ]
+    );
+    assert_eq!(item("14.7").priority, Priority::Critical);
+    assert_eq!(item("1.1").priority, Priority::Low);
+    assert_eq!(item("2.1").priority, Priority::Medium);
+    assert!(item("4.1")
+        .required_skills
+        .contains(&"fidic_search_er".to_string()));
+    // Headings without text of their own are not items.
+    assert!(list.iter().all(|i| i.clause_id != "4"));
+    let spa = generate_checklist(
+        &skills::document::parse_text(
+            "spa",
+            "1 Indemnities\nThe Seller shall indemnify the Buyer.",
+        ),
+        "sha_spa",
+    );
+    assert!(spa[0]
+        .required_skills
+        .contains(&"spa_indemnity_analysis".to_string()));
+    assert!(!spa[0]
+        .required_skills
+        .iter()
+        .any(|s| s.starts_with("fidic")));
+}
+
+#[test]
+fn generated_checklist_drops_skills_without_inputs() {
+    let s = without(
+        without(state(), DocumentRole::Reference),
+        DocumentRole::Baseline,
+    );
+    let report = run_checklist_review(&dispatcher(), &s, &ReviewOptions::default());
+    assert!(report.clauses.iter().all(|c| c
+        .skills
+        .iter()
+        .all(|r| r.skill_id != "search_reference_doc")));
+    assert_eq!(report.summary.skill_failures, 0);
+}
+
+#[test]
+fn state_is_built_from_files() {
+    let dir = std::env::temp_dir().join(format!("skills-review-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let inputs = ReviewInputs {
+        primary: write("PC.md", PARTICULAR_CONDITIONS),
+        baseline: Some(write("GC.txt", GENERAL_CONDITIONS)),
+        references: vec![write("ER.md", EMPLOYERS_REQUIREMENTS)],
+        checklist_file: Some(write(
+            "checklist.json",
+            r#"[{"clause_id": "4.2", "priority": "high", "required_skills": ["assess_deviation"]}]"#,
+        )),
+        domain_id: "fidic".into(),
+        ..Default::default()
+    };
+    let state = build_review_state(&inputs).unwrap();
+    assert_eq!(state.primary().unwrap().document_id, "PC");
+    assert_eq!(state.baseline().unwrap().total_clauses, 12);
+    assert_eq!(state.references().next().unwrap().filename, "ER.md");
+    assert_eq!(state.language, "en");
+    let report = run_checklist_review(&dispatcher(), &state, &ReviewOptions::default());
+    assert_eq!(report.summary.high, 1);
+    assert!(render_json(&report).contains("\"time_period_shortened\""));
+
+    let bad = ReviewInputs {
+        checklist_file: Some(write("bad.json", "{}")),
+        ..inputs.clone()
+    };
+    let e = build_review_state(&bad).unwrap_err();
+    assert!(matches!(e, ReviewInputError::ChecklistJson { .. }));
+    assert!(e.to_string().contains("bad.json"), "{e}");
+    let missing = ReviewInputs {
+        primary: dir.join("nope.md"),
+        ..inputs.clone()
+    };
+    assert!(build_review_state(&missing)
+        .unwrap_err()
+        .to_string()
+        .contains("nope.md"));
+    let no_criteria = ReviewInputs {
+        criteria_file: Some(dir.join("c.csv")),
+        ..inputs
+    };
+    assert!(matches!(
+        build_review_state(&no_criteria),
+        Err(ReviewInputError::CriteriaMissing(_))
+    ));
+}
+
+#[test]
+fn report_formats_parse() {
+    assert_eq!("md".parse::<ReportFormat>(), Ok(ReportFormat::Markdown));
+    assert_eq!("JSON".parse::<ReportFormat>(), Ok(ReportFormat::Json));
+    assert!("xml"
+        .parse::<ReportFormat>()
+        .unwrap_err()
+        .contains("table, json or markdown"));
+}
