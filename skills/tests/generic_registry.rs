@@ -88,3 +88,40 @@ fn all_tool_definitions_snapshot() {
     let tools = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all());
     insta::assert_json_snapshot!("all_tool_definitions", tools.definitions());
 }
+
+#[test]
+fn the_sixteen_skills_of_spec_19_are_registered() {
+    let dispatcher = skill_core::testing::assert_registry_valid();
+    let expected = [
+        ("get_clause_context", "*"),
+        ("resolve_definition", "*"),
+        ("compare_with_baseline", "*"),
+        ("cross_reference_check", "*"),
+        ("extract_financial_terms", "*"),
+        ("search_reference_doc", "*"),
+        ("load_review_criteria", "*"),
+        ("assess_deviation", "*"),
+        ("fidic_merge_gc_pc", "fidic"),
+        ("fidic_calculate_time_bar", "fidic"),
+        ("fidic_check_pc_consistency", "fidic"),
+        ("fidic_search_er", "fidic"),
+        ("spa_extract_conditions", "sha_spa"),
+        ("spa_extract_reps_warranties", "sha_spa"),
+        ("spa_indemnity_analysis", "sha_spa"),
+        ("sha_governance_check", "sha_spa"),
+    ];
+    for (id, domain) in expected {
+        let reg = dispatcher
+            .get_registration(id)
+            .unwrap_or_else(|| panic!("skill `{id}` is not registered"));
+        assert_eq!(reg.domain, domain, "{id}");
+        assert!(reg.is_active(), "{id}");
+    }
+    assert_eq!(
+        dispatcher.len(),
+        expected.len(),
+        "no other skills in the library"
+    );
+    let fidic = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all().domain("fidic"));
+    assert_eq!(fidic.len(), 12, "8 universal + 4 FIDIC skills");
+}

@@ -111,21 +111,19 @@ fn unknown_and_failing_skills_are_skipped_and_noted() {
     let report = run_checklist_review(&dispatcher(), &s, &ReviewOptions::default());
     assert!(!report.checklist_generated);
     let clause = &report.clauses[0];
-    assert_eq!(
-        clause.skipped_skills,
-        ["fidic_calculate_time_bar", "no_such_skill"]
-    );
-    assert_eq!(
-        report.summary.unknown_skills,
-        ["fidic_calculate_time_bar", "no_such_skill"]
+    assert_eq!(clause.skipped_skills, ["no_such_skill"]);
+    assert_eq!(report.summary.unknown_skills, ["no_such_skill"]);
+    assert_eq!(clause.skills[0].skill_id, "fidic_calculate_time_bar");
+    assert!(
+        clause.skills[0].error_code.is_none(),
+        "a registered skill runs"
     );
     assert_eq!(
         clause.skills[1].error_code.as_deref(),
         Some("unknown_skill")
     );
     assert_eq!(clause.risks[0].risk_type, "time_period_shortened");
-    assert!(render(&report, ReportFormat::Table)
-        .contains("skipped unknown skills: fidic_calculate_time_bar, no_such_skill"));
+    assert!(render(&report, ReportFormat::Table).contains("skipped unknown skills: no_such_skill"));
 
     // A clause that does not exist: every skill fails with not_found, nothing crashes.
     s.review_checklist[0].clause_id = "99".into();
