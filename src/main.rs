@@ -25,6 +25,8 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Call one skill with JSON arguments and print the result.
     Call(commands::call::CallArgs),
+    /// Review a contract with the skill library and print the risks found.
+    Review(commands::review::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::List(args) => commands::list::run(&dispatcher, &args),
         Command::Tools(args) => commands::tools::run(&dispatcher, &args),
         Command::Call(args) => commands::call::run(&dispatcher, &args),
+        Command::Review(args) => commands::review::run(&dispatcher, &args),
     };
     match outcome {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod list;
+pub mod review;
 pub mod tools;
 
 use skill_core::ToolFilter;
@@ -42,6 +43,9 @@ pub enum CliError {
         /// Why.
         source: std::io::Error,
     },
+    /// The command line asks for something that cannot be done.
+    #[error("{0}")]
+    Usage(String),
     /// Output could not be written.
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),
