@@ -542,7 +542,7 @@ fn unix_timestamp(seconds: f64) -> Option<String> {
 fn to_timestamp(text: &str, value: &Value, path: &str, report: &mut Report) -> Value {
     use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat};
     let expected = || "timestamp (ISO-8601)".to_string();
-    if DateTime::parse_from_rfc3339(text).is_ok() {
+    if text.as_bytes().get(10) == Some(&b'T') && DateTime::parse_from_rfc3339(text).is_ok() {
         return value.clone();
     }
     let trimmed = text.trim();
@@ -902,6 +902,19 @@ fn to_object(
             let mut out = Map::with_capacity(map.len());
             for (key, v) in map {
                 match properties.iter().find(|(name, _)| *name == key) {
+                    Some((_, prop))
+                        if v.is_null() && !required.contains(&key) && !accepts_null(tree, prop) =>
+                    {
+                        // Strict-mode providers send `null` for optional fields: read it as absent.
+                        let p = child_path(path, &key);
+                        report.warn(
+                            "null_as_absent",
+                            &p,
+                            prop.expected(tree),
+                            &v,
+                            format!("{p}: null for an optional field read as absent"),
+                        );
+                    }
                     Some((_, prop)) => {
                         let p = child_path(path, &key);
                         let fixed = coerce_at(tree, prop, v, &p, report, depth + 1);
@@ -955,6 +968,14 @@ fn to_object(
             );
             other
         }
+    }
+}
+
+fn accepts_null(tree: &ShapeTree, shape: &Shape) -> bool {
+    match tree.resolve(shape) {
+        Shape::Any | Shape::Null | Shape::Nullable(_) => true,
+        Shape::Union(options) => options.iter().any(|o| accepts_null(tree, o)),
+        _ => false,
     }
 }
 

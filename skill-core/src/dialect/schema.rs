@@ -102,6 +102,57 @@ fn inline_node(
     }
 }
 
+/// Replaces a union whose options are all `const`s (schemars' form of a documented Rust
+/// enum) by one `enum`; the variants' descriptions move into the description.
+pub fn collapse_const_unions(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            for key in ["anyOf", "oneOf"] {
+                let Some(Value::Array(options)) = map.get(key) else {
+                    continue;
+                };
+                if options.len() < 2 || !options.iter().all(|o| o.get("const").is_some()) {
+                    continue;
+                }
+                let values: Vec<Value> = options
+                    .iter()
+                    .filter_map(|o| o.get("const").cloned())
+                    .collect();
+                let notes: Vec<String> = options
+                    .iter()
+                    .filter_map(|o| {
+                        let d = o.get("description")?.as_str()?;
+                        let v = o.get("const")?;
+                        Some(format!(
+                            "{}: {d}",
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                        ))
+                    })
+                    .collect();
+                let types: Vec<&Value> = options.iter().filter_map(|o| o.get("type")).collect();
+                let shared_type = (types.len() == options.len()
+                    && types.windows(2).all(|w| w[0] == w[1]))
+                .then(|| types[0].clone());
+                map.remove(key);
+                if let Some(t) = shared_type {
+                    map.insert("type".into(), t);
+                }
+                map.insert("enum".into(), Value::Array(values));
+                if !notes.is_empty() {
+                    let text = match map.get("description").and_then(Value::as_str) {
+                        Some(d) => format!("{d} ({})", notes.join("; ")),
+                        None => notes.join("; "),
+                    };
+                    map.insert("description".into(), Value::String(text));
+                }
+            }
+            map.values_mut().for_each(collapse_const_unions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(collapse_const_unions),
+        _ => {}
+    }
+}
+
 /// Whether the schema contains a recursive definition.
 pub fn recursion_in(schema: &Value) -> Option<String> {
     match inline_refs(schema) {
@@ -198,6 +249,7 @@ pub fn openai_strict(params: &Value) -> Result<Value, Unfit> {
         }
         Err(other) => return Err(other),
     };
+    collapse_const_unions(&mut schema);
     strict_node(&mut schema, "", Flavor::OpenAi)?;
     if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
         for (name, def) in defs.iter_mut() {
@@ -213,6 +265,7 @@ pub fn openai_strict(params: &Value) -> Result<Value, Unfit> {
 /// description, no recursion.
 pub fn anthropic_strict(params: &Value) -> Result<Value, Unfit> {
     let mut schema = inline_refs(params)?;
+    collapse_const_unions(&mut schema);
     strict_node(&mut schema, "", Flavor::Anthropic)?;
     Ok(schema)
 }
@@ -624,6 +677,7 @@ pub fn is_union(prop: &Value) -> bool {
 /// `const`, `$defs` or `title`.
 pub fn gemini_openapi(params: &Value) -> Result<Value, Unfit> {
     let mut schema = inline_refs(params)?;
+    collapse_const_unions(&mut schema);
     openapi_node(&mut schema, "")?;
     Ok(schema)
 }
@@ -780,6 +834,12 @@ fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit> {
         if nullable {
             map.insert("nullable".into(), Value::Bool(true));
         }
+    }
+    if let Some(one_of) = map.remove("oneOf") {
+        map.insert("anyOf".into(), one_of);
+    }
+    if let Some(c) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![c]));
     }
     if let Some(Value::String(f)) = map.get("format") {
         if !matches!(f.as_str(), "date-time" | "date" | "time" | "enum") {
