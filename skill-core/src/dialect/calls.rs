@@ -6,7 +6,7 @@
 //! | Responses | `function_call` output items (`call_id`) | `function_call_output` input items |
 //! | Anthropic | `tool_use` content blocks (`input` object) | `tool_result` blocks with `is_error` |
 //! | Gemini | `functionCall` parts (+ `thoughtSignature`, echoed back) | `functionResponse` parts (`output` / `error`) |
-//! | MCP | `tools/call` requests | `{content, structuredContent, isError}` |
+//! | MCP | `tools/call` requests | `{content, structuredContent, isError, resultType}` |
 
 use serde_json::{json, Value};
 
@@ -348,6 +348,7 @@ pub fn render_result(
                     "content": [{ "type": "text", "text": data.to_string() }],
                     "structuredContent": structured,
                     "isError": false,
+                    "resultType": "complete",
                 })
             } else {
                 let message = result
@@ -357,6 +358,7 @@ pub fn render_result(
                 json!({
                     "content": [{ "type": "text", "text": message }],
                     "isError": true,
+                    "resultType": "complete",
                 })
             }
         }
