@@ -387,7 +387,8 @@ impl Dispatcher {
             Err(InvokeError::Input(err)) if err.code == codes::INVALID_ARGUMENTS => {
                 // The strict fast path failed before the skill body ran: read the arguments
                 // leniently against the catalog and run once more with the fixed value.
-                self.run_lenient(skill, args, ctx, mode, err, started).await
+                // Boxed: keeps the fast path's future small.
+                Box::pin(self.run_lenient(skill, args, ctx, mode, err, started)).await
             }
             Err(InvokeError::Input(err)) | Err(InvokeError::Run(err)) => {
                 tracing::debug!(skill = skill.id, code = %err.code, error = %err.message, "skill call failed");

@@ -940,6 +940,12 @@ async fn calls_are_read_and_answered_in_every_dialect() {
         );
         let answer = dialect.render_result(call, &result, d.get_registration(&call.name));
         let history = skill_core::dialect::calls::render_call(call);
+        let (again, rendered) = d.answer_call(call, &ctx).await;
+        assert!(again.success);
+        assert_eq!(
+            rendered, answer,
+            "{dialect}: answer_call renders the same answer"
+        );
         match dialect {
             Dialect::OpenAi => {
                 assert_eq!(answer["role"], "tool");

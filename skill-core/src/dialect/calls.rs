@@ -364,3 +364,18 @@ pub fn render_result(
         }
     }
 }
+
+impl crate::dispatch::Dispatcher {
+    /// Runs one provider tool call (with preparation from state, like `dispatch`) and
+    /// renders the answer in the call's dialect. Returns both: the result for logs and
+    /// telemetry (warnings included), the rendered answer for the conversation.
+    pub async fn answer_call(
+        &self,
+        call: &ProviderCall,
+        ctx: &crate::context::SkillContext,
+    ) -> (SkillResult, Value) {
+        let result = self.dispatch(&call.to_parsed_call(), ctx).await;
+        let rendered = render_result(call, &result, self.get_registration(&call.name));
+        (result, rendered)
+    }
+}
