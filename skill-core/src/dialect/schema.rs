@@ -121,7 +121,7 @@ pub fn collapse_const_unions(node: &mut Value) {
                 let notes: Vec<String> = options
                     .iter()
                     .filter_map(|o| {
-                        let d = o.get("description")?.as_str()?;
+                        let d = o.get("description")?.as_str()?.trim().trim_end_matches('.');
                         let v = o.get("const")?;
                         Some(format!(
                             "{}: {d}",
