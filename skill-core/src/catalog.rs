@@ -270,6 +270,16 @@ pub enum Shape {
     Union(Vec<Shape>),
     /// A named definition of the schema's `$defs` (possibly recursive).
     Ref(String),
+    /// A number with inclusive bounds (`minimum` / `maximum`, as schemars writes for
+    /// unsigned and small integer types).
+    Bounded {
+        /// The number shape.
+        inner: Box<Shape>,
+        /// Smallest allowed value.
+        min: Option<f64>,
+        /// Largest allowed value.
+        max: Option<f64>,
+    },
 }
 
 impl Shape {
@@ -312,6 +322,15 @@ impl Shape {
                 Some(shape) => shape.expected_depth(tree, depth + 1),
                 None => "value".into(),
             },
+            Shape::Bounded { inner, min, max } => {
+                let base = inner.expected_depth(tree, depth + 1);
+                match (min, max) {
+                    (Some(lo), Some(hi)) => format!("{base} between {lo} and {hi}"),
+                    (Some(lo), None) => format!("{base} >= {lo}"),
+                    (None, Some(hi)) => format!("{base} <= {hi}"),
+                    (None, None) => base,
+                }
+            }
         }
     }
 }
@@ -452,12 +471,25 @@ fn union_of(mut shapes: Vec<Shape>) -> Shape {
     }
 }
 
+fn bounded(inner: Shape, map: &Map<String, Value>) -> Shape {
+    let min = map.get("minimum").and_then(Value::as_f64);
+    let max = map.get("maximum").and_then(Value::as_f64);
+    if min.is_none() && max.is_none() {
+        return inner;
+    }
+    Shape::Bounded {
+        inner: Box::new(inner),
+        min,
+        max,
+    }
+}
+
 fn compile_typed(t: &str, map: &Map<String, Value>) -> Shape {
     match t {
         "null" => Shape::Null,
         "boolean" => Shape::Boolean,
-        "integer" => Shape::Integer,
-        "number" => Shape::Number,
+        "integer" => bounded(Shape::Integer, map),
+        "number" => bounded(Shape::Number, map),
         "string" => Shape::String {
             kind: match map.get("format").and_then(Value::as_str) {
                 Some("date-time") => ValueKind::Timestamp,
@@ -665,6 +697,7 @@ fn classify(
             }),
         ),
         Shape::Boolean => (ValueKind::Boolean, single, None),
+        Shape::Bounded { inner, .. } => classify(inner, tree, required),
         Shape::Integer => (ValueKind::Integer, single, None),
         Shape::Number => (ValueKind::Number, single, None),
         Shape::String { kind } => (*kind, single, None),

@@ -224,6 +224,23 @@ fn numbers() {
 }
 
 #[test]
+fn bounded_numbers_report_out_of_range_values() {
+    check_table(
+        json!({"type": "integer", "minimum": 0, "maximum": 255}),
+        vec![
+            (json!(0), Same),
+            (json!(255), Same),
+            (json!("7"), Fixed(json!(7), "string_to_integer")),
+            (json!(-1), Error("out_of_range")),
+            (json!("256"), Error("out_of_range")),
+            (json!("x"), Error("int_parsing")),
+        ],
+    );
+    let (_, _, errors) = run(json!({"type": "number", "minimum": 0.5}), json!(0.25));
+    assert_eq!(errors, ["out_of_range"]);
+}
+
+#[test]
 fn strings_keep_text_and_retain_literals() {
     check_table(
         json!({"type": "string"}),
@@ -804,6 +821,26 @@ async fn unusable_arguments_return_a_retry_message_and_do_not_run() {
     assert_eq!(errors.len(), 3);
     assert_eq!(errors[0]["raw"], "perhaps");
     assert!(r.to_model_json().contains("Correct these arguments"));
+}
+
+#[tokio::test]
+async fn negative_values_for_unsigned_parameters_are_listed_for_the_model() {
+    let d = dispatcher();
+    let r = d
+        .call(
+            "crm.search_client",
+            r#"{"keyword": "cit", "limit": "-3"}"#,
+            &SkillContext::new(),
+        )
+        .await;
+    let err = r.error.unwrap();
+    assert_eq!(err.code, codes::INVALID_ARGUMENTS);
+    assert!(
+        err.message
+            .contains("- `limit` (at $.limit): expected integer >= 0, got number -3"),
+        "{}",
+        err.message
+    );
 }
 
 #[tokio::test]

@@ -101,6 +101,25 @@ fn coerce_at(
             other => coerce_at(tree, inner, other, path, report, depth + 1),
         },
         Shape::Boolean => to_boolean(value, path, report),
+        Shape::Bounded { inner, min, max } => {
+            let errors_before = report.errors.len();
+            let fixed = coerce_at(tree, inner, value, path, report, depth + 1);
+            if report.errors.len() == errors_before {
+                if let Some(x) = fixed.as_f64() {
+                    if min.is_some_and(|lo| x < lo) || max.is_some_and(|hi| x > hi) {
+                        let expected = shape.expected(tree);
+                        report.error(
+                            "out_of_range",
+                            path,
+                            expected.clone(),
+                            &fixed,
+                            format!("{path}: {x} is out of range; expected {expected}"),
+                        );
+                    }
+                }
+            }
+            fixed
+        }
         Shape::Integer => to_integer(value, path, report),
         Shape::Number => to_number(value, path, report),
         Shape::String { kind } => to_string_kind(*kind, value, path, report),
