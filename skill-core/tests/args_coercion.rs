@@ -737,8 +737,12 @@ fn raw_arguments_are_kept_and_whole_call_problems_are_reported_at_root() {
 
 // ---- dispatcher: lenient path, fixable errors ------------------------------------------
 
+/// Serializes the tests that count runs of `crm.search_client` (the counter is global).
+static SEARCH_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn well_typed_calls_take_the_fast_path_without_warnings() {
+    let _serial = SEARCH_LOCK.lock().await;
     let d = dispatcher();
     let r = d
         .call(
@@ -754,6 +758,7 @@ async fn well_typed_calls_take_the_fast_path_without_warnings() {
 
 #[tokio::test]
 async fn coerced_calls_run_once_and_carry_warnings() {
+    let _serial = SEARCH_LOCK.lock().await;
     let d = dispatcher();
     let before = examples::SEARCH_RUNS.load(Ordering::SeqCst);
     let r = d
@@ -783,6 +788,7 @@ async fn coerced_calls_run_once_and_carry_warnings() {
 
 #[tokio::test]
 async fn unusable_arguments_return_a_retry_message_and_do_not_run() {
+    let _serial = SEARCH_LOCK.lock().await;
     let d = dispatcher();
     let before = examples::SEARCH_RUNS.load(Ordering::SeqCst);
     let r = d
@@ -825,6 +831,7 @@ async fn unusable_arguments_return_a_retry_message_and_do_not_run() {
 
 #[tokio::test]
 async fn negative_values_for_unsigned_parameters_are_listed_for_the_model() {
+    let _serial = SEARCH_LOCK.lock().await;
     let d = dispatcher();
     let r = d
         .call(
