@@ -770,7 +770,7 @@ fn mcp_annotations_follow_the_category() {
 /// crate holding `shared/reference/mcp-schema`.
 fn mcp_schema_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("SKILLKIT_MCP_SCHEMA_DIR") {
-        return Some(PathBuf::from(dir));
+        return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
     }
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest
