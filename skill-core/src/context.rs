@@ -148,17 +148,11 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Inject<T> {
 /// your own extractor types and mark such parameters `#[inject]`.
 pub trait FromSkillContext<'a>: Sized {
     /// Extracts the value, or explains which skill is missing what.
-    fn from_skill_context(
-        ctx: &'a SkillContext,
-        skill_id: &'static str,
-    ) -> Result<Self, SkillError>;
+    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError>;
 }
 
 impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
-    fn from_skill_context(
-        ctx: &'a SkillContext,
-        skill_id: &'static str,
-    ) -> Result<Self, SkillError> {
+    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError> {
         ctx.get_arc::<T>()
             .map(Inject)
             .ok_or_else(|| SkillError::missing_injection(skill_id, type_name::<T>()))
@@ -166,19 +160,13 @@ impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
 }
 
 impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Option<Inject<T>> {
-    fn from_skill_context(
-        ctx: &'a SkillContext,
-        _skill_id: &'static str,
-    ) -> Result<Self, SkillError> {
+    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
         Ok(ctx.get_arc::<T>().map(Inject))
     }
 }
 
 impl<'a> FromSkillContext<'a> for &'a SkillContext {
-    fn from_skill_context(
-        ctx: &'a SkillContext,
-        _skill_id: &'static str,
-    ) -> Result<Self, SkillError> {
+    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
         Ok(ctx)
     }
 }
@@ -191,10 +179,7 @@ mod tests {
     fn values_are_found_by_type_and_replaced() {
         let mut ctx = SkillContext::new().with(5_u32).with(String::from("a"));
         assert_eq!(ctx.get::<u32>(), Some(&5));
-        assert_eq!(
-            ctx.insert(String::from("b")).as_deref().map(String::as_str),
-            Some("a")
-        );
+        assert_eq!(ctx.insert(String::from("b")).as_deref().map(String::as_str), Some("a"));
         assert_eq!(ctx.get::<String>().map(String::as_str), Some("b"));
         assert_eq!(ctx.len(), 2);
         assert!(ctx.get::<i64>().is_none());

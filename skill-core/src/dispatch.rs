@@ -71,18 +71,13 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
         return Err("it is empty".into());
     }
     if id.len() > 64 {
-        return Err(format!(
-            "it is {} characters long; tool names allow 64",
-            id.len()
-        ));
+        return Err(format!("it is {} characters long; tool names allow 64", id.len()));
     }
     if let Some(bad) = id
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
-        return Err(format!(
-            "`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"
-        ));
+        return Err(format!("`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"));
     }
     if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
         return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
@@ -112,9 +107,8 @@ impl ToolSet {
 
     /// The definitions as one JSON array, serialized once and cached.
     pub fn to_json(&self) -> &str {
-        self.json.get_or_init(|| {
-            serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into())
-        })
+        self.json
+            .get_or_init(|| serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into()))
     }
 }
 
@@ -166,8 +160,7 @@ impl DispatcherBuilder {
     /// Checks ids (valid, unique, unique on the wire) and builds the dispatcher.
     pub fn build(mut self) -> Result<Dispatcher, RegistryError> {
         self.skills.sort_by(|a, b| a.id.cmp(b.id));
-        let mut by_name: HashMap<&'static str, usize> =
-            HashMap::with_capacity(self.skills.len() * 2);
+        let mut by_name: HashMap<&'static str, usize> = HashMap::with_capacity(self.skills.len() * 2);
         let mut unique: Vec<&'static SkillRegistration> = Vec::with_capacity(self.skills.len());
         for skill in self.skills {
             if let Err(reason) = validate_skill_id(skill.id) {
@@ -304,53 +297,27 @@ impl Dispatcher {
                 })
                 .collect(),
         ));
-        let mut cache = self
-            .inner
-            .tool_cache
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut cache = self.inner.tool_cache.write().unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(filter.clone()).or_insert(rendered))
     }
 
     /// Runs a skill with exactly the given arguments (plus declared defaults); arguments the
     /// skill could prepare from state are required here.
-    pub async fn call<'a>(
-        &self,
-        id: &str,
-        args: impl Into<CallArgs<'a>>,
-        ctx: &SkillContext,
-    ) -> SkillResult {
-        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly)
-            .await
+    pub async fn call<'a>(&self, id: &str, args: impl Into<CallArgs<'a>>, ctx: &SkillContext) -> SkillResult {
+        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly).await
     }
 
     /// Runs a skill the way an agent does (SPEC-19 `prepare_and_call`): the model's arguments
     /// win over values prepared from the context, which win over declared defaults.
-    pub async fn prepare_and_call(
-        &self,
-        id: &str,
-        ctx: &SkillContext,
-        llm_arguments: Option<&Value>,
-    ) -> SkillResult {
-        self.run(
-            id,
-            CallArgs::from(llm_arguments),
-            ctx,
-            PrepareMode::FromState,
-        )
-        .await
+    pub async fn prepare_and_call(&self, id: &str, ctx: &SkillContext, llm_arguments: Option<&Value>) -> SkillResult {
+        self.run(id, CallArgs::from(llm_arguments), ctx, PrepareMode::FromState).await
     }
 
     /// Runs a parsed tool call with preparation from state; parse warnings travel with the
     /// result.
     pub async fn dispatch(&self, call: &ParsedCall, ctx: &SkillContext) -> SkillResult {
         let mut result = self
-            .run(
-                &call.skill_id,
-                CallArgs::Text(&call.arguments),
-                ctx,
-                PrepareMode::FromState,
-            )
+            .run(&call.skill_id, CallArgs::Text(&call.arguments), ctx, PrepareMode::FromState)
             .await;
         if !call.warnings.is_empty() {
             result.warnings.splice(0..0, call.warnings.iter().cloned());

@@ -18,18 +18,13 @@ use crate::error::{codes, SkillError};
 pub use crate::registration::{CallArgs, InvokeError, PrepareMode};
 
 pub use crate::context::FromSkillContext;
-pub use crate::registration::{
-    ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation,
-};
+pub use crate::registration::{ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation};
 pub use crate::schema::{input_schema_of, output_schema_of};
 pub use crate::skill::Skill;
 
 /// Reads the wire struct from the call's arguments: one `serde_json` pass on the fast path;
 /// on failure a second, path-tracking pass names the offending argument.
-pub fn deserialize_args<W: DeserializeOwned>(
-    args: CallArgs<'_>,
-    skill_id: &str,
-) -> Result<W, SkillError> {
+pub fn deserialize_args<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str) -> Result<W, SkillError> {
     let first = match args {
         CallArgs::Text(text) if !text.trim().is_empty() => serde_json::from_str::<W>(text),
         CallArgs::Value(value) => W::deserialize(value),
@@ -39,11 +34,7 @@ pub fn deserialize_args<W: DeserializeOwned>(
 }
 
 /// Builds the model-facing error for arguments that do not fit the skill's input.
-fn argument_error<W: DeserializeOwned>(
-    args: CallArgs<'_>,
-    skill_id: &str,
-    err: serde_json::Error,
-) -> SkillError {
+fn argument_error<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str, err: serde_json::Error) -> SkillError {
     let parsed;
     let value: &serde_json::Value = match args {
         CallArgs::Value(v) => v,
@@ -79,20 +70,12 @@ fn argument_error<W: DeserializeOwned>(
         }
         Ok(_) => (String::from("."), without_position(&err)),
     };
-    let path = if path == "." {
-        "$".to_string()
-    } else {
-        format!("$.{path}")
-    };
+    let path = if path == "." { "$".to_string() } else { format!("$.{path}") };
     let message = match path.as_str() {
         "$" => format!("invalid arguments for `{skill_id}`: {message}"),
-        _ => format!(
-            "invalid argument `{}` for `{skill_id}`: {message}",
-            &path[2..]
-        ),
+        _ => format!("invalid argument `{}` for `{skill_id}`: {message}", &path[2..]),
     };
-    SkillError::invalid_arguments(message)
-        .with_details(serde_json::json!({ "path": path, "serde": err.to_string() }))
+    SkillError::invalid_arguments(message).with_details(serde_json::json!({ "path": path, "serde": err.to_string() }))
 }
 
 fn without_position(err: &serde_json::Error) -> String {
@@ -178,11 +161,8 @@ pub fn to_raw<T: Serialize>(output: &T) -> Result<Box<RawValue>, InvokeError> {
         .and_then(RawValue::from_string)
         .map_err(|err| {
             InvokeError::Run(
-                SkillError::new(
-                    codes::OUTPUT_ERROR,
-                    "the tool produced an output that cannot be serialized",
-                )
-                .with_source(err),
+                SkillError::new(codes::OUTPUT_ERROR, "the tool produced an output that cannot be serialized")
+                    .with_source(err),
             )
         })
 }

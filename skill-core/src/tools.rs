@@ -71,10 +71,7 @@ impl SkillRegistration {
         params.insert("type".into(), Value::String("object".into()));
         params.insert(
             "properties".into(),
-            schema
-                .get("properties")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
+            schema.get("properties").cloned().unwrap_or_else(|| json!({})),
         );
         params.insert(
             "required".into(),
@@ -241,11 +238,7 @@ pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
                 Some(other) => Cow::Owned(other.to_string()),
             };
             ParsedCall::from_tool_call(ToolCall {
-                id: tc
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
+                id: tc.get("id").and_then(Value::as_str).unwrap_or_default().to_string(),
                 name: name.to_string(),
                 arguments: arguments.into_owned(),
             })

@@ -30,10 +30,7 @@ pub fn id_problem(id: &str) -> Option<String> {
     if id.is_empty() {
         return Some("the id is empty".into());
     }
-    if let Some(bad) = id
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
+    if let Some(bad) = id.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
         return Some(format!(
             "`{bad}` is not allowed in a tool name; use letters, digits, `_`, `-`, and `.` between parts (`crm.search_client`)"
         ));
@@ -57,9 +54,7 @@ fn property_name_problem(name: &str) -> Option<String> {
     }
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|bad| {
-            format!("`{bad}` is not allowed in an argument name; providers accept `[A-Za-z0-9_.-]`")
-        })
+        .map(|bad| format!("`{bad}` is not allowed in an argument name; providers accept `[A-Za-z0-9_.-]`"))
 }
 
 pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> Config {
@@ -103,11 +98,7 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
         }
         None => "active".into(),
     };
-    let non_empty = |cx: &mut Ctxt,
-                     lit: &Option<crate::attr::Spanned<syn::LitStr>>,
-                     key: &str,
-                     default: &str|
-     -> String {
+    let non_empty = |cx: &mut Ctxt, lit: &Option<crate::attr::Spanned<syn::LitStr>>, key: &str, default: &str| -> String {
         match lit {
             Some(l) if l.value.value().trim().is_empty() => {
                 cx.error_spanned_by(&l.value, format!("`{key}` cannot be empty"));
@@ -120,41 +111,24 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
     let domain = non_empty(cx, &attr.domain, "domain", "*");
     let category = non_empty(cx, &attr.category, "category", "general");
     let name = non_empty(cx, &attr.name, "name", &id);
-    let version = attr
-        .version
-        .as_ref()
-        .map(|v| v.value.value())
-        .unwrap_or_default();
-    let timeout_ms = attr
-        .timeout_ms
-        .as_ref()
-        .and_then(|t| match t.value.base10_parse::<u64>() {
-            Ok(0) => {
-                cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
-                None
-            }
-            Ok(ms) => Some(ms),
-            Err(_) => {
-                cx.error_spanned_by(
-                    &t.value,
-                    "`timeout_ms` must be a whole number of milliseconds",
-                );
-                None
-            }
-        });
+    let version = attr.version.as_ref().map(|v| v.value.value()).unwrap_or_default();
+    let timeout_ms = attr.timeout_ms.as_ref().and_then(|t| match t.value.base10_parse::<u64>() {
+        Ok(0) => {
+            cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
+            None
+        }
+        Ok(ms) => Some(ms),
+        Err(_) => {
+            cx.error_spanned_by(&t.value, "`timeout_ms` must be a whole number of milliseconds");
+            None
+        }
+    });
 
     // Parameters.
-    let inputs: Vec<_> = skill
-        .params
-        .iter()
-        .filter(|p| matches!(p.role, Role::Input))
-        .collect();
+    let inputs: Vec<_> = skill.params.iter().filter(|p| matches!(p.role, Role::Input)).collect();
     if inputs.len() > 1 {
         for extra in &inputs[1..] {
-            cx.error_spanned_by(
-                &extra.ident,
-                "only one parameter can be `#[input]`: it carries the whole input",
-            );
+            cx.error_spanned_by(&extra.ident, "only one parameter can be `#[input]`: it carries the whole input");
         }
     }
     let mut seen: Vec<String> = Vec::new();
@@ -186,10 +160,7 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
                     }
                 }
                 if seen.contains(&wire) {
-                    cx.error_spanned_by(
-                        &param.ident,
-                        format!("two arguments are named `{wire}` on the wire"),
-                    );
+                    cx.error_spanned_by(&param.ident, format!("two arguments are named `{wire}` on the wire"));
                 }
                 seen.push(wire);
                 if param.optional {
@@ -226,10 +197,7 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
                     ));
                 }
                 if let (Some(_), Some(input)) = (param.inject_marker, param.input_marker) {
-                    cx.syn_error(syn::Error::new(
-                        input,
-                        "a parameter is either `#[input]` or `#[inject]`, not both",
-                    ));
+                    cx.syn_error(syn::Error::new(input, "a parameter is either `#[input]` or `#[inject]`, not both"));
                 }
             }
             Role::Input => {

@@ -45,9 +45,7 @@ fn example_json(expr: &Expr) -> Option<String> {
             Lit::Bool(b) => Some(b.value.to_string()),
             _ => None,
         },
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
-            example_json(&u.expr).map(|s| format!("-{s}"))
-        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => example_json(&u.expr).map(|s| format!("-{s}")),
         _ => None,
     }
 }
@@ -82,11 +80,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let id = &cfg.id;
     let output_ty = &skill.output.ty;
 
-    let llm: Vec<&Param> = skill
-        .params
-        .iter()
-        .filter(|p| matches!(p.role, Role::Llm))
-        .collect();
+    let llm: Vec<&Param> = skill.params.iter().filter(|p| matches!(p.role, Role::Llm)).collect();
     let whole_input = skill.params.iter().find(|p| matches!(p.role, Role::Input));
 
     // ---- the input type -------------------------------------------------------------
@@ -123,23 +117,14 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                         quote!(#[doc = #l])
                     })
                     .collect();
-                let rename = param
-                    .arg
-                    .rename
-                    .as_ref()
-                    .map(|_| quote!(#[serde(rename = #wire_lit)]));
+                let rename = param.arg.rename.as_ref().map(|_| quote!(#[serde(rename = #wire_lit)]));
                 let default_fn = format_ident!("__default_{}", ident);
                 let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
                 let (serde_default, default_ptr) = match &param.arg.default {
                     Some(d) => {
                         let value = match &d.value {
-                            DefaultValue::Trait => {
-                                quote!(<#ty as ::core::default::Default>::default())
-                            }
-                            DefaultValue::Expr(Expr::Lit(syn::ExprLit {
-                                lit: Lit::Str(s),
-                                ..
-                            })) => {
+                            DefaultValue::Trait => quote!(<#ty as ::core::default::Default>::default()),
+                            DefaultValue::Expr(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => {
                                 quote_spanned!(s.span()=> <#ty as ::core::convert::From<&'static str>>::from(#s))
                             }
                             DefaultValue::Expr(expr) => quote!(#expr),
@@ -175,8 +160,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                 if prepare_ptr.is_some() {
                     prepared.push(wire.clone());
                 }
-                let optional_like =
-                    param.optional || param.arg.default.is_some() || param.arg.prepare.is_some();
+                let optional_like = param.optional || param.arg.default.is_some() || param.arg.prepare.is_some();
                 if param.optional {
                     wire_fields.push(quote!(#rename #[serde(default)] #ident: #ty,));
                     match prepare_ptr {
@@ -189,9 +173,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                         None => build.push(quote!(#ident: wire.#ident,)),
                     }
                 } else if optional_like {
-                    wire_fields.push(
-                        quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,),
-                    );
+                    wire_fields.push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
                     let prep = opt(prepare_ptr);
                     let def = opt(default_ptr);
                     build.push(quote! {
@@ -289,11 +271,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
             let prepared = param.arg.prepare.is_some();
             let optional = param.optional;
             let required = !(optional || has_default || prepared);
-            let example = opt(param
-                .arg
-                .example
-                .as_ref()
-                .and_then(|e| example_json(&e.value)));
+            let example = opt(param.arg.example.as_ref().and_then(|e| example_json(&e.value)));
             let kind = opt(param.arg.kind.as_ref().map(|k| k.value.value()));
             let case_sensitive = opt(param.arg.case_sensitive.as_ref().map(|c| c.value.value));
             quote! {
@@ -328,8 +306,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let output_check = quote_spanned! {skill.output.span=>
         const _: () = #p::assert_output::<#output_ty>();
     };
-    let marker_doc =
-        format!("Typed handle of the `{id}` skill: implements `Skill` for calls without JSON.");
+    let marker_doc = format!("Typed handle of the `{id}` skill: implements `Skill` for calls without JSON.");
 
     quote! {
         #item
