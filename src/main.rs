@@ -1,1 +1,59 @@
-fn main() {}
+//! `skillkit`: list, export and call the skills linked into this binary.
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+// The skill library registers its skills at link time; naming it makes sure it is linked.
+skill_core::link_skills!(skills);
+
+/// Self-describing LLM tools: list them, export their definitions, call them.
+#[derive(Debug, Parser)]
+#[command(name = "skillkit", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the registered skills as a table.
+    List(commands::list::ListArgs),
+    /// Print the tool definitions the model receives, as JSON.
+    Tools(commands::tools::ToolsArgs),
+    /// Call one skill with JSON arguments and print the result.
+    Call(commands::call::CallArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
+                .unwrap_or_else(|_| "error".into()),
+        )
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let dispatcher = match skill_core::Dispatcher::from_inventory() {
+        Ok(d) => d,
+        Err(err) => {
+            eprintln!("error: the skill registry is not valid: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command {
+        Command::List(args) => commands::list::run(&dispatcher, &args),
+        Command::Tools(args) => commands::tools::run(&dispatcher, &args),
+        Command::Call(args) => commands::call::run(&dispatcher, &args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -146,13 +146,24 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Inject<T> {
 ///
 /// Implemented for [`Inject<T>`], `Option<Inject<T>>` and `&SkillContext`; implement it for
 /// your own extractor types and mark such parameters `#[inject]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be injected into a skill",
+    label = "not something the host can inject",
+    note = "injected parameters are `Inject<T>`, `Option<Inject<T>>` or `&SkillContext`; for your own extractor type, implement `FromSkillContext` for it"
+)]
 pub trait FromSkillContext<'a>: Sized {
     /// Extracts the value, or explains which skill is missing what.
-    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError>;
+    fn from_skill_context(
+        ctx: &'a SkillContext,
+        skill_id: &'static str,
+    ) -> Result<Self, SkillError>;
 }
 
 impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
-    fn from_skill_context(ctx: &'a SkillContext, skill_id: &'static str) -> Result<Self, SkillError> {
+    fn from_skill_context(
+        ctx: &'a SkillContext,
+        skill_id: &'static str,
+    ) -> Result<Self, SkillError> {
         ctx.get_arc::<T>()
             .map(Inject)
             .ok_or_else(|| SkillError::missing_injection(skill_id, type_name::<T>()))
@@ -160,13 +171,19 @@ impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
 }
 
 impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Option<Inject<T>> {
-    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
+    fn from_skill_context(
+        ctx: &'a SkillContext,
+        _skill_id: &'static str,
+    ) -> Result<Self, SkillError> {
         Ok(ctx.get_arc::<T>().map(Inject))
     }
 }
 
 impl<'a> FromSkillContext<'a> for &'a SkillContext {
-    fn from_skill_context(ctx: &'a SkillContext, _skill_id: &'static str) -> Result<Self, SkillError> {
+    fn from_skill_context(
+        ctx: &'a SkillContext,
+        _skill_id: &'static str,
+    ) -> Result<Self, SkillError> {
         Ok(ctx)
     }
 }
@@ -179,7 +196,10 @@ mod tests {
     fn values_are_found_by_type_and_replaced() {
         let mut ctx = SkillContext::new().with(5_u32).with(String::from("a"));
         assert_eq!(ctx.get::<u32>(), Some(&5));
-        assert_eq!(ctx.insert(String::from("b")).as_deref().map(String::as_str), Some("a"));
+        assert_eq!(
+            ctx.insert(String::from("b")).as_deref().map(String::as_str),
+            Some("a")
+        );
         assert_eq!(ctx.get::<String>().map(String::as_str), Some("b"));
         assert_eq!(ctx.len(), 2);
         assert!(ctx.get::<i64>().is_none());

@@ -32,23 +32,21 @@ pub enum RegistryError {
     #[error("skill id `{id}` is registered twice: at {first} and at {second}")]
     DuplicateId {
         /// The shared id.
-        id: String,
+        id: &'static str,
         /// Where the first one is defined.
         first: SourceLocation,
         /// Where the second one is defined.
         second: SourceLocation,
     },
     /// Two different ids map to the same wire name.
-    #[error("skills `{first_id}` ({first}) and `{second_id}` ({second}) both go on the wire as `{wire_name}`; rename one")]
+    #[error("skills `{first_id}` ({first}) and `{second_id}` ({second}) both go on the wire as `{wire}`; rename one", wire = wire_name_of(.first_id))]
     WireNameClash {
-        /// The shared wire name.
-        wire_name: String,
         /// The first id.
-        first_id: String,
+        first_id: &'static str,
         /// Where the first one is defined.
         first: SourceLocation,
         /// The second id.
-        second_id: String,
+        second_id: &'static str,
         /// Where the second one is defined.
         second: SourceLocation,
     },
@@ -56,7 +54,7 @@ pub enum RegistryError {
     #[error("skill id `{id}` at {source_location} is not a valid tool name: {reason}")]
     InvalidId {
         /// The id.
-        id: String,
+        id: &'static str,
         /// Where it is defined.
         source_location: SourceLocation,
         /// What is wrong with it.
@@ -71,13 +69,18 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
         return Err("it is empty".into());
     }
     if id.len() > 64 {
-        return Err(format!("it is {} characters long; tool names allow 64", id.len()));
+        return Err(format!(
+            "it is {} characters long; tool names allow 64",
+            id.len()
+        ));
     }
     if let Some(bad) = id
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
-        return Err(format!("`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"));
+        return Err(format!(
+            "`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"
+        ));
     }
     if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
         return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
@@ -85,37 +88,69 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A finished list of tool definitions, shared; its JSON text is rendered once on demand.
+/// A finished list of tool definitions, shared. The JSON text is what a provider request
+/// carries; the parsed values are built on first access.
 #[derive(Debug)]
 pub struct ToolSet {
-    definitions: Vec<Value>,
-    json: OnceLock<String>,
+    json: String,
+    len: usize,
+    definitions: OnceLock<Vec<Value>>,
 }
 
 impl ToolSet {
-    fn new(definitions: Vec<Value>) -> Self {
+    /// A set from already rendered definition JSON fragments.
+    fn from_fragments<'a>(fragments: impl Iterator<Item = &'a str>) -> Self {
+        let mut json = String::from("[");
+        let mut len = 0;
+        for fragment in fragments {
+            if len > 0 {
+                json.push(',');
+            }
+            json.push_str(fragment);
+            len += 1;
+        }
+        json.push(']');
         Self {
-            definitions,
-            json: OnceLock::new(),
+            json,
+            len,
+            definitions: OnceLock::new(),
         }
     }
 
-    /// The definitions.
-    pub fn definitions(&self) -> &[Value] {
-        &self.definitions
+    fn from_values(definitions: Vec<Value>) -> Self {
+        Self {
+            json: serde_json::to_string(&definitions).unwrap_or_else(|_| "[]".into()),
+            len: definitions.len(),
+            definitions: OnceLock::from(definitions),
+        }
     }
 
-    /// The definitions as one JSON array, serialized once and cached.
+    /// The definitions as JSON values.
+    pub fn definitions(&self) -> &[Value] {
+        self.definitions
+            .get_or_init(|| serde_json::from_str(&self.json).unwrap_or_default())
+    }
+
+    /// The definitions as one JSON array.
     pub fn to_json(&self) -> &str {
-        self.json
-            .get_or_init(|| serde_json::to_string(&self.definitions).unwrap_or_else(|_| "[]".into()))
+        &self.json
+    }
+
+    /// Number of definitions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
 impl std::ops::Deref for ToolSet {
     type Target = [Value];
     fn deref(&self) -> &[Value] {
-        &self.definitions
+        self.definitions()
     }
 }
 
@@ -160,12 +195,13 @@ impl DispatcherBuilder {
     /// Checks ids (valid, unique, unique on the wire) and builds the dispatcher.
     pub fn build(mut self) -> Result<Dispatcher, RegistryError> {
         self.skills.sort_by(|a, b| a.id.cmp(b.id));
-        let mut by_name: HashMap<&'static str, usize> = HashMap::with_capacity(self.skills.len() * 2);
+        let mut by_name: HashMap<&'static str, usize> =
+            HashMap::with_capacity(self.skills.len() * 2);
         let mut unique: Vec<&'static SkillRegistration> = Vec::with_capacity(self.skills.len());
         for skill in self.skills {
             if let Err(reason) = validate_skill_id(skill.id) {
                 return Err(RegistryError::InvalidId {
-                    id: skill.id.into(),
+                    id: skill.id,
                     source_location: skill.source,
                     reason,
                 });
@@ -176,7 +212,7 @@ impl DispatcherBuilder {
                         continue; // the same registration added twice
                     }
                     return Err(RegistryError::DuplicateId {
-                        id: skill.id.into(),
+                        id: skill.id,
                         first: prev.source,
                         second: skill.source,
                     });
@@ -193,10 +229,9 @@ impl DispatcherBuilder {
             if let Some(&other) = by_name.get(skill.wire_name) {
                 let other = unique[other];
                 return Err(RegistryError::WireNameClash {
-                    wire_name: skill.wire_name.into(),
-                    first_id: other.id.into(),
+                    first_id: other.id,
                     first: other.source,
-                    second_id: skill.id.into(),
+                    second_id: skill.id,
                     second: skill.source,
                 });
             }
@@ -285,39 +320,68 @@ impl Dispatcher {
         {
             return Arc::clone(hit);
         }
-        let rendered = Arc::new(ToolSet::new(
-            self.inner
-                .skills
-                .iter()
-                .filter(|s| filter.accepts(s))
-                .map(|s| {
-                    let mut def = s.to_tool_definition();
-                    exclude_fields(&mut def, &filter.exclude_fields);
-                    def
-                })
-                .collect(),
-        ));
-        let mut cache = self.inner.tool_cache.write().unwrap_or_else(|p| p.into_inner());
+        let accepted = self.inner.skills.iter().filter(|s| filter.accepts(s));
+        let rendered = Arc::new(if filter.exclude_fields.is_empty() {
+            let fragments: Vec<Arc<str>> = accepted.map(|s| s.tool_definition_json()).collect();
+            ToolSet::from_fragments(fragments.iter().map(|f| &**f))
+        } else {
+            ToolSet::from_values(
+                accepted
+                    .map(|s| {
+                        let mut def = s.to_tool_definition();
+                        exclude_fields(&mut def, &filter.exclude_fields);
+                        def
+                    })
+                    .collect(),
+            )
+        });
+        let mut cache = self
+            .inner
+            .tool_cache
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
         Arc::clone(cache.entry(filter.clone()).or_insert(rendered))
     }
 
     /// Runs a skill with exactly the given arguments (plus declared defaults); arguments the
     /// skill could prepare from state are required here.
-    pub async fn call<'a>(&self, id: &str, args: impl Into<CallArgs<'a>>, ctx: &SkillContext) -> SkillResult {
-        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly).await
+    pub async fn call<'a>(
+        &self,
+        id: &str,
+        args: impl Into<CallArgs<'a>>,
+        ctx: &SkillContext,
+    ) -> SkillResult {
+        self.run(id, args.into(), ctx, PrepareMode::ArgumentsOnly)
+            .await
     }
 
     /// Runs a skill the way an agent does (SPEC-19 `prepare_and_call`): the model's arguments
     /// win over values prepared from the context, which win over declared defaults.
-    pub async fn prepare_and_call(&self, id: &str, ctx: &SkillContext, llm_arguments: Option<&Value>) -> SkillResult {
-        self.run(id, CallArgs::from(llm_arguments), ctx, PrepareMode::FromState).await
+    pub async fn prepare_and_call(
+        &self,
+        id: &str,
+        ctx: &SkillContext,
+        llm_arguments: Option<&Value>,
+    ) -> SkillResult {
+        self.run(
+            id,
+            CallArgs::from(llm_arguments),
+            ctx,
+            PrepareMode::FromState,
+        )
+        .await
     }
 
     /// Runs a parsed tool call with preparation from state; parse warnings travel with the
     /// result.
     pub async fn dispatch(&self, call: &ParsedCall, ctx: &SkillContext) -> SkillResult {
         let mut result = self
-            .run(&call.skill_id, CallArgs::Text(&call.arguments), ctx, PrepareMode::FromState)
+            .run(
+                &call.skill_id,
+                CallArgs::Text(&call.arguments),
+                ctx,
+                PrepareMode::FromState,
+            )
             .await;
         if !call.warnings.is_empty() {
             result.warnings.splice(0..0, call.warnings.iter().cloned());
@@ -568,7 +632,7 @@ impl Dispatcher {
             .collect();
         let rendered = dialect
             .render_tools(&skills, &filter.exclude_fields)
-            .map(|defs| Arc::new(ToolSet::new(defs)));
+            .map(|defs| Arc::new(ToolSet::from_values(defs)));
         let mut cache = self
             .inner
             .dialect_cache

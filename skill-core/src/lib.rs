@@ -31,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod args;
 pub mod catalog;
 pub mod confirm;
@@ -39,6 +40,7 @@ pub mod dialect;
 pub mod dispatch;
 pub mod error;
 pub mod lint;
+pub mod prepare;
 pub mod registration;
 pub mod result;
 pub mod schema;
@@ -60,6 +62,7 @@ pub use dialect::{Dialect, DialectError, ProviderCall};
 pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolDefinitions, ToolSet};
 pub use error::{codes, SkillError};
 pub use lint::{lint_registry, LintFinding, LintSeverity};
+pub use prepare::PrepareScope;
 pub use registration::{
     linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
 };
@@ -88,6 +91,7 @@ pub mod prelude {
     pub use crate::context::{Inject, SkillContext};
     pub use crate::dispatch::Dispatcher;
     pub use crate::error::SkillError;
+    pub use crate::prepare::PrepareScope;
     pub use crate::result::SkillResult;
     pub use crate::skill::Skill;
     pub use crate::tools::ToolFilter;
@@ -95,3 +99,8 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
     pub use skill_macros::skill;
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -18,13 +18,19 @@ use crate::error::{codes, SkillError};
 pub use crate::registration::{CallArgs, InvokeError, PrepareMode};
 
 pub use crate::context::FromSkillContext;
-pub use crate::registration::{ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation};
+pub use crate::prepare::{PrepareScope, Preparer};
+pub use crate::registration::{
+    ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation,
+};
 pub use crate::schema::{input_schema_of, output_schema_of};
 pub use crate::skill::Skill;
 
 /// Reads the wire struct from the call's arguments: one `serde_json` pass on the fast path;
 /// on failure a second, path-tracking pass names the offending argument.
-pub fn deserialize_args<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str) -> Result<W, SkillError> {
+pub fn deserialize_args<W: DeserializeOwned>(
+    args: CallArgs<'_>,
+    skill_id: &str,
+) -> Result<W, SkillError> {
     let first = match args {
         CallArgs::Text(text) if !text.trim().is_empty() => serde_json::from_str::<W>(text),
         CallArgs::Value(value) => W::deserialize(value),
@@ -34,7 +40,11 @@ pub fn deserialize_args<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str)
 }
 
 /// Builds the model-facing error for arguments that do not fit the skill's input.
-fn argument_error<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str, err: serde_json::Error) -> SkillError {
+fn argument_error<W: DeserializeOwned>(
+    args: CallArgs<'_>,
+    skill_id: &str,
+    err: serde_json::Error,
+) -> SkillError {
     let parsed;
     let value: &serde_json::Value = match args {
         CallArgs::Value(v) => v,
@@ -70,12 +80,20 @@ fn argument_error<W: DeserializeOwned>(args: CallArgs<'_>, skill_id: &str, err: 
         }
         Ok(_) => (String::from("."), without_position(&err)),
     };
-    let path = if path == "." { "$".to_string() } else { format!("$.{path}") };
+    let path = if path == "." {
+        "$".to_string()
+    } else {
+        format!("$.{path}")
+    };
     let message = match path.as_str() {
         "$" => format!("invalid arguments for `{skill_id}`: {message}"),
-        _ => format!("invalid argument `{}` for `{skill_id}`: {message}", &path[2..]),
+        _ => format!(
+            "invalid argument `{}` for `{skill_id}`: {message}",
+            &path[2..]
+        ),
     };
-    SkillError::invalid_arguments(message).with_details(serde_json::json!({ "path": path, "serde": err.to_string() }))
+    SkillError::invalid_arguments(message)
+        .with_details(serde_json::json!({ "path": path, "serde": err.to_string() }))
 }
 
 fn without_position(err: &serde_json::Error) -> String {
@@ -97,18 +115,20 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Fills an argument the model left out: in [`PrepareMode::FromState`] from `prepare`, else
-/// (or when preparing fails) from `default`, else an error naming the argument.
-pub fn prepared_or_default<T>(
-    skill_id: &str,
+/// Fills an argument the model left out: in [`PrepareMode::FromState`] from the preparer,
+/// falling back to `default` when preparing fails; otherwise from `default`, else an error
+/// naming the argument.
+pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
+    skill_id: &'static str,
     param: &str,
     ctx: &SkillContext,
+    args: CallArgs<'_>,
     mode: PrepareMode,
-    prepare: Option<fn(&SkillContext) -> Result<T, SkillError>>,
+    prepare: P,
     default: Option<fn() -> T>,
 ) -> Result<T, SkillError> {
-    if let (PrepareMode::FromState, Some(prepare)) = (mode, prepare) {
-        match prepare(ctx) {
+    if mode == PrepareMode::FromState {
+        match prepare.prepare(ctx, &PrepareScope::new(skill_id, args)) {
             Ok(value) => return Ok(value),
             Err(err) => match default {
                 Some(default) => {
@@ -128,6 +148,15 @@ pub fn prepared_or_default<T>(
             },
         }
     }
+    default_or_missing(skill_id, param, default)
+}
+
+/// The declared default of an argument the model left out, or an error naming it.
+pub fn default_or_missing<T>(
+    skill_id: &str,
+    param: &str,
+    default: Option<fn() -> T>,
+) -> Result<T, SkillError> {
     match default {
         Some(default) => Ok(default()),
         None => Err(SkillError::invalid_arguments(format!(
@@ -139,32 +168,36 @@ pub fn prepared_or_default<T>(
 
 /// Fills an optional argument the model left out: prepared from state in
 /// [`PrepareMode::FromState`]; `None` otherwise or when preparing fails.
-pub fn prepared_optional<T>(
-    skill_id: &str,
+pub fn prepared_optional<T, M, P: Preparer<Option<T>, M>>(
+    skill_id: &'static str,
     param: &str,
     ctx: &SkillContext,
+    args: CallArgs<'_>,
     mode: PrepareMode,
-    prepare: fn(&SkillContext) -> Result<Option<T>, SkillError>,
+    prepare: P,
 ) -> Option<T> {
     if mode != PrepareMode::FromState {
         return None;
     }
-    prepare(ctx).unwrap_or_else(|err| {
-        tracing::warn!(skill = skill_id, param, error = %err, "preparing an optional argument failed; leaving it out");
-        None
-    })
+    prepare
+        .prepare(ctx, &PrepareScope::new(skill_id, args))
+        .unwrap_or_else(|err| {
+            tracing::warn!(skill = skill_id, param, error = %err, "preparing an optional argument failed; leaving it out");
+            None
+        })
 }
 
 /// Serializes a skill's output once, straight to JSON text.
 pub fn to_raw<T: Serialize>(output: &T) -> Result<Box<RawValue>, InvokeError> {
-    serde_json::to_string(output)
-        .and_then(RawValue::from_string)
-        .map_err(|err| {
-            InvokeError::Run(
-                SkillError::new(codes::OUTPUT_ERROR, "the tool produced an output that cannot be serialized")
-                    .with_source(err),
+    serde_json::value::to_raw_value(output).map_err(|err| {
+        InvokeError::Run(
+            SkillError::new(
+                codes::OUTPUT_ERROR,
+                "the tool produced an output that cannot be serialized",
             )
-        })
+            .with_source(err),
+        )
+    })
 }
 
 /// Converts a skill's return value into the standard result type.

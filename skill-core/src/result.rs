@@ -47,7 +47,11 @@ pub struct SkillResult {
 
 impl SkillResult {
     /// A successful result carrying already-serialized output.
-    pub fn ok(skill_id: impl Into<Cow<'static, str>>, data: Box<RawValue>, elapsed_ms: f64) -> Self {
+    pub fn ok(
+        skill_id: impl Into<Cow<'static, str>>,
+        data: Box<RawValue>,
+        elapsed_ms: f64,
+    ) -> Self {
         Self {
             skill_id: skill_id.into(),
             success: true,
@@ -119,7 +123,10 @@ impl SkillResult {
     /// The whole result as JSON text, operator detail included.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|e| {
-            format!("{{\"success\":false,\"error\":{{\"code\":\"output_error\",\"message\":{:?}}}}}", e.to_string())
+            format!(
+                "{{\"success\":false,\"error\":{{\"code\":\"output_error\",\"message\":{:?}}}}}",
+                e.to_string()
+            )
         })
     }
 

@@ -28,8 +28,14 @@ pub trait Skill: Send + Sync + 'static {
 
     /// Builds the input from the model's arguments, values prepared from the context for
     /// arguments the model left out, then declared defaults.
-    fn prepare_input(ctx: &SkillContext, llm_arguments: Option<&Value>) -> Result<Self::Input, SkillError>;
+    fn prepare_input(
+        ctx: &SkillContext,
+        llm_arguments: Option<&Value>,
+    ) -> Result<Self::Input, SkillError>;
 
     /// Runs the skill on a complete input.
-    fn run(input: Self::Input, ctx: &SkillContext) -> impl Future<Output = Result<Self::Output, SkillError>> + Send + '_;
+    fn run(
+        input: Self::Input,
+        ctx: &SkillContext,
+    ) -> impl Future<Output = Result<Self::Output, SkillError>> + Send + '_;
 }

@@ -29,11 +29,19 @@ pub fn validate_registry(dispatcher: &Dispatcher) -> Vec<RegistryProblem> {
         check_skill(skill, &mut problems);
     }
     let all = dispatcher.get_tool_definitions(&ToolFilter::all());
-    let active = dispatcher.list_skills().iter().filter(|s| s.is_active()).count();
+    let active = dispatcher
+        .list_skills()
+        .iter()
+        .filter(|s| s.is_active())
+        .count();
     if all.len() != active {
         problems.push(RegistryProblem {
             skill_id: "*".into(),
-            problem: format!("{} active skills but {} tool definitions", active, all.len()),
+            problem: format!(
+                "{} active skills but {} tool definitions",
+                active,
+                all.len()
+            ),
         });
     }
     problems
@@ -59,7 +67,10 @@ fn check_skill(skill: &SkillRegistration, problems: &mut Vec<RegistryProblem>) {
             report(format!("parameter `{}` has no description", param.name));
         }
         if !properties.is_some_and(|p| p.contains_key(param.name)) {
-            report(format!("parameter `{}` is missing from the input schema", param.name));
+            report(format!(
+                "parameter `{}` is missing from the input schema",
+                param.name
+            ));
         }
     }
     let required: Vec<&str> = schema
@@ -72,7 +83,11 @@ fn check_skill(skill: &SkillRegistration, problems: &mut Vec<RegistryProblem>) {
             report(format!(
                 "parameter `{}` is {} but the schema says otherwise",
                 param.name,
-                if param.required { "required" } else { "optional" }
+                if param.required {
+                    "required"
+                } else {
+                    "optional"
+                }
             ));
         }
     }
@@ -102,7 +117,11 @@ pub fn assert_registry_valid() -> Dispatcher {
     let problems = validate_registry(&dispatcher);
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| format!("  - {p}")).collect();
-        panic!("skill registry has {} problem(s):\n{}", problems.len(), list.join("\n"));
+        panic!(
+            "skill registry has {} problem(s):\n{}",
+            problems.len(),
+            list.join("\n")
+        );
     }
     dispatcher
 }

@@ -71,7 +71,10 @@ impl SkillRegistration {
         params.insert("type".into(), Value::String("object".into()));
         params.insert(
             "properties".into(),
-            schema.get("properties").cloned().unwrap_or_else(|| json!({})),
+            schema
+                .get("properties")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
         );
         params.insert(
             "required".into(),
@@ -81,6 +84,63 @@ impl SkillRegistration {
             params.insert("$defs".into(), defs.clone());
         }
         Value::Object(params)
+    }
+
+    /// The OpenAI function-tool definition as JSON text, rendered once per registration for
+    /// the life of the process and shared by every dispatcher.
+    pub fn tool_definition_json(&'static self) -> std::sync::Arc<str> {
+        use std::collections::HashMap;
+        use std::sync::{Arc, OnceLock, RwLock};
+        static RENDERED: OnceLock<RwLock<HashMap<usize, Arc<str>>>> = OnceLock::new();
+        let cache = RENDERED.get_or_init(Default::default);
+        let key = self as *const SkillRegistration as usize;
+        if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Arc::clone(hit);
+        }
+        let json: Arc<str> = Arc::from(self.render_definition_json());
+        let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
+        Arc::clone(cache.entry(key).or_insert(json))
+    }
+
+    /// Serializes the definition straight from the cached schema, without cloning it.
+    fn render_definition_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Parameters<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            properties: &'a Value,
+            required: &'a Value,
+            #[serde(rename = "$defs", skip_serializing_if = "Option::is_none")]
+            defs: Option<&'a Value>,
+        }
+        #[derive(Serialize)]
+        struct Function<'a> {
+            name: &'a str,
+            description: &'a str,
+            parameters: Parameters<'a>,
+        }
+        #[derive(Serialize)]
+        struct Definition<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            function: Function<'a>,
+        }
+        let (empty_object, empty_array) = (Value::Object(Map::new()), Value::Array(Vec::new()));
+        let schema = (self.input_schema)();
+        let definition = Definition {
+            kind: "function",
+            function: Function {
+                name: self.wire_name,
+                description: self.description,
+                parameters: Parameters {
+                    kind: "object",
+                    properties: schema.get("properties").unwrap_or(&empty_object),
+                    required: schema.get("required").unwrap_or(&empty_array),
+                    defs: schema.get("$defs"),
+                },
+            },
+        };
+        serde_json::to_string(&definition).expect("a JSON schema always serializes")
     }
 
     /// The OpenAI function-tool definition of SPEC-19 section 1.2:
@@ -238,7 +298,11 @@ pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
                 Some(other) => Cow::Owned(other.to_string()),
             };
             ParsedCall::from_tool_call(ToolCall {
-                id: tc.get("id").and_then(Value::as_str).unwrap_or_default().to_string(),
+                id: tc
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
                 name: name.to_string(),
                 arguments: arguments.into_owned(),
             })

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use skill_core::prelude::*;
-use skill_core::{codes, CallArgs, Dispatcher, Skill};
+use skill_core::{codes, CallArgs, Dispatcher, Skill, ToolFilter};
 
 /// Reference passages the host makes available.
 #[derive(Debug)]
@@ -55,7 +55,11 @@ pub async fn search_reference_doc(
         .take(top_k as usize)
         .map(|(id, _)| id.clone())
         .collect();
-    Ok(SearchHits { clause_id, query, hits })
+    Ok(SearchHits {
+        clause_id,
+        query,
+        hits,
+    })
 }
 
 /// Fails on purpose, to test error paths.
@@ -66,7 +70,8 @@ fn explode(
 ) -> Result<String, SkillError> {
     match mode.as_str() {
         "panic" => panic!("boom in skill"),
-        "error" => Err(SkillError::new("custom_code", "it failed").with_source(std::io::Error::other("disk on fire"))),
+        "error" => Err(SkillError::new("custom_code", "it failed")
+            .with_source(std::io::Error::other("disk on fire"))),
         _ => Ok(mode),
     }
 }
@@ -99,26 +104,44 @@ fn dispatcher() -> Dispatcher {
 
 #[test]
 fn generated_input_struct_is_usable_by_hand() {
-    let input: SearchReferenceDocInput = serde_json::from_value(json!({"clause_id": "4.1", "query": "works"})).unwrap();
-    assert_eq!(input.top_k, 5, "declared default applies when deserializing by hand");
+    let input: SearchReferenceDocInput =
+        serde_json::from_value(json!({"clause_id": "4.1", "query": "works"})).unwrap();
+    assert_eq!(
+        input.top_k, 5,
+        "declared default applies when deserializing by hand"
+    );
     let back = serde_json::to_value(&input).unwrap();
-    assert_eq!(back, json!({"clause_id": "4.1", "query": "works", "top_k": 5}));
+    assert_eq!(
+        back,
+        json!({"clause_id": "4.1", "query": "works", "top_k": 5})
+    );
 }
 
 #[test]
 fn registration_carries_docs_and_metadata() {
     let reg = SearchReferenceDoc::registration();
     assert_eq!(reg.id, "search_reference_doc");
-    assert_eq!(reg.description, "Search the reference documents for passages relevant to a clause.");
+    assert_eq!(
+        reg.description,
+        "Search the reference documents for passages relevant to a clause."
+    );
     assert!(reg.long_help.contains("long_help"));
     assert_eq!(reg.category, "retrieval");
-    assert_eq!(reg.params.len(), 3, "the injected parameter is not an argument");
+    assert_eq!(
+        reg.params.len(),
+        3,
+        "the injected parameter is not an argument"
+    );
     let query = reg.param("query").unwrap();
     assert!(query.prepared && !query.required);
     assert!(reg.param("top_k").unwrap().has_default);
     assert!(reg.param("clause_id").unwrap().required);
     assert!(reg.source.file.ends_with("skill_macro.rs"));
-    assert!(reg.source.line > 30, "line of the fn, got {}", reg.source.line);
+    assert!(
+        reg.source.line > 30,
+        "line of the fn, got {}",
+        reg.source.line
+    );
 }
 
 #[test]
@@ -129,25 +152,44 @@ fn tool_definition_has_spec_shape_without_injected_values() {
     let params = &def["function"]["parameters"];
     assert_eq!(params["type"], "object");
     let props = params["properties"].as_object().unwrap();
-    assert_eq!(props.keys().collect::<Vec<_>>(), ["clause_id", "query", "top_k"]);
+    assert_eq!(
+        props.keys().collect::<Vec<_>>(),
+        ["clause_id", "query", "top_k"]
+    );
     assert_eq!(params["required"], json!(["clause_id"]));
     assert_eq!(props["top_k"]["default"], 5);
-    assert_eq!(props["clause_id"]["description"], "Clause number to search for, for example \"4.1\".");
-    assert!(props["top_k"].get("format").is_none(), "Rust numeric formats are stripped");
+    assert_eq!(
+        props["clause_id"]["description"],
+        "Clause number to search for, for example \"4.1\"."
+    );
+    assert!(
+        props["top_k"].get("format").is_none(),
+        "Rust numeric formats are stripped"
+    );
 }
 
 #[tokio::test]
 async fn prepare_and_call_prefers_llm_over_prepared_over_default() {
     let d = dispatcher();
     let ctx = ctx();
-    let r = d.prepare_and_call("search_reference_doc", &ctx, Some(&json!({"clause_id": "4.1"}))).await;
+    let r = d
+        .prepare_and_call(
+            "search_reference_doc",
+            &ctx,
+            Some(&json!({"clause_id": "4.1"})),
+        )
+        .await;
     assert!(r.success, "{r:?}");
     let hits: SearchHits = r.data_as().unwrap();
     assert_eq!(hits.query, "payment", "prepared from the context");
     assert_eq!(hits.hits, ["p2"]);
 
     let r = d
-        .prepare_and_call("search_reference_doc", &ctx, Some(&json!({"clause_id": "4.1", "query": "works", "top_k": 1})))
+        .prepare_and_call(
+            "search_reference_doc",
+            &ctx,
+            Some(&json!({"clause_id": "4.1", "query": "works", "top_k": 1})),
+        )
         .await;
     let hits: SearchHits = r.data_as().unwrap();
     assert_eq!(hits.query, "works", "the model's value wins");
@@ -156,7 +198,9 @@ async fn prepare_and_call_prefers_llm_over_prepared_over_default() {
 
 #[tokio::test]
 async fn call_does_not_prepare_from_state() {
-    let r = dispatcher().call("search_reference_doc", r#"{"clause_id": "4.1"}"#, &ctx()).await;
+    let r = dispatcher()
+        .call("search_reference_doc", r#"{"clause_id": "4.1"}"#, &ctx())
+        .await;
     assert!(!r.success);
     assert_eq!(r.error_code(), Some(codes::INVALID_ARGUMENTS));
     assert!(r.error.unwrap().message.contains("`query`"));
@@ -165,25 +209,47 @@ async fn call_does_not_prepare_from_state() {
 #[tokio::test]
 async fn prepare_failure_without_default_is_reported() {
     let ctx = SkillContext::new().with(ReferenceDocs { passages: vec![] });
-    let r = dispatcher().prepare_and_call("search_reference_doc", &ctx, Some(&json!({"clause_id": "4.1"}))).await;
+    let r = dispatcher()
+        .prepare_and_call(
+            "search_reference_doc",
+            &ctx,
+            Some(&json!({"clause_id": "4.1"})),
+        )
+        .await;
     assert_eq!(r.error_code(), Some(codes::PREPARE_FAILED));
     let msg = r.error.unwrap().message;
-    assert!(msg.contains("query") && msg.contains("no current clause"), "{msg}");
+    assert!(
+        msg.contains("query") && msg.contains("no current clause"),
+        "{msg}"
+    );
 }
 
 #[tokio::test]
 async fn missing_injection_names_skill_and_type() {
     let ctx = SkillContext::new().with(CurrentClause("x".into()));
-    let r = dispatcher().prepare_and_call("search_reference_doc", &ctx, Some(&json!({"clause_id": "4.1"}))).await;
+    let r = dispatcher()
+        .prepare_and_call(
+            "search_reference_doc",
+            &ctx,
+            Some(&json!({"clause_id": "4.1"})),
+        )
+        .await;
     assert_eq!(r.error_code(), Some(codes::MISSING_INJECTION));
     let msg = r.error.unwrap().message;
-    assert!(msg.contains("search_reference_doc") && msg.contains("ReferenceDocs"), "{msg}");
+    assert!(
+        msg.contains("search_reference_doc") && msg.contains("ReferenceDocs"),
+        "{msg}"
+    );
 }
 
 #[tokio::test]
 async fn wrong_argument_type_names_the_path() {
     let r = dispatcher()
-        .call("search_reference_doc", r#"{"clause_id": "4.1", "query": "x", "top_k": "many"}"#, &ctx())
+        .call(
+            "search_reference_doc",
+            r#"{"clause_id": "4.1", "query": "x", "top_k": "many"}"#,
+            &ctx(),
+        )
         .await;
     let err = r.error.unwrap();
     assert_eq!(err.code, codes::INVALID_ARGUMENTS);
@@ -198,13 +264,20 @@ async fn panics_errors_timeouts_and_unknown_skills_become_results() {
     let r = d.call("test.explode", r#"{"mode": "panic"}"#, &ctx).await;
     assert_eq!(r.error_code(), Some(codes::PANIC));
     let err = r.error.as_ref().unwrap();
-    assert!(!err.message.contains("boom"), "panic payload is operator detail: {}", err.message);
+    assert!(
+        !err.message.contains("boom"),
+        "panic payload is operator detail: {}",
+        err.message
+    );
     assert_eq!(err.details.as_ref().unwrap()["panic"], "boom in skill");
     assert!(!r.to_model_json().contains("boom"));
 
     let r = d.call("test.explode", r#"{"mode": "error"}"#, &ctx).await;
     assert_eq!(r.error_code(), Some("custom_code"));
-    assert_eq!(r.error.as_ref().unwrap().details.as_ref().unwrap()["source_chain"][0], "disk on fire");
+    assert_eq!(
+        r.error.as_ref().unwrap().details.as_ref().unwrap()["source_chain"][0],
+        "disk on fire"
+    );
     assert!(!r.to_model_json().contains("disk on fire"));
 
     let r = d.call("test_explode", r#"{"mode": "ok"}"#, &ctx).await;
@@ -218,7 +291,10 @@ async fn panics_errors_timeouts_and_unknown_skills_become_results() {
 
     let r = d.call("no_such_tool", CallArgs::None, &ctx).await;
     assert_eq!(r.error_code(), Some(codes::UNKNOWN_SKILL));
-    assert!(r.error.unwrap().message.contains("search_reference_doc"), "lists available tools");
+    assert!(
+        r.error.unwrap().message.contains("search_reference_doc"),
+        "lists available tools"
+    );
 }
 
 #[tokio::test]
@@ -229,4 +305,44 @@ async fn typed_calls_need_no_json() {
     let out = SearchReferenceDoc::run(input, &ctx).await.unwrap();
     assert_eq!(out.hits, ["p2"]);
     let _: Value = serde_json::to_value(&out).unwrap();
+}
+
+/// Replaced by `search_reference_doc`; kept for existing callers.
+#[skill(id = "old_search", status = "deprecated", version = "0.9.0")]
+fn old_search(
+    /// Query.
+    query: String,
+) -> String {
+    query
+}
+
+#[tokio::test]
+async fn deprecated_skills_are_callable_but_not_offered() {
+    let d = dispatcher();
+    let offered = d.get_tool_definitions(&ToolFilter::all());
+    assert!(!offered
+        .iter()
+        .any(|t| t["function"]["name"] == "old_search"));
+    let r = d
+        .call("old_search", r#"{"query": "q"}"#, &SkillContext::new())
+        .await;
+    assert!(r.success);
+    assert_eq!(d.get_registration("old_search").unwrap().version, "0.9.0");
+}
+
+#[tokio::test]
+async fn value_arguments_and_prepare_scope() {
+    let d = dispatcher();
+    let args = json!({"clause_id": "9.9", "query": "works", "top_k": 1});
+    let r = d.call("search_reference_doc", &args, &ctx()).await;
+    let hits: SearchHits = r.data_as().unwrap();
+    assert_eq!(
+        hits.hits,
+        ["p1"],
+        "two passages match; top_k from a Value argument keeps one"
+    );
+    let scope = skill_core::PrepareScope::new("x", CallArgs::Value(&args));
+    assert_eq!(scope.str_argument("clause_id").as_deref(), Some("9.9"));
+    assert_eq!(scope.str_argument("top_k").as_deref(), Some("1"));
+    assert!(scope.argument("missing").is_none());
 }

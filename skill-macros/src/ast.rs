@@ -22,13 +22,22 @@ impl Docs {
                 continue;
             }
             if let syn::Meta::NameValue(nv) = &attr.meta {
-                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
                     let value = s.value();
                     if value.trim().is_empty() {
                         lines.push(String::new());
                     }
                     for line in value.lines() {
-                        lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
+                        lines.push(
+                            line.strip_prefix(' ')
+                                .unwrap_or(line)
+                                .trim_end()
+                                .to_string(),
+                        );
                     }
                 }
             }
@@ -117,7 +126,9 @@ pub struct SkillFn {
 
 fn last_segment_is(ty: &Type, name: &str) -> bool {
     match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| s.ident == name),
+        Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| s.ident == name)
+        }
         Type::Group(g) => last_segment_is(&g.elem, name),
         Type::Paren(p) => last_segment_is(&p.elem, name),
         _ => false,
@@ -177,7 +188,10 @@ impl SkillFn {
             cx.error_spanned_by(c, "a skill cannot be a `const fn`");
         }
         if let Some(u) = &sig.unsafety {
-            cx.error_spanned_by(u, "a skill cannot be `unsafe`: the model calls it with arguments it chose");
+            cx.error_spanned_by(
+                u,
+                "a skill cannot be `unsafe`: the model calls it with arguments it chose",
+            );
         }
         if let Some(abi) = &sig.abi {
             cx.error_spanned_by(abi, "a skill cannot have an `extern` ABI");
@@ -203,7 +217,9 @@ impl SkillFn {
                 }
                 FnArg::Typed(pt) => {
                     let ident = match &*pt.pat {
-                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                            pi.ident.clone()
+                        }
                         other => {
                             cx.error_spanned_by(
                                 other,
@@ -242,7 +258,9 @@ impl SkillFn {
                             || a.path().is_ident("doc"))
                     });
                     let ty = (*pt.ty).clone();
-                    let role = if inject_marker.is_some() || (input_marker.is_none() && is_injected_type(&ty)) {
+                    let role = if inject_marker.is_some()
+                        || (input_marker.is_none() && is_injected_type(&ty))
+                    {
                         Role::Inject
                     } else if input_marker.is_some() {
                         Role::Input

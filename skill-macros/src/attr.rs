@@ -27,11 +27,18 @@ pub struct SkillAttr {
     pub idempotent: Option<Spanned<LitBool>>,
     pub open_world: Option<Spanned<LitBool>>,
     pub krate: Option<Spanned<Path>>,
+    pub marker: Option<Spanned<LitStr>>,
 }
 
-const SKILL_KEYS: &str = "id, name, domain, category, status, version, timeout_ms, requires_confirmation, idempotent, open_world, crate";
+const SKILL_KEYS: &str = "id, name, domain, category, status, version, timeout_ms, requires_confirmation, idempotent, open_world, marker, crate";
 
-fn set<T>(cx: &mut Ctxt, slot: &mut Option<Spanned<T>>, meta: &ParseNestedMeta, key: &str, value: T) {
+fn set<T>(
+    cx: &mut Ctxt,
+    slot: &mut Option<Spanned<T>>,
+    meta: &ParseNestedMeta,
+    key: &str,
+    value: T,
+) {
     if slot.is_some() {
         cx.error_spanned_by(&meta.path, format!("`{key}` is given twice; keep one"));
     } else {
@@ -42,8 +49,14 @@ fn set<T>(cx: &mut Ctxt, slot: &mut Option<Spanned<T>>, meta: &ParseNestedMeta, 
     }
 }
 
-fn parse_value<T: syn::parse::Parse>(meta: &ParseNestedMeta, key: &str, what: &str) -> syn::Result<T> {
-    let stream = meta.value().map_err(|_| meta.error(format!("`{key}` needs a value: `{key} = {what}`")))?;
+fn parse_value<T: syn::parse::Parse>(
+    meta: &ParseNestedMeta,
+    key: &str,
+    what: &str,
+) -> syn::Result<T> {
+    let stream = meta
+        .value()
+        .map_err(|_| meta.error(format!("`{key}` needs a value: `{key} = {what}`")))?;
     let expr: Expr = stream.parse()?;
     syn::parse2::<T>(quote::quote!(#expr))
         .map_err(|_| syn::Error::new_spanned(&expr, format!("`{key}` takes {what}")))
@@ -61,23 +74,113 @@ impl SkillAttr {
                 .unwrap_or_default();
             let result: syn::Result<()> = (|| {
                 match key.as_str() {
-                    "id" => set(cx, &mut attr.id, &meta, "id", parse_value(&meta, "id", "a string literal")?),
-                    "name" => set(cx, &mut attr.name, &meta, "name", parse_value(&meta, "name", "a string literal")?),
-                    "domain" => set(cx, &mut attr.domain, &meta, "domain", parse_value(&meta, "domain", "a string literal")?),
-                    "category" => set(cx, &mut attr.category, &meta, "category", parse_value(&meta, "category", "a string literal")?),
-                    "status" => set(cx, &mut attr.status, &meta, "status", parse_value(&meta, "status", "\"active\", \"disabled\" or \"deprecated\"")?),
-                    "version" => set(cx, &mut attr.version, &meta, "version", parse_value(&meta, "version", "a string literal")?),
-                    "timeout_ms" => set(cx, &mut attr.timeout_ms, &meta, "timeout_ms", parse_value(&meta, "timeout_ms", "an integer number of milliseconds")?),
-                    "requires_confirmation" => set(cx, &mut attr.requires_confirmation, &meta, "requires_confirmation", parse_value(&meta, "requires_confirmation", "`true` or `false`")?),
-                    "idempotent" => set(cx, &mut attr.idempotent, &meta, "idempotent", parse_value(&meta, "idempotent", "`true` or `false`")?),
-                    "open_world" => set(cx, &mut attr.open_world, &meta, "open_world", parse_value(&meta, "open_world", "`true` or `false`")?),
+                    "id" => set(
+                        cx,
+                        &mut attr.id,
+                        &meta,
+                        "id",
+                        parse_value(&meta, "id", "a string literal")?,
+                    ),
+                    "name" => set(
+                        cx,
+                        &mut attr.name,
+                        &meta,
+                        "name",
+                        parse_value(&meta, "name", "a string literal")?,
+                    ),
+                    "domain" => set(
+                        cx,
+                        &mut attr.domain,
+                        &meta,
+                        "domain",
+                        parse_value(&meta, "domain", "a string literal")?,
+                    ),
+                    "category" => set(
+                        cx,
+                        &mut attr.category,
+                        &meta,
+                        "category",
+                        parse_value(&meta, "category", "a string literal")?,
+                    ),
+                    "status" => set(
+                        cx,
+                        &mut attr.status,
+                        &meta,
+                        "status",
+                        parse_value(
+                            &meta,
+                            "status",
+                            "\"active\", \"disabled\" or \"deprecated\"",
+                        )?,
+                    ),
+                    "version" => set(
+                        cx,
+                        &mut attr.version,
+                        &meta,
+                        "version",
+                        parse_value(&meta, "version", "a string literal")?,
+                    ),
+                    "timeout_ms" => set(
+                        cx,
+                        &mut attr.timeout_ms,
+                        &meta,
+                        "timeout_ms",
+                        parse_value(&meta, "timeout_ms", "an integer number of milliseconds")?,
+                    ),
+                    "requires_confirmation" => set(
+                        cx,
+                        &mut attr.requires_confirmation,
+                        &meta,
+                        "requires_confirmation",
+                        parse_value(&meta, "requires_confirmation", "`true` or `false`")?,
+                    ),
+                    "idempotent" => set(
+                        cx,
+                        &mut attr.idempotent,
+                        &meta,
+                        "idempotent",
+                        parse_value(&meta, "idempotent", "`true` or `false`")?,
+                    ),
+                    "open_world" => set(
+                        cx,
+                        &mut attr.open_world,
+                        &meta,
+                        "open_world",
+                        parse_value(&meta, "open_world", "`true` or `false`")?,
+                    ),
+                    "marker" => set(
+                        cx,
+                        &mut attr.marker,
+                        &meta,
+                        "marker",
+                        parse_value(
+                            &meta,
+                            "marker",
+                            "a type name in a string, e.g. \"SearchClients\"",
+                        )?,
+                    ),
                     "crate" => {
-                        let lit: LitStr = parse_value(&meta, "crate", "a path in a string, e.g. \"::skill_core\"")?;
-                        let path: Path = lit.parse().map_err(|_| syn::Error::new_spanned(&lit, "`crate` must name a path, e.g. \"::skill_core\""))?;
+                        let lit: LitStr = parse_value(
+                            &meta,
+                            "crate",
+                            "a path in a string, e.g. \"::skill_core\"",
+                        )?;
+                        let path: Path = lit.parse().map_err(|_| {
+                            syn::Error::new_spanned(
+                                &lit,
+                                "`crate` must name a path, e.g. \"::skill_core\"",
+                            )
+                        })?;
                         set(cx, &mut attr.krate, &meta, "crate", path)
                     }
                     _ => {
-                        cx.error_spanned_by(&meta.path, format!("unknown key `{}` in #[skill]; expected one of: {SKILL_KEYS}", path_text(&meta.path)));
+                        cx.error_spanned_by(
+                            &meta.path,
+                            format!(
+                                "unknown key `{}` in #[skill]; expected one of: {SKILL_KEYS}",
+                                path_text(&meta.path)
+                            ),
+                        );
                         skip_value(&meta)?;
                     }
                 }
@@ -135,8 +238,16 @@ const ARG_KEYS: &str = "default, prepare, rename, example, kind, case_sensitive"
 
 /// Value kinds accepted by `#[arg(kind = "...")]`.
 pub const KINDS: &[&str] = &[
-    "string", "boolean", "integer", "number", "json_object", "json_array", "timestamp", "uri",
-    "enum_token", "attachment_reference",
+    "string",
+    "boolean",
+    "integer",
+    "number",
+    "json_object",
+    "json_array",
+    "timestamp",
+    "uri",
+    "enum_token",
+    "attachment_reference",
 ];
 
 impl ArgAttr {

@@ -23,6 +23,8 @@ pub struct Config {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub krate: Path,
+    /// Name of the marker type (defaults to the id in CamelCase).
+    pub marker: Option<syn::Ident>,
 }
 
 /// Why an id is not a valid tool name, if it is not (mirrors the runtime check).
@@ -30,7 +32,10 @@ pub fn id_problem(id: &str) -> Option<String> {
     if id.is_empty() {
         return Some("the id is empty".into());
     }
-    if let Some(bad) = id.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
         return Some(format!(
             "`{bad}` is not allowed in a tool name; use letters, digits, `_`, `-`, and `.` between parts (`crm.search_client`)"
         ));
@@ -54,7 +59,9 @@ fn property_name_problem(name: &str) -> Option<String> {
     }
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|bad| format!("`{bad}` is not allowed in an argument name; providers accept `[A-Za-z0-9_.-]`"))
+        .map(|bad| {
+            format!("`{bad}` is not allowed in an argument name; providers accept `[A-Za-z0-9_.-]`")
+        })
 }
 
 pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> Config {
@@ -98,7 +105,11 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
         }
         None => "active".into(),
     };
-    let non_empty = |cx: &mut Ctxt, lit: &Option<crate::attr::Spanned<syn::LitStr>>, key: &str, default: &str| -> String {
+    let non_empty = |cx: &mut Ctxt,
+                     lit: &Option<crate::attr::Spanned<syn::LitStr>>,
+                     key: &str,
+                     default: &str|
+     -> String {
         match lit {
             Some(l) if l.value.value().trim().is_empty() => {
                 cx.error_spanned_by(&l.value, format!("`{key}` cannot be empty"));
@@ -111,24 +122,41 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
     let domain = non_empty(cx, &attr.domain, "domain", "*");
     let category = non_empty(cx, &attr.category, "category", "general");
     let name = non_empty(cx, &attr.name, "name", &id);
-    let version = attr.version.as_ref().map(|v| v.value.value()).unwrap_or_default();
-    let timeout_ms = attr.timeout_ms.as_ref().and_then(|t| match t.value.base10_parse::<u64>() {
-        Ok(0) => {
-            cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
-            None
-        }
-        Ok(ms) => Some(ms),
-        Err(_) => {
-            cx.error_spanned_by(&t.value, "`timeout_ms` must be a whole number of milliseconds");
-            None
-        }
-    });
+    let version = attr
+        .version
+        .as_ref()
+        .map(|v| v.value.value())
+        .unwrap_or_default();
+    let timeout_ms = attr
+        .timeout_ms
+        .as_ref()
+        .and_then(|t| match t.value.base10_parse::<u64>() {
+            Ok(0) => {
+                cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
+                None
+            }
+            Ok(ms) => Some(ms),
+            Err(_) => {
+                cx.error_spanned_by(
+                    &t.value,
+                    "`timeout_ms` must be a whole number of milliseconds",
+                );
+                None
+            }
+        });
 
     // Parameters.
-    let inputs: Vec<_> = skill.params.iter().filter(|p| matches!(p.role, Role::Input)).collect();
+    let inputs: Vec<_> = skill
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Input))
+        .collect();
     if inputs.len() > 1 {
         for extra in &inputs[1..] {
-            cx.error_spanned_by(&extra.ident, "only one parameter can be `#[input]`: it carries the whole input");
+            cx.error_spanned_by(
+                &extra.ident,
+                "only one parameter can be `#[input]`: it carries the whole input",
+            );
         }
     }
     let mut seen: Vec<String> = Vec::new();
@@ -160,7 +188,10 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
                     }
                 }
                 if seen.contains(&wire) {
-                    cx.error_spanned_by(&param.ident, format!("two arguments are named `{wire}` on the wire"));
+                    cx.error_spanned_by(
+                        &param.ident,
+                        format!("two arguments are named `{wire}` on the wire"),
+                    );
                 }
                 seen.push(wire);
                 if param.optional {
@@ -197,7 +228,10 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
                     ));
                 }
                 if let (Some(_), Some(input)) = (param.inject_marker, param.input_marker) {
-                    cx.syn_error(syn::Error::new(input, "a parameter is either `#[input]` or `#[inject]`, not both"));
+                    cx.syn_error(syn::Error::new(
+                        input,
+                        "a parameter is either `#[input]` or `#[inject]`, not both",
+                    ));
                 }
             }
             Role::Input => {
@@ -216,7 +250,21 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
         .as_ref()
         .map(|k| k.value.clone())
         .unwrap_or_else(|| syn::parse_quote!(::skill_core));
+    let marker =
+        attr.marker
+            .as_ref()
+            .and_then(|m| match syn::parse_str::<syn::Ident>(&m.value.value()) {
+                Ok(ident) => Some(syn::Ident::new(&ident.to_string(), m.value.span())),
+                Err(_) => {
+                    cx.error_spanned_by(
+                        &m.value,
+                        "`marker` must be a type name, e.g. \"SearchClients\"",
+                    );
+                    None
+                }
+            });
     Config {
+        marker,
         wire_name: id.replace('.', "_"),
         id,
         name,

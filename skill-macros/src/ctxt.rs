@@ -14,7 +14,8 @@ pub struct Ctxt {
 impl Ctxt {
     /// Records a problem at the span of `tokens`.
     pub fn error_spanned_by<T: ToTokens, M: Display>(&mut self, tokens: T, message: M) {
-        self.errors.push(syn::Error::new_spanned(tokens.into_token_stream(), message));
+        self.errors
+            .push(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
     /// Records an already built error.
@@ -29,6 +30,9 @@ impl Ctxt {
 
     /// All problems as `compile_error!` invocations.
     pub fn into_compile_errors(self) -> TokenStream {
-        self.errors.into_iter().map(|e| e.to_compile_error()).collect()
+        self.errors
+            .into_iter()
+            .map(|e| e.to_compile_error())
+            .collect()
     }
 }

@@ -45,7 +45,9 @@ fn example_json(expr: &Expr) -> Option<String> {
             Lit::Bool(b) => Some(b.value.to_string()),
             _ => None,
         },
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => example_json(&u.expr).map(|s| format!("-{s}")),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            example_json(&u.expr).map(|s| format!("-{s}"))
+        }
         _ => None,
     }
 }
@@ -75,12 +77,19 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let fn_ident = &item.sig.ident;
     let is_async = item.sig.asyncness.is_some();
     let camel = camel_case(&cfg.id);
-    let marker = format_ident!("{}", camel, span = fn_ident.span());
+    let marker = cfg
+        .marker
+        .clone()
+        .unwrap_or_else(|| format_ident!("{}", camel, span = fn_ident.span()));
     let input_ident = format_ident!("{}Input", camel, span = fn_ident.span());
     let id = &cfg.id;
     let output_ty = &skill.output.ty;
 
-    let llm: Vec<&Param> = skill.params.iter().filter(|p| matches!(p.role, Role::Llm)).collect();
+    let llm: Vec<&Param> = skill
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Llm))
+        .collect();
     let whole_input = skill.params.iter().find(|p| matches!(p.role, Role::Input));
 
     // ---- the input type -------------------------------------------------------------
@@ -117,14 +126,23 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                         quote!(#[doc = #l])
                     })
                     .collect();
-                let rename = param.arg.rename.as_ref().map(|_| quote!(#[serde(rename = #wire_lit)]));
+                let rename = param
+                    .arg
+                    .rename
+                    .as_ref()
+                    .map(|_| quote!(#[serde(rename = #wire_lit)]));
                 let default_fn = format_ident!("__default_{}", ident);
                 let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
                 let (serde_default, default_ptr) = match &param.arg.default {
                     Some(d) => {
                         let value = match &d.value {
-                            DefaultValue::Trait => quote!(<#ty as ::core::default::Default>::default()),
-                            DefaultValue::Expr(Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. })) => {
+                            DefaultValue::Trait => {
+                                quote!(<#ty as ::core::default::Default>::default())
+                            }
+                            DefaultValue::Expr(Expr::Lit(syn::ExprLit {
+                                lit: Lit::Str(s),
+                                ..
+                            })) => {
                                 quote_spanned!(s.span()=> <#ty as ::core::convert::From<&'static str>>::from(#s))
                             }
                             DefaultValue::Expr(expr) => quote!(#expr),
@@ -141,9 +159,12 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                     }
                     None => (quote!(), None),
                 };
-                let example = param.arg.example.as_ref().map(|e| {
-                    let expr = &e.value;
-                    quote!(#[schemars(example = #expr)])
+                let example = param.arg.example.as_ref().map(|e| match &e.value {
+                    // schemars reads a bare string literal as a function path; pass the value.
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => quote!(#[schemars(example = &#s)]),
+                    expr => quote!(#[schemars(example = #expr)]),
                 });
                 fields.push(quote! {
                     #(#docs)*
@@ -155,31 +176,46 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                 let local = format_ident!("__arg_{}", ident);
                 let prepare_ptr = param.arg.prepare.as_ref().map(|prep| {
                     let path = &prep.value;
-                    quote_spanned!(prep.span=> #path as fn(&#krate::SkillContext) -> ::core::result::Result<#ty, #krate::SkillError>)
+                    quote_spanned!(syn::spanned::Spanned::span(path)=> #path)
                 });
                 if prepare_ptr.is_some() {
                     prepared.push(wire.clone());
                 }
-                let optional_like = param.optional || param.arg.default.is_some() || param.arg.prepare.is_some();
+                let optional_like =
+                    param.optional || param.arg.default.is_some() || param.arg.prepare.is_some();
                 if param.optional {
                     wire_fields.push(quote!(#rename #[serde(default)] #ident: #ty,));
                     match prepare_ptr {
                         Some(ptr) => build.push(quote! {
                             #ident: match wire.#ident {
                                 ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
-                                ::core::option::Option::None => #p::prepared_optional(#id, #wire_lit, ctx, mode, #ptr),
+                                ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
                             },
                         }),
                         None => build.push(quote!(#ident: wire.#ident,)),
                     }
                 } else if optional_like {
-                    wire_fields.push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
-                    let prep = opt(prepare_ptr);
+                    wire_fields.push(
+                        quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,),
+                    );
                     let def = opt(default_ptr);
+                    let fill = match prepare_ptr {
+                        Some(ptr) => {
+                            let span = param
+                                .arg
+                                .prepare
+                                .as_ref()
+                                .map_or_else(proc_macro2::Span::call_site, |p| {
+                                    syn::spanned::Spanned::span(&p.value)
+                                });
+                            quote_spanned!(span=> #p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?)
+                        }
+                        None => quote!(#p::default_or_missing::<#ty>(#id, #wire_lit, #def)?),
+                    };
                     build.push(quote! {
                         #ident: match wire.#ident {
                             ::core::option::Option::Some(v) => v,
-                            ::core::option::Option::None => #p::prepared_or_default(#id, #wire_lit, ctx, mode, #prep, #def)?,
+                            ::core::option::Option::None => #fill,
                         },
                     });
                 } else {
@@ -209,6 +245,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                     #(#wire_fields)*
                 }
                 let wire: __Wire = #p::deserialize_args(args, #id)?;
+                let _ = args;
                 ::core::result::Result::Ok(#input_ident {
                     #(#build)*
                 })
@@ -271,7 +308,11 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
             let prepared = param.arg.prepare.is_some();
             let optional = param.optional;
             let required = !(optional || has_default || prepared);
-            let example = opt(param.arg.example.as_ref().and_then(|e| example_json(&e.value)));
+            let example = opt(param
+                .arg
+                .example
+                .as_ref()
+                .and_then(|e| example_json(&e.value)));
             let kind = opt(param.arg.kind.as_ref().map(|k| k.value.value()));
             let case_sensitive = opt(param.arg.case_sensitive.as_ref().map(|c| c.value.value));
             quote! {
@@ -306,7 +347,8 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let output_check = quote_spanned! {skill.output.span=>
         const _: () = #p::assert_output::<#output_ty>();
     };
-    let marker_doc = format!("Typed handle of the `{id}` skill: implements `Skill` for calls without JSON.");
+    let marker_doc =
+        format!("Typed handle of the `{id}` skill: implements `Skill` for calls without JSON.");
 
     quote! {
         #item
@@ -325,7 +367,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
                 args: #krate::CallArgs<'a>,
                 mode: #krate::PrepareMode,
             ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
-                let _ = (ctx, mode);
+                let _ = (ctx, mode, &args);
                 #prepare_body
             }
 

@@ -30,7 +30,8 @@ use quote::quote;
 ///
 /// Keys: `id` (required), `name`, `domain` (`"*"`), `category` (`"general"`), `status`
 /// (`"active"`, `"disabled"`, `"deprecated"`), `version`, `timeout_ms`,
-/// `requires_confirmation`, `idempotent`, `open_world`, `crate` (path of `skill_core`).
+/// `requires_confirmation`, `idempotent`, `open_world`, `marker` (name of the generated
+/// marker type, by default the id in CamelCase), `crate` (path of `skill_core`).
 /// Parameter attributes: `#[arg(default)]`, `#[arg(default = expr)]`,
 /// `#[arg(prepare = path)]`, `#[arg(rename = "...")]`, `#[arg(example = expr)]`,
 /// `#[arg(kind = "...")]`, `#[arg(case_sensitive = bool)]`, `#[input]`, `#[inject]`.

@@ -1,10 +1,16 @@
-//! Contract-review skills for skillkit.
+//! Contract-review skills for skillkit: the document model, the review state, and analysis
+//! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
 
-/// Count the words of a text.
-#[skill_core::skill(id = "word_count", category = "analysis")]
-pub fn word_count(
-    /// The text to count.
-    text: String,
-) -> usize {
-    text.split_whitespace().count()
-}
+#![warn(missing_docs)]
+
+pub mod document;
+pub mod fidic;
+pub mod prepare;
+pub mod sha_spa;
+pub mod state;
+
+pub use document::{Clause, CrossReference, DocumentStructure};
+pub use state::{
+    ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument,
+    ReviewState,
+};

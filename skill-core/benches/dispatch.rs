@@ -1,0 +1,186 @@
+//! Dispatch and export costs, next to a hand-written floor measured in the same run.
+//!
+//! - `call/floor`: `match` on the tool name + `serde_json::from_str` into the input struct +
+//!   the same body + `serde_json::to_string` of the output.
+//! - `call/skillkit_dispatch`: the LLM's tool call (name + argument text) through
+//!   `ParsedCall::from_tool_call` and `Dispatcher::dispatch`, then `SkillResult::to_json`.
+//! - `call/skillkit_call`: `Dispatcher::call` with the argument text, then `to_json`.
+//! - `export/{16,1000}/cached`: `get_tool_definitions` + its JSON text, as a provider request
+//!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render.
+//!
+//! Run: `cargo bench -p skill-core --bench dispatch`.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use futures_util::FutureExt;
+use serde::{Deserialize, Serialize};
+use skill_core::prelude::*;
+use skill_core::{Dispatcher, ParsedCall, SkillRegistration, ToolCall, ToolFilter};
+use std::hint::black_box;
+
+/// One passage found.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Hit {
+    /// Passage id.
+    pub id: String,
+    /// Relevance.
+    pub score: f64,
+}
+
+/// Search result.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Hits {
+    /// Clause searched.
+    pub clause_id: String,
+    /// Hits, best first.
+    pub hits: Vec<Hit>,
+    /// One line for the model.
+    pub summary: String,
+}
+
+fn body(clause_id: String, query: &str, top_k: u32) -> Hits {
+    let hits = (1..=top_k)
+        .map(|i| Hit {
+            id: format!("{clause_id}#p{i}"),
+            score: 1.0 / f64::from(i),
+        })
+        .collect();
+    let summary = format!("top {top_k} passages for '{query}' in {clause_id}");
+    Hits {
+        clause_id,
+        hits,
+        summary,
+    }
+}
+
+/// Search the reference documents for passages relevant to a clause.
+#[skill(id = "search_reference_doc", category = "retrieval")]
+fn search_reference_doc(
+    /// Clause number, for example "4.1".
+    clause_id: String,
+    /// Free-text query.
+    query: String,
+    /// How many passages to return.
+    #[arg(default = 5)]
+    top_k: u32,
+) -> Hits {
+    body(clause_id, &query, top_k)
+}
+
+#[derive(Deserialize)]
+struct FloorInput {
+    clause_id: String,
+    query: String,
+    #[serde(default = "five")]
+    top_k: u32,
+}
+
+fn five() -> u32 {
+    5
+}
+
+fn floor(name: &str, args: &str) -> String {
+    match name {
+        "search_reference_doc" => {
+            let input: FloorInput = serde_json::from_str(args).unwrap();
+            serde_json::to_string(&body(input.clause_id, &input.query, input.top_k)).unwrap()
+        }
+        _ => unreachable!(),
+    }
+}
+
+const ARGS: &str =
+    r#"{"clause_id": "ISO-26262-6:9.4.3", "query": "unit test coverage criteria", "top_k": 3}"#;
+
+fn bench_call(c: &mut Criterion) {
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let ctx = SkillContext::new();
+    let mut group = c.benchmark_group("call");
+    group.bench_function("floor", |b| {
+        b.iter(|| black_box(floor(black_box("search_reference_doc"), black_box(ARGS))))
+    });
+    group.bench_function("skillkit_dispatch", |b| {
+        b.iter_batched(
+            || ToolCall {
+                id: "call_1".into(),
+                name: "search_reference_doc".into(),
+                arguments: ARGS.into(),
+            },
+            |call| {
+                let parsed = ParsedCall::from_tool_call(call);
+                let result = dispatcher.dispatch(&parsed, &ctx).now_or_never().unwrap();
+                black_box(result.to_json())
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("skillkit_call", |b| {
+        b.iter(|| {
+            let result = dispatcher
+                .call(black_box("search_reference_doc"), black_box(ARGS), &ctx)
+                .now_or_never()
+                .unwrap();
+            black_box(result.to_json())
+        })
+    });
+    group.finish();
+}
+
+/// `n` registrations with distinct ids, copied from the generated one (ids are leaked once).
+fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
+    let template = skill_core::linked_skills()
+        .find(|r| r.id == "search_reference_doc")
+        .unwrap();
+    (0..n)
+        .map(|i| {
+            let id: &'static str =
+                Box::leak(format!("search_reference_doc_{i:04}").into_boxed_str());
+            &*Box::leak(Box::new(SkillRegistration {
+                id,
+                wire_name: id,
+                ..*template
+            }))
+        })
+        .collect()
+}
+
+fn bench_export(c: &mut Criterion) {
+    let mut group = c.benchmark_group("export");
+    for n in [16, 1000] {
+        let regs = registrations(n);
+        let dispatcher = Dispatcher::builder()
+            .skills(regs.iter().copied())
+            .build()
+            .unwrap();
+        let filter = ToolFilter::all();
+        let bytes = dispatcher.get_tool_definitions(&filter).to_json().len();
+        eprintln!("export/{n}: {bytes} bytes of JSON");
+        group.bench_function(format!("{n}/cached"), |b| {
+            b.iter(|| {
+                let defs = dispatcher.get_tool_definitions(black_box(&filter));
+                black_box(defs.to_json().len())
+            })
+        });
+        group.bench_function(format!("{n}/first_render"), |b| {
+            b.iter_batched(
+                || {
+                    Dispatcher::builder()
+                        .skills(regs.iter().copied())
+                        .build()
+                        .unwrap()
+                },
+                |fresh| {
+                    let defs = fresh.get_tool_definitions(&filter);
+                    black_box(defs.to_json().len())
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.bench_function("schema_generation", |b| {
+        b.iter(|| black_box(skill_core::schema::input_schema_of::<SearchReferenceDocInput>(&[])))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_call, bench_export);
+criterion_main!(benches);

@@ -1,0 +1,146 @@
+//! The one thing the agent loop needs from a model: a chat turn with tools.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use super::messages::ChatMessage;
+use crate::tools::ToolCall;
+
+/// What the model answered in one turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LlmResponse {
+    /// The text it wrote (empty when it only called tools).
+    pub text: String,
+    /// The tools it asked for, in order, in neutral form.
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl LlmResponse {
+    /// A final answer without tool calls.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// A turn that calls tools.
+    pub fn tool_calls(tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            text: String::new(),
+            tool_calls,
+        }
+    }
+}
+
+/// Why a chat turn failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The client is not set up right (missing API key, bad base URL).
+    #[error("LLM client configuration: {0}")]
+    Config(String),
+    /// The provider refused the request (4xx other than 429, or retries exhausted on 429/5xx).
+    #[error("{provider} returned HTTP {status}: {message}")]
+    Http {
+        /// Which client (`"openai"`, `"anthropic"`).
+        provider: &'static str,
+        /// HTTP status.
+        status: u16,
+        /// The provider's own error message (or the start of the body).
+        message: String,
+        /// Attempts made, retries included.
+        attempts: u32,
+    },
+    /// The provider could not be reached.
+    #[error("{provider}: connection failed after {attempts} attempt(s): {message}")]
+    Connection {
+        /// Which client.
+        provider: &'static str,
+        /// What the transport said.
+        message: String,
+        /// Attempts made, retries included.
+        attempts: u32,
+    },
+    /// No answer within the request timeout.
+    #[error("{provider}: no response within {timeout:?} (after {attempts} attempt(s))")]
+    Timeout {
+        /// Which client.
+        provider: &'static str,
+        /// The per-request timeout.
+        timeout: Duration,
+        /// Attempts made, retries included.
+        attempts: u32,
+    },
+    /// The provider answered with something that is not the documented response shape.
+    #[error("{provider}: unreadable response: {message}")]
+    InvalidResponse {
+        /// Which client.
+        provider: &'static str,
+        /// What was wrong.
+        message: String,
+    },
+    /// A scripted client has no reply left for this turn.
+    #[error("scripted client has no reply left for turn {turn}")]
+    ScriptExhausted {
+        /// 1-based number of the turn that found the script empty.
+        turn: usize,
+    },
+    /// A scripted failure (tests and examples).
+    #[error("{0}")]
+    Scripted(String),
+}
+
+/// A chat model that can call tools.
+///
+/// Implemented by the OpenAI-compatible and Anthropic clients (features `openai`,
+/// `anthropic`) and by [`super::ScriptedClient`]. Object safe: hosts pick a provider at run
+/// time and pass `&dyn LlmClient`.
+#[async_trait]
+pub trait LlmClient: Send + Sync {
+    /// One turn: the model reads `messages` and may call any of `tools` (OpenAI function
+    /// definitions, as [`crate::Dispatcher::get_tool_definitions`] returns them).
+    async fn chat_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[Value],
+        temperature: f32,
+    ) -> Result<LlmResponse, LlmError>;
+}
+
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for &T {
+    async fn chat_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[Value],
+        temperature: f32,
+    ) -> Result<LlmResponse, LlmError> {
+        (**self).chat_with_tools(messages, tools, temperature).await
+    }
+}
+
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
+    async fn chat_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[Value],
+        temperature: f32,
+    ) -> Result<LlmResponse, LlmError> {
+        (**self).chat_with_tools(messages, tools, temperature).await
+    }
+}
+
+#[async_trait]
+impl<T: LlmClient + ?Sized> LlmClient for std::sync::Arc<T> {
+    async fn chat_with_tools(
+        &self,
+        messages: &[ChatMessage],
+        tools: &[Value],
+        temperature: f32,
+    ) -> Result<LlmResponse, LlmError> {
+        (**self).chat_with_tools(messages, tools, temperature).await
+    }
+}

@@ -1,0 +1,71 @@
+//! The agent layer: chat types, the model client trait and its implementations, the ReAct
+//! loop and its prompts (SPEC-20).
+//!
+//! Real clients sit behind cargo features: `openai` (`OpenAiClient`, any server speaking
+//! Chat Completions) and `anthropic` (`AnthropicClient`). [`ScriptedClient`] is always
+//! there for tests and examples.
+//!
+//! ```
+//! use skill_core::agent::{react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
+//! use skill_core::prelude::*;
+//! use skill_core::{Skill, ToolCall};
+//!
+//! /// Count the words of a text.
+//! #[skill(id = "doc_word_count")]
+//! fn doc_word_count(
+//!     /// The text.
+//!     text: String,
+//! ) -> usize {
+//!     text.split_whitespace().count()
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let model = ScriptedClient::from_responses([
+//!     LlmResponse::tool_calls(vec![ToolCall {
+//!         id: "c1".into(),
+//!         name: "doc_word_count".into(),
+//!         arguments: r#"{"text": "a b c"}"#.into(),
+//!     }]),
+//!     LlmResponse::text(r#"[{"risk_level": "low", "description": "short clause"}]"#),
+//! ]);
+//! let dispatcher = Dispatcher::builder().skill(DocWordCount::registration()).build().unwrap();
+//! let messages = vec![ChatMessage::system("review"), ChatMessage::user("clause 1")];
+//! let outcome =
+//!     react_agent_loop(&model, &dispatcher, messages, "1", &SkillContext::new(), &ReactOptions::default()).await;
+//! assert_eq!(outcome.risks.len(), 1);
+//! assert_eq!(outcome.skill_context["doc_word_count"], 3);
+//! # });
+//! ```
+
+mod answer;
+mod client;
+mod messages;
+mod prompts;
+mod react;
+mod retry;
+mod scripted;
+
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
+#[cfg(feature = "openai")]
+mod openai;
+
+pub use answer::{extract_json, parse_final_response, FinalAnswerError, Risk, RiskLocation};
+pub use client::{LlmClient, LlmError, LlmResponse};
+pub use messages::ChatMessage;
+pub use prompts::{
+    build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
+};
+pub use react::{
+    react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
+    StopReason, MAX_TOOL_RESULT_CHARS,
+};
+pub use retry::{parse_retry_after, RetryPolicy};
+pub use scripted::{ScriptedClient, ScriptedRequest};
+
+#[cfg(feature = "anthropic")]
+pub use anthropic::{parse_message_response, AnthropicClient, AnthropicConfig, ANTHROPIC_VERSION};
+#[cfg(feature = "openai")]
+pub use openai::{parse_chat_completion, OpenAiClient, OpenAiConfig};

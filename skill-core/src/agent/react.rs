@@ -1,0 +1,363 @@
+//! The ReAct loop (SPEC-20 section 3): the model reads the clause and the tools, calls
+//! tools, reads their results, and finally answers with a risk list.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
+
+use futures_util::stream::{self, StreamExt};
+use serde_json::Value;
+
+use super::answer::{parse_final_response, Risk};
+use super::client::LlmClient;
+use super::messages::ChatMessage;
+use crate::context::SkillContext;
+use crate::dispatch::Dispatcher;
+use crate::error::{codes, SkillError};
+use crate::result::SkillResult;
+use crate::tools::{ParsedCall, ToolCall, ToolFilter};
+
+/// Longest tool result (in characters) the model reads; longer ones are cut.
+pub const MAX_TOOL_RESULT_CHARS: usize = 3000;
+
+/// Settings of one loop run.
+#[derive(Debug, Clone)]
+pub struct ReactOptions {
+    /// Model turns at most (SPEC-20 default 5).
+    pub max_iterations: usize,
+    /// Sampling temperature (SPEC-20 default 0.1).
+    pub temperature: f32,
+    /// Tool calls of one round run at the same time, at most this many at once.
+    pub max_parallel_tools: usize,
+    /// Which skills are offered (e.g. the review's domain).
+    pub tool_filter: ToolFilter,
+    /// Longest tool result the model reads, in characters.
+    pub max_tool_result_chars: usize,
+    /// Outer time limit per tool call, on top of each skill's own `timeout_ms`.
+    pub tool_timeout: Option<Duration>,
+}
+
+impl Default for ReactOptions {
+    fn default() -> Self {
+        Self {
+            max_iterations: 5,
+            temperature: 0.1,
+            max_parallel_tools: 8,
+            tool_filter: ToolFilter::default(),
+            max_tool_result_chars: MAX_TOOL_RESULT_CHARS,
+            tool_timeout: None,
+        }
+    }
+}
+
+impl ReactOptions {
+    /// Sets `max_iterations`.
+    #[must_use]
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.max_iterations = n;
+        self
+    }
+
+    /// Sets the temperature.
+    #[must_use]
+    pub fn temperature(mut self, t: f32) -> Self {
+        self.temperature = t;
+        self
+    }
+
+    /// Sets the tool filter.
+    #[must_use]
+    pub fn tool_filter(mut self, filter: ToolFilter) -> Self {
+        self.tool_filter = filter;
+        self
+    }
+
+    /// Sets the parallelism of one round.
+    #[must_use]
+    pub fn max_parallel_tools(mut self, n: usize) -> Self {
+        self.max_parallel_tools = n;
+        self
+    }
+
+    /// Sets the outer per-call time limit.
+    #[must_use]
+    pub fn tool_timeout(mut self, limit: Duration) -> Self {
+        self.tool_timeout = Some(limit);
+        self
+    }
+}
+
+/// Why the loop stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StopReason {
+    /// The model answered without calling tools.
+    FinalAnswer,
+    /// No tool passed the filter; the model was not asked.
+    NoTools,
+    /// `max_iterations` turns were used up while the model kept calling tools.
+    MaxIterations,
+    /// A model turn failed; the text is the error.
+    LlmError(String),
+}
+
+/// What one loop run produced (SPEC-20 `(risks, skill_context, final_messages)` plus why it
+/// stopped).
+#[derive(Debug, Clone)]
+pub struct ReactOutcome {
+    /// Risks of the final answer (empty when there was none or it was unreadable).
+    pub risks: Vec<Risk>,
+    /// Output of every successful tool call, by skill id (a later call of the same skill
+    /// replaces an earlier one).
+    pub skill_context: BTreeMap<String, Value>,
+    /// The whole conversation: the initial messages, each assistant turn, each tool result.
+    pub final_messages: Vec<ChatMessage>,
+    /// Why the loop stopped.
+    pub stop_reason: StopReason,
+    /// Model turns made.
+    pub iterations: usize,
+    /// Tool calls run (errors included).
+    pub tool_calls: usize,
+    /// Things the host should know (unreadable final answer, iteration limit, model error).
+    pub warnings: Vec<String>,
+}
+
+impl ReactOutcome {
+    /// The SPEC-20 triple.
+    pub fn into_parts(self) -> (Vec<Risk>, BTreeMap<String, Value>, Vec<ChatMessage>) {
+        (self.risks, self.skill_context, self.final_messages)
+    }
+
+    fn warn(&mut self, message: String) {
+        tracing::warn!("{message}");
+        self.warnings.push(message);
+    }
+}
+
+/// Runs the ReAct loop (SPEC-20 `react_agent_loop`).
+///
+/// `messages` are the initial system and user messages (see
+/// [`super::build_react_agent_messages`]); `ctx` carries the host state skills prepare their
+/// input from (the document, the review state); `clause_id` names the run in logs.
+///
+/// Every round's tool calls run concurrently (at most `max_parallel_tools` at once) and
+/// their results are appended in the order the model asked for them. An unknown tool,
+/// unreadable arguments, a failing, panicking or timing-out skill each come back to the
+/// model as an error result it can act on. A model error ends the loop with what was
+/// collected. Never panics on model output.
+pub async fn react_agent_loop<C: LlmClient + ?Sized>(
+    llm: &C,
+    dispatcher: &Dispatcher,
+    messages: Vec<ChatMessage>,
+    clause_id: &str,
+    ctx: &SkillContext,
+    options: &ReactOptions,
+) -> ReactOutcome {
+    let mut out = ReactOutcome {
+        risks: Vec::new(),
+        skill_context: BTreeMap::new(),
+        final_messages: messages,
+        stop_reason: StopReason::MaxIterations,
+        iterations: 0,
+        tool_calls: 0,
+        warnings: Vec::new(),
+    };
+    let tools = dispatcher.get_tool_definitions(&options.tool_filter);
+    if tools.is_empty() {
+        out.stop_reason = StopReason::NoTools;
+        out.warn(format!(
+            "no tool definitions pass the filter; ReAct loop skipped (clause {clause_id})"
+        ));
+        return out;
+    }
+    let offered: HashSet<&str> = tools
+        .iter()
+        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+        .collect();
+    let mut used_ids: HashSet<String> = HashSet::new();
+
+    for iteration in 1..=options.max_iterations {
+        out.iterations = iteration;
+        tracing::info!(
+            clause_id,
+            iteration,
+            max = options.max_iterations,
+            tools = tools.len(),
+            messages = out.final_messages.len(),
+            "ReAct turn"
+        );
+        let response = match llm
+            .chat_with_tools(&out.final_messages, &tools, options.temperature)
+            .await
+        {
+            Ok(response) => response,
+            Err(err) => {
+                out.warn(format!(
+                    "LLM call failed in turn {iteration} (clause {clause_id}): {err}"
+                ));
+                out.stop_reason = StopReason::LlmError(err.to_string());
+                return out;
+            }
+        };
+
+        if response.tool_calls.is_empty() {
+            match parse_final_response(&response.text) {
+                Ok(risks) => out.risks = risks,
+                Err(err) => out.warn(format!(
+                    "final answer gave no risks (clause {clause_id}): {err}"
+                )),
+            }
+            out.final_messages
+                .push(ChatMessage::assistant(response.text));
+            out.stop_reason = StopReason::FinalAnswer;
+            return out;
+        }
+
+        let calls = unique_call_ids(response.tool_calls, iteration, &mut used_ids);
+        let results: Vec<SkillResult> = stream::iter(calls.iter())
+            .map(|call| run_call(dispatcher, ctx, &offered, call, options))
+            .buffered(options.max_parallel_tools.max(1))
+            .collect()
+            .await;
+        out.tool_calls += calls.len();
+        out.final_messages.push(ChatMessage::assistant_tool_calls(
+            Some(response.text),
+            calls.clone(),
+        ));
+        for (call, result) in calls.into_iter().zip(results) {
+            tracing::info!(clause_id, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms = result.elapsed_ms, "tool call");
+            if result.success {
+                out.skill_context
+                    .insert(result.skill_id.to_string(), result.data_value());
+            }
+            let content =
+                truncate_tool_result(&result.to_model_json(), options.max_tool_result_chars)
+                    .into_owned();
+            out.final_messages
+                .push(ChatMessage::tool(call.id, content, !result.success));
+        }
+    }
+
+    out.warn(format!(
+        "ReAct loop reached max_iterations = {} without a final answer (clause {clause_id})",
+        options.max_iterations
+    ));
+    out.stop_reason = StopReason::MaxIterations;
+    out
+}
+
+/// Gives every call an id that is non-empty and unique in the conversation, so each tool
+/// result can be matched to its call (some local servers send no ids or repeat them).
+fn unique_call_ids(
+    calls: Vec<ToolCall>,
+    iteration: usize,
+    used: &mut HashSet<String>,
+) -> Vec<ToolCall> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, mut call)| {
+            if call.id.trim().is_empty() || used.contains(&call.id) {
+                let mut n = 0;
+                call.id = loop {
+                    let candidate = if n == 0 {
+                        format!("call_{iteration}_{index}")
+                    } else {
+                        format!("call_{iteration}_{index}_{n}")
+                    };
+                    if !used.contains(&candidate) {
+                        break candidate;
+                    }
+                    n += 1;
+                };
+            }
+            used.insert(call.id.clone());
+            call
+        })
+        .collect()
+}
+
+async fn run_call(
+    dispatcher: &Dispatcher,
+    ctx: &SkillContext,
+    offered: &HashSet<&str>,
+    call: &ToolCall,
+    options: &ReactOptions,
+) -> SkillResult {
+    let started = Instant::now();
+    let elapsed = || started.elapsed().as_secs_f64() * 1000.0;
+    let offered_name = offered.contains(call.name.as_str())
+        || dispatcher
+            .get_registration(&call.name)
+            .is_some_and(|reg| offered.contains(reg.wire_name));
+    if !offered_name {
+        let mut names: Vec<&str> = offered.iter().copied().collect();
+        names.sort_unstable();
+        let err = SkillError::new(
+            codes::UNKNOWN_SKILL,
+            format!(
+                "there is no tool named `{}`; available tools: {}",
+                call.name,
+                names.join(", ")
+            ),
+        );
+        tracing::warn!(requested = %call.name, "model called a tool it was not offered");
+        return SkillResult::err(call.name.clone(), err, elapsed());
+    }
+    let parsed = ParsedCall::from_tool_call(call.clone());
+    if let Some(warning) = parsed.warnings.first() {
+        let err = SkillError::new(
+            codes::INVALID_ARGUMENTS,
+            format!(
+                "the call was not run: {}. Send the arguments as one JSON object matching the parameters of `{}`",
+                warning.message.trim_end_matches("; using {}"),
+                call.name
+            ),
+        );
+        let mut result = SkillResult::err(call.name.clone(), err, elapsed());
+        result.warnings = parsed.warnings;
+        return result;
+    }
+    match options.tool_timeout {
+        Some(limit) => match tokio::time::timeout(limit, dispatcher.dispatch(&parsed, ctx)).await {
+            Ok(result) => result,
+            Err(_) => SkillResult::err(
+                call.name.clone(),
+                SkillError::new(
+                    codes::TIMEOUT,
+                    format!(
+                        "tool `{}` did not finish within {} ms; try again with a narrower request or use another tool",
+                        call.name,
+                        limit.as_millis()
+                    ),
+                ),
+                elapsed(),
+            ),
+        },
+        None => dispatcher.dispatch(&parsed, ctx).await,
+    }
+}
+
+/// Cuts `text` to `max_chars` characters (never inside a character, so CJK text is safe)
+/// and says how long the original was (SPEC-20 `_truncate`).
+pub fn truncate_tool_result(text: &str, max_chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        None => Cow::Borrowed(text),
+        Some((cut, _)) => {
+            let total = text.chars().count();
+            Cow::Owned(format!(
+                "{}\n... (truncated: original {total} characters / 截断，原文 {total} 字符)",
+                &text[..cut]
+            ))
+        }
+    }
+}
+
+/// Renders a tool's output for the model (SPEC-20 `_serialize_tool_result`): `null` is
+/// `{}`, a string is itself, anything else compact JSON; all cut to `max_chars`.
+pub fn serialize_tool_result(data: &Value, max_chars: usize) -> String {
+    match data {
+        Value::Null => "{}".to_string(),
+        Value::String(s) => truncate_tool_result(s, max_chars).into_owned(),
+        other => truncate_tool_result(&other.to_string(), max_chars).into_owned(),
+    }
+}

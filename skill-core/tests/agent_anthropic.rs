@@ -1,0 +1,311 @@
+//! The Anthropic Messages client against a local mock server with recorded-shape responses.
+#![cfg(feature = "anthropic")]
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use skill_core::agent::{
+    react_agent_loop, AnthropicClient, AnthropicConfig, ChatMessage, LlmClient, LlmError,
+    ReactOptions, RetryPolicy, StopReason, ANTHROPIC_VERSION,
+};
+use skill_core::prelude::*;
+use skill_core::Skill;
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const PARALLEL: &str = include_str!("fixtures/anthropic/messages_parallel_tool_use.json");
+const FINAL: &str = include_str!("fixtures/anthropic/messages_final_text.json");
+const ERR_400: &str = include_str!("fixtures/anthropic/error_invalid_request_400.json");
+const ERR_429: &str = include_str!("fixtures/anthropic/error_rate_limit_429.json");
+const ERR_529: &str = include_str!("fixtures/anthropic/error_overloaded_529.json");
+
+/// Compare a clause with the baseline.
+#[skill(id = "compare_with_baseline")]
+fn compare_with_baseline(
+    /// Clause number.
+    clause_id: String,
+) -> Value {
+    json!({"clause_id": clause_id, "modification_type": "modified"})
+}
+
+/// Extract financial terms.
+#[skill(id = "extract_financial_terms")]
+fn extract_financial_terms(
+    /// Clause number.
+    clause_id: String,
+) -> Result<Value, SkillError> {
+    Err(SkillError::new(
+        "no_terms",
+        format!("clause {clause_id} has no financial terms"),
+    ))
+}
+
+fn client(server: &MockServer, retries: u32) -> AnthropicClient {
+    AnthropicClient::new(
+        AnthropicConfig::new("claude-sonnet-4-5", "ak-test")
+            .with_base_url(server.uri())
+            .with_timeout(Duration::from_secs(5))
+            .with_max_tokens(1024)
+            .with_retry(RetryPolicy {
+                max_retries: retries,
+                initial_backoff: Duration::from_millis(1),
+                max_backoff: Duration::from_millis(5),
+                ..RetryPolicy::default()
+            }),
+    )
+    .unwrap()
+}
+
+fn json_response(status: u16, body: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body.as_bytes().to_vec(), "application/json")
+}
+
+fn dispatcher() -> Dispatcher {
+    Dispatcher::builder()
+        .skill(CompareWithBaseline::registration())
+        .skill(ExtractFinancialTerms::registration())
+        .build()
+        .unwrap()
+}
+
+fn convo() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::system("review"),
+        ChatMessage::user("clause 4.1"),
+    ]
+}
+
+async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.body_json::<Value>().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn tool_use_blocks_come_back_in_neutral_form_and_tools_go_in_anthropic_dialect() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .and(header("x-api-key", "ak-test"))
+        .and(header("anthropic-version", ANTHROPIC_VERSION))
+        .respond_with(json_response(200, PARALLEL))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let tools = dispatcher().get_tool_definitions(&ToolFilter::all());
+    let answer = client(&server, 0)
+        .chat_with_tools(&convo(), &tools, 0.1)
+        .await
+        .unwrap();
+    assert_eq!(
+        answer.text,
+        "I'll compare the clause with the baseline and extract its financial terms."
+    );
+    assert_eq!(answer.tool_calls.len(), 2);
+    assert_eq!(answer.tool_calls[0].id, "toolu_01A09q90qw90lq917835lq9");
+    assert_eq!(answer.tool_calls[1].name, "extract_financial_terms");
+    assert_eq!(
+        serde_json::from_str::<Value>(&answer.tool_calls[1].arguments).unwrap(),
+        json!({"clause_id": "4.1"})
+    );
+
+    let sent = &bodies(&server).await[0];
+    assert_eq!(sent["model"], "claude-sonnet-4-5");
+    assert_eq!(sent["max_tokens"], 1024);
+    assert_eq!(sent["system"], "review");
+    assert_eq!(
+        sent["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "clause 4.1"}]}])
+    );
+    let tool = &sent["tools"][0];
+    assert_eq!(tool["name"], "compare_with_baseline");
+    assert_eq!(tool["description"], "Compare a clause with the baseline.");
+    assert_eq!(tool["input_schema"]["type"], "object");
+    assert!(tool["input_schema"]["properties"]["clause_id"].is_object());
+    assert!(tool.get("function").is_none() && tool.get("type").is_none());
+}
+
+#[tokio::test]
+async fn full_loop_sends_tool_results_with_is_error() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, PARALLEL))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL))
+        .mount(&server)
+        .await;
+    let outcome = react_agent_loop(
+        &client(&server, 0),
+        &dispatcher(),
+        convo(),
+        "4.1",
+        &SkillContext::new(),
+        &ReactOptions::default(),
+    )
+    .await;
+    assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
+    assert_eq!(outcome.risks.len(), 1);
+    assert_eq!(outcome.risks[0].original_text(), "within 84 days");
+
+    let second = &bodies(&server).await[1]["messages"];
+    assert_eq!(
+        second.as_array().unwrap().len(),
+        3,
+        "user, assistant, user(tool results)"
+    );
+    let assistant = &second[1]["content"];
+    assert_eq!(assistant[0]["type"], "text");
+    assert_eq!(
+        assistant[1],
+        json!({"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "compare_with_baseline", "input": {"clause_id": "4.1"}})
+    );
+    let results = &second[2]["content"];
+    assert_eq!(results[0]["type"], "tool_result");
+    assert_eq!(results[0]["tool_use_id"], "toolu_01A09q90qw90lq917835lq9");
+    assert!(results[0].get("is_error").is_none());
+    assert_eq!(results[1]["tool_use_id"], "toolu_01B7nCk3yVv5Y2ZqPjL4mX8w");
+    assert_eq!(results[1]["is_error"], true);
+    assert!(results[1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("no financial terms"));
+}
+
+#[tokio::test]
+async fn overloaded_then_success() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(529, ERR_529))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(429, ERR_429).insert_header("retry-after", "0"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL))
+        .mount(&server)
+        .await;
+    let answer = client(&server, 3)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap();
+    assert!(answer.text.contains("84 days"));
+    assert_eq!(server.received_requests().await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn overloaded_after_retries() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(529, ERR_529))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let err = client(&server, 1)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        LlmError::Http {
+            status: 529,
+            attempts: 2,
+            ..
+        }
+    ));
+    assert!(
+        err.to_string()
+            .contains("anthropic returned HTTP 529: Overloaded"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn invalid_request_is_clear_and_not_retried() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(400, ERR_400))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server, 3)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("unexpected `tool_use_id`"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_and_wrong_shape() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            b"{\"type\": \"message\", \"content\": [".to_vec(),
+            "application/json",
+        ))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(
+            200,
+            r#"{"type": "message", "content": [{"type": "tool_use", "id": "t", "input": {}}]}"#,
+        ))
+        .mount(&server)
+        .await;
+    let c = client(&server, 3);
+    let err = c.chat_with_tools(&convo(), &[], 0.1).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LlmError::InvalidResponse {
+                provider: "anthropic",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = c.chat_with_tools(&convo(), &[], 0.1).await.unwrap_err();
+    assert!(err.to_string().contains("tool_use without `name`"), "{err}");
+}
+
+#[tokio::test]
+async fn timeout_is_reported() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL).set_delay(Duration::from_secs(3)))
+        .mount(&server)
+        .await;
+    let c = AnthropicClient::new(
+        AnthropicConfig::new("m", "k")
+            .with_base_url(server.uri())
+            .with_timeout(Duration::from_millis(100))
+            .with_retry(RetryPolicy::none()),
+    )
+    .unwrap();
+    let err = c.chat_with_tools(&convo(), &[], 0.1).await.unwrap_err();
+    assert!(
+        matches!(err, LlmError::Timeout { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("100ms"), "{err}");
+}
+
+#[test]
+fn empty_key_is_a_config_error() {
+    let err = AnthropicClient::new(AnthropicConfig::new("m", "")).unwrap_err();
+    assert!(err.to_string().contains("ANTHROPIC_API_KEY"), "{err}");
+}

@@ -1,0 +1,448 @@
+//! The OpenAI-compatible client against a local mock server with recorded-shape responses.
+#![cfg(feature = "openai")]
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use skill_core::agent::{
+    react_agent_loop, ChatMessage, LlmClient, LlmError, OpenAiClient, OpenAiConfig, ReactOptions,
+    RetryPolicy, StopReason,
+};
+use skill_core::prelude::*;
+use skill_core::{Skill, ToolCall};
+use wiremock::matchers::{body_partial_json, header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const PARALLEL: &str = include_str!("fixtures/openai/chat_parallel_tool_calls.json");
+const FINAL: &str = include_str!("fixtures/openai/chat_final_text.json");
+const DEEPSEEK: &str = include_str!("fixtures/openai/deepseek_tool_call.json");
+const ERR_400: &str = include_str!("fixtures/openai/error_invalid_request_400.json");
+const ERR_429: &str = include_str!("fixtures/openai/error_rate_limit_429.json");
+const ERR_500: &str = include_str!("fixtures/openai/error_server_500.json");
+
+/// Compare a clause with the baseline.
+#[skill(id = "compare_with_baseline")]
+fn compare_with_baseline(
+    /// Clause number.
+    clause_id: String,
+) -> Value {
+    json!({"clause_id": clause_id, "modification_type": "modified"})
+}
+
+/// Extract financial terms.
+#[skill(id = "extract_financial_terms")]
+fn extract_financial_terms(
+    /// Clause number.
+    clause_id: String,
+) -> Result<Value, SkillError> {
+    Err(SkillError::new(
+        "no_terms",
+        format!("clause {clause_id} has no financial terms"),
+    ))
+}
+
+fn tiny_retry(max_retries: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_retries,
+        initial_backoff: Duration::from_millis(1),
+        max_backoff: Duration::from_millis(5),
+        ..RetryPolicy::default()
+    }
+}
+
+fn client(server: &MockServer, retries: u32) -> OpenAiClient {
+    OpenAiClient::new(
+        OpenAiConfig::new(format!("{}/v1/", server.uri()), "gpt-4o")
+            .with_api_key("sk-test")
+            .with_timeout(Duration::from_secs(5))
+            .with_retry(tiny_retry(retries)),
+    )
+    .unwrap()
+}
+
+fn json_response(status: u16, body: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_raw(body.as_bytes().to_vec(), "application/json")
+}
+
+fn tools() -> Vec<Value> {
+    Dispatcher::builder()
+        .skill(CompareWithBaseline::registration())
+        .build()
+        .unwrap()
+        .get_tool_definitions(&ToolFilter::all())
+        .to_vec()
+}
+
+fn convo() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::system("review"),
+        ChatMessage::user("clause 4.1"),
+    ]
+}
+
+async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.body_json::<Value>().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn parallel_tool_calls_come_back_in_neutral_form() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer sk-test"))
+        .and(body_partial_json(json!({"model": "gpt-4o"})))
+        .respond_with(json_response(200, PARALLEL))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let answer = client(&server, 0)
+        .chat_with_tools(&convo(), &tools(), 0.1)
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "");
+    assert_eq!(
+        answer.tool_calls,
+        vec![
+            ToolCall {
+                id: "call_q0zSWG7lXQ4bDeK1j4tQ2Wvy".into(),
+                name: "compare_with_baseline".into(),
+                arguments: r#"{"clause_id":"4.1"}"#.into(),
+            },
+            ToolCall {
+                id: "call_8mK3ZsT2pYbq1uN7vRcXh0Ld".into(),
+                name: "extract_financial_terms".into(),
+                arguments: r#"{"clause_id":"4.1"}"#.into(),
+            },
+        ]
+    );
+    let sent = &bodies(&server).await[0];
+    assert_eq!(
+        sent["messages"],
+        json!([{"role": "system", "content": "review"}, {"role": "user", "content": "clause 4.1"}])
+    );
+    assert_eq!(sent["tools"][0]["type"], "function");
+    assert!(
+        sent.get("tool_choice").is_none(),
+        "auto is the default; some servers reject it spelled out"
+    );
+    assert_eq!(
+        sent["tools"][0]["function"]["name"],
+        "compare_with_baseline"
+    );
+    assert!((sent["temperature"].as_f64().unwrap() - 0.1).abs() < 1e-6);
+}
+
+#[tokio::test]
+async fn deepseek_text_alongside_a_call_and_no_tools_field_without_tools() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, DEEPSEEK))
+        .mount(&server)
+        .await;
+    let answer = client(&server, 0)
+        .chat_with_tools(&convo(), &[], 0.0)
+        .await
+        .unwrap();
+    assert_eq!(answer.text, "我先获取条款上下文。");
+    assert_eq!(answer.tool_calls[0].name, "get_clause_context");
+    let sent = &bodies(&server).await[0];
+    assert!(sent.get("tools").is_none());
+}
+
+#[tokio::test]
+async fn full_loop_over_http_keeps_ids_and_marks_errors() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, PARALLEL))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL))
+        .mount(&server)
+        .await;
+    let dispatcher = Dispatcher::builder()
+        .skill(CompareWithBaseline::registration())
+        .skill(ExtractFinancialTerms::registration())
+        .build()
+        .unwrap();
+    let outcome = react_agent_loop(
+        &client(&server, 0),
+        &dispatcher,
+        convo(),
+        "4.1",
+        &SkillContext::new(),
+        &ReactOptions::default(),
+    )
+    .await;
+    assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
+    assert_eq!(outcome.risks.len(), 1);
+    assert_eq!(outcome.risks[0].risk_type, "义务范围");
+    assert_eq!(
+        outcome.skill_context["compare_with_baseline"]["modification_type"],
+        "modified"
+    );
+
+    let second = &bodies(&server).await[1]["messages"];
+    assert_eq!(second[2]["role"], "assistant");
+    assert_eq!(second[2]["content"], Value::Null);
+    assert_eq!(
+        second[2]["tool_calls"][1]["id"],
+        "call_8mK3ZsT2pYbq1uN7vRcXh0Ld"
+    );
+    assert_eq!(second[3]["tool_call_id"], "call_q0zSWG7lXQ4bDeK1j4tQ2Wvy");
+    assert_eq!(second[4]["tool_call_id"], "call_8mK3ZsT2pYbq1uN7vRcXh0Ld");
+    assert!(
+        second[4].get("is_error").is_none(),
+        "OpenAI has no is_error field"
+    );
+    let error: Value = serde_json::from_str(second[4]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(error["error"]["code"], "no_terms");
+}
+
+#[tokio::test]
+async fn rate_limit_then_success_honours_retry_after() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(429, ERR_429).insert_header("retry-after-ms", "20"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL))
+        .mount(&server)
+        .await;
+    let started = std::time::Instant::now();
+    let answer = client(&server, 2)
+        .chat_with_tools(&convo(), &tools(), 0.1)
+        .await
+        .unwrap();
+    assert!(answer.text.contains("risk_level"));
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+    assert!(
+        started.elapsed() >= Duration::from_millis(20),
+        "waited as the server asked"
+    );
+}
+
+#[tokio::test]
+async fn server_error_after_retries_reports_the_provider_message() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(500, ERR_500))
+        .expect(3)
+        .mount(&server)
+        .await;
+    let err = client(&server, 2)
+        .chat_with_tools(&convo(), &tools(), 0.1)
+        .await
+        .unwrap_err();
+    match &err {
+        LlmError::Http {
+            status,
+            message,
+            attempts,
+            provider,
+        } => {
+            assert_eq!((*status, *attempts, *provider), (500, 3, "openai"));
+            assert!(message.starts_with("The server had an error"), "{message}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(err.to_string().contains("openai returned HTTP 500"));
+}
+
+#[tokio::test]
+async fn client_error_is_not_retried_and_is_clear() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(400, ERR_400))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server, 3)
+        .chat_with_tools(&convo(), &tools(), 0.1)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        LlmError::Http {
+            status: 400,
+            attempts: 1,
+            ..
+        }
+    ));
+    assert!(
+        err.to_string()
+            .contains("Invalid 'messages[3].tool_call_id'"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn non_json_error_body_is_quoted() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(404).set_body_string("404 page not found"))
+        .mount(&server)
+        .await;
+    let err = client(&server, 3)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("HTTP 404: 404 page not found"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn retry_after_beyond_the_limit_is_not_waited_for() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(429, ERR_429).insert_header("retry-after", "3600"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server, 3)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        LlmError::Http {
+            status: 429,
+            attempts: 1,
+            ..
+        }
+    ));
+    assert!(err.to_string().contains("Rate limit reached"));
+}
+
+#[tokio::test]
+async fn malformed_json_is_an_invalid_response() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            b"{\"id\": \"chatcmpl-1\", \"choices\": [".to_vec(),
+            "application/json",
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server, 3)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LlmError::InvalidResponse {
+                provider: "openai",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("not JSON"));
+}
+
+#[tokio::test]
+async fn wrong_shape_is_an_invalid_response() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(
+            200,
+            r#"{"object": "chat.completion", "choices": []}"#,
+        ))
+        .mount(&server)
+        .await;
+    let err = client(&server, 0)
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("choices[0].message"), "{err}");
+}
+
+#[tokio::test]
+async fn timeout_is_retried_then_reported() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL).set_delay(Duration::from_secs(3)))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let client = OpenAiClient::new(
+        OpenAiConfig::new(format!("{}/v1", server.uri()), "gpt-4o")
+            .with_timeout(Duration::from_millis(100))
+            .with_retry(tiny_retry(1)),
+    )
+    .unwrap();
+    let err = client
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, LlmError::Timeout { attempts: 2, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn connection_refused_is_retried_then_reported() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let client = OpenAiClient::new(
+        OpenAiConfig::new(format!("http://127.0.0.1:{port}/v1"), "local-model")
+            .with_retry(tiny_retry(2)),
+    )
+    .unwrap();
+    let err = client
+        .chat_with_tools(&convo(), &[], 0.1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, LlmError::Connection { attempts: 3, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn local_server_without_key_sends_no_authorization() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(json_response(200, FINAL))
+        .mount(&server)
+        .await;
+    let client = OpenAiClient::new(
+        OpenAiConfig::new(format!("{}/v1", server.uri()), "qwen2.5").with_max_tokens(256),
+    )
+    .unwrap();
+    client.chat_with_tools(&convo(), &[], 0.1).await.unwrap();
+    let requests = server.received_requests().await.unwrap();
+    assert!(requests[0].headers.get("authorization").is_none());
+    assert_eq!(requests[0].body_json::<Value>().unwrap()["max_tokens"], 256);
+}
+
+#[test]
+fn missing_key_variable_is_named() {
+    let err = OpenAiConfig::new("http://127.0.0.1:1/v1", "m")
+        .with_api_key_from_env("SKILLKIT_TEST_SURELY_UNSET_KEY")
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("SKILLKIT_TEST_SURELY_UNSET_KEY"),
+        "{err}"
+    );
+    assert!(matches!(
+        OpenAiClient::new(OpenAiConfig::new("http://127.0.0.1:1/v1", " ")),
+        Err(LlmError::Config(_))
+    ));
+}

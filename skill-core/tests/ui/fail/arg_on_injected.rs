@@ -1,0 +1,17 @@
+use skill_core::prelude::*;
+
+struct Db;
+
+/// Reads a record.
+#[skill(id = "read")]
+fn read(
+    /// Record id.
+    id: String,
+    #[arg(default)]
+    db: Inject<Db>,
+) -> String {
+    let _ = db;
+    id
+}
+
+fn main() {}

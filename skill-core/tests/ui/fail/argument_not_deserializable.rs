@@ -1,0 +1,15 @@
+use skill_core::prelude::*;
+
+struct Connection;
+
+/// Takes an argument the model cannot write.
+#[skill(id = "handle")]
+fn handle(
+    /// A handle.
+    h: Connection,
+) -> u8 {
+    let _ = h;
+    0
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use skill_core::prelude::*;
+
+/// Does something.
+#[skill(id = "thing", status = "retired")]
+fn thing() -> u8 {
+    0
+}
+
+fn main() {}

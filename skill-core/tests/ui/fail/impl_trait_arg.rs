@@ -1,0 +1,12 @@
+use skill_core::prelude::*;
+
+/// Shows a value.
+#[skill(id = "show")]
+fn show(
+    /// The value.
+    value: impl std::fmt::Display,
+) -> String {
+    value.to_string()
+}
+
+fn main() {}

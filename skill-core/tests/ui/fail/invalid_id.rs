@@ -1,0 +1,9 @@
+use skill_core::prelude::*;
+
+/// Searches clients.
+#[skill(id = "crm/search client")]
+fn search() -> u8 {
+    0
+}
+
+fn main() {}

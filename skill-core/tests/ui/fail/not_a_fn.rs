@@ -1,0 +1,7 @@
+use skill_core::prelude::*;
+
+/// Not a function.
+#[skill(id = "not_a_fn")]
+struct NotAFn;
+
+fn main() {}

@@ -1,0 +1,16 @@
+use skill_core::prelude::*;
+
+struct Db;
+
+/// Reads a record.
+#[skill(id = "read")]
+fn read(
+    /// Record id.
+    id: String,
+    #[inject] db: Db,
+) -> String {
+    let _ = db;
+    id
+}
+
+fn main() {}

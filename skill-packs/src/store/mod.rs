@@ -1,0 +1,157 @@
+//! Where the gateway keeps what must outlive a process and be shared between instances:
+//! subscriptions, quota counters, the audit log and each pack's state.
+//!
+//! Each is a trait so a multi-instance deployment can put them in Postgres or Redis;
+//! [`SqliteStore`] implements all four on one SQLite file.
+
+mod sqlite;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::rate::Window;
+
+pub use sqlite::SqliteStore;
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+#[error("pack storage failed: {message}")]
+pub struct StoreError {
+    /// What went wrong.
+    pub message: String,
+    /// The underlying error.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl StoreError {
+    /// An error with a message only.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(err: rusqlite::Error) -> Self {
+        Self {
+            message: err.to_string(),
+            source: Some(Box::new(err)),
+        }
+    }
+}
+
+/// Which users subscribe to which packs.
+#[async_trait]
+pub trait SubscriptionStore: Send + Sync {
+    /// Whether `user` has an active subscription to `pack` at `now`.
+    async fn is_subscribed(
+        &self,
+        user: &str,
+        pack: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+    /// Subscribes `user` to `pack` until `until` (`None`: no end).
+    async fn subscribe(
+        &self,
+        user: &str,
+        pack: &str,
+        until: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError>;
+    /// Ends the subscription.
+    async fn unsubscribe(&self, user: &str, pack: &str) -> Result<(), StoreError>;
+}
+
+/// The answer of a quota check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaDecision {
+    /// The call is admitted; `used` calls (this one included) in the window so far.
+    Admitted {
+        /// Calls counted in the window.
+        used: u32,
+    },
+    /// The window is full.
+    Exhausted,
+}
+
+/// Counts calls per user, tool and window.
+#[async_trait]
+pub trait QuotaStore: Send + Sync {
+    /// Atomically admits one call if fewer than `max` were admitted in the window that holds
+    /// `now`, counting it. Must hold under concurrency, across processes sharing the store.
+    async fn try_acquire(
+        &self,
+        user: &str,
+        tool: &str,
+        max: u32,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<QuotaDecision, StoreError>;
+    /// Calls counted in the window that holds `now`.
+    async fn used(
+        &self,
+        user: &str,
+        tool: &str,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<u32, StoreError>;
+}
+
+/// One cross-pack call, as the audit log keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The calling pack.
+    pub consumer: String,
+    /// The pack owning the tool (empty when the tool is unknown).
+    pub provider: String,
+    /// The tool id, or the name asked for when unknown.
+    pub tool: String,
+    /// The user on whose behalf the call ran.
+    pub user: String,
+    /// When the call started.
+    pub at: DateTime<Utc>,
+    /// `ok`, or the error code (`subscription_required`, `rate_limited`, `panic`, ...).
+    pub outcome: String,
+    /// The error message, when the call failed.
+    pub message: Option<String>,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Which records to read back.
+#[derive(Debug, Clone, Default)]
+pub struct AuditQuery {
+    /// Only calls by this pack.
+    pub consumer: Option<String>,
+    /// Only calls of tools of this pack.
+    pub provider: Option<String>,
+    /// Only calls for this user.
+    pub user: Option<String>,
+    /// At most this many, newest first (all when `None`).
+    pub limit: Option<usize>,
+}
+
+/// Append-only log of cross-pack calls.
+#[async_trait]
+pub trait AuditLog: Send + Sync {
+    /// Appends a record.
+    async fn record(&self, record: &AuditRecord) -> Result<(), StoreError>;
+    /// Reads records matching `query`, newest first.
+    async fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError>;
+}
+
+/// Per-user state of packs, under dotted paths (`skills.<pack>.<key>`).
+///
+/// The gateway's [`crate::PackSession`] keeps each pack inside its own namespace; this trait
+/// itself does not.
+#[async_trait]
+pub trait StateStore: Send + Sync {
+    /// Writes `value` at `path` for `user`.
+    async fn save(&self, user: &str, path: &str, value: &Value) -> Result<(), StoreError>;
+    /// Reads the value at `path` for `user`.
+    async fn read(&self, user: &str, path: &str) -> Result<Option<Value>, StoreError>;
+}

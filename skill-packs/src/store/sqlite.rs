@@ -1,0 +1,433 @@
+//! All four stores on one SQLite file (WAL, busy timeout), so several gateway instances on
+//! one machine share subscriptions, quotas, the audit log and state.
+//!
+//! rusqlite is blocking: each store owns one connection behind a mutex and runs every
+//! statement on tokio's blocking pool. Quota checks run in `BEGIN IMMEDIATE` transactions,
+//! which SQLite serialises across connections and processes.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde_json::Value;
+
+use super::{
+    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaStore, StateStore, StoreError,
+    SubscriptionStore,
+};
+use crate::rate::Window;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS pack_subscriptions (
+    user_id  TEXT NOT NULL,
+    pack     TEXT NOT NULL,
+    until_ms INTEGER,
+    PRIMARY KEY (user_id, pack)
+);
+CREATE TABLE IF NOT EXISTS pack_quota (
+    user_id      TEXT NOT NULL,
+    tool         TEXT NOT NULL,
+    window_start INTEGER NOT NULL,
+    used         INTEGER NOT NULL,
+    PRIMARY KEY (user_id, tool, window_start)
+);
+CREATE TABLE IF NOT EXISTS pack_audit (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    consumer    TEXT NOT NULL,
+    provider    TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    outcome     TEXT NOT NULL,
+    message     TEXT,
+    duration_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pack_audit_user ON pack_audit (user_id);
+CREATE TABLE IF NOT EXISTS pack_state (
+    user_id TEXT NOT NULL,
+    path    TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    PRIMARY KEY (user_id, path)
+);
+";
+
+/// Subscriptions, quotas, audit log and pack state in one SQLite database.
+///
+/// Cheap to clone (clones share the connection). Open the same file from several stores or
+/// processes to share the data; each holds its own connection.
+#[derive(Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`, in WAL mode with a 5 s busy
+    /// timeout so concurrent writers wait instead of failing.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        let conn = Connection::open(path)?;
+        Self::init(conn, Some(path.to_path_buf()))
+    }
+
+    /// A private in-memory database (tests, single-process tools).
+    pub fn open_in_memory() -> Result<Self, StoreError> {
+        Self::init(Connection::open_in_memory()?, None)
+    }
+
+    /// The database file, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn init(conn: Connection, path: Option<PathBuf>) -> Result<Self, StoreError> {
+        conn.busy_timeout(Duration::from_secs(5))?;
+        if path.is_some() {
+            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(StoreError::new(format!(
+                    "could not switch the database to WAL mode (it reports `{mode}`)"
+                )));
+            }
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        conn.execute_batch(SCHEMA)?;
+        Ok(Self {
+            conn: Arc::new(Mutex::new(conn)),
+            path,
+        })
+    }
+
+    /// Runs `f` with the connection on the blocking pool.
+    async fn with_conn<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        let run = move || {
+            let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
+            f(&mut guard)
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(_) => tokio::task::spawn_blocking(run)
+                .await
+                .map_err(|e| StoreError::new(format!("storage task failed: {e}")))?,
+            Err(_) => run(),
+        }
+    }
+}
+
+#[async_trait]
+impl SubscriptionStore for SqliteStore {
+    async fn is_subscribed(
+        &self,
+        user: &str,
+        pack: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let (user, pack) = (user.to_owned(), pack.to_owned());
+        self.with_conn(move |conn| {
+            let until: Option<Option<i64>> = conn
+                .query_row(
+                    "SELECT until_ms FROM pack_subscriptions WHERE user_id = ?1 AND pack = ?2",
+                    params![user, pack],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(match until {
+                None => false,
+                Some(None) => true,
+                Some(Some(until)) => until > now.timestamp_millis(),
+            })
+        })
+        .await
+    }
+
+    async fn subscribe(
+        &self,
+        user: &str,
+        pack: &str,
+        until: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        let (user, pack) = (user.to_owned(), pack.to_owned());
+        let until = until.map(|t| t.timestamp_millis());
+        self.with_conn(move |conn| {
+            conn.execute(
+                "INSERT INTO pack_subscriptions (user_id, pack, until_ms) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (user_id, pack) DO UPDATE SET until_ms = excluded.until_ms",
+                params![user, pack, until],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn unsubscribe(&self, user: &str, pack: &str) -> Result<(), StoreError> {
+        let (user, pack) = (user.to_owned(), pack.to_owned());
+        self.with_conn(move |conn| {
+            conn.execute(
+                "DELETE FROM pack_subscriptions WHERE user_id = ?1 AND pack = ?2",
+                params![user, pack],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl QuotaStore for SqliteStore {
+    async fn try_acquire(
+        &self,
+        user: &str,
+        tool: &str,
+        max: u32,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<QuotaDecision, StoreError> {
+        if max == 0 {
+            return Ok(QuotaDecision::Exhausted);
+        }
+        let (user, tool) = (user.to_owned(), tool.to_owned());
+        let start = window.start_of(now);
+        self.with_conn(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let used: Option<u32> = tx
+                .query_row(
+                    "INSERT INTO pack_quota (user_id, tool, window_start, used) VALUES (?1, ?2, ?3, 1)
+                     ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = used + 1
+                     WHERE used < ?4
+                     RETURNING used",
+                    params![user, tool, start, max],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            tx.commit()?;
+            Ok(match used {
+                Some(used) => QuotaDecision::Admitted { used },
+                None => QuotaDecision::Exhausted,
+            })
+        })
+        .await
+    }
+
+    async fn used(
+        &self,
+        user: &str,
+        tool: &str,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<u32, StoreError> {
+        let (user, tool) = (user.to_owned(), tool.to_owned());
+        let start = window.start_of(now);
+        self.with_conn(move |conn| {
+            let used: Option<u32> = conn
+                .query_row(
+                    "SELECT used FROM pack_quota WHERE user_id = ?1 AND tool = ?2 AND window_start = ?3",
+                    params![user, tool, start],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(used.unwrap_or(0))
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl AuditLog for SqliteStore {
+    async fn record(&self, record: &AuditRecord) -> Result<(), StoreError> {
+        let r = record.clone();
+        self.with_conn(move |conn| {
+            conn.execute(
+                "INSERT INTO pack_audit (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    r.consumer,
+                    r.provider,
+                    r.tool,
+                    r.user,
+                    r.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                    r.outcome,
+                    r.message,
+                    r.duration_ms
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
+        let q = query.clone();
+        self.with_conn(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT consumer, provider, tool, user_id, at, outcome, message, duration_ms
+                 FROM pack_audit
+                 WHERE (?1 IS NULL OR consumer = ?1) AND (?2 IS NULL OR provider = ?2)
+                   AND (?3 IS NULL OR user_id = ?3)
+                 ORDER BY id DESC
+                 LIMIT ?4",
+            )?;
+            let limit = q.limit.map_or(-1, |l| l as i64);
+            let rows = stmt.query_map(params![q.consumer, q.provider, q.user, limit], |r| {
+                let at: String = r.get(4)?;
+                Ok((
+                    AuditRecord {
+                        consumer: r.get(0)?,
+                        provider: r.get(1)?,
+                        tool: r.get(2)?,
+                        user: r.get(3)?,
+                        at: DateTime::<Utc>::MIN_UTC,
+                        outcome: r.get(5)?,
+                        message: r.get(6)?,
+                        duration_ms: r.get(7)?,
+                    },
+                    at,
+                ))
+            })?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (mut record, at) = row?;
+                record.at = DateTime::parse_from_rfc3339(&at)
+                    .map_err(|e| {
+                        StoreError::new(format!("audit record has a bad time `{at}`: {e}"))
+                    })?
+                    .with_timezone(&Utc);
+                out.push(record);
+            }
+            Ok(out)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl StateStore for SqliteStore {
+    async fn save(&self, user: &str, path: &str, value: &Value) -> Result<(), StoreError> {
+        let (user, path) = (user.to_owned(), path.to_owned());
+        let text = value.to_string();
+        self.with_conn(move |conn| {
+            conn.execute(
+                "INSERT INTO pack_state (user_id, path, value) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (user_id, path) DO UPDATE SET value = excluded.value",
+                params![user, path, text],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn read(&self, user: &str, path: &str) -> Result<Option<Value>, StoreError> {
+        let (user, path) = (user.to_owned(), path.to_owned());
+        self.with_conn(move |conn| {
+            let text: Option<String> = conn
+                .query_row(
+                    "SELECT value FROM pack_state WHERE user_id = ?1 AND path = ?2",
+                    params![user, path],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            text.map(|t| {
+                serde_json::from_str(&t)
+                    .map_err(|e| StoreError::new(format!("state at `{path}` is not JSON: {e}")))
+            })
+            .transpose()
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[tokio::test]
+    async fn subscriptions_expire_and_can_be_ended() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        assert!(!store.is_subscribed("u", "zodiac", now).await.unwrap());
+        store
+            .subscribe("u", "zodiac", Some(now + chrono::Duration::days(1)))
+            .await
+            .unwrap();
+        assert!(store.is_subscribed("u", "zodiac", now).await.unwrap());
+        assert!(!store
+            .is_subscribed("u", "zodiac", now + chrono::Duration::days(2))
+            .await
+            .unwrap());
+        store.subscribe("u", "zodiac", None).await.unwrap();
+        assert!(store
+            .is_subscribed("u", "zodiac", now + chrono::Duration::days(2))
+            .await
+            .unwrap());
+        store.unsubscribe("u", "zodiac").await.unwrap();
+        assert!(!store.is_subscribed("u", "zodiac", now).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn quota_admits_up_to_the_limit_per_window() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 1, 1, 10, 0, 0).unwrap();
+        for i in 1..=3 {
+            assert_eq!(
+                store
+                    .try_acquire("u", "t", 3, Window::Day, now)
+                    .await
+                    .unwrap(),
+                QuotaDecision::Admitted { used: i }
+            );
+        }
+        assert_eq!(
+            store
+                .try_acquire("u", "t", 3, Window::Day, now)
+                .await
+                .unwrap(),
+            QuotaDecision::Exhausted
+        );
+        assert_eq!(store.used("u", "t", Window::Day, now).await.unwrap(), 3);
+        let tomorrow = now + chrono::Duration::days(1);
+        assert_eq!(
+            store
+                .try_acquire("u", "t", 3, Window::Day, tomorrow)
+                .await
+                .unwrap(),
+            QuotaDecision::Admitted { used: 1 }
+        );
+        assert_eq!(
+            store
+                .try_acquire("u", "t", 0, Window::Day, tomorrow)
+                .await
+                .unwrap(),
+            QuotaDecision::Exhausted
+        );
+    }
+
+    #[tokio::test]
+    async fn state_round_trips_json() {
+        let store = SqliteStore::open_in_memory().unwrap();
+        assert_eq!(store.read("u", "skills.a.x").await.unwrap(), None);
+        store
+            .save("u", "skills.a.x", &serde_json::json!({"k": 1}))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.read("u", "skills.a.x").await.unwrap(),
+            Some(serde_json::json!({"k": 1}))
+        );
+        assert_eq!(store.read("other", "skills.a.x").await.unwrap(), None);
+    }
+}

@@ -1,0 +1,27 @@
+use skill_core::prelude::*;
+
+/// The first tool.
+#[skill(id = "alpha.one")]
+fn alpha_one() -> u8 {
+    1
+}
+
+/// The second tool.
+#[skill(id = "alpha.two")]
+fn alpha_two() -> u8 {
+    2
+}
+
+skill_packs::pack! {
+    pub struct Alpha {
+        id: "alpha",
+        name: "Alpha",
+        version: "1.0.0",
+        exports: {
+            api_version: "1.0.0",
+            tools: [AlphaOne, AlphaThree],
+        },
+    }
+}
+
+fn main() {}

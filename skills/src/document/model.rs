@@ -1,0 +1,237 @@
+//! The parsed contract: a tree of clauses with definitions and cross references, in the
+//! shape the review specs use (`document_id`, `structure_type`, `clauses`, `definitions`,
+//! `cross_references`, `total_clauses`).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// One clause (or sub-clause) and its children.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Clause {
+    /// Number as written without decoration: `4.1`, `20.1`, `14`, `5`, `第一条` -> `1`.
+    pub clause_id: String,
+    /// Heading text, if any.
+    #[serde(default)]
+    pub title: String,
+    /// Body text of this clause only (children carry their own text).
+    #[serde(default)]
+    pub text: String,
+    /// Depth in the tree, 1 for top-level clauses.
+    #[serde(default)]
+    pub level: u32,
+    /// Sub-clauses, in document order.
+    #[serde(default)]
+    pub children: Vec<Clause>,
+}
+
+/// A reference from one clause to another ("see Sub-Clause 20.1", "第4.1条").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CrossReference {
+    /// Clause that contains the reference.
+    pub source_clause_id: String,
+    /// Clause referred to.
+    pub target_clause_id: String,
+    /// The reference as written.
+    pub reference_text: String,
+    /// Whether the target exists in the document.
+    #[serde(default)]
+    pub is_valid: bool,
+}
+
+/// A parsed document.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DocumentStructure {
+    /// Identifier (file stem when parsed from a file).
+    #[serde(default)]
+    pub document_id: String,
+    /// Kind of numbering found: `fidic`, `numbered`, `article`, `chinese`, `json`.
+    #[serde(default)]
+    pub structure_type: String,
+    /// Top-level clauses with their children.
+    #[serde(default)]
+    pub clauses: Vec<Clause>,
+    /// Defined term -> definition text.
+    #[serde(default)]
+    pub definitions: BTreeMap<String, String>,
+    /// Every reference between clauses.
+    #[serde(default)]
+    pub cross_references: Vec<CrossReference>,
+    /// Number of clauses at every level.
+    #[serde(default)]
+    pub total_clauses: usize,
+}
+
+impl DocumentStructure {
+    /// Every clause, depth first in document order.
+    pub fn iter_clauses(&self) -> impl Iterator<Item = &Clause> {
+        let mut stack: Vec<&Clause> = self.clauses.iter().rev().collect();
+        std::iter::from_fn(move || {
+            let next = stack.pop()?;
+            stack.extend(next.children.iter().rev());
+            Some(next)
+        })
+    }
+
+    /// The clause with this id (`4.1`), also matching decorated forms (`Sub-Clause 4.1`,
+    /// `Clause 4`, `第4.1条`).
+    pub fn find_clause(&self, clause_id: &str) -> Option<&Clause> {
+        let wanted = normalize_clause_id(clause_id);
+        self.iter_clauses().find(|c| c.clause_id == wanted)
+    }
+
+    /// Text of the clause and of all its sub-clauses, in order.
+    pub fn clause_full_text(&self, clause_id: &str) -> Option<String> {
+        fn collect(clause: &Clause, out: &mut String) {
+            if !clause.text.is_empty() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&clause.text);
+            }
+            for child in &clause.children {
+                collect(child, out);
+            }
+        }
+        let clause = self.find_clause(clause_id)?;
+        let mut out = String::new();
+        collect(clause, &mut out);
+        Some(out)
+    }
+
+    /// Id of the parent clause, if the clause is nested.
+    pub fn parent_of(&self, clause_id: &str) -> Option<&Clause> {
+        let wanted = normalize_clause_id(clause_id);
+        self.iter_clauses()
+            .find(|c| c.children.iter().any(|child| child.clause_id == wanted))
+    }
+
+    /// Recounts `total_clauses` from the tree.
+    pub fn recount(&mut self) {
+        self.total_clauses = self.iter_clauses().count();
+    }
+}
+
+/// Strips decoration from a clause reference: `Sub-Clause 20.1` -> `20.1`,
+/// `Clause 14` -> `14`, `Article 5` -> `5`, `第4.1条` -> `4.1`, `第十四条` -> `14`.
+pub fn normalize_clause_id(raw: &str) -> String {
+    let trimmed = raw.trim().trim_end_matches(['.', ':', '：']);
+    let lower = trimmed.to_lowercase();
+    for prefix in [
+        "sub-clause",
+        "subclause",
+        "clause",
+        "article",
+        "section",
+        "art.",
+    ] {
+        if let Some(rest) = lower.strip_prefix(prefix) {
+            return rest.trim().trim_end_matches('.').to_string();
+        }
+    }
+    if let Some(inner) = trimmed.strip_prefix('第') {
+        let inner = inner.trim_end_matches(['条', '款', '章']).trim();
+        if let Some(n) = chinese_numeral(inner) {
+            return n.to_string();
+        }
+        return inner.to_string();
+    }
+    trimmed.to_string()
+}
+
+/// Value of a Chinese numeral up to 9999 (`十四` -> 14, `一百零二` -> 102), if it is one.
+pub fn chinese_numeral(text: &str) -> Option<u32> {
+    if text.is_empty() {
+        return None;
+    }
+    let digit = |c: char| -> Option<u32> {
+        Some(match c {
+            '零' | '〇' => 0,
+            '一' => 1,
+            '二' | '两' => 2,
+            '三' => 3,
+            '四' => 4,
+            '五' => 5,
+            '六' => 6,
+            '七' => 7,
+            '八' => 8,
+            '九' => 9,
+            _ => return None,
+        })
+    };
+    let mut total = 0;
+    let mut current = 0;
+    for c in text.chars() {
+        match c {
+            '十' | '百' | '千' => {
+                let unit = match c {
+                    '十' => 10,
+                    '百' => 100,
+                    _ => 1000,
+                };
+                total += if current == 0 { 1 } else { current } * unit;
+                current = 0;
+            }
+            other => current = digit(other)?,
+        }
+    }
+    Some(total + current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clause_ids_are_normalized() {
+        assert_eq!(normalize_clause_id("Sub-Clause 20.1"), "20.1");
+        assert_eq!(normalize_clause_id("Clause 14"), "14");
+        assert_eq!(normalize_clause_id("Article 5"), "5");
+        assert_eq!(normalize_clause_id("第4.1条"), "4.1");
+        assert_eq!(normalize_clause_id("第十四条"), "14");
+        assert_eq!(normalize_clause_id("4.1"), "4.1");
+    }
+
+    #[test]
+    fn chinese_numerals() {
+        assert_eq!(chinese_numeral("一"), Some(1));
+        assert_eq!(chinese_numeral("十"), Some(10));
+        assert_eq!(chinese_numeral("二十三"), Some(23));
+        assert_eq!(chinese_numeral("一百零二"), Some(102));
+        assert_eq!(chinese_numeral("甲"), None);
+    }
+
+    #[test]
+    fn tree_navigation() {
+        let doc = DocumentStructure {
+            clauses: vec![Clause {
+                clause_id: "4".into(),
+                text: "Contractor".into(),
+                children: vec![
+                    Clause {
+                        clause_id: "4.1".into(),
+                        text: "a".into(),
+                        ..Default::default()
+                    },
+                    Clause {
+                        clause_id: "4.2".into(),
+                        text: "b".into(),
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            doc.iter_clauses()
+                .map(|c| c.clause_id.as_str())
+                .collect::<Vec<_>>(),
+            ["4", "4.1", "4.2"]
+        );
+        assert_eq!(doc.find_clause("Sub-Clause 4.2").unwrap().text, "b");
+        assert_eq!(doc.parent_of("4.1").unwrap().clause_id, "4");
+        assert_eq!(doc.clause_full_text("4").unwrap(), "Contractor\na\nb");
+    }
+}

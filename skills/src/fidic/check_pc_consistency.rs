@@ -1,0 +1,368 @@
+//! `fidic_check_pc_consistency`: Particular Conditions changes that clash with the rest of
+//! the contract: changed periods still quoted elsewhere, references to deleted or missing
+//! sub-clauses, and defined terms the PC redefine.
+
+use std::collections::BTreeSet;
+
+use skill_core::prelude::*;
+
+use super::documents::FidicDocuments;
+use super::merge_gc_pc::merged_tree;
+use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
+use super::periods::find_periods;
+use super::text::{
+    clause_references, definitions_in, document_definitions, excerpt, sentences, uses_term,
+    Severity,
+};
+use crate::document::normalize_clause_id;
+use crate::state::ReviewState;
+
+/// What kind of inconsistency was found.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictKind {
+    /// Another clause refers to a sub-clause the PC delete.
+    ReferenceToDeletedClause,
+    /// Another clause still quotes the period the PC changed.
+    StalePeriodReference,
+    /// A reference to a sub-clause that exists in no document.
+    BrokenReference,
+    /// The PC define a term the GC already define differently.
+    RedefinedTerm,
+    /// The PC replace or delete words the GC do not contain.
+    InstructionNotApplicable,
+    /// The PC introduce a new defined term.
+    NewDefinedTerm,
+}
+
+/// One inconsistency.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Conflict {
+    /// The kind of inconsistency.
+    pub kind: ConflictKind,
+    /// `high` when the contract now contradicts itself or points at nothing.
+    pub severity: Severity,
+    /// Where the problem sits (the clause holding the reference or the wording).
+    pub clause_id: String,
+    /// The clause or term it concerns.
+    pub related_to: String,
+    /// What is wrong, in one sentence.
+    pub description: String,
+    /// The wording concerned, shortened.
+    pub evidence: String,
+}
+
+/// The consistency check of one PC change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConsistencyReport {
+    /// The clause checked.
+    pub clause_id: String,
+    /// How the PC leave the clause: `unchanged`, `amended`, `replaced`, `deleted`, `added`.
+    pub pc_status: ClauseStatus,
+    /// Inconsistencies, most serious first.
+    pub conflicts: Vec<Conflict>,
+    /// Number of inconsistencies.
+    pub conflict_count: usize,
+    /// Number of `high` ones.
+    pub high_count: usize,
+    /// Clauses read for references to this one.
+    pub clauses_checked: usize,
+    /// One paragraph for the reader.
+    pub summary: String,
+}
+
+/// Check whether the Particular Conditions' change to a clause conflicts with the rest of the
+/// contract: periods still quoted elsewhere, references to deleted or missing sub-clauses,
+/// redefined terms.
+///
+/// Finds other clauses that still quote a period the PC changed, references to sub-clauses the
+/// PC delete or that exist nowhere, and defined terms the PC redefine (with the clauses that
+/// use them). Use it after `fidic_merge_gc_pc` shows a clause was amended, replaced or deleted.
+#[skill(
+    id = "fidic_check_pc_consistency",
+    domain = "fidic",
+    category = "validation"
+)]
+pub fn fidic_check_pc_consistency(
+    /// Sub-clause number, e.g. "20.1"; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    review: Inject<ReviewState>,
+) -> Result<ConsistencyReport, SkillError> {
+    let clause_id = normalize_clause_id(&clause_id);
+    let docs = FidicDocuments::of(&review);
+    if docs.pc_structure().is_none() {
+        let names: Vec<&str> = review.references().map(|d| d.filename.as_str()).collect();
+        return Err(SkillError::not_found(format!(
+            "`fidic_check_pc_consistency`: no Particular Conditions among the reference documents (expected a file name containing \"pc\" or \"particular\"; references: [{}])",
+            names.join(", ")
+        )));
+    }
+    if !docs.has_clause(&clause_id) {
+        return Err(docs.clause_not_found("fidic_check_pc_consistency", &clause_id));
+    }
+    let contract = effective_contract(&docs);
+    let deleted: BTreeSet<&str> = contract
+        .iter()
+        .filter(|c| c.status == ClauseStatus::Deleted)
+        .map(|c| c.id.as_str())
+        .collect();
+    let exists = |id: &str| docs.has_clause(id);
+    let pairs = docs.clause_pairs(&clause_id);
+    let pc_status = merged_tree(&clause_id, &pairs).status;
+    let requested = clause_id;
+    let mut conflicts = Vec::new();
+    // The clause and each of its sub-clauses, as the PC leave them.
+    for pair in &pairs {
+        let clause_id = pair.clause_id.clone();
+        let pc_own = pair.pc_text.clone();
+        let merged = merge(&pair.gc_text, &pc_own);
+
+        let refers_to =
+            |target: &str, id: &str| target == id || target.starts_with(&format!("{id}."));
+        // 1. Other clauses pointing at this clause once the PC delete it.
+        if merged.status == ClauseStatus::Deleted {
+            for c in contract
+                .iter()
+                .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
+            {
+                for r in clause_references(&c.text)
+                    .iter()
+                    .filter(|r| refers_to(&r.target, &clause_id))
+                {
+                    conflicts.push(Conflict {
+                        kind: ConflictKind::ReferenceToDeletedClause,
+                        severity: Severity::High,
+                        clause_id: c.id.clone(),
+                        related_to: clause_id.clone(),
+                        description: format!(
+                        "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
+                        c.id, r.text
+                    ),
+                        evidence: excerpt(sentence_with(&c.text, r.start), 240),
+                    });
+                }
+            }
+        }
+        // 2. References made by the clause as it now reads.
+        for r in clause_references(&merged.text) {
+            if refers_to(&r.target, &clause_id) {
+                continue;
+            }
+            let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
+                (
+                    ConflictKind::ReferenceToDeletedClause,
+                    Severity::High,
+                    "which the Particular Conditions delete",
+                )
+            } else if !exists(&r.target) {
+                (
+                    ConflictKind::BrokenReference,
+                    Severity::Medium,
+                    "which exists in no contract document",
+                )
+            } else {
+                continue;
+            };
+            conflicts.push(Conflict {
+                kind,
+                severity,
+                clause_id: clause_id.clone(),
+                related_to: r.target.clone(),
+                description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
+                evidence: excerpt(sentence_with(&merged.text, r.start), 240),
+            });
+        }
+        // 3. Periods changed here but still quoted where other clauses refer to this one.
+        for m in merged
+            .modifications
+            .iter()
+            .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
+        {
+            let (Some(old), Some(new)) = (
+                find_periods(&m.gc_text).into_iter().next(),
+                find_periods(&m.pc_text).into_iter().next(),
+            ) else {
+                continue;
+            };
+            for c in contract
+                .iter()
+                .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+            {
+                for sentence in sentences(&c.text) {
+                    let cites = clause_references(sentence)
+                        .iter()
+                        .any(|r| r.target == clause_id);
+                    if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
+                        conflicts.push(Conflict {
+                        kind: ConflictKind::StalePeriodReference,
+                        severity: Severity::High,
+                        clause_id: c.id.clone(),
+                        related_to: clause_id.clone(),
+                        description: format!(
+                            "Sub-Clause {} quotes {} for Sub-Clause {clause_id}, but the Particular Conditions changed it to {}",
+                            c.id, old.raw, new.raw
+                        ),
+                        evidence: excerpt(sentence, 240),
+                    });
+                    }
+                }
+            }
+        }
+        // 4. Defined terms the PC (re)define in this clause.
+        let gc_terms = docs.gc.map(document_definitions).unwrap_or_default();
+        for (term, definition) in definitions_in(&pc_own) {
+            let users: Vec<&str> = contract
+                .iter()
+                .filter(|c| {
+                    c.id != clause_id
+                        && c.status != ClauseStatus::Deleted
+                        && uses_term(&c.text, &term)
+                })
+                .map(|c| c.id.as_str())
+                .collect();
+            let used_in = if users.is_empty() {
+                "no other clause".to_string()
+            } else {
+                format!(
+                    "Sub-Clause(s) {}",
+                    users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+                )
+            };
+            match gc_terms.iter().find(|(t, _)| t == &term) {
+            Some((_, old)) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
+                kind: ConflictKind::RedefinedTerm,
+                severity: if users.is_empty() { Severity::Medium } else { Severity::High },
+                clause_id: clause_id.clone(),
+                related_to: term.clone(),
+                description: format!("the Particular Conditions redefine \"{term}\", which changes the meaning of {used_in}"),
+                evidence: format!("GC: {} | PC: {}", excerpt(old, 110), excerpt(&definition, 110)),
+            }),
+            Some(_) => {}
+            None => conflicts.push(Conflict {
+                kind: ConflictKind::NewDefinedTerm,
+                severity: Severity::Low,
+                clause_id: clause_id.clone(),
+                related_to: term.clone(),
+                description: format!("the Particular Conditions introduce the defined term \"{term}\", used in {used_in}"),
+                evidence: excerpt(&definition, 200),
+            }),
+        }
+        }
+        // 5. Instructions that do not fit the GC wording.
+        for m in merged.modifications.iter().filter(|m| !m.applied) {
+            conflicts.push(Conflict {
+                kind: ConflictKind::InstructionNotApplicable,
+                severity: Severity::Medium,
+                clause_id: clause_id.clone(),
+                related_to: m.gc_text.clone(),
+                description: m.description.clone(),
+                evidence: excerpt(&pc_own, 200),
+            });
+        }
+    }
+    conflicts.sort_by(|a, b| {
+        a.severity
+            .cmp(&b.severity)
+            .then(a.kind.cmp(&b.kind))
+            .then(a.clause_id.cmp(&b.clause_id))
+            .then(a.related_to.cmp(&b.related_to))
+    });
+    // The same problem seen from both ends (the deleted clause and the clause citing it).
+    conflicts.dedup_by(|a, b| {
+        a.kind == b.kind && a.clause_id == b.clause_id && a.related_to == b.related_to
+    });
+    let high_count = conflicts
+        .iter()
+        .filter(|c| c.severity == Severity::High)
+        .count();
+    let summary = summarize(&requested, pc_status, &conflicts, high_count);
+    Ok(ConsistencyReport {
+        clause_id: requested,
+        pc_status,
+        conflict_count: conflicts.len(),
+        high_count,
+        clauses_checked: contract.len(),
+        conflicts,
+        summary,
+    })
+}
+
+/// One clause of the contract as it applies.
+struct EffectiveClause {
+    id: String,
+    text: String,
+    status: ClauseStatus,
+}
+
+/// Every GC clause with its PC text applied, then the clauses only the PC have.
+fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
+    let pc = docs.pc_structure();
+    let pc_own = |id: &str| {
+        pc.and_then(|d| d.find_clause(id))
+            .map(|c| c.text.clone())
+            .unwrap_or_default()
+    };
+    let mut out: Vec<EffectiveClause> = Vec::new();
+    for c in docs.gc.into_iter().flat_map(|d| d.iter_clauses()) {
+        let m = merge(&c.text, &pc_own(&c.clause_id));
+        out.push(EffectiveClause {
+            id: c.clause_id.clone(),
+            text: m.text,
+            status: m.status,
+        });
+    }
+    for c in pc.into_iter().flat_map(|d| d.iter_clauses()) {
+        if !out.iter().any(|e| e.id == c.clause_id) {
+            let m = merge("", &c.text);
+            out.push(EffectiveClause {
+                id: c.clause_id.clone(),
+                text: m.text,
+                status: m.status,
+            });
+        }
+    }
+    out
+}
+
+fn sentence_with(text: &str, at: usize) -> &str {
+    super::text::sentence_spans(text)
+        .into_iter()
+        .find(|&(s, e)| at >= s && at < e)
+        .map(|(s, e)| &text[s..e])
+        .unwrap_or(text)
+}
+
+fn normalize_ws(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end_matches(['.', ';', '。'])
+        .to_lowercase()
+}
+
+fn summarize(clause_id: &str, status: ClauseStatus, conflicts: &[Conflict], high: usize) -> String {
+    if status == ClauseStatus::Unchanged && conflicts.is_empty() {
+        return format!(
+            "The Particular Conditions do not change Sub-Clause {clause_id}; no inconsistency."
+        );
+    }
+    if conflicts.is_empty() {
+        return format!("The Particular Conditions' change to Sub-Clause {clause_id} is consistent with the rest of the contract.");
+    }
+    let kinds: Vec<String> = conflicts
+        .iter()
+        .map(|c| format!("{:?}", c.kind))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    format!(
+        "Sub-Clause {clause_id} ({status:?}): {} inconsistenc{} ({high} high): {}. First: {}",
+        conflicts.len(),
+        if conflicts.len() == 1 { "y" } else { "ies" },
+        kinds.join(", "),
+        conflicts[0].description
+    )
+}

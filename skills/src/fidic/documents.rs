@@ -1,0 +1,192 @@
+//! Which document of a review plays which FIDIC part, clause lookup across them, and the
+//! preparers that follow the clause the model asked about.
+
+use skill_core::prelude::*;
+
+use crate::document::{normalize_clause_id, DocumentStructure};
+use crate::state::{ClauseFocus, ReviewDocument, ReviewState};
+
+/// The FIDIC parts of a review.
+#[derive(Debug, Clone, Copy)]
+pub struct FidicDocuments<'a> {
+    /// The contract under review.
+    pub primary: Option<&'a DocumentStructure>,
+    /// The General Conditions (baseline; the primary document when no baseline was given).
+    pub gc: Option<&'a DocumentStructure>,
+    /// The Particular Conditions (a reference whose file name says `pc` or `particular`).
+    pub pc: Option<&'a ReviewDocument>,
+    /// The Employer's Requirements (a reference whose file name says `employer` or `er`).
+    pub er: Option<&'a ReviewDocument>,
+}
+
+impl<'a> FidicDocuments<'a> {
+    /// Picks the parts from the review's documents.
+    pub fn of(review: &'a ReviewState) -> Self {
+        let pc = review.references().find(|d| is_pc_name(&d.filename));
+        let er = pick_er(review, pc);
+        Self {
+            primary: review.primary(),
+            gc: review.baseline().or(review.primary()),
+            pc,
+            er,
+        }
+    }
+
+    /// The Particular Conditions' structure.
+    pub fn pc_structure(&self) -> Option<&'a DocumentStructure> {
+        self.pc.map(|d| &d.structure)
+    }
+
+    /// General Conditions text of a clause (with its sub-clauses), if the clause is there.
+    pub fn gc_text(&self, clause_id: &str) -> Option<String> {
+        self.gc.and_then(|d| d.clause_full_text(clause_id))
+    }
+
+    /// Particular Conditions text of a clause, if the PC deal with it.
+    pub fn pc_text(&self, clause_id: &str) -> Option<String> {
+        self.pc_structure()
+            .and_then(|d| d.clause_full_text(clause_id))
+    }
+
+    /// The clause and every sub-clause under it that the GC or the PC have (GC order, then
+    /// clauses only the PC have), each with its own text in both.
+    pub fn clause_pairs(&self, clause_id: &str) -> Vec<ClausePair> {
+        let prefix = format!("{clause_id}.");
+        let mut ids: Vec<String> = Vec::new();
+        for doc in [self.gc, self.pc_structure()].into_iter().flatten() {
+            for c in doc.iter_clauses() {
+                if (c.clause_id == clause_id || c.clause_id.starts_with(&prefix))
+                    && !ids.contains(&c.clause_id)
+                {
+                    ids.push(c.clause_id.clone());
+                }
+            }
+        }
+        let own = |doc: Option<&DocumentStructure>, id: &str| {
+            doc.and_then(|d| d.find_clause(id))
+                .map(|c| c.text.trim().to_string())
+                .unwrap_or_default()
+        };
+        ids.into_iter()
+            .map(|id| ClausePair {
+                gc_text: own(self.gc, &id),
+                pc_text: own(self.pc_structure(), &id),
+                clause_id: id,
+            })
+            .collect()
+    }
+
+    /// Every document that holds clauses, for "does this clause exist" questions.
+    pub fn all(&self) -> impl Iterator<Item = &'a DocumentStructure> {
+        [self.primary, self.gc, self.pc_structure()]
+            .into_iter()
+            .flatten()
+    }
+
+    /// Whether any document has the clause.
+    pub fn has_clause(&self, clause_id: &str) -> bool {
+        self.all().any(|d| d.find_clause(clause_id).is_some())
+    }
+
+    /// The "no such clause" error, naming a few clauses that do exist.
+    pub fn clause_not_found(&self, skill: &str, clause_id: &str) -> SkillError {
+        clause_not_found(skill, clause_id, self.all())
+    }
+}
+
+/// One clause with its own General and Particular Conditions text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClausePair {
+    /// The clause.
+    pub clause_id: String,
+    /// Its General Conditions text (without sub-clauses), empty when the GC lack it.
+    pub gc_text: String,
+    /// Its Particular Conditions text (without sub-clauses), empty when the PC are silent.
+    pub pc_text: String,
+}
+
+fn name_tokens(filename: &str) -> Vec<String> {
+    filename
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn is_pc_name(filename: &str) -> bool {
+    let lower = filename.to_lowercase();
+    lower.contains("particular")
+        || name_tokens(filename)
+            .iter()
+            .any(|t| t == "pc" || t.starts_with("pc"))
+}
+
+/// The ER: a reference named `employer...` or with an `er` word, else (as SPEC-19 6.5) the
+/// first reference whose name merely contains "er", never the PC.
+fn pick_er<'a>(
+    review: &'a ReviewState,
+    pc: Option<&'a ReviewDocument>,
+) -> Option<&'a ReviewDocument> {
+    let not_pc = |d: &&ReviewDocument| pc.is_none_or(|p| !std::ptr::eq(*d, p));
+    review
+        .references()
+        .filter(not_pc)
+        .find(|d| {
+            let lower = d.filename.to_lowercase();
+            lower.contains("employer") || name_tokens(&d.filename).iter().any(|t| t == "er")
+        })
+        .or_else(|| {
+            review
+                .references()
+                .filter(not_pc)
+                .find(|d| d.filename.to_lowercase().contains("er"))
+        })
+}
+
+/// A `not_found` error for a clause, listing up to eight clause ids that exist.
+pub fn clause_not_found<'a>(
+    skill: &str,
+    clause_id: &str,
+    docs: impl Iterator<Item = &'a DocumentStructure>,
+) -> SkillError {
+    let mut ids: Vec<String> = Vec::new();
+    for doc in docs {
+        for clause in doc.iter_clauses() {
+            if !ids.contains(&clause.clause_id) {
+                ids.push(clause.clause_id.clone());
+            }
+        }
+    }
+    let total = ids.len();
+    ids.truncate(8);
+    let known = if ids.is_empty() {
+        "the review has no parsed clauses".to_string()
+    } else {
+        format!("existing clauses include {}", ids.join(", "))
+    };
+    SkillError::not_found(format!("`{skill}`: clause `{clause_id}` was not found; {known}"))
+        .with_details(serde_json::json!({ "skill_id": skill, "clause_id": clause_id, "known_clause_count": total }))
+}
+
+/// The clause a preparer works for: the one the model named, else the clause under review.
+pub fn scoped_clause_id(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<String, SkillError> {
+    scope
+        .str_argument("clause_id")
+        .or_else(|| ctx.get::<ClauseFocus>().map(|f| f.0.clone()))
+        .map(|id| normalize_clause_id(&id))
+        .ok_or_else(|| SkillError::invalid_arguments("no clause is under review; pass `clause_id`"))
+}
+
+/// The review state of a context, for preparers of the skill in `scope`.
+pub fn review_of<'c>(
+    ctx: &'c SkillContext,
+    scope: &PrepareScope<'_>,
+) -> Result<&'c ReviewState, SkillError> {
+    ctx.get::<ReviewState>().ok_or_else(|| {
+        SkillError::missing_injection(scope.skill_id(), std::any::type_name::<ReviewState>())
+    })
+}

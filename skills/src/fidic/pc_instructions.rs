@@ -1,0 +1,346 @@
+//! Reading Particular Conditions instructions ("Delete the words "28 days" and replace them
+//! with "14 days"", "This Sub-Clause is deleted", "Add the following at the end: ...",
+//! "将“28天”修改为“14天”") and applying them to the General Conditions text.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use similar::{ChangeTag, TextDiff};
+
+/// What a Particular Condition does to a sub-clause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ModificationKind {
+    /// The whole sub-clause is deleted.
+    Deleted,
+    /// The whole sub-clause is replaced by new text.
+    Replaced,
+    /// Words of the General Conditions are replaced by other words.
+    WordsReplaced,
+    /// Words of the General Conditions are deleted.
+    WordsDeleted,
+    /// Text is added to the sub-clause.
+    Added,
+    /// A sub-clause that the General Conditions do not have.
+    NewSubClause,
+    /// PC text that is not a recognisable instruction; appended as a supplement.
+    Supplement,
+}
+
+/// One modification made by the Particular Conditions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Modification {
+    /// What kind of change it is.
+    pub kind: ModificationKind,
+    /// General Conditions text affected (the words replaced or deleted), empty for additions.
+    pub gc_text: String,
+    /// Text the PC put in its place or added, empty for deletions.
+    pub pc_text: String,
+    /// Whether the change could be applied (the words to replace were found in the GC).
+    pub applied: bool,
+    /// One-line explanation.
+    pub description: String,
+}
+
+/// How a sub-clause stands after the PC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClauseStatus {
+    /// The PC do not touch it.
+    Unchanged,
+    /// Some words or paragraphs changed.
+    Amended,
+    /// Replaced in full.
+    Replaced,
+    /// Deleted in full.
+    Deleted,
+    /// Introduced by the PC.
+    Added,
+}
+
+/// The merged sub-clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// How the clause stands.
+    pub status: ClauseStatus,
+    /// The text that applies (GC as modified by the PC), empty when deleted.
+    pub text: String,
+    /// The modifications, in PC order.
+    pub modifications: Vec<Modification>,
+}
+
+static SUBSTITUTE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)(?:delete|replace)\s+(?:the\s+)?(?:words?\s+|figures?\s+|period\s+(?:of\s+)?)?["“]([^"”]+)["”]\s+(?:and\s+(?:replace|substitute)\s+(?:it\s+|them\s+)?)?(?:with|by)\s+["“]([^"”]+)["”]|将\s*["“]([^"”]+)["”]\s*(?:修改|替换|改)为\s*["“]([^"”]+)["”]"#).unwrap()
+});
+static DELETE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)delete\s+(?:the\s+)?words?\s+["“]([^"”]+)["”]|删除\s*["“]([^"”]+)["”]"#)
+        .unwrap()
+});
+static REPLACE_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:(?:and\s+)?(?:replace|substitute)\s+(?:it\s+|them\s+)?(?:with|by)\s+(?:the\s+following|:)|(?:is|shall\s+be)\s+(?:deleted\s+and\s+)?replaced\s+(?:in\s+its\s+entirety\s+)?(?:with|by)\s+(?:the\s+following)?|shall\s+read\s*(?:as\s+follows)?|(?:替换|修改)为(?:以下内容)?|改为如下)\s*[:：]").unwrap()
+});
+static ADD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:add|insert)\b[^:：\n]*|(?:增加|补充|增设)[^:：\n]*)[:：]").unwrap()
+});
+static DELETE_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:(?:is|are|shall\s+be)\s+deleted(?:\s+in\s+(?:its|their)\s+entirety)?|\bdelete\s+(?:this\s+)?sub-clause\b|本[条款](?:予以)?删除|删除本[条款]|不适用)").unwrap()
+});
+
+fn unquote(text: &str) -> String {
+    text.trim().trim_matches(['"', '“', '”']).trim().to_string()
+}
+
+/// Applies the PC text of a sub-clause to its GC text.
+pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
+    let gc_text = gc_text.trim();
+    let pc_text = pc_text.trim();
+    if pc_text.is_empty() {
+        return Merged {
+            status: ClauseStatus::Unchanged,
+            text: gc_text.to_string(),
+            modifications: Vec::new(),
+        };
+    }
+    if gc_text.is_empty() {
+        let body = body_after_instruction(pc_text).unwrap_or_else(|| pc_text.to_string());
+        return Merged {
+            status: ClauseStatus::Added,
+            text: body.clone(),
+            modifications: vec![Modification {
+                kind: ModificationKind::NewSubClause,
+                gc_text: String::new(),
+                pc_text: body,
+                applied: true,
+                description: "new sub-clause introduced by the Particular Conditions".into(),
+            }],
+        };
+    }
+    if let Some(m) = REPLACE_ALL.find(pc_text) {
+        let new_text = unquote(&pc_text[m.end()..]);
+        return Merged {
+            status: ClauseStatus::Replaced,
+            text: new_text.clone(),
+            modifications: vec![Modification {
+                kind: ModificationKind::Replaced,
+                gc_text: gc_text.to_string(),
+                pc_text: new_text,
+                applied: true,
+                description: "sub-clause replaced in full".into(),
+            }],
+        };
+    }
+    let mut text = gc_text.to_string();
+    let mut modifications = Vec::new();
+    let mut consumed: Vec<(usize, usize)> = Vec::new();
+    for c in SUBSTITUTE.captures_iter(pc_text) {
+        let whole = c.get(0).expect("match");
+        consumed.push((whole.start(), whole.end()));
+        let (old, new) = match (c.get(1), c.get(2)) {
+            (Some(o), Some(n)) => (o.as_str(), n.as_str()),
+            _ => (&c[3], &c[4]),
+        };
+        let applied = text.contains(old);
+        text = text.replace(old, new);
+        modifications.push(Modification {
+            kind: ModificationKind::WordsReplaced,
+            gc_text: old.to_string(),
+            pc_text: new.to_string(),
+            applied,
+            description: if applied {
+                format!("\"{old}\" replaced by \"{new}\"")
+            } else {
+                format!("the PC replace \"{old}\" but the General Conditions do not contain it")
+            },
+        });
+    }
+    for c in DELETE_WORDS.captures_iter(pc_text) {
+        let whole = c.get(0).expect("match");
+        if consumed
+            .iter()
+            .any(|&(s, e)| whole.start() >= s && whole.start() < e)
+        {
+            continue;
+        }
+        consumed.push((whole.start(), whole.end()));
+        let old = c.get(1).or(c.get(2)).expect("one group").as_str();
+        let applied = text.contains(old);
+        text = text
+            .replace(old, "")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        modifications.push(Modification {
+            kind: ModificationKind::WordsDeleted,
+            gc_text: old.to_string(),
+            pc_text: String::new(),
+            applied,
+            description: format!("\"{old}\" deleted"),
+        });
+    }
+    if let Some(m) = ADD.find(pc_text) {
+        if !consumed
+            .iter()
+            .any(|&(s, e)| m.start() >= s && m.start() < e)
+        {
+            let added = unquote(&pc_text[m.end()..]);
+            text = format!("{text}\n{added}");
+            modifications.push(Modification {
+                kind: ModificationKind::Added,
+                gc_text: String::new(),
+                pc_text: added,
+                applied: true,
+                description: format!(
+                    "text added ({})",
+                    m.as_str().trim_end_matches([':', '：']).trim()
+                ),
+            });
+            consumed.push((m.start(), pc_text.len()));
+        }
+    }
+    if modifications.is_empty() {
+        if DELETE_ALL.is_match(pc_text) {
+            return Merged {
+                status: ClauseStatus::Deleted,
+                text: String::new(),
+                modifications: vec![Modification {
+                    kind: ModificationKind::Deleted,
+                    gc_text: gc_text.to_string(),
+                    pc_text: String::new(),
+                    applied: true,
+                    description: "sub-clause deleted in full".into(),
+                }],
+            };
+        }
+        text = format!("{gc_text}\n{pc_text}");
+        modifications.push(Modification {
+            kind: ModificationKind::Supplement,
+            gc_text: String::new(),
+            pc_text: pc_text.to_string(),
+            applied: true,
+            description: "PC text without a recognised instruction, read as a supplement".into(),
+        });
+    }
+    Merged {
+        status: ClauseStatus::Amended,
+        text,
+        modifications,
+    }
+}
+
+fn body_after_instruction(pc_text: &str) -> Option<String> {
+    let m = ADD.find(pc_text).or_else(|| REPLACE_ALL.find(pc_text))?;
+    let rest = unquote(&pc_text[m.end()..]);
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// A change between two texts, word by word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TextChange {
+    /// `removed` or `inserted`.
+    pub change: String,
+    /// The words removed or inserted.
+    pub text: String,
+}
+
+/// The word-level changes from `before` to `after`, adjacent words grouped.
+pub fn word_changes(before: &str, after: &str) -> Vec<TextChange> {
+    let diff = TextDiff::from_words(before, after);
+    let mut out: Vec<TextChange> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let kind = match change.tag() {
+            ChangeTag::Delete => "removed",
+            ChangeTag::Insert => "inserted",
+            ChangeTag::Equal => {
+                if change.value().trim().is_empty() {
+                    continue;
+                }
+                out.push(TextChange {
+                    change: String::new(),
+                    text: String::new(),
+                });
+                continue;
+            }
+        };
+        match out.last_mut() {
+            Some(last) if last.change == kind => last.text.push_str(change.value()),
+            _ => out.push(TextChange {
+                change: kind.into(),
+                text: change.value().to_string(),
+            }),
+        }
+    }
+    out.into_iter()
+        .filter(|c| !c.change.is_empty())
+        .map(|c| TextChange {
+            text: c.text.split_whitespace().collect::<Vec<_>>().join(" "),
+            ..c
+        })
+        .filter(|c| !c.text.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GC: &str =
+        "The Contractor shall give notice within 28 days after becoming aware of the event.";
+
+    #[test]
+    fn word_replacement_is_applied_and_diffed() {
+        let m = merge(
+            GC,
+            "Delete the words \"28 days\" and replace them with \"14 days\".",
+        );
+        assert_eq!(m.status, ClauseStatus::Amended);
+        assert_eq!(
+            m.text,
+            "The Contractor shall give notice within 14 days after becoming aware of the event."
+        );
+        assert_eq!(m.modifications[0].kind, ModificationKind::WordsReplaced);
+        assert!(m.modifications[0].applied);
+        let changes = word_changes(GC, &m.text);
+        assert_eq!(
+            changes,
+            [
+                TextChange {
+                    change: "removed".into(),
+                    text: "28".into()
+                },
+                TextChange {
+                    change: "inserted".into(),
+                    text: "14".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn deletion_replacement_addition_and_chinese() {
+        assert_eq!(
+            merge(GC, "This Sub-Clause is deleted.").status,
+            ClauseStatus::Deleted
+        );
+        let r = merge(GC, "Delete this Sub-Clause and replace it with the following:\n\"The Contractor shall notify promptly.\"");
+        assert_eq!(
+            (r.status, r.text.as_str()),
+            (
+                ClauseStatus::Replaced,
+                "The Contractor shall notify promptly."
+            )
+        );
+        let a = merge(
+            GC,
+            "Add the following at the end of the Sub-Clause:\nThe notice shall be in writing.",
+        );
+        assert!(a.text.ends_with("\nThe notice shall be in writing."));
+        let z = merge("承包商应在28天内通知。", "将“28天”修改为“14天”。");
+        assert_eq!(z.text, "承包商应在14天内通知。");
+        let missing = merge(GC, "Replace \"42 days\" with \"21 days\".");
+        assert!(!missing.modifications[0].applied);
+        assert_eq!(merge("", "New text.").status, ClauseStatus::Added);
+        assert_eq!(merge(GC, "").status, ClauseStatus::Unchanged);
+    }
+}

@@ -1,0 +1,325 @@
+//! What the SPA/SHA skills share: the text a request covers, the side the review acts for,
+//! enumerated items, amounts, percentages and dates, and the finding record.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use skill_core::SkillError;
+
+use crate::document::{normalize_clause_id, DocumentStructure};
+use crate::fidic::documents::clause_not_found;
+use crate::fidic::Severity;
+use crate::state::ReviewState;
+
+/// One observation with its seriousness for the party the review acts for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Finding {
+    /// Short topic (`long_stop_date`, `cap`, `drag_along`).
+    pub topic: String,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What was found and why it matters.
+    pub message: String,
+    /// Clause it comes from, when known.
+    pub clause_id: Option<String>,
+}
+
+impl Finding {
+    /// A finding.
+    pub fn new(
+        topic: &str,
+        severity: Severity,
+        message: impl Into<String>,
+        clause_id: Option<&str>,
+    ) -> Self {
+        Self {
+            topic: topic.into(),
+            severity,
+            message: message.into(),
+            clause_id: clause_id.map(str::to_string),
+        }
+    }
+}
+
+/// Orders findings most serious first, keeping document order otherwise.
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by_key(|f| f.severity);
+}
+
+/// Text covered by a request.
+pub struct Scope<'a> {
+    /// The clause analysed: the top-level clause containing the request, or `*`.
+    pub clause_id: String,
+    /// Its full text (with sub-clauses).
+    pub text: String,
+    /// The contract.
+    pub doc: &'a DocumentStructure,
+}
+
+/// The text a skill analyses: the top-level clause containing `clause_id` (a CP list, its
+/// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
+pub fn scope<'a>(
+    review: &'a ReviewState,
+    skill: &str,
+    clause_id: &str,
+) -> Result<Scope<'a>, SkillError> {
+    let doc = review.primary().ok_or_else(|| {
+        SkillError::not_found(format!(
+            "`{skill}`: the review has no contract under review (no document with role `primary`)"
+        ))
+    })?;
+    let wanted = normalize_clause_id(clause_id);
+    if wanted == "*" || wanted.eq_ignore_ascii_case("all") {
+        let text = doc
+            .clauses
+            .iter()
+            .filter_map(|c| doc.clause_full_text(&c.clause_id))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Ok(Scope {
+            clause_id: "*".into(),
+            text,
+            doc,
+        });
+    }
+    if doc.find_clause(&wanted).is_none() {
+        return Err(clause_not_found(skill, &wanted, std::iter::once(doc)));
+    }
+    let mut top = wanted.clone();
+    while let Some(parent) = doc.parent_of(&top) {
+        top = parent.clause_id.clone();
+    }
+    Ok(Scope {
+        text: doc.clause_full_text(&top).unwrap_or_default(),
+        clause_id: top,
+        doc,
+    })
+}
+
+/// The clause of `doc` whose own text contains `needle`, for locating findings.
+pub fn clause_of(doc: &DocumentStructure, needle: &str) -> Option<String> {
+    doc.iter_clauses()
+        .find(|c| c.text.contains(needle))
+        .map(|c| c.clause_id.clone())
+}
+
+/// Which side of the deal the review acts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Buyer / purchaser / investor.
+    Buyer,
+    /// Seller / vendor / founder.
+    Seller,
+    /// Not stated.
+    Unknown,
+}
+
+impl Side {
+    /// Reads `our_party` ("Buyer", "Purchaser", "卖方", "Investor", "Founders").
+    pub fn of(our_party: &str) -> Self {
+        let p = our_party.to_lowercase();
+        if ["buyer", "purchaser", "investor", "买方", "收购方", "投资方"]
+            .iter()
+            .any(|w| p.contains(w))
+        {
+            Side::Buyer
+        } else if ["seller", "vendor", "founder", "卖方", "出让方", "创始"]
+            .iter()
+            .any(|w| p.contains(w))
+        {
+            Side::Seller
+        } else {
+            Side::Unknown
+        }
+    }
+}
+
+static ITEM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^\s*[\(（]([a-z]{1,2}|[ivx]{1,4}|\d{1,2}|[一二三四五六七八九十]{1,3})[\)）]\s*(.+)$",
+    )
+    .unwrap()
+});
+
+/// Enumerated list items (`(a) ...`, `(iv) ...`, `（一）...`) as (label, text).
+pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
+    ITEM.captures_iter(text)
+        .map(|c| (c[1].to_string(), c[2].trim().to_string()))
+        .collect()
+}
+
+static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[(（]([a-z]{1,2}|[ivx]{1,4}|[一二三四五六七八九十]{1,3})[)）]").unwrap()
+});
+
+/// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e; "第（二）项" -> 二).
+pub fn cited_labels(sentence: &str) -> Vec<String> {
+    LABEL_REF
+        .captures_iter(sentence)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+/// A sum of money as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Amount {
+    /// As written (`GBP 50,000`).
+    pub raw: String,
+    /// Currency code or symbol (`GBP`, `$`, `RMB`).
+    pub currency: String,
+    /// The value in units of the currency.
+    pub value: f64,
+}
+
+static MONEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(GBP|USD|EUR|RMB|CNY|HKD|US\$|£|\$|€|人民币)\s?(\d+(?:,\d{3})*(?:\.\d+)?)\s*(million|m\b|billion|bn\b|万元|万|亿元|亿)?").unwrap()
+});
+static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|per\s?cent|percent)|百分之([一二三四五六七八九十百]+)")
+        .unwrap()
+});
+
+/// Every sum of money in `text`.
+pub fn amounts(text: &str) -> Vec<Amount> {
+    MONEY
+        .captures_iter(text)
+        .filter_map(|c| {
+            let number: f64 = c[2].replace(',', "").parse().ok()?;
+            let factor = match c.get(3).map(|m| m.as_str().to_lowercase()) {
+                Some(s) if s == "million" || s == "m" => 1e6,
+                Some(s) if s == "billion" || s == "bn" => 1e9,
+                Some(s) if s.starts_with('万') => 1e4,
+                Some(s) if s.starts_with('亿') => 1e8,
+                _ => 1.0,
+            };
+            Some(Amount {
+                raw: c[0].trim().to_string(),
+                currency: c[1].to_uppercase(),
+                value: number * factor,
+            })
+        })
+        .collect()
+}
+
+/// Every percentage in `text`, as a number (`30% ` -> 30.0).
+pub fn percentages(text: &str) -> Vec<f64> {
+    PERCENT
+        .captures_iter(text)
+        .filter_map(|c| match (c.get(1), c.get(2)) {
+            (Some(n), _) => n.as_str().parse().ok(),
+            (None, Some(zh)) => crate::document::chinese_numeral(zh.as_str()).map(f64::from),
+            _ => None,
+        })
+        .collect()
+}
+
+static DATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},\s*\d{4}\b|\d{4}年\d{1,2}月\d{1,2}日").unwrap()
+});
+
+/// The first calendar date in `text`.
+pub fn first_date(text: &str) -> Option<String> {
+    DATE.find(text).map(|m| m.as_str().to_string())
+}
+
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|eighteen|twenty-four|thirty-six)\s+(months?|years?)\b|(\d{1,3}|[一二三四五六七八九十]+)\s*(?:个月|年)").unwrap()
+});
+
+/// Durations in months ("18 months", "6 years", "24个月"), with the text matched.
+pub fn durations_in_months(text: &str) -> Vec<(u32, String)> {
+    DURATION
+        .captures_iter(text)
+        .filter_map(|c| {
+            let whole = c.get(0)?.as_str().to_string();
+            let (n, years) = match (c.get(1), c.get(3)) {
+                (Some(n), _) => (
+                    word_number(n.as_str())?,
+                    c[2].to_lowercase().starts_with("year"),
+                ),
+                (None, Some(n)) => (
+                    n.as_str()
+                        .parse()
+                        .ok()
+                        .or_else(|| crate::document::chinese_numeral(n.as_str()))?,
+                    whole.ends_with('年'),
+                ),
+                _ => return None,
+            };
+            Some((if years { n * 12 } else { n }, whole))
+        })
+        .collect()
+}
+
+/// A number written in digits or (small) English words.
+pub fn word_number(text: &str) -> Option<u32> {
+    if let Ok(n) = text.parse() {
+        return Some(n);
+    }
+    let words = [
+        ("one", 1),
+        ("two", 2),
+        ("three", 3),
+        ("four", 4),
+        ("five", 5),
+        ("six", 6),
+        ("seven", 7),
+        ("eight", 8),
+        ("nine", 9),
+        ("ten", 10),
+        ("eleven", 11),
+        ("twelve", 12),
+        ("eighteen", 18),
+        ("twenty-four", 24),
+        ("thirty-six", 36),
+    ];
+    let lower = text.to_lowercase();
+    words.iter().find(|(w, _)| *w == lower).map(|(_, n)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_money_dates() {
+        let a = amounts("capped at GBP 4,800,000 or US$2.5 million, 人民币500万元");
+        let v: Vec<(String, f64)> = a.into_iter().map(|a| (a.currency, a.value)).collect();
+        assert_eq!(
+            v,
+            [
+                ("GBP".into(), 4_800_000.0),
+                ("US$".into(), 2_500_000.0),
+                ("人民币".into(), 5_000_000.0)
+            ]
+        );
+        assert_eq!(
+            percentages("30% of, 1 per cent, 百分之二十"),
+            [30.0, 1.0, 20.0]
+        );
+        assert_eq!(
+            first_date("by 30 June 2026 or later").as_deref(),
+            Some("30 June 2026")
+        );
+        assert_eq!(
+            durations_in_months("within 18 months, 6 years, 24个月")
+                .iter()
+                .map(|d| d.0)
+                .collect::<Vec<_>>(),
+            [18, 72, 24]
+        );
+        assert_eq!(
+            enumerated_items("intro:\n(a) one;\n(b) two.\n（一）三"),
+            [
+                ("a".into(), "one;".into()),
+                ("b".into(), "two.".into()),
+                ("一".into(), "三".into())
+            ]
+        );
+        assert_eq!(cited_labels("Clause 4.1(c), (d) and (e)"), ["c", "d", "e"]);
+        assert_eq!(Side::of("the Buyer"), Side::Buyer);
+        assert_eq!(Side::of("卖方"), Side::Seller);
+    }
+}

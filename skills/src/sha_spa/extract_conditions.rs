@@ -1,0 +1,370 @@
+//! `spa_extract_conditions`: the conditions precedent of a share purchase, the long-stop date,
+//! and who may waive which condition.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use skill_core::prelude::*;
+
+use super::common::{
+    cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side,
+};
+use crate::fidic::text::{definitions_in, excerpt, sentences};
+use crate::fidic::Severity;
+use crate::state::ReviewState;
+
+/// One condition precedent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Condition {
+    /// Its label in the list (`a`).
+    pub label: String,
+    /// The condition, shortened.
+    pub text: String,
+    /// `regulatory`, `shareholder_approval`, `third_party_consent`, `no_material_adverse_change`,
+    /// `warranties_true`, `financing` or `other`.
+    pub category: String,
+    /// Parties that may waive it; empty when nobody may.
+    pub waivable_by: Vec<String>,
+}
+
+/// A waiver right.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WaiverRight {
+    /// Who may waive (`Buyer`), or `none` for a condition that may not be waived.
+    pub party: String,
+    /// Labels of the conditions concerned; empty for all of them.
+    pub conditions: Vec<String>,
+    /// The sentence granting or excluding it.
+    pub text: String,
+}
+
+/// The conditions of a share purchase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConditionsReport {
+    /// The clause analysed (top-level clause of the request, or `*`).
+    pub clause_id: String,
+    /// Every condition, in order.
+    pub conditions: Vec<Condition>,
+    /// Number of conditions.
+    pub condition_count: usize,
+    /// The long-stop date, when the agreement gives one (`30 June 2026`).
+    pub long_stop_date: Option<String>,
+    /// What happens at the long-stop date (`either Party may terminate ...`).
+    pub long_stop_consequence: Option<String>,
+    /// Waiver rights and exclusions.
+    pub waiver_rights: Vec<WaiverRight>,
+    /// Labels of conditions nobody may waive.
+    pub non_waivable: Vec<String>,
+    /// Observations, most serious first; `high` when no long-stop date is set.
+    pub findings: Vec<Finding>,
+    /// One paragraph for the reader.
+    pub summary: String,
+}
+
+/// Extract the conditions precedent of a share purchase, its long-stop date and who may waive each condition.
+///
+/// Lists each condition with its kind (regulatory clearance, shareholder approval, third-party
+/// consent, no material adverse change, warranties true at completion, financing), the
+/// long-stop date and what happens when it passes, and the waiver rights, with findings such
+/// as a missing long-stop date or a MAC walk-away right. Pass the conditions clause, or "*"
+/// for the whole agreement.
+#[skill(
+    id = "spa_extract_conditions",
+    domain = "sha_spa",
+    category = "analysis"
+)]
+pub fn spa_extract_conditions(
+    /// Clause number of the conditions, e.g. "4" or "4.1" (the whole top-level clause is read),
+    /// or "*" for the whole agreement; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    review: Inject<ReviewState>,
+) -> Result<ConditionsReport, SkillError> {
+    let scope = scope(&review, "spa_extract_conditions", &clause_id)?;
+    let side = Side::of(&review.our_party);
+    let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
+        .into_iter()
+        .filter(|(_, text)| is_condition_like(text))
+        .map(|(label, text)| Condition {
+            category: category(&text).into(),
+            label,
+            text: excerpt(&text, 240),
+            waivable_by: Vec::new(),
+        })
+        .collect();
+    if !is_condition_clause(&scope.text) {
+        conditions.clear();
+    }
+
+    let mut waiver_rights = Vec::new();
+    let mut non_waivable = Vec::new();
+    for sentence in sentences(&scope.text)
+        .into_iter()
+        .filter(|s| s.to_lowercase().contains("waive") || s.contains("豁免"))
+    {
+        let lower = sentence.to_lowercase();
+        let labels = cited_labels(sentence);
+        if [
+            "may not be waived",
+            "cannot be waived",
+            "shall not be waived",
+            "不得豁免",
+            "不可豁免",
+        ]
+        .iter()
+        .any(|n| lower.contains(n))
+        {
+            let targets = if labels.is_empty() {
+                conditions.iter().map(|c| c.label.clone()).collect()
+            } else {
+                labels.clone()
+            };
+            non_waivable.extend(targets);
+            waiver_rights.push(WaiverRight {
+                party: "none".into(),
+                conditions: labels,
+                text: excerpt(sentence, 240),
+            });
+            continue;
+        }
+        let Some(party) = waiving_party(sentence) else {
+            continue;
+        };
+        for c in conditions
+            .iter_mut()
+            .filter(|c| labels.is_empty() || labels.contains(&c.label))
+        {
+            if !c.waivable_by.contains(&party) {
+                c.waivable_by.push(party.clone());
+            }
+        }
+        waiver_rights.push(WaiverRight {
+            party,
+            conditions: labels,
+            text: excerpt(sentence, 240),
+        });
+    }
+    for c in conditions
+        .iter_mut()
+        .filter(|c| non_waivable.contains(&c.label))
+    {
+        c.waivable_by.clear();
+    }
+
+    let (long_stop_date, long_stop_consequence) = long_stop(&scope.text, scope.doc);
+    let mut findings = Vec::new();
+    if !conditions.is_empty() {
+        if long_stop_date.is_none() {
+            findings.push(Finding::new("long_stop_date", Severity::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
+        } else if long_stop_consequence.is_none() {
+            findings.push(Finding::new(
+                "long_stop_date",
+                Severity::Medium,
+                "a long-stop date is set but no termination right is attached to it",
+                Some(&scope.clause_id),
+            ));
+        }
+        for c in &conditions {
+            let (topic, why, seller_sev) = match c.category.as_str() {
+                "no_material_adverse_change" => ("mac_condition", "a no-MAC condition gives the Buyer a walk-away right until completion", Severity::High),
+                "warranties_true" => ("warranty_bring_down", "warranties must be repeated true at completion, so a later breach lets the Buyer refuse to complete", Severity::Medium),
+                "financing" => ("financing_condition", "completion depends on the Buyer's financing", Severity::High),
+                _ => continue,
+            };
+            let severity = match side {
+                Side::Buyer => Severity::Low,
+                Side::Seller => seller_sev,
+                Side::Unknown => Severity::Medium,
+            };
+            findings.push(Finding::new(
+                topic,
+                severity,
+                format!("condition ({}): {why}", c.label),
+                Some(&scope.clause_id),
+            ));
+        }
+        let unwaivable: Vec<&str> = conditions
+            .iter()
+            .filter(|c| c.waivable_by.is_empty() && !non_waivable.contains(&c.label))
+            .map(|c| c.label.as_str())
+            .collect();
+        if !unwaivable.is_empty() {
+            findings.push(Finding::new(
+                "waiver",
+                Severity::Medium,
+                format!(
+                    "no waiver right covers condition(s) {}",
+                    unwaivable.join(", ")
+                ),
+                Some(&scope.clause_id),
+            ));
+        }
+        if !non_waivable.is_empty() {
+            findings.push(Finding::new(
+                "waiver",
+                Severity::Low,
+                format!(
+                    "condition(s) {} may not be waived (mandatory)",
+                    non_waivable.join(", ")
+                ),
+                Some(&scope.clause_id),
+            ));
+        }
+    }
+    sort_findings(&mut findings);
+    let summary = if conditions.is_empty() {
+        format!("Clause {} sets no conditions precedent.", scope.clause_id)
+    } else {
+        format!(
+            "Clause {} sets {} condition(s) ({}); long-stop date: {}; {} waiver provision(s){}.",
+            scope.clause_id,
+            conditions.len(),
+            conditions
+                .iter()
+                .map(|c| format!("{}: {}", c.label, c.category))
+                .collect::<Vec<_>>()
+                .join(", "),
+            long_stop_date.as_deref().unwrap_or("none"),
+            waiver_rights.len(),
+            findings
+                .first()
+                .filter(|f| f.severity == Severity::High)
+                .map(|f| format!("; key issue: {}", f.message))
+                .unwrap_or_default()
+        )
+    };
+    Ok(ConditionsReport {
+        clause_id: scope.clause_id,
+        condition_count: conditions.len(),
+        conditions,
+        long_stop_date,
+        long_stop_consequence,
+        waiver_rights,
+        non_waivable,
+        findings,
+        summary,
+    })
+}
+
+fn is_condition_clause(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "conditional on",
+        "conditional upon",
+        "conditions precedent",
+        "condition precedent",
+        "subject to the following conditions",
+        "先决条件",
+        "以下列条件",
+    ]
+    .iter()
+    .any(|c| lower.contains(c))
+}
+
+fn is_condition_like(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "having",
+        "being",
+        "obtained",
+        "no ",
+        "approv",
+        "clear",
+        "consent",
+        "true",
+        "已",
+        "取得",
+        "批准",
+        "未发生",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+fn category(text: &str) -> &'static str {
+    let lower = text.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&["material adverse", "重大不利"]) {
+        "no_material_adverse_change"
+    } else if has(&[
+        "merger control",
+        "antitrust",
+        "competition",
+        "regulat",
+        "clearance",
+        "cleared",
+        "waiting period",
+        "反垄断",
+        "经营者集中",
+        "审批",
+        "备案",
+    ]) {
+        "regulatory"
+    } else if has(&["shareholder", "resolution", "股东会", "股东大会"]) {
+        "shareholder_approval"
+    } else if has(&["warrant", "保证"]) {
+        "warranties_true"
+    } else if has(&["financ", "融资"]) {
+        "financing"
+    } else if has(&["consent", "同意"]) {
+        "third_party_consent"
+    } else {
+        "other"
+    }
+}
+
+static PARTY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(Buyer|Purchaser|Seller|Vendor|Investor|either Party|both Parties|the Parties)\b|(买方|卖方|投资方|双方|任何一方)").unwrap()
+});
+
+fn waiving_party(sentence: &str) -> Option<String> {
+    let cut = sentence
+        .to_ascii_lowercase()
+        .find("waive")
+        .or_else(|| sentence.find("豁免"))
+        .unwrap_or(sentence.len());
+    PARTY
+        .captures_iter(&sentence[..cut])
+        .last()
+        .and_then(|c| c.get(1).or(c.get(2)))
+        .map(|m| m.as_str().trim_start_matches("the ").to_string())
+}
+
+/// The long-stop date (from the clause or the definition of the term) and the sentence
+/// saying what happens when it passes.
+fn long_stop(
+    text: &str,
+    doc: &crate::document::DocumentStructure,
+) -> (Option<String>, Option<String>) {
+    let cues = [
+        "long stop date",
+        "long-stop date",
+        "longstop date",
+        "最后截止日",
+        "最终截止日",
+    ];
+    let mut date = None;
+    let mut consequence = None;
+    for sentence in sentences(text) {
+        let lower = sentence.to_lowercase();
+        if !cues.iter().any(|c| lower.contains(c)) {
+            continue;
+        }
+        date = date.or_else(|| first_date(sentence));
+        if consequence.is_none()
+            && ["terminat", "rescind", "lapse", "解除", "终止"]
+                .iter()
+                .any(|w| lower.contains(w))
+        {
+            consequence = Some(excerpt(sentence, 240));
+        }
+    }
+    if date.is_none() && (cues.iter().any(|c| text.to_lowercase().contains(c))) {
+        date = doc
+            .iter_clauses()
+            .flat_map(|c| definitions_in(&c.text))
+            .find(|(term, _)| cues.contains(&term.to_lowercase().as_str()))
+            .and_then(|(_, definition)| first_date(&definition));
+    }
+    (date, consequence)
+}

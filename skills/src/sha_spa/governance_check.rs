@@ -1,0 +1,356 @@
+//! `sha_governance_check`: board composition, reserved matters and vetoes, quorum, deadlock,
+//! and drag-along / tag-along rights of a shareholders' agreement.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use skill_core::prelude::*;
+
+use super::common::{
+    enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side,
+};
+use crate::fidic::text::{excerpt, sentences};
+use crate::fidic::Severity;
+use crate::state::ReviewState;
+
+/// Who appoints how many directors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BoardSeat {
+    /// The appointing party (`Investor`, `Founders`, `Board`).
+    pub appointed_by: String,
+    /// Number of directors.
+    pub seats: u32,
+}
+
+/// A matter that needs a particular consent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReservedMatter {
+    /// Its label (`a`).
+    pub label: String,
+    /// The matter, shortened.
+    pub text: String,
+}
+
+/// A drag-along or tag-along right.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TransferRight {
+    /// The shareholding that triggers it, in percent.
+    pub threshold_percent: Option<f64>,
+    /// Clause it sits in.
+    pub clause_id: String,
+    /// The wording, shortened.
+    pub text: String,
+}
+
+/// The governance terms of a shareholders' agreement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GovernanceReport {
+    /// The clause the request named (or `*`); the whole agreement is read.
+    pub clause_id: String,
+    /// Maximum or fixed number of directors.
+    pub board_size: Option<u32>,
+    /// Appointment rights.
+    pub board_seats: Vec<BoardSeat>,
+    /// Whether the chair has a casting vote.
+    pub chair_casting_vote: bool,
+    /// The quorum rule as written.
+    pub quorum: Option<String>,
+    /// The quorum at an adjourned meeting, when it differs.
+    pub adjourned_quorum: Option<String>,
+    /// Matters reserved to a consent.
+    pub reserved_matters: Vec<ReservedMatter>,
+    /// Who must consent to reserved matters (holders of a veto).
+    pub veto_holders: Vec<String>,
+    /// Deadlock mechanisms, in escalation order (`escalation`, `mediation`, `russian_roulette`, ...).
+    pub deadlock_mechanisms: Vec<String>,
+    /// The drag-along right.
+    pub drag_along: Option<TransferRight>,
+    /// The tag-along right.
+    pub tag_along: Option<TransferRight>,
+    /// Governance terms the agreement lacks (`deadlock`, `quorum`, ...).
+    pub missing: Vec<String>,
+    /// Observations, most serious first; `high` for a drag-along below 75%, a casting vote
+    /// with no deadlock mechanism, or a quorum that can be met without a protected director.
+    pub findings: Vec<Finding>,
+    /// One paragraph for the reader.
+    pub summary: String,
+}
+
+/// Check the governance terms of a shareholders' agreement: board seats, reserved matters and vetoes, quorum, deadlock, drag-along and tag-along.
+///
+/// Reads the whole agreement: who appoints how many directors, the chair's casting vote,
+/// quorum and adjourned-meeting quorum, the reserved matters and who can veto them, the
+/// deadlock mechanisms, drag / tag thresholds; lists missing terms and weighs findings for
+/// the party the review acts for (for example a drag-along below 75% against a minority).
+#[skill(
+    id = "sha_governance_check",
+    domain = "sha_spa",
+    category = "validation"
+)]
+pub fn sha_governance_check(
+    /// A clause of the agreement to check, e.g. "5" (the whole agreement is read; findings in
+    /// this clause come first), or "*"; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    review: Inject<ReviewState>,
+) -> Result<GovernanceReport, SkillError> {
+    let requested = scope(&review, "sha_governance_check", &clause_id)?;
+    let side = Side::of(&review.our_party);
+    let doc = &requested.doc;
+    let mut report = GovernanceReport {
+        clause_id: requested.clause_id.clone(),
+        board_size: None,
+        board_seats: Vec::new(),
+        chair_casting_vote: false,
+        quorum: None,
+        adjourned_quorum: None,
+        reserved_matters: Vec::new(),
+        veto_holders: Vec::new(),
+        deadlock_mechanisms: Vec::new(),
+        drag_along: None,
+        tag_along: None,
+        missing: Vec::new(),
+        findings: Vec::new(),
+        summary: String::new(),
+    };
+    let mut quorum_clause = None;
+    let mut reserved_clause = None;
+    for clause in doc.iter_clauses() {
+        let lower_clause = clause.text.to_lowercase();
+        if report.reserved_matters.is_empty()
+            && (lower_clause.contains("reserved matters are")
+                || lower_clause.contains("reserved matters:")
+                || clause.text.contains("保留事项"))
+        {
+            report.reserved_matters = enumerated_items(&clause.text)
+                .into_iter()
+                .map(|(label, text)| ReservedMatter {
+                    label,
+                    text: excerpt(&text, 160),
+                })
+                .collect();
+            reserved_clause = Some(clause.clause_id.clone());
+        }
+        for sentence in sentences(&clause.text) {
+            let lower = sentence.to_lowercase();
+            if let Some(c) = BOARD_SIZE.captures(&lower) {
+                report.board_size = report
+                    .board_size
+                    .or_else(|| word_number(c.get(1).or(c.get(2)).map_or("", |m| m.as_str())));
+            }
+            if let Some(c) = APPOINT.captures(sentence) {
+                if let Some(seats) = word_number(&c[2].to_lowercase()) {
+                    report.board_seats.push(BoardSeat {
+                        appointed_by: c[1].to_string(),
+                        seats,
+                    });
+                }
+            } else if let Some(c) = APPOINTED_BY.captures(sentence) {
+                if let Some(seats) = word_number(&c[1].to_lowercase()) {
+                    report.board_seats.push(BoardSeat {
+                        appointed_by: c[2].to_string(),
+                        seats,
+                    });
+                }
+            }
+            if lower.contains("casting vote") || sentence.contains("决定票") {
+                report.chair_casting_vote = !lower.contains("no casting vote")
+                    && !lower.contains("not have a casting vote");
+            }
+            if lower.contains("quorum") || sentence.contains("法定人数") {
+                if lower.contains("adjourned") {
+                    report.adjourned_quorum = report
+                        .adjourned_quorum
+                        .take()
+                        .or(Some(excerpt(sentence, 200)));
+                } else if report.quorum.is_none() {
+                    report.quorum = Some(excerpt(sentence, 200));
+                    quorum_clause = Some(clause.clause_id.clone());
+                }
+            }
+            if let Some(c) = CONSENT_OF.captures(sentence) {
+                let holder = c[1].trim().to_string();
+                if !report.veto_holders.contains(&holder) {
+                    report.veto_holders.push(holder);
+                }
+            }
+            if lower.contains("deadlock") || sentence.contains("僵局") {
+                for (cue, name) in DEADLOCK_MECHANISMS {
+                    if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name)
+                    {
+                        report.deadlock_mechanisms.push(name.to_string());
+                    }
+                }
+            }
+            let right = |s: &str| TransferRight {
+                threshold_percent: percentages(s).into_iter().next(),
+                clause_id: clause.clause_id.clone(),
+                text: excerpt(s, 240),
+            };
+            if (lower.contains("drag-along")
+                || lower.contains("drag along")
+                || sentence.contains("领售")
+                || sentence.contains("拖售"))
+                && report.drag_along.is_none()
+            {
+                report.drag_along = Some(right(sentence));
+            }
+            if (lower.contains("tag-along")
+                || lower.contains("tag along")
+                || lower.contains("co-sale")
+                || sentence.contains("随售")
+                || sentence.contains("共同出售"))
+                && report.tag_along.is_none()
+            {
+                report.tag_along = Some(right(sentence));
+            }
+        }
+    }
+    for (name, present) in [
+        (
+            "board_composition",
+            !report.board_seats.is_empty() || report.board_size.is_some(),
+        ),
+        ("quorum", report.quorum.is_some()),
+        ("reserved_matters", !report.reserved_matters.is_empty()),
+        ("deadlock", !report.deadlock_mechanisms.is_empty()),
+        ("drag_along", report.drag_along.is_some()),
+        ("tag_along", report.tag_along.is_some()),
+    ] {
+        if !present {
+            report.missing.push(name.to_string());
+        }
+    }
+    let mut findings = Vec::new();
+    for m in &report.missing {
+        findings.push(Finding::new(
+            m,
+            Severity::Medium,
+            format!("the agreement has no {} provision", m.replace('_', " ")),
+            None,
+        ));
+    }
+    if let Some(drag) = &report.drag_along {
+        match drag.threshold_percent {
+            Some(p) if p < 75.0 => findings.push(Finding::new(
+                "drag_along",
+                if side == Side::Buyer || side == Side::Unknown { Severity::High } else { Severity::Medium },
+                format!("holders of {p}% can force the others to sell; below the usual 75%, a minority investor can be dragged"),
+                Some(&drag.clause_id),
+            )),
+            None => findings.push(Finding::new("drag_along", Severity::Medium, "drag-along without a stated threshold", Some(&drag.clause_id))),
+            _ => {}
+        }
+    }
+    if let Some(tag) = &report.tag_along {
+        if tag.threshold_percent.is_some_and(|p| p >= 50.0) {
+            findings.push(Finding::new(
+                "tag_along",
+                Severity::Low,
+                "tag-along only on a change of control (more than 50%)",
+                Some(&tag.clause_id),
+            ));
+        }
+    }
+    if report.chair_casting_vote {
+        let severity = if report.deadlock_mechanisms.is_empty() {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
+        findings.push(Finding::new("casting_vote", severity, "the chair has a casting vote, so the side nominating the chair controls split board votes", None));
+    }
+    if let (Some(_), Some(adjourned)) = (&report.quorum, &report.adjourned_quorum) {
+        if ANY_N.is_match(&adjourned.to_lowercase()) {
+            findings.push(Finding::new(
+                "quorum",
+                if side == Side::Buyer {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
+                format!(
+                    "an adjourned meeting is quorate without the protected director: {adjourned}"
+                ),
+                quorum_clause.as_deref(),
+            ));
+        }
+    }
+    if report
+        .deadlock_mechanisms
+        .iter()
+        .any(|m| m == "russian_roulette" || m == "texas_shoot_out")
+    {
+        findings.push(Finding::new("deadlock", Severity::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
+    }
+    if !report.veto_holders.is_empty() && !report.reserved_matters.is_empty() {
+        findings.push(Finding::new(
+            "veto",
+            if side == Side::Seller {
+                Severity::Medium
+            } else {
+                Severity::Low
+            },
+            format!(
+                "{} reserved matter(s) need the consent of {}",
+                report.reserved_matters.len(),
+                report.veto_holders.join(", ")
+            ),
+            reserved_clause.as_deref(),
+        ));
+    }
+    let focus = requested.clause_id.clone();
+    let in_focus = |f: &Finding| {
+        f.clause_id
+            .as_deref()
+            .is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")))
+    };
+    sort_findings(&mut findings);
+    findings.sort_by_key(|f| !in_focus(f));
+    report.summary = format!(
+        "Board: {} seat(s){}{}; quorum: {}; {} reserved matter(s), veto: {}; deadlock: {}; drag-along: {}; tag-along: {}{}.",
+        report.board_size.map_or("?".into(), |n| n.to_string()),
+        if report.board_seats.is_empty() { String::new() } else { format!(" ({})", report.board_seats.iter().map(|s| format!("{} {}", s.appointed_by, s.seats)).collect::<Vec<_>>().join(", ")) },
+        if report.chair_casting_vote { ", chair has a casting vote" } else { "" },
+        if report.quorum.is_some() { "set" } else { "none" },
+        report.reserved_matters.len(),
+        if report.veto_holders.is_empty() { "none".into() } else { report.veto_holders.join(", ") },
+        if report.deadlock_mechanisms.is_empty() { "none".into() } else { report.deadlock_mechanisms.join(" -> ") },
+        report.drag_along.as_ref().map_or("none".into(), |d| d.threshold_percent.map_or("threshold not stated".into(), |p| format!("{p}%"))),
+        report.tag_along.as_ref().map_or("none".into(), |d| d.threshold_percent.map_or("threshold not stated".into(), |p| format!("{p}%"))),
+        if report.missing.is_empty() { String::new() } else { format!("; missing: {}", report.missing.join(", ")) }
+    );
+    report.findings = findings;
+    Ok(report)
+}
+
+const DEADLOCK_MECHANISMS: &[(&str, &str)] = &[
+    ("chief executive", "escalation"),
+    ("senior", "escalation"),
+    ("mediation", "mediation"),
+    ("expert", "expert_determination"),
+    ("arbitration", "arbitration"),
+    ("russian roulette", "russian_roulette"),
+    ("texas shoot", "texas_shoot_out"),
+    ("put option", "put_option"),
+    ("call option", "call_option"),
+    ("winding up", "winding_up"),
+    ("协商", "escalation"),
+    ("调解", "mediation"),
+];
+
+static BOARD_SIZE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"board shall consist of (?:not more than |up to |no more than )?(\w+) directors|董事会由(\w+)名董事组成").unwrap()
+});
+static APPOINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(Investor|Founders|Founder|Shareholders?|Seller|Buyer|Board)\b[^.]*?entitled to appoint (\w+) directors?").unwrap()
+});
+static APPOINTED_BY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\w+) (?:independent |non-executive )?directors? shall be appointed by the (Board|Investor|Founders|Shareholders)").unwrap()
+});
+static CONSENT_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)without the prior (?:written )?(?:consent|approval) of the ([A-Z][\w ]*?)(?:[,.;]|$| and )").unwrap()
+});
+static ANY_N: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"any (?:two|three|\d+) directors|directors present shall form a quorum").unwrap()
+});

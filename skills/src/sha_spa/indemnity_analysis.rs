@@ -1,0 +1,500 @@
+//! `spa_indemnity_analysis`: the limits on the seller's liability (caps, de minimis, basket,
+//! claim periods, exclusions) and the specific indemnities.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use skill_core::prelude::*;
+
+use super::common::{
+    amounts, durations_in_months, percentages, scope, sort_findings, Amount, Finding, Side,
+};
+use crate::fidic::text::{definitions_in, excerpt, sentences};
+use crate::fidic::Severity;
+use crate::state::ReviewState;
+
+/// A liability cap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Cap {
+    /// Claims it limits (`all claims`, `title warranties`, `tax claims`).
+    pub applies_to: String,
+    /// As a percentage of the consideration (computed when given as an amount).
+    pub percent_of_consideration: Option<f64>,
+    /// As a sum (computed when given as a percentage and the consideration is known).
+    pub amount: Option<f64>,
+    /// Clause it sits in.
+    pub clause_id: String,
+    /// The wording.
+    pub text: String,
+}
+
+/// A de minimis or basket threshold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Threshold {
+    /// The sum, when stated.
+    pub amount: Option<Amount>,
+    /// The percentage of the consideration, when stated or computable.
+    pub percent_of_consideration: Option<f64>,
+    /// For a basket: `tipping` (whole amount recoverable once exceeded), `deductible` (only the
+    /// excess), or `unspecified`; `individual` for a de minimis.
+    pub kind: String,
+    /// Clause it sits in.
+    pub clause_id: String,
+    /// The wording.
+    pub text: String,
+}
+
+/// A period within which claims must be notified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ClaimPeriod {
+    /// Length in months.
+    pub months: u32,
+    /// Claims it applies to (`all claims`, `tax claims`, `claims under Clause 9.1`).
+    pub applies_to: String,
+    /// Clause it sits in.
+    pub clause_id: String,
+    /// The wording.
+    pub text: String,
+}
+
+/// A specific indemnity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpecificIndemnity {
+    /// Clause it sits in.
+    pub clause_id: String,
+    /// What it covers ("the environmental contamination at the Eastport depot").
+    pub subject: String,
+}
+
+/// The liability regime of an agreement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IndemnityReport {
+    /// The clause analysed.
+    pub clause_id: String,
+    /// The consideration (price), when the agreement defines it.
+    pub consideration: Option<f64>,
+    /// Liability caps.
+    pub caps: Vec<Cap>,
+    /// The per-claim threshold.
+    pub de_minimis: Option<Threshold>,
+    /// The aggregate threshold.
+    pub basket: Option<Threshold>,
+    /// Claim notification periods.
+    pub claim_periods: Vec<ClaimPeriod>,
+    /// Specific indemnities.
+    pub specific_indemnities: Vec<SpecificIndemnity>,
+    /// Matters for which the seller is not liable.
+    pub exclusions: Vec<String>,
+    /// The clause whose limitations are applied here by reference ("the limitations in
+    /// Clause 8 apply"), if any.
+    pub limitations_incorporated_from: Option<String>,
+    /// Observations, most serious first; `high` for a missing cap (seller), a cap below 10%
+    /// or a general claim period under 12 months (buyer), a cap of 100% or more (seller).
+    pub findings: Vec<Finding>,
+    /// One paragraph for the reader.
+    pub summary: String,
+}
+
+/// Analyse the seller's liability limits and indemnities: caps, de minimis, basket, claim periods, specific indemnities, exclusions.
+///
+/// Caps are given as a percentage of the consideration and as a sum; the basket is typed as
+/// tipping (whole amount once exceeded) or deductible (only the excess); claim periods are in
+/// months per kind of claim. Findings are weighed for the party the review acts for. Pass the
+/// limitations or indemnity clause, or "*" to read the whole agreement.
+#[skill(
+    id = "spa_indemnity_analysis",
+    domain = "sha_spa",
+    category = "analysis"
+)]
+pub fn spa_indemnity_analysis(
+    /// Clause number of the limitations or indemnities, e.g. "8" (the whole top-level clause
+    /// is read), or "*" for the whole agreement; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    review: Inject<ReviewState>,
+) -> Result<IndemnityReport, SkillError> {
+    let scope = scope(&review, "spa_indemnity_analysis", &clause_id)?;
+    let side = Side::of(&review.our_party);
+    let consideration = scope
+        .doc
+        .iter_clauses()
+        .flat_map(|c| definitions_in(&c.text))
+        .find(|(term, _)| {
+            [
+                "consideration",
+                "purchase price",
+                "price",
+                "转让价款",
+                "交易对价",
+            ]
+            .contains(&term.to_lowercase().as_str())
+        })
+        .and_then(|(_, d)| amounts(&d).into_iter().next())
+        .map(|a| a.value);
+    let clauses: Vec<(String, String)> = scope
+        .doc
+        .iter_clauses()
+        .filter(|c| {
+            scope.clause_id == "*"
+                || c.clause_id == scope.clause_id
+                || c.clause_id.starts_with(&format!("{}.", scope.clause_id))
+        })
+        .map(|c| (c.clause_id.clone(), c.text.clone()))
+        .collect();
+
+    let mut caps = Vec::new();
+    let mut de_minimis = None;
+    let mut basket = None;
+    let mut claim_periods = Vec::new();
+    let mut specific_indemnities = Vec::new();
+    let mut exclusions = Vec::new();
+    let mut limitations_incorporated_from = None;
+    for (id, text) in &clauses {
+        for sentence in sentences(text) {
+            let lower = sentence.to_lowercase();
+            let threshold = |kind: &str| {
+                let amount = amounts(sentence).into_iter().next();
+                let percent = percentages(sentence)
+                    .into_iter()
+                    .next()
+                    .or_else(|| pct(amount.as_ref().map(|a| a.value), consideration));
+                Threshold {
+                    amount,
+                    percent_of_consideration: percent,
+                    kind: kind.into(),
+                    clause_id: id.clone(),
+                    text: excerpt(sentence, 240),
+                }
+            };
+            let has_sum = !amounts(sentence).is_empty() || !percentages(sentence).is_empty();
+            if (lower.contains("de minimis")
+                || lower.contains("individual claim")
+                || lower.contains("单项"))
+                && has_sum
+            {
+                de_minimis = de_minimis.or(Some(threshold("individual")));
+            } else if (lower.contains("aggregate amount of all claims")
+                || lower.contains("basket")
+                || lower.contains("累计"))
+                && has_sum
+                && !lower.contains("not exceed")
+            {
+                let kind = if [
+                    "whole amount",
+                    "not merely the excess",
+                    "from the first",
+                    "全部",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
+                {
+                    "tipping"
+                } else if [
+                    "only for the excess",
+                    "amount by which",
+                    "excess only",
+                    "超出部分",
+                ]
+                .iter()
+                .any(|w| lower.contains(w))
+                {
+                    "deductible"
+                } else {
+                    "unspecified"
+                };
+                basket = basket.or(Some(threshold(kind)));
+            } else if [
+                "shall not exceed",
+                "not exceed",
+                "aggregate liability",
+                "maximum liability",
+                "不超过",
+                "上限",
+            ]
+            .iter()
+            .any(|w| lower.contains(w))
+                && (lower.contains("liab") || lower.contains("赔偿") || lower.contains("责任"))
+            {
+                for part in SAVE_THAT
+                    .split(sentence)
+                    .filter(|p| p.contains("exceed") || p.contains("不超过"))
+                {
+                    let percent = percentages(part).into_iter().next();
+                    let amount = amounts(part).into_iter().next().map(|a| a.value);
+                    caps.push(Cap {
+                        applies_to: applies_to(&part.to_lowercase()),
+                        percent_of_consideration: percent.or_else(|| pct(amount, consideration)),
+                        amount: amount.or_else(|| {
+                            percent
+                                .zip(consideration)
+                                .map(|(p, c)| (p * c / 100.0).round())
+                        }),
+                        clause_id: id.clone(),
+                        text: excerpt(part, 240),
+                    });
+                }
+            }
+            if (lower.contains("notice") || lower.contains("notified") || lower.contains("索赔"))
+                && (lower.contains("within") || lower.contains("内"))
+            {
+                for (months, raw) in durations_in_months(sentence) {
+                    let at = sentence.find(&raw).unwrap_or(0);
+                    let window = &sentence[..at];
+                    let since_break = window.rfind(", or").map_or(window, |i| &window[i..]);
+                    claim_periods.push(ClaimPeriod {
+                        months,
+                        applies_to: applies_to(&since_break.to_lowercase()),
+                        clause_id: id.clone(),
+                        text: excerpt(sentence, 240),
+                    });
+                }
+            }
+            if let Some(c) = INCORPORATED.captures(sentence) {
+                limitations_incorporated_from =
+                    limitations_incorporated_from.or(Some(c[1].to_string()));
+            }
+            if let Some(c) = INDEMNIFY.captures(sentence) {
+                specific_indemnities.push(SpecificIndemnity {
+                    clause_id: id.clone(),
+                    subject: c[1].trim().trim_end_matches('.').to_string(),
+                });
+            }
+            if let Some(at) = sentence
+                .to_ascii_lowercase()
+                .find("not be liable for any claim to the extent")
+            {
+                let rest = &sentence[at..];
+                let rest = rest.split_once(" that ").map_or(rest, |(_, r)| r);
+                exclusions.extend(
+                    LIST_SPLIT
+                        .split(rest.trim_end_matches('.'))
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    let mut findings = assess(
+        side,
+        &caps,
+        de_minimis.as_ref(),
+        basket.as_ref(),
+        &claim_periods,
+        &scope.clause_id,
+        !specific_indemnities.is_empty(),
+    );
+    if let Some(from) = &limitations_incorporated_from {
+        // The limits live in the clause referred to; their absence here is not a gap.
+        findings.retain(|f| {
+            !(f.message.starts_with("no ")
+                && ["cap", "basket", "de_minimis"].contains(&f.topic.as_str()))
+        });
+        findings.push(Finding::new(
+            "limitations",
+            Severity::Low,
+            format!("the limitations of Clause {from} apply here by reference"),
+            Some(&scope.clause_id),
+        ));
+    }
+    let general_cap = caps.iter().find(|c| c.applies_to == "all claims");
+    let summary = if caps.is_empty()
+        && de_minimis.is_none()
+        && basket.is_none()
+        && claim_periods.is_empty()
+        && specific_indemnities.is_empty()
+    {
+        format!(
+            "Clause {} sets no liability limit or indemnity.",
+            scope.clause_id
+        )
+    } else {
+        format!(
+            "Clause {}: {} cap(s){}; de minimis {}; basket {}; claim period(s) {}; {} specific indemnit{}; {} exclusion(s); {} high finding(s).",
+            scope.clause_id,
+            caps.len(),
+            general_cap.and_then(|c| c.percent_of_consideration).map(|p| format!(" (general cap {p}% of the consideration)")).unwrap_or_default(),
+            de_minimis.as_ref().and_then(|d| d.amount.as_ref()).map_or("none".into(), |a| a.raw.clone()),
+            basket.as_ref().map_or("none".into(), |b| format!("{} ({})", b.amount.as_ref().map_or("?".into(), |a| a.raw.clone()), b.kind)),
+            if claim_periods.is_empty() { "none".into() } else { claim_periods.iter().map(|p| format!("{} months for {}", p.months, p.applies_to)).collect::<Vec<_>>().join(", ") },
+            specific_indemnities.len(),
+            if specific_indemnities.len() == 1 { "y" } else { "ies" },
+            exclusions.len(),
+            findings.iter().filter(|f| f.severity == Severity::High).count()
+        )
+    };
+    Ok(IndemnityReport {
+        clause_id: scope.clause_id,
+        consideration,
+        caps,
+        de_minimis,
+        basket,
+        claim_periods,
+        specific_indemnities,
+        exclusions,
+        limitations_incorporated_from,
+        findings,
+        summary,
+    })
+}
+
+static SAVE_THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i),?\s*(?:save that|except that|provided that|but)\s+").unwrap()
+});
+static LIST_SPLIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r",\s*or\s+|,\s*|\s+or\s+|；|、").unwrap());
+static INDEMNIFY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)indemnify\s+the\s+\w+\s+against\s+(?:all|any)\s+[^.]*?(?:arising\s+(?:from|out of)|in respect of|relating to)\s+([^.;]+)|赔偿[^。；]*?因([^。；]+?)(?:而|所)").unwrap()
+});
+
+fn pct(amount: Option<f64>, consideration: Option<f64>) -> Option<f64> {
+    let (a, c) = (amount?, consideration?);
+    (c > 0.0).then(|| (a / c * 1000.0).round() / 10.0)
+}
+
+fn applies_to(lower: &str) -> String {
+    if let Some(c) = CLAUSE.captures(lower) {
+        return format!("claims under Clause {}", &c[1]);
+    }
+    if lower.contains("tax") || lower.contains("税") {
+        "tax claims".into()
+    } else if lower.contains("title") || lower.contains("fundamental") {
+        "title warranties".into()
+    } else {
+        "all claims".into()
+    }
+}
+
+static INCORPORATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)limitations (?:in|of|set out in) clause (\d+(?:\.\d+)*) (?:shall )?apply")
+        .unwrap()
+});
+static CLAUSE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"claims under clause (\d+(?:\.\d+)+)").unwrap());
+
+fn assess(
+    side: Side,
+    caps: &[Cap],
+    de_minimis: Option<&Threshold>,
+    basket: Option<&Threshold>,
+    periods: &[ClaimPeriod],
+    clause: &str,
+    indemnities: bool,
+) -> Vec<Finding> {
+    let pick = |buyer: Severity, seller: Severity| match side {
+        Side::Buyer => buyer,
+        Side::Seller => seller,
+        Side::Unknown if buyer == Severity::High || seller == Severity::High => Severity::Medium,
+        Side::Unknown => buyer.min(seller),
+    };
+    let mut out = Vec::new();
+    let general_cap = caps.iter().find(|c| c.applies_to == "all claims");
+    let relevant = !caps.is_empty()
+        || de_minimis.is_some()
+        || basket.is_some()
+        || !periods.is_empty()
+        || indemnities;
+    if !relevant {
+        return out;
+    }
+    match general_cap.and_then(|c| c.percent_of_consideration) {
+        None if caps.is_empty() => out.push(Finding::new(
+            "cap",
+            pick(Severity::Low, Severity::High),
+            "no cap on the seller's liability",
+            Some(clause),
+        )),
+        Some(p) if p < 10.0 => out.push(Finding::new(
+            "cap",
+            pick(Severity::High, Severity::Low),
+            format!("general cap of {p}% of the consideration is low"),
+            Some(clause),
+        )),
+        Some(p) if p < 25.0 => out.push(Finding::new(
+            "cap",
+            pick(Severity::Medium, Severity::Low),
+            format!("general cap of {p}% of the consideration"),
+            Some(clause),
+        )),
+        Some(p) if p >= 100.0 => out.push(Finding::new(
+            "cap",
+            pick(Severity::Low, Severity::High),
+            format!(
+                "general cap of {p}% of the consideration exposes the seller to the whole price"
+            ),
+            Some(clause),
+        )),
+        Some(p) => out.push(Finding::new(
+            "cap",
+            Severity::Low,
+            format!("general cap of {p}% of the consideration"),
+            Some(clause),
+        )),
+        None => {}
+    }
+    match basket {
+        Some(b) if b.kind == "deductible" => out.push(Finding::new(
+            "basket",
+            pick(Severity::Medium, Severity::Low),
+            "deductible basket: only the excess over the threshold is recoverable",
+            Some(&b.clause_id),
+        )),
+        Some(b) if b.percent_of_consideration.is_some_and(|p| p > 1.0) => out.push(Finding::new(
+            "basket",
+            pick(Severity::Medium, Severity::Low),
+            format!(
+                "basket above 1% of the consideration ({}%)",
+                b.percent_of_consideration.unwrap_or_default()
+            ),
+            Some(&b.clause_id),
+        )),
+        Some(b) => out.push(Finding::new(
+            "basket",
+            Severity::Low,
+            format!("{} basket", b.kind),
+            Some(&b.clause_id),
+        )),
+        None => out.push(Finding::new(
+            "basket",
+            pick(Severity::Low, Severity::Medium),
+            "no basket: the seller is exposed to every claim above the de minimis",
+            Some(clause),
+        )),
+    }
+    if de_minimis.is_none() {
+        out.push(Finding::new(
+            "de_minimis",
+            pick(Severity::Low, Severity::Medium),
+            "no de minimis for individual claims",
+            Some(clause),
+        ));
+    }
+    for p in periods {
+        let (severity, why) = match p.applies_to.as_str() {
+            "all claims" if p.months < 12 => (
+                pick(Severity::High, Severity::Low),
+                "shorter than 12 months: latent problems may not surface in time",
+            ),
+            "all claims" if p.months > 24 => (
+                pick(Severity::Low, Severity::Medium),
+                "longer than 24 months",
+            ),
+            "tax claims" if p.months < 48 => (
+                pick(Severity::Medium, Severity::Low),
+                "shorter than the usual tax limitation period",
+            ),
+            _ => continue,
+        };
+        out.push(Finding::new(
+            "claim_period",
+            severity,
+            format!(
+                "claim period of {} months for {}: {why}",
+                p.months, p.applies_to
+            ),
+            Some(&p.clause_id),
+        ));
+    }
+    sort_findings(&mut out);
+    out
+}

@@ -1,0 +1,62 @@
+//! `skillkit call`: run one skill with JSON arguments.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use serde_json::Value;
+use skill_core::{Dispatcher, SkillContext};
+
+use super::CliError;
+
+/// Options of `skillkit call`.
+#[derive(Debug, clap::Args)]
+pub struct CallArgs {
+    /// Skill id (or its wire name).
+    id: String,
+    /// Arguments as a JSON object; `@FILE` reads them from a file, `-` from standard input.
+    #[arg(long, default_value = "{}")]
+    args: String,
+}
+
+fn read_arguments(spec: &str) -> Result<Value, CliError> {
+    let text = if spec == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        text
+    } else if let Some(path) = spec.strip_prefix('@') {
+        std::fs::read_to_string(path).map_err(|source| CliError::Read {
+            path: path.to_string(),
+            source,
+        })?
+    } else {
+        spec.to_string()
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(other) => Err(CliError::BadArgs(format!("got {other}"))),
+        Err(err) => Err(CliError::BadArgs(err.to_string())),
+    }
+}
+
+/// Runs the skill; prints the standard result; exits 1 when the skill failed.
+pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliError> {
+    let arguments = read_arguments(&args.args)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let ctx = SkillContext::new();
+    let result = runtime.block_on(dispatcher.prepare_and_call(&args.id, &ctx, Some(&arguments)));
+    for warning in &result.warnings {
+        eprintln!(
+            "warning: {} at {}: {}",
+            warning.code, warning.path, warning.message
+        );
+    }
+    let pretty = serde_json::to_string_pretty(&result).map_err(std::io::Error::other)?;
+    println!("{pretty}");
+    Ok(if result.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
