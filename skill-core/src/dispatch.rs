@@ -12,7 +12,11 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use serde_json::{json, Value};
 
+use crate::args::{parse_arguments, parse_for_tool, retry_message, ArgumentParse};
+use crate::catalog::ToolCatalog;
+use crate::confirm::{ConfirmationError, ConfirmationQueue, Confirmed, PendingConfirmation};
 use crate::context::SkillContext;
+use crate::dialect::{Dialect, DialectError};
 use crate::error::{codes, SkillError};
 use crate::registration::{
     linked_skills, wire_name_of, CallArgs, InvokeError, PrepareMode, SkillRegistration,
@@ -239,6 +243,9 @@ impl DispatcherBuilder {
                 by_name,
                 default_timeout: self.default_timeout,
                 tool_cache: RwLock::new(HashMap::new()),
+                dialect_cache: RwLock::new(HashMap::new()),
+                catalog: OnceLock::new(),
+                confirmations: ConfirmationQueue::default(),
             }),
         })
     }
@@ -250,6 +257,9 @@ struct Inner {
     by_name: HashMap<&'static str, usize>,
     default_timeout: Option<Duration>,
     tool_cache: RwLock<HashMap<ToolFilter, ToolDefinitions>>,
+    dialect_cache: RwLock<HashMap<(Dialect, ToolFilter), Result<ToolDefinitions, DialectError>>>,
+    catalog: OnceLock<ToolCatalog>,
+    confirmations: ConfirmationQueue,
 }
 
 /// Finds skills by id and runs them. Cheap to clone; share one per process.
@@ -400,50 +410,19 @@ impl Dispatcher {
             );
             return SkillResult::err(skill.id, err, elapsed_ms(started));
         }
-        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
-        let timeout = skill
-            .timeout_ms
-            .map(Duration::from_millis)
-            .or(self.inner.default_timeout);
-        let outcome = match timeout {
-            Some(limit) if tokio::runtime::Handle::try_current().is_ok() => {
-                match tokio::time::timeout(limit, invocation).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => {
-                        let err = SkillError::new(
-                            codes::TIMEOUT,
-                            format!(
-                                "tool `{}` did not finish within {} ms; try again with a narrower request",
-                                skill.wire_name,
-                                limit.as_millis()
-                            ),
-                        )
-                        .with_details(json!({ "timeout_ms": limit.as_millis() as u64 }));
-                        tracing::warn!(
-                            skill = skill.id,
-                            timeout_ms = limit.as_millis() as u64,
-                            "skill timed out"
-                        );
-                        return SkillResult::err(skill.id, err, elapsed_ms(started));
-                    }
-                }
+        if skill.needs_confirmation() && !ctx.contains::<Confirmed>() {
+            return self.hold_for_confirmation(skill, args, mode, started);
+        }
+        let result = match self.execute(skill, args, ctx, mode).await {
+            Ok(data) => SkillResult::ok(skill.id, data, elapsed_ms(started)),
+            Err(InvokeError::Input(err)) if err.code == codes::INVALID_ARGUMENTS => {
+                // The strict fast path failed before the skill body ran: read the arguments
+                // leniently against the catalog and run once more with the fixed value.
+                // Boxed: keeps the fast path's future small.
+                Box::pin(self.run_lenient(skill, args, ctx, mode, err, started)).await
             }
-            _ => invocation.await,
-        };
-        let result = match outcome {
-            Ok(Ok(data)) => SkillResult::ok(skill.id, data, elapsed_ms(started)),
-            Ok(Err(InvokeError::Input(err))) | Ok(Err(InvokeError::Run(err))) => {
+            Err(InvokeError::Input(err)) | Err(InvokeError::Run(err)) => {
                 tracing::debug!(skill = skill.id, code = %err.code, error = %err.message, "skill call failed");
-                SkillResult::err(skill.id, err, elapsed_ms(started))
-            }
-            Err(payload) => {
-                let text = panic_text(payload.as_ref());
-                tracing::error!(skill = skill.id, panic = %text, "skill panicked");
-                let err = SkillError::new(
-                    codes::PANIC,
-                    format!("tool `{}` failed with an internal error", skill.wire_name),
-                )
-                .with_details(json!({ "panic": text }));
                 SkillResult::err(skill.id, err, elapsed_ms(started))
             }
         };
@@ -454,6 +433,262 @@ impl Dispatcher {
             "skill call"
         );
         result
+    }
+
+    /// Second chance for arguments the strict path refused: coerce, then either answer with
+    /// a list of problems the model can fix, or run with the fixed arguments.
+    async fn run_lenient(
+        &self,
+        skill: &'static SkillRegistration,
+        args: CallArgs<'_>,
+        ctx: &SkillContext,
+        mode: PrepareMode,
+        strict_error: SkillError,
+        started: Instant,
+    ) -> SkillResult {
+        let Some(tool) = self.catalog().get(skill.id) else {
+            return SkillResult::err(skill.id, strict_error, elapsed_ms(started));
+        };
+        let parse = parse_for_tool(tool, args);
+        let (fixed, warnings) = match parse.into_executable() {
+            Ok(ok) => ok,
+            Err(errors) => {
+                return self.fixable_error(skill, &errors, Some(strict_error), Vec::new(), started)
+            }
+        };
+        if warnings.is_empty() {
+            // Nothing the catalog could fix: the strict error says it best.
+            return SkillResult::err(skill.id, strict_error, elapsed_ms(started));
+        }
+        for warning in &warnings {
+            tracing::debug!(skill = skill.id, code = %warning.code, path = %warning.path, "argument coerced");
+        }
+        let mut result = match self
+            .execute(skill, CallArgs::Value(&fixed), ctx, mode)
+            .await
+        {
+            Ok(data) => SkillResult::ok(skill.id, data, elapsed_ms(started)),
+            Err(InvokeError::Input(err)) | Err(InvokeError::Run(err)) => {
+                SkillResult::err(skill.id, err, elapsed_ms(started))
+            }
+        };
+        result.warnings = warnings;
+        result
+    }
+
+    /// The model-fixable answer to unusable arguments (code `invalid_arguments`).
+    fn fixable_error(
+        &self,
+        skill: &'static SkillRegistration,
+        errors: &[crate::args::ParseError],
+        strict_error: Option<SkillError>,
+        warnings: Vec<crate::args::ParseWarning>,
+        started: Instant,
+    ) -> SkillResult {
+        let first_path = errors.first().map_or("$", |e| e.path.as_str());
+        let mut details = json!({ "path": first_path, "errors": errors });
+        if let Some(strict) = strict_error.and_then(|e| e.details) {
+            details["strict"] = strict;
+        }
+        let err = SkillError::invalid_arguments(retry_message(skill.wire_name, errors))
+            .with_details(details);
+        tracing::debug!(
+            skill = skill.id,
+            problems = errors.len(),
+            "arguments refused"
+        );
+        let mut result = SkillResult::err(skill.id, err, elapsed_ms(started));
+        result.warnings = warnings;
+        result
+    }
+
+    /// Checks the arguments of a call that needs confirmation and parks it.
+    fn hold_for_confirmation(
+        &self,
+        skill: &'static SkillRegistration,
+        args: CallArgs<'_>,
+        mode: PrepareMode,
+        started: Instant,
+    ) -> SkillResult {
+        let Some(tool) = self.catalog().get(skill.id) else {
+            let err = SkillError::invalid_arguments(format!(
+                "tool `{}` has no metadata",
+                skill.wire_name
+            ));
+            return SkillResult::err(skill.id, err, elapsed_ms(started));
+        };
+        let parse = parse_for_tool(tool, args);
+        let (arguments, warnings) = match parse.into_executable() {
+            Ok(ok) => ok,
+            Err(errors) => return self.fixable_error(skill, &errors, None, Vec::new(), started),
+        };
+        let pending = self.inner.confirmations.push(skill.id, arguments, mode);
+        tracing::info!(skill = skill.id, pending = %pending.id, "call waits for confirmation");
+        let err = SkillError::new(
+            codes::CONFIRMATION_REQUIRED,
+            format!(
+                "`{}` changes data and waits for the user's confirmation (request {}); do not call it again, tell the user what will be done",
+                skill.wire_name, pending.id
+            ),
+        )
+        .with_details(json!({ "pending_confirmation": pending }));
+        let mut result = SkillResult::err(skill.id, err, elapsed_ms(started));
+        result.warnings = warnings;
+        result
+    }
+
+    /// One invocation with panic isolation and the time limit; errors before the body runs
+    /// stay [`InvokeError::Input`].
+    async fn execute(
+        &self,
+        skill: &'static SkillRegistration,
+        args: CallArgs<'_>,
+        ctx: &SkillContext,
+        mode: PrepareMode,
+    ) -> Result<Box<serde_json::value::RawValue>, InvokeError> {
+        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
+        let timeout = skill
+            .timeout_ms
+            .map(Duration::from_millis)
+            .or(self.inner.default_timeout);
+        let outcome = match timeout {
+            Some(limit) if tokio::runtime::Handle::try_current().is_ok() => {
+                match tokio::time::timeout(limit, invocation).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => {
+                        tracing::warn!(
+                            skill = skill.id,
+                            timeout_ms = limit.as_millis() as u64,
+                            "skill timed out"
+                        );
+                        return Err(InvokeError::Run(
+                            SkillError::new(
+                                codes::TIMEOUT,
+                                format!(
+                                    "tool `{}` did not finish within {} ms; try again with a narrower request",
+                                    skill.wire_name,
+                                    limit.as_millis()
+                                ),
+                            )
+                            .with_details(json!({ "timeout_ms": limit.as_millis() as u64 })),
+                        ));
+                    }
+                }
+            }
+            _ => invocation.await,
+        };
+        match outcome {
+            Ok(result) => result,
+            Err(payload) => {
+                let text = panic_text(payload.as_ref());
+                tracing::error!(skill = skill.id, panic = %text, "skill panicked");
+                Err(InvokeError::Run(
+                    SkillError::new(
+                        codes::PANIC,
+                        format!("tool `{}` failed with an internal error", skill.wire_name),
+                    )
+                    .with_details(json!({ "panic": text })),
+                ))
+            }
+        }
+    }
+
+    /// Typed metadata of every registered skill (seed 003 `ToolCatalog`), built on first use.
+    pub fn catalog(&self) -> &ToolCatalog {
+        self.inner
+            .catalog
+            .get_or_init(|| ToolCatalog::new(&self.inner.skills))
+    }
+
+    /// Reads a call's arguments leniently against the tool's metadata, without running it:
+    /// fixed arguments, warnings, errors and the raw text.
+    pub fn parse_arguments<'a>(&self, name: &str, args: impl Into<CallArgs<'a>>) -> ArgumentParse {
+        parse_arguments(self.catalog(), name, args.into())
+    }
+
+    /// Tool definitions of the active skills that pass `filter`, in one provider's dialect.
+    /// Rendered once per dialect and filter, then cached (errors too).
+    pub fn tool_definitions_for(
+        &self,
+        dialect: Dialect,
+        filter: &ToolFilter,
+    ) -> Result<ToolDefinitions, DialectError> {
+        let key = (dialect, filter.clone());
+        if let Some(hit) = self
+            .inner
+            .dialect_cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            return hit.clone();
+        }
+        let skills: Vec<&'static SkillRegistration> = self
+            .inner
+            .skills
+            .iter()
+            .copied()
+            .filter(|s| filter.accepts(s))
+            .collect();
+        let rendered = dialect
+            .render_tools(&skills, &filter.exclude_fields)
+            .map(|defs| Arc::new(ToolSet::from_values(defs)));
+        let mut cache = self
+            .inner
+            .dialect_cache
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        cache.entry(key).or_insert(rendered).clone()
+    }
+
+    /// Calls waiting for the host's confirmation, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingConfirmation> {
+        self.inner.confirmations.list()
+    }
+
+    /// Runs a call that waited for confirmation, with the arguments it was parked with.
+    pub async fn confirm(
+        &self,
+        pending_id: &str,
+        ctx: &SkillContext,
+    ) -> Result<SkillResult, ConfirmationError> {
+        let pending = self.inner.confirmations.take(pending_id)?;
+        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call confirmed");
+        let ctx = ctx.clone().with(Confirmed);
+        Ok(self
+            .run(
+                &pending.skill_id,
+                CallArgs::Value(&pending.arguments),
+                &ctx,
+                pending.mode,
+            )
+            .await)
+    }
+
+    /// Drops a call that waited for confirmation; the result tells the model it was refused.
+    pub fn reject(
+        &self,
+        pending_id: &str,
+        reason: Option<&str>,
+    ) -> Result<SkillResult, ConfirmationError> {
+        let pending = self.inner.confirmations.take(pending_id)?;
+        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call rejected");
+        let wire = self
+            .get_registration(&pending.skill_id)
+            .map_or(pending.skill_id.as_str(), |s| s.wire_name);
+        let mut message = format!("the user rejected the call of `{wire}`");
+        if let Some(reason) = reason {
+            message.push_str(": ");
+            message.push_str(reason);
+        }
+        message.push_str("; do not retry it unless the user asks");
+        let err = SkillError::new(codes::CONFIRMATION_REJECTED, message)
+            .with_details(json!({ "pending_confirmation": pending }));
+        let skill_id = self.get_registration(&pending.skill_id).map_or_else(
+            || std::borrow::Cow::Owned(pending.skill_id.clone()),
+            |s| std::borrow::Cow::Borrowed(s.id),
+        );
+        Ok(SkillResult::err(skill_id, err, 0.0))
     }
 
     fn unknown_skill(&self, id: &str, started: Instant) -> SkillResult {

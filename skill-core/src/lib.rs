@@ -33,9 +33,13 @@
 
 pub mod agent;
 pub mod args;
+pub mod catalog;
+pub mod confirm;
 pub mod context;
+pub mod dialect;
 pub mod dispatch;
 pub mod error;
+pub mod lint;
 pub mod prepare;
 pub mod registration;
 pub mod result;
@@ -48,9 +52,16 @@ pub mod tools;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use args::{ArgumentParse, ParseError, ParseWarning, RawArguments};
+pub use catalog::{
+    Cardinality, EnumConstraint, ToolCatalog, ToolDescriptor, ToolParameter, ValueKind,
+};
+pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
 pub use context::{FromSkillContext, Inject, SkillContext};
+pub use dialect::{Dialect, DialectError, ProviderCall};
 pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolDefinitions, ToolSet};
 pub use error::{codes, SkillError};
+pub use lint::{lint_registry, LintFinding, LintSeverity};
 pub use prepare::PrepareScope;
 pub use registration::{
     linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,

@@ -33,3 +33,241 @@ pub struct ParseError {
     /// One sentence the model can act on.
     pub message: String,
 }
+
+pub mod coerce;
+
+use std::fmt::Write as _;
+
+use crate::catalog::{Shape, ToolCatalog, ToolDescriptor};
+use crate::registration::CallArgs;
+
+/// The arguments exactly as the model sent them, kept next to the parsed value for logs and
+/// replays.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawArguments(pub String);
+
+impl RawArguments {
+    /// The raw text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<CallArgs<'_>> for RawArguments {
+    fn from(args: CallArgs<'_>) -> Self {
+        RawArguments(match args {
+            CallArgs::None => String::new(),
+            CallArgs::Text(text) => text.to_string(),
+            CallArgs::Value(value) => value.to_string(),
+        })
+    }
+}
+
+/// The model's arguments read against a tool's metadata.
+#[derive(Debug, Clone)]
+pub struct ArgumentParse {
+    /// Id of the tool, when it is known.
+    pub skill_id: Option<&'static str>,
+    /// The arguments after every fix (a JSON object, `{}` when unreadable).
+    pub arguments: Value,
+    /// The arguments as sent.
+    pub raw: RawArguments,
+    /// What was fixed.
+    pub warnings: Vec<ParseWarning>,
+    /// What could not be used.
+    pub errors: Vec<ParseError>,
+}
+
+impl ArgumentParse {
+    /// Whether no value was unusable.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Arguments ready to run, or every problem the model must fix first. Any unusable
+    /// value blocks the call — for a required argument because it cannot run without it, for
+    /// an optional one because the model asked for something specific and silently using
+    /// the default instead would do something else than asked.
+    pub fn into_executable(self) -> Result<(Value, Vec<ParseWarning>), Vec<ParseError>> {
+        if self.errors.is_empty() {
+            Ok((self.arguments, self.warnings))
+        } else {
+            Err(self.errors)
+        }
+    }
+}
+
+/// `limit` for `$.limit`, `$.limit[2]` or `$.limit.x`; `None` for `$`.
+pub fn top_level_name(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("$.")?;
+    let end = rest.find(['.', '[']).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// Reads the model's arguments for the tool `name` (id or wire name) leniently. An unknown
+/// tool is read permissively (any JSON object) with a `tool_definition_missing` warning.
+pub fn parse_arguments(catalog: &ToolCatalog, name: &str, args: CallArgs<'_>) -> ArgumentParse {
+    match catalog.get(name) {
+        Some(tool) => parse_for_tool(tool, args),
+        None => {
+            let raw = RawArguments::from(args);
+            let mut warnings = vec![ParseWarning {
+                code: "tool_definition_missing".into(),
+                path: "$".into(),
+                expected: "a known tool".into(),
+                raw: Value::String(name.to_string()),
+                message: format!(
+                    "no definition for tool `{name}`; arguments read without type guidance"
+                ),
+            }];
+            tracing::warn!(
+                tool = name,
+                "arguments of an unknown tool read without metadata"
+            );
+            let mut errors = Vec::new();
+            let arguments = read_object(args, &mut warnings, &mut errors);
+            ArgumentParse {
+                skill_id: None,
+                arguments,
+                raw,
+                warnings,
+                errors,
+            }
+        }
+    }
+}
+
+/// Reads the arguments of a known tool against its metadata.
+pub fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> ArgumentParse {
+    let raw = RawArguments::from(args);
+    let mut report = coerce::Report::default();
+    let value = read_object(args, &mut report.warnings, &mut report.errors);
+    let tree = &tool.shape;
+    if let Shape::Object { properties, .. } = &tree.root {
+        {
+            if let Value::Object(map) = &value {
+                for key in map.keys() {
+                    if !properties.iter().any(|(n, _)| n == key) {
+                        report.warnings.push(ParseWarning {
+                            code: "unknown_argument".into(),
+                            path: coerce::child_path("$", key),
+                            expected: "a declared argument".into(),
+                            raw: map[key].clone(),
+                            message: format!(
+                                "`{key}` is not an argument of `{}`; ignored",
+                                tool.wire_name
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let arguments = if report.errors.is_empty() {
+        coerce::coerce(tree, &tree.root, value, "$", &mut report)
+    } else {
+        value
+    };
+    ArgumentParse {
+        skill_id: Some(tool.id),
+        arguments,
+        raw,
+        warnings: report.warnings,
+        errors: report.errors,
+    }
+}
+
+/// The arguments as a JSON object: missing or blank → `{}`; a JSON string holding an object
+/// is decoded (with a warning); anything else is an error at `$`.
+fn read_object(
+    args: CallArgs<'_>,
+    warnings: &mut Vec<ParseWarning>,
+    errors: &mut Vec<ParseError>,
+) -> Value {
+    let value = match args {
+        CallArgs::None => return Value::Object(Default::default()),
+        CallArgs::Text(text) if text.trim().is_empty() => return Value::Object(Default::default()),
+        CallArgs::Text(text) => match serde_json::from_str::<Value>(text) {
+            Ok(v) => v,
+            Err(err) => {
+                errors.push(ParseError {
+                    code: "invalid_json".into(),
+                    path: "$".into(),
+                    expected: "JSON object".into(),
+                    raw: Value::String(text.chars().take(200).collect()),
+                    message: format!("arguments are not valid JSON ({err})"),
+                });
+                return Value::Object(Default::default());
+            }
+        },
+        CallArgs::Value(v) => v.clone(),
+    };
+    match value {
+        Value::Object(_) => value,
+        Value::Null => Value::Object(Default::default()),
+        Value::String(ref text) => match serde_json::from_str::<Value>(text) {
+            Ok(inner @ Value::Object(_)) => {
+                warnings.push(ParseWarning {
+                    code: "json_string_decoded".into(),
+                    path: "$".into(),
+                    expected: "JSON object".into(),
+                    raw: value.clone(),
+                    message: "arguments were a JSON string holding an object; decoded".into(),
+                });
+                inner
+            }
+            _ => not_an_object(value, errors),
+        },
+        other => not_an_object(other, errors),
+    }
+}
+
+fn not_an_object(value: Value, errors: &mut Vec<ParseError>) -> Value {
+    errors.push(ParseError {
+        code: "arguments_not_object".into(),
+        path: "$".into(),
+        expected: "JSON object".into(),
+        message: format!(
+            "arguments must be a JSON object, got {}",
+            coerce::describe(&value)
+        ),
+        raw: value,
+    });
+    Value::Object(Default::default())
+}
+
+/// The message a model reads when its arguments cannot be used: every problem with its path,
+/// what was expected and what was sent, and a request to correct and retry (the way
+/// pydantic-ai answers validation errors).
+pub fn retry_message(tool: &str, errors: &[ParseError]) -> String {
+    let mut text = format!(
+        "{} problem{} with the arguments of `{tool}`:\n",
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    );
+    for error in errors {
+        let got = if error.code == "missing" {
+            "nothing".to_string()
+        } else {
+            coerce::describe(&error.raw)
+        };
+        match top_level_name(&error.path) {
+            Some(name) => {
+                let _ = writeln!(
+                    text,
+                    "- `{name}` (at {}): expected {}, got {}",
+                    error.path, error.expected, got
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    text,
+                    "- {}: expected {}, got {}",
+                    error.path, error.expected, got
+                );
+            }
+        }
+    }
+    let _ = write!(text, "Correct these arguments and call `{tool}` again.");
+    text
+}
