@@ -25,6 +25,8 @@ enum Command {
     Tools(commands::tools::ToolsArgs),
     /// Call one skill with JSON arguments and print the result.
     Call(commands::call::CallArgs),
+    /// Check the registry, the tool conventions and the contracts between packs.
+    Check(commands::check::CheckArgs),
     /// Review a contract with the skill library and print the risks found.
     Review(commands::review::ReviewArgs),
 }
@@ -50,10 +52,15 @@ fn main() -> ExitCode {
         Command::List(args) => commands::list::run(&dispatcher, &args),
         Command::Tools(args) => commands::tools::run(&dispatcher, &args),
         Command::Call(args) => commands::call::run(&dispatcher, &args),
+        Command::Check(args) => commands::check::run(&dispatcher, &args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
     };
     match outcome {
         Ok(code) => code,
+        // The reader went away (`skillkit tools | head`): nothing left to report.
+        Err(commands::CliError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::from(2)

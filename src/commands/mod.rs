@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod call;
+pub mod check;
 pub mod list;
 pub mod review;
 pub mod tools;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use skill_core::Dispatcher;
+use skill_core::{Dialect, Dispatcher};
 
 use super::{CliError, FilterArgs};
 
@@ -12,6 +12,10 @@ use super::{CliError, FilterArgs};
 pub struct ToolsArgs {
     #[command(flatten)]
     filter: FilterArgs,
+    /// Provider dialect: openai, openai-strict, responses, anthropic, anthropic-strict,
+    /// gemini, gemini-json-schema, mcp.
+    #[arg(long, default_value = "openai")]
+    dialect: String,
     /// Print on one line instead of pretty-printed.
     #[arg(long)]
     compact: bool,
@@ -19,7 +23,13 @@ pub struct ToolsArgs {
 
 /// Prints the definitions.
 pub fn run(dispatcher: &Dispatcher, args: &ToolsArgs) -> Result<ExitCode, CliError> {
-    let tools = dispatcher.get_tool_definitions(&args.filter.to_filter());
+    let dialect: Dialect = args
+        .dialect
+        .parse()
+        .map_err(|e: skill_core::DialectError| CliError::Usage(e.to_string()))?;
+    let tools = dispatcher
+        .tool_definitions_for(dialect, &args.filter.to_filter())
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     if args.compact {
         writeln!(out, "{}", tools.to_json())?;
