@@ -57,8 +57,10 @@ pub enum Priority {
     Low,
 }
 
-/// One clause to review and the skills suggested for it.
+/// One clause to review and the skills suggested for it. Unknown fields are refused, so a
+/// file of another kind (criteria, say) passed as a checklist is an error, not an empty review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ChecklistItem {
     /// Clause number (`4.1`).
     pub clause_id: String,

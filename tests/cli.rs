@@ -1,0 +1,201 @@
+//! The `skillkit` binary, driven as a user would: list, tools, call, check, review, and the
+//! errors a user gets for bad input.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn skillkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn list_shows_the_library() {
+    let out = skillkit(&["list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("fidic_merge_gc_pc") && text.contains("sha_governance_check"),
+        "{text}"
+    );
+    assert!(text.contains("16 of 16 skills"), "{text}");
+    let out = skillkit(&["list", "--domain", "sha_spa"]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("fidic_merge_gc_pc") && text.contains("12 of 16 skills"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tools_in_every_dialect_are_json() {
+    for dialect in [
+        "openai",
+        "openai-strict",
+        "responses",
+        "anthropic",
+        "anthropic-strict",
+        "gemini",
+        "gemini-json-schema",
+        "mcp",
+    ] {
+        let out = skillkit(&[
+            "tools",
+            "--dialect",
+            dialect,
+            "--domain",
+            "fidic",
+            "--compact",
+        ]);
+        assert!(out.status.success(), "{dialect}: {}", stderr(&out));
+        let json: Value =
+            serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{dialect}: {e}"));
+        assert!(json.is_array(), "{dialect}");
+    }
+    let out = skillkit(&["tools", "--dialect", "klingon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown dialect `klingon`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn call_reports_results_warnings_and_errors() {
+    // Financial terms of a text given directly: no review state is needed for this skill's
+    // arguments, but it needs the review state injected, so the CLI reports that plainly.
+    let out = skillkit(&[
+        "call",
+        "get_clause_context",
+        "--args",
+        r#"{"clause_id": "4.1"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["success"], false);
+    assert_eq!(result["error"]["code"], "missing_injection");
+
+    let out = skillkit(&["call", "no_such_skill"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("unknown_skill"));
+
+    let out = skillkit(&["call", "get_clause_context", "--args", "[1, 2]"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--args is not a JSON object"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn check_passes_on_the_shipped_library() {
+    let out = skillkit(&["check"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("0 error(s)"), "{}", stdout(&out));
+}
+
+#[test]
+fn review_of_the_fidic_sample_folder() {
+    let out = skillkit(&[
+        "review",
+        "samples/fidic",
+        "--our-party",
+        "Contractor",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["domain_id"], "fidic");
+    let risks: Vec<&Value> = report["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["risks"].as_array().unwrap())
+        .collect();
+    assert!(
+        risks
+            .iter()
+            .any(|r| r["clause_id"] == "4.12" && r["risk_level"] == "high"),
+        "deleted 4.12 is a high risk"
+    );
+    assert!(
+        risks
+            .iter()
+            .any(|r| r["clause_id"] == "20.1" && r["risk_level"] == "high"),
+        "shortened claim time bar"
+    );
+    assert_eq!(report["summary"]["skill_failures"], 0);
+}
+
+#[test]
+fn review_writes_markdown_to_a_file() {
+    let dir = std::env::temp_dir().join(format!("skillkit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_file = dir.join("spa.md");
+    let out = skillkit(&[
+        "review",
+        "samples/spa/share_purchase_agreement.md",
+        "--domain",
+        "sha_spa",
+        "--checklist",
+        "samples/spa/checklist.json",
+        "--our-party",
+        "Buyer",
+        "--format",
+        "markdown",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    assert!(
+        text.starts_with("# Review of share_purchase_agreement"),
+        "{text}"
+    );
+    assert!(stderr(&out).contains("wrote"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn review_errors_are_plain() {
+    let out = skillkit(&["review", "samples/nope.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("samples/nope.md"), "{}", stderr(&out));
+
+    let out = skillkit(&[
+        "review",
+        "samples/spa/share_purchase_agreement.md",
+        "--domain",
+        "tax",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown domain `tax`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = skillkit(&[
+        "review",
+        "samples/spa/share_purchase_agreement.md",
+        "--checklist",
+        "samples/spa/criteria.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("checklist"), "{}", stderr(&out));
+}
