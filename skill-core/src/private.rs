@@ -136,10 +136,15 @@ pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
                     return Ok(default());
                 }
                 None => {
+                    let hint = if err.message.contains(&format!("`{param}`")) {
+                        String::new()
+                    } else {
+                        format!("; pass `{param}` explicitly")
+                    };
                     return Err(SkillError::new(
                         codes::PREPARE_FAILED,
                         format!(
-                            "argument `{param}` of `{skill_id}` was not given and could not be prepared: {}; pass `{param}` explicitly",
+                            "argument `{param}` of `{skill_id}` was not given and could not be prepared: {}{hint}",
                             err.message
                         ),
                     )
