@@ -148,7 +148,7 @@ pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
                             err.message
                         ),
                     )
-                    .with_details(serde_json::json!({ "param": param, "cause_code": err.code })))
+                    .with_details(serde_json::json!({ "param": param, "cause_code": err.code })));
                 }
             },
         }

@@ -4,10 +4,14 @@
 use std::path::PathBuf;
 
 use skill_core::Dispatcher;
-use skills::review::{build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, ReviewReport};
+use skills::review::{
+    build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, ReviewReport,
+};
 
 fn sample(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples").join(path)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../samples")
+        .join(path)
 }
 
 fn review(inputs: ReviewInputs) -> ReviewReport {
@@ -32,7 +36,11 @@ fn inputs(primary: &str, domain: &str, our_party: &str, language: &str) -> Revie
 }
 
 fn assert_clean(report: &ReviewReport) {
-    assert_eq!(report.summary.skill_failures, 0, "every skill ran: {:#?}", report.clauses);
+    assert_eq!(
+        report.summary.skill_failures, 0,
+        "every skill ran: {:#?}",
+        report.clauses
+    );
     assert!(report.summary.unknown_skills.is_empty());
     assert!(report.summary.total_risks > 0, "the sample has findings");
 }
@@ -45,13 +53,19 @@ fn snapshot(name: &str, report: &ReviewReport) {
 fn fidic_sample() {
     let report = review(ReviewInputs {
         baseline: Some(sample("fidic/general_conditions.md")),
-        references: vec![sample("fidic/particular_conditions.md"), sample("fidic/employers_requirements.md")],
+        references: vec![
+            sample("fidic/particular_conditions.md"),
+            sample("fidic/employers_requirements.md"),
+        ],
         criteria_file: Some(sample("fidic/criteria.json")),
         checklist_file: Some(sample("fidic/checklist.json")),
         ..inputs("fidic/general_conditions.md", "fidic", "Contractor", "en")
     });
     assert_clean(&report);
-    assert_eq!(report.clauses[0].clause_id, "4.1", "the SPEC-20 clause 4.1 item comes first");
+    assert_eq!(
+        report.clauses[0].clause_id, "4.1",
+        "the SPEC-20 clause 4.1 item comes first"
+    );
     snapshot("fidic_review", &report);
 }
 
@@ -88,7 +102,12 @@ fn chinese_sample() {
 
 #[test]
 fn generated_checklist_when_none_is_given() {
-    let report = review(inputs("sha/shareholders_agreement.md", "sha_spa", "Investor", "en"));
+    let report = review(inputs(
+        "sha/shareholders_agreement.md",
+        "sha_spa",
+        "Investor",
+        "en",
+    ));
     assert!(report.checklist_generated);
     assert!(report.summary.clauses_reviewed > 5);
     assert_eq!(report.summary.skill_failures, 0, "{:#?}", report.clauses);

@@ -14,6 +14,7 @@
 //! | `extract_financial_terms` | retention above 10% | `high_retention` | medium |
 //! | `extract_financial_terms` | payment period above 56 days | `long_payment_period` | medium |
 //! | `resolve_definition` | terms used but never defined | `undefined_term` | low |
+//! | `fidic_calculate_time_bar` | each time limit rated high/medium/low (shortened against the standard or the General Conditions, time bars) | `time_bar_shortened` when shortened, else `time_bar` / `time_limit` | the limit's severity |
 //! | any other skill (domain skills) | each object in a top-level array with `severity` or `risk_level` of high/medium/low; else a top-level `risk_level`/`severity` of high/medium | the item's `rule`/`risk_type`/`type`/`category`, else the skill id | that level |
 //!
 //! `get_clause_context`, `search_reference_doc` and `load_review_criteria` give context only.
@@ -39,6 +40,55 @@ pub struct RiskDraft {
     pub source_skill: String,
 }
 
+/// Time limits found by `fidic_calculate_time_bar`, described in words.
+fn time_limits(data: &Value, out: &mut Vec<RiskDraft>) {
+    for limit in data["time_limits"].as_array().into_iter().flatten() {
+        let Some(level) = normalize_level(&str_field(limit, &["severity"])) else {
+            continue;
+        };
+        let days = limit["days"].as_u64().unwrap_or_default();
+        let requirement = str_field(limit, &["requirement"]);
+        let party = str_field(limit, &["party"]);
+        let trigger = str_field(limit, &["trigger"]);
+        let mut description = match party.is_empty() {
+            true => String::new(),
+            false => format!("{party}: "),
+        };
+        description.push_str(&format!("{} {days} days", requirement.replace('_', " ")));
+        if !trigger.is_empty() {
+            description.push_str(&format!(" ({trigger})"));
+        }
+        let shortened = limit["shortened"].as_bool().unwrap_or(false);
+        if let Some(gc) = limit["gc_days"].as_u64().filter(|gc| *gc != days) {
+            description.push_str(&format!(" (General Conditions: {gc} days)"));
+        } else if let Some(std_days) = limit["standard_days"].as_u64().filter(|s| *s != days) {
+            let step = str_field(limit, &["standard_step"]);
+            description.push_str(&format!(" (usual period for {step}: {std_days} days)"));
+        }
+        let consequence = str_field(limit, &["consequence"]);
+        let is_bar = limit["is_time_bar"].as_bool().unwrap_or(false);
+        let risk_type = match (shortened, is_bar) {
+            (true, _) => "time_bar_shortened",
+            (false, true) => "time_bar",
+            (false, false) => "time_limit",
+        };
+        let reason = match (is_bar, consequence.is_empty()) {
+            (true, false) => format!("missing it is a time bar: {consequence}"),
+            (true, true) => "missing it is a time bar".to_string(),
+            (false, false) => format!("consequence: {consequence}"),
+            (false, true) => format!("`fidic_calculate_time_bar` rated the limit {level}"),
+        };
+        out.push(draft(
+            level,
+            risk_type,
+            description,
+            &reason,
+            String::new(),
+            str_field(limit, &["sentence"]),
+        ));
+    }
+}
+
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output)` pairs).
 pub fn risks_from_outputs(outputs: &[(String, Value)]) -> Vec<RiskDraft> {
     let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
@@ -54,6 +104,7 @@ pub fn risks_from_outputs(outputs: &[(String, Value)]) -> Vec<RiskDraft> {
             "cross_reference_check" => cross_reference_check(data, &mut out),
             "extract_financial_terms" => extract_financial_terms(data, &mut out),
             "resolve_definition" => resolve_definition(data, &mut out),
+            "fidic_calculate_time_bar" => time_limits(data, &mut out),
             "get_clause_context" | "search_reference_doc" | "load_review_criteria" => {}
             _ => generic_findings(skill, data, &mut out),
         }
@@ -325,7 +376,14 @@ fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
                 str_field(item, &["analysis", "recommendation", "detail", "reason"]),
                 str_field(
                     item,
-                    &["original_text", "evidence", "source_text", "text", "quote"],
+                    &[
+                        "original_text",
+                        "evidence",
+                        "source_text",
+                        "sentence",
+                        "text",
+                        "quote",
+                    ],
                 ),
             ));
         }
@@ -353,8 +411,8 @@ mod tests {
     #[test]
     fn domain_outputs_are_read_by_shape() {
         let outputs = vec![(
-            "fidic_calculate_time_bar".to_string(),
-            json!({"summary": "1 time bar", "time_bars": [
+            "spa_indemnity_analysis".to_string(),
+            json!({"summary": "1 time bar", "findings": [
                 {"severity": "HIGH", "type": "time_bar", "description": "28-day notice", "evidence": "within 28 days"},
                 {"severity": "none", "description": "ignored"}
             ]}),
@@ -366,8 +424,38 @@ mod tests {
             ("high", "time_bar")
         );
         assert_eq!(risks[0].original_text, "within 28 days");
-        assert_eq!(risks[0].source_skill, "fidic_calculate_time_bar");
+        assert_eq!(risks[0].source_skill, "spa_indemnity_analysis");
         assert_eq!(risks[0].analysis, "1 time bar");
+    }
+
+    #[test]
+    fn time_limits_are_described_in_words() {
+        let outputs = vec![(
+            "fidic_calculate_time_bar".to_string(),
+            json!({"summary": "2 limits", "time_limits": [
+                {"days": 14, "requirement": "not_later_than", "party": "Contractor",
+                 "trigger": "after the Contractor became aware", "consequence": "no extension of time",
+                 "is_time_bar": true, "shortened": true, "gc_days": 28, "severity": "high",
+                 "sentence": "not later than 14 days after the Contractor became aware"},
+                {"days": 42, "requirement": "within", "party": "Engineer", "is_time_bar": false,
+                 "shortened": false, "severity": "none", "sentence": "within 42 days"}
+            ]}),
+        )];
+        let risks = risks_from_outputs(&outputs);
+        assert_eq!(risks.len(), 1, "limits rated none are not risks");
+        assert_eq!(risks[0].risk_type, "time_bar_shortened");
+        assert_eq!(
+            risks[0].description,
+            "Contractor: not later than 14 days (after the Contractor became aware) (General Conditions: 28 days)"
+        );
+        assert_eq!(
+            risks[0].reason,
+            "missing it is a time bar: no extension of time"
+        );
+        assert_eq!(
+            risks[0].original_text,
+            "not later than 14 days after the Contractor became aware"
+        );
     }
 
     #[test]
