@@ -8,8 +8,8 @@ use skill_core::Inject;
 use skill_packs::PackSession;
 
 use crate::zodiac::{
-    ChartSnapshot, Zodiac, ZodiacCalculateZodiac, ZodiacCalculateZodiacInput,
-    ZodiacGetChartSnapshot, ZodiacGetChartSnapshotInput, ZodiacReading,
+    CalculateZodiac, CalculateZodiacInput, ChartSnapshot, GetChartSnapshot, GetChartSnapshotInput,
+    Zodiac, ZodiacReading,
 };
 
 /// Where jungastro caches the chart (its own namespace).
@@ -63,7 +63,7 @@ pub async fn get_zodiac_chart(
         }
     }
     let known = ctx.get::<BirthProfile>();
-    let input = ZodiacCalculateZodiacInput {
+    let input = CalculateZodiacInput {
         birth_date,
         birth_time: known
             .and_then(|p| p.time.clone())
@@ -74,9 +74,7 @@ pub async fn get_zodiac_chart(
         longitude: None,
     };
     // A subscription_required error is passed on as it is: the host shows the card.
-    let reading = session
-        .call::<Jungastro, ZodiacCalculateZodiac>(&input)
-        .await?;
+    let reading = session.call::<Jungastro, CalculateZodiac>(&input).await?;
     session
         .save(CACHED_CHART_PATH, &serde_json::to_value(&reading)?)
         .await?;
@@ -141,7 +139,7 @@ fn functions(sign: &str) -> (&'static str, &'static str) {
 )]
 pub async fn archetype_reading(session: Inject<PackSession>) -> Result<JungianReading, SkillError> {
     let snapshot: ChartSnapshot = session
-        .call::<Jungastro, ZodiacGetChartSnapshot>(&ZodiacGetChartSnapshotInput {
+        .call::<Jungastro, GetChartSnapshot>(&GetChartSnapshotInput {
             include_aspects: true,
         })
         .await?;
@@ -177,7 +175,7 @@ skill_packs::pack! {
             tools: [JungastroArchetypeReading],
         },
         imports: [
-            { from: Zodiac, tools: [ZodiacCalculateZodiac, ZodiacGetChartSnapshot], min_version: "1.0" },
+            { from: Zodiac, tools: [CalculateZodiac, GetChartSnapshot], min_version: "1.0" },
         ],
     }
 }

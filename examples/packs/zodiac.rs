@@ -113,6 +113,7 @@ fn position(name: &str, longitude: f64) -> PlanetPosition {
 /// sign when the place's coordinates are given.
 #[skill(
     id = "zodiac.calculate_zodiac",
+    marker = "CalculateZodiac",
     domain = "zodiac",
     category = "analysis"
 )]
@@ -184,6 +185,7 @@ pub async fn calculate_zodiac(
 /// Read-only and free; other packs use it instead of zodiac's storage.
 #[skill(
     id = "zodiac.get_chart_snapshot",
+    marker = "GetChartSnapshot",
     domain = "zodiac",
     category = "query"
 )]
@@ -244,11 +246,11 @@ skill_packs::pack! {
         version: "3.0.0",
         exports: {
             api_version: "1.0.0",
-            tools: [ZodiacCalculateZodiac, ZodiacGetChartSnapshot],
+            tools: [CalculateZodiac, GetChartSnapshot],
             access: {
                 requires_subscription: true,
-                free_tools: [ZodiacGetChartSnapshot],
-                rate_limits: { ZodiacCalculateZodiac: "50/day", ZodiacGetChartSnapshot: "unlimited" },
+                free_tools: [GetChartSnapshot],
+                rate_limits: { CalculateZodiac: "50/day", GetChartSnapshot: "unlimited" },
             },
         },
     }

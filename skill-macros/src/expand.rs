@@ -81,7 +81,11 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
         .marker
         .clone()
         .unwrap_or_else(|| format_ident!("{}", camel, span = fn_ident.span()));
-    let input_ident = format_ident!("{}Input", camel, span = fn_ident.span());
+    // A renamed marker names the input too: `marker = "CalculateZodiac"` -> `CalculateZodiacInput`.
+    let input_ident = match &cfg.marker {
+        Some(marker) => format_ident!("{}Input", marker, span = marker.span()),
+        None => format_ident!("{}Input", camel, span = fn_ident.span()),
+    };
     let id = &cfg.id;
     let output_ty = &skill.output.ty;
 
