@@ -198,7 +198,7 @@ pub(super) async fn review_item_react(
         &options,
     )
     .await;
-    let (tools_chosen, agent_runs) = tool_runs(dispatcher, &outcome.final_messages);
+    let (tools_chosen, agent_runs) = tool_runs(dispatcher, &outcome);
 
     let failure = match &outcome.stop_reason {
         StopReason::LlmError(err) => Some(format!("model error: {err}")),
@@ -308,7 +308,8 @@ fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language)
 
 /// Reads the conversation back into the skills the model chose (ids, in call order) and
 /// one [`SkillRun`] per tool result. The loop keeps no timings, so `elapsed_ms` is 0.
-fn tool_runs(dispatcher: &Dispatcher, messages: &[ChatMessage]) -> (Vec<String>, Vec<SkillRun>) {
+fn tool_runs(dispatcher: &Dispatcher, outcome: &ReactOutcome) -> (Vec<String>, Vec<SkillRun>) {
+    let messages = &outcome.final_messages;
     let mut chosen = Vec::new();
     let mut by_call_id: HashMap<&str, String> = HashMap::new();
     let mut runs = Vec::new();
@@ -332,8 +333,15 @@ fn tool_runs(dispatcher: &Dispatcher, messages: &[ChatMessage]) -> (Vec<String>,
             .get(tool_call_id.as_str())
             .cloned()
             .unwrap_or_else(|| tool_call_id.clone());
-        // Results longer than the model's limit were cut and are no longer JSON.
-        let parsed: Option<Value> = serde_json::from_str(content).ok();
+        // Results longer than the model's limit were cut and are no longer JSON; the
+        // loop's `skill_context` still holds the whole (last) output of the skill.
+        let parsed: Option<Value> = serde_json::from_str(content).ok().or_else(|| {
+            outcome
+                .skill_context
+                .get(&skill_id)
+                .filter(|_| !is_error)
+                .map(|data| serde_json::json!({ "data": data }))
+        });
         let field = |pointer: &str| {
             parsed
                 .as_ref()
