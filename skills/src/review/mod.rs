@@ -1,7 +1,9 @@
-//! The offline review (SPEC-20's checklist mode, default and fallback of the agent): for each
-//! checklist item, run its `required_skills` through [`Dispatcher::prepare_and_call`] with the
-//! review state and the clause in focus, then turn the outputs into risks by the documented
-//! rules of [`rules`].
+//! The clause-by-clause review. Checklist mode (SPEC-20's default, and the fallback of the
+//! agent): for each checklist item, run its `required_skills` through
+//! [`Dispatcher::prepare_and_call`] with the review state and the clause in focus, then turn
+//! the outputs into risks by the documented rules of [`rules`]. ReAct mode ([`run_review`]
+//! with [`AgentSettings::use_react_agent`]): a model chooses the skills and writes the risks,
+//! see [`agent`].
 //!
 //! ```no_run
 //! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
@@ -119,7 +121,8 @@ pub struct ClauseReview {
     pub clause_name: String,
     /// Its priority.
     pub priority: Priority,
-    /// Every skill called, in checklist order.
+    /// Every skill called: in checklist order, or in the order the model called them (on
+    /// fallback the model's calls first, then the checklist's).
     pub skills: Vec<SkillRun>,
     /// Skills of the checklist that are not registered (skipped).
     pub skipped_skills: Vec<String>,
