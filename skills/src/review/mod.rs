@@ -1,7 +1,9 @@
-//! The offline review (SPEC-20's checklist mode, default and fallback of the agent): for each
-//! checklist item, run its `required_skills` through [`Dispatcher::prepare_and_call`] with the
-//! review state and the clause in focus, then turn the outputs into risks by the documented
-//! rules of [`rules`].
+//! The clause-by-clause review. Checklist mode (SPEC-20's default, and the fallback of the
+//! agent): for each checklist item, run its `required_skills` through
+//! [`Dispatcher::prepare_and_call`] with the review state and the clause in focus, then turn
+//! the outputs into risks by the documented rules of [`rules`]. ReAct mode ([`run_review`]
+//! with [`AgentSettings::use_react_agent`]): a model chooses the skills and writes the risks,
+//! see [`agent`].
 //!
 //! ```no_run
 //! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
@@ -20,8 +22,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod agent;
 mod checklist;
 mod inputs;
+mod prompts;
 mod report;
 pub mod rules;
 
@@ -31,8 +35,10 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use skill_core::agent::{ChatMessage, LlmClient};
 use skill_core::{codes, Dispatcher, SkillContext};
 
+pub use agent::{normalize_risk_level, run_review, AgentSettings, AgentSettingsError};
 pub use checklist::generate_checklist;
 pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
@@ -115,12 +121,49 @@ pub struct ClauseReview {
     pub clause_name: String,
     /// Its priority.
     pub priority: Priority,
-    /// Every skill called, in checklist order.
+    /// Every skill called: in checklist order, or in the order the model called them (on
+    /// fallback the model's calls first, then the checklist's).
     pub skills: Vec<SkillRun>,
     /// Skills of the checklist that are not registered (skipped).
     pub skipped_skills: Vec<String>,
     /// Risks found, most serious first.
     pub risks: Vec<Risk>,
+    /// Which branch produced the risks (left out of the JSON in checklist mode).
+    #[serde(default, skip_serializing_if = "ReviewMode::is_checklist")]
+    pub mode: ReviewMode,
+    /// Skills the model called, in the order it called them (ReAct mode).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools_chosen: Vec<String>,
+    /// The whole ReAct conversation of this clause, kept for audit (also on fallback).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<Value>")]
+    pub agent_messages: Vec<ChatMessage>,
+    /// Why the ReAct branch gave way to the checklist (mode `react_fallback`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+    /// What the ReAct loop reported (unreadable final answer, iteration limit, model error).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_warnings: Vec<String>,
+}
+
+/// Which branch reviewed a clause (SPEC-20 section 5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewMode {
+    /// The checklist's `required_skills` and the rules of [`rules`].
+    #[default]
+    Checklist,
+    /// The model chose the tools and wrote the risks.
+    React,
+    /// The ReAct branch failed (model error, no tools); the checklist reviewed the clause.
+    ReactFallback,
+}
+
+impl ReviewMode {
+    /// Whether this is the checklist mode (the default, not written to JSON).
+    pub fn is_checklist(&self) -> bool {
+        *self == Self::Checklist
+    }
 }
 
 /// Counts over the whole review.
@@ -142,6 +185,16 @@ pub struct ReviewSummary {
     pub medium: usize,
     /// Low risks.
     pub low: usize,
+    /// Clauses the model reviewed (ReAct mode).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub react_clauses: usize,
+    /// Clauses where the ReAct branch failed and the checklist took over.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub react_fallbacks: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The result of an offline review.
@@ -177,6 +230,21 @@ pub fn run_checklist_review(
     state: &ReviewState,
     options: &ReviewOptions,
 ) -> ReviewReport {
+    run_items(dispatcher, state, options, None)
+}
+
+/// The model and settings of the ReAct branch, when it is on.
+type AgentRun<'a> = Option<(&'a dyn LlmClient, &'a AgentSettings)>;
+
+/// The review engine shared by both modes: builds the checklist and the base context, then
+/// reviews the items on worker threads, each item by the ReAct branch when `agent` is given
+/// and by the checklist otherwise.
+fn run_items(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: AgentRun<'_>,
+) -> ReviewReport {
     let mut checklist_generated = false;
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
@@ -200,8 +268,9 @@ pub fn run_checklist_review(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                // IO too: model clients talk HTTP from inside the worker.
                 let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_time()
+                    .enable_all()
                     .build()
                 {
                     Ok(rt) => rt,
@@ -213,7 +282,17 @@ pub fn run_checklist_review(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = checklist.get(i) else { break };
-                    let review = runtime.block_on(review_item(dispatcher, &base, &state, item));
+                    let review = runtime.block_on(async {
+                        match agent {
+                            Some((client, settings)) => {
+                                agent::review_item_react(
+                                    client, settings, dispatcher, &base, &state, item,
+                                )
+                                .await
+                            }
+                            None => review_item(dispatcher, &base, &state, item).await,
+                        }
+                    });
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
                 }
             });
@@ -278,9 +357,16 @@ fn not_run(item: &ChecklistItem) -> ClauseReview {
             .collect(),
         skipped_skills: Vec::new(),
         risks: Vec::new(),
+        mode: ReviewMode::Checklist,
+        tools_chosen: Vec::new(),
+        agent_messages: Vec::new(),
+        fallback_reason: None,
+        agent_warnings: Vec::new(),
     }
 }
 
+/// The checklist branch for one item: its `required_skills` through `prepare_and_call`,
+/// risks by the rules.
 async fn review_item(
     dispatcher: &Dispatcher,
     base: &SkillContext,
@@ -355,6 +441,11 @@ async fn review_item(
         skills,
         skipped_skills,
         risks,
+        mode: ReviewMode::Checklist,
+        tools_chosen: Vec::new(),
+        agent_messages: Vec::new(),
+        fallback_reason: None,
+        agent_warnings: Vec::new(),
     }
 }
 
@@ -364,6 +455,11 @@ fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
         ..Default::default()
     };
     for clause in clauses {
+        match clause.mode {
+            ReviewMode::Checklist => {}
+            ReviewMode::React => summary.react_clauses += 1,
+            ReviewMode::ReactFallback => summary.react_fallbacks += 1,
+        }
         summary.skill_calls += clause.skills.len();
         summary.skill_failures += clause.skills.iter().filter(|s| !s.success).count();
         for skipped in &clause.skipped_skills {

@@ -1,0 +1,362 @@
+//! The ReAct branch of the clause review (SPEC-20 section 5): the model reads the clause,
+//! chooses the skills itself, and writes the risks. Off by default; when it fails for a
+//! clause (model error, no tool to offer) the checklist reviews that clause instead.
+//!
+//! ```
+//! use skills::review::AgentSettings;
+//!
+//! let settings = AgentSettings::from_lookup(|name| match name {
+//!     "USE_REACT_AGENT" => Some("true".into()),
+//!     "REACT_MAX_ITERATIONS" => Some("3".into()),
+//!     _ => None,
+//! })?;
+//! assert!(settings.use_react_agent);
+//! assert_eq!(settings.react_max_iterations, 3);
+//! assert_eq!(settings.react_temperature, 0.1);
+//! # Ok::<(), skills::review::AgentSettingsError>(())
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use skill_core::agent::{
+    build_react_agent_messages, react_agent_loop, ChatMessage, Language, LlmClient, ReactOptions,
+    ReactOutcome, ReactPromptInput, StopReason,
+};
+use skill_core::{Dispatcher, SkillContext, ToolFilter};
+
+use super::{
+    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk,
+    RiskLocation, SkillRun,
+};
+use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
+
+/// `source_skill` of risks the model wrote.
+pub const REACT_SOURCE: &str = "react_agent";
+
+/// Environment variable switching the ReAct branch on.
+pub const ENV_USE_REACT_AGENT: &str = "USE_REACT_AGENT";
+/// Environment variable with the loop's turn limit.
+pub const ENV_REACT_MAX_ITERATIONS: &str = "REACT_MAX_ITERATIONS";
+/// Environment variable with the model's temperature.
+pub const ENV_REACT_TEMPERATURE: &str = "REACT_TEMPERATURE";
+
+/// Settings of the ReAct branch (SPEC-20 section 6.2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentSettings {
+    /// Review clauses with the ReAct loop (default `false`: checklist mode).
+    pub use_react_agent: bool,
+    /// Model turns per clause at most (default 5).
+    pub react_max_iterations: usize,
+    /// Sampling temperature (default 0.1: steady tool choice).
+    pub react_temperature: f32,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            use_react_agent: false,
+            react_max_iterations: 5,
+            react_temperature: 0.1,
+        }
+    }
+}
+
+/// A setting variable holds a value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("environment variable {variable}={value:?} is invalid: expected {expected}")]
+pub struct AgentSettingsError {
+    /// The variable (`REACT_TEMPERATURE`).
+    pub variable: &'static str,
+    /// What it held.
+    pub value: String,
+    /// What it should hold.
+    pub expected: &'static str,
+}
+
+impl AgentSettings {
+    /// Reads `USE_REACT_AGENT`, `REACT_MAX_ITERATIONS` and `REACT_TEMPERATURE` from the
+    /// process environment (SPEC-20 section 6.3).
+    pub fn from_env() -> Result<Self, AgentSettingsError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the settings through `lookup` (a variable name to its value). Unset or blank
+    /// variables keep their defaults; anything else must parse, or the error names the
+    /// variable, its value and what was expected.
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, AgentSettingsError> {
+        let mut settings = Self::default();
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        if let Some(raw) = get(ENV_USE_REACT_AGENT) {
+            settings.use_react_agent = match raw.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" | "y" | "t" => true,
+                "0" | "false" | "no" | "off" | "n" | "f" => false,
+                _ => {
+                    return Err(AgentSettingsError {
+                        variable: ENV_USE_REACT_AGENT,
+                        value: raw,
+                        expected: "a boolean (true/false, 1/0, yes/no, on/off)",
+                    })
+                }
+            };
+        }
+        if let Some(raw) = get(ENV_REACT_MAX_ITERATIONS) {
+            settings.react_max_iterations = raw
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or(AgentSettingsError {
+                    variable: ENV_REACT_MAX_ITERATIONS,
+                    value: raw,
+                    expected: "a whole number of turns, at least 1",
+                })?;
+        }
+        if let Some(raw) = get(ENV_REACT_TEMPERATURE) {
+            settings.react_temperature = raw
+                .trim()
+                .parse::<f32>()
+                .ok()
+                .filter(|t| t.is_finite() && (0.0..=2.0).contains(t))
+                .ok_or(AgentSettingsError {
+                    variable: ENV_REACT_TEMPERATURE,
+                    value: raw,
+                    expected: "a number from 0 to 2",
+                })?;
+        }
+        Ok(settings)
+    }
+}
+
+/// Runs the review: per checklist item the ReAct branch when `agent` is given and its
+/// settings switch it on (and the state has a primary document), the checklist otherwise.
+/// A clause whose ReAct run fails (model error, no tool passes the domain filter) is
+/// reviewed by the checklist and marked [`ReviewMode::ReactFallback`], its conversation
+/// and the reason kept. Blocks like [`super::run_checklist_review`], on the same workers.
+pub fn run_review(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<(&dyn LlmClient, &AgentSettings)>,
+) -> ReviewReport {
+    let agent = agent.filter(|(_, settings)| settings.use_react_agent && state.primary().is_some());
+    run_items(dispatcher, state, options, agent)
+}
+
+/// SPEC-20 `_normalize_risk_level`: `high`/`medium`/`low` in any case (and the Chinese
+/// 高/中/低, with or without 风险), everything else is `medium`.
+pub fn normalize_risk_level(level: &str) -> &'static str {
+    match level.trim().to_lowercase().as_str() {
+        "high" | "高" | "高风险" => "high",
+        "low" | "低" | "低风险" => "low",
+        _ => "medium",
+    }
+}
+
+/// The ReAct branch for one item, falling back to the checklist branch when it fails.
+pub(super) async fn review_item_react(
+    client: &dyn LlmClient,
+    settings: &AgentSettings,
+    dispatcher: &Dispatcher,
+    base: &SkillContext,
+    state: &Arc<ReviewState>,
+    item: &ChecklistItem,
+) -> ClauseReview {
+    let language = Language::from_tag(&state.language);
+    let clause_text = clause_text(state, item);
+    let suggested: Vec<&str> = item.required_skills.iter().map(String::as_str).collect();
+    let domain_id = (!state.domain_id.is_empty()).then_some(state.domain_id.as_str());
+    let messages = build_react_agent_messages(&ReactPromptInput {
+        language,
+        our_party: &state.our_party,
+        clause_id: &item.clause_id,
+        clause_name: &item.clause_name,
+        description: &item.description,
+        priority: priority_name(item.priority),
+        clause_text: &clause_text,
+        domain_id,
+        domain_prompt: None,
+        suggested_skills: &suggested,
+        dispatcher: Some(dispatcher),
+    });
+    let mut options = ReactOptions::default()
+        .max_iterations(settings.react_max_iterations)
+        .temperature(settings.react_temperature);
+    if let Some(domain) = domain_id {
+        options = options.tool_filter(ToolFilter::all().domain(domain));
+    }
+    let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
+    let outcome = react_agent_loop(
+        client,
+        dispatcher,
+        messages,
+        &item.clause_id,
+        &ctx,
+        &options,
+    )
+    .await;
+    let (tools_chosen, agent_runs) = tool_runs(dispatcher, &outcome);
+
+    let failure = match &outcome.stop_reason {
+        StopReason::LlmError(err) => Some(format!("model error: {err}")),
+        StopReason::NoTools => Some(format!(
+            "no tool passes the filter of domain `{}`",
+            state.domain_id
+        )),
+        StopReason::FinalAnswer | StopReason::MaxIterations => None,
+    };
+    if let Some(reason) = failure {
+        tracing::warn!(clause = %item.clause_id, %reason, "ReAct branch failed; the checklist reviews the clause");
+        let mut review = review_item(dispatcher, base, state, item).await;
+        review.mode = ReviewMode::ReactFallback;
+        review.skills.splice(0..0, agent_runs);
+        review.tools_chosen = tools_chosen;
+        review.agent_messages = outcome.final_messages;
+        review.fallback_reason = Some(reason);
+        review.agent_warnings = outcome.warnings;
+        return review;
+    }
+    let risks = react_risks(&outcome, item, language);
+    ClauseReview {
+        clause_id: item.clause_id.clone(),
+        clause_name: item.clause_name.clone(),
+        priority: item.priority,
+        skills: agent_runs,
+        skipped_skills: Vec::new(),
+        risks,
+        mode: ReviewMode::React,
+        tools_chosen,
+        agent_messages: outcome.final_messages,
+        fallback_reason: None,
+        agent_warnings: outcome.warnings,
+    }
+}
+
+/// The clause text from the primary document; else name and description; else the id
+/// (SPEC-20 section 5.2).
+fn clause_text(state: &Arc<ReviewState>, item: &ChecklistItem) -> String {
+    let text = crate::generic::lookup::lookup_for(state)
+        .primary()
+        .and_then(|d| d.full_text(&item.clause_id))
+        .unwrap_or_default();
+    if !text.trim().is_empty() {
+        return text;
+    }
+    let fallback = format!("{}\n{}", item.clause_name, item.description)
+        .trim()
+        .to_string();
+    if fallback.is_empty() {
+        item.clause_id.clone()
+    } else {
+        fallback
+    }
+}
+
+fn priority_name(priority: Priority) -> &'static str {
+    match priority {
+        Priority::Critical => "critical",
+        Priority::High => "high",
+        Priority::Medium => "medium",
+        Priority::Low => "low",
+    }
+}
+
+/// The model's risks in the report's shape: levels normalised, most serious first, ids
+/// `R-{clause}-{n}` as in checklist mode.
+fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language) -> Vec<Risk> {
+    let unclassified = match language {
+        Language::ZhCn => "未分类风险",
+        Language::En => "unclassified",
+    };
+    let mut risks: Vec<Risk> = outcome
+        .risks
+        .iter()
+        .map(|raw| {
+            let original = raw
+                .location
+                .as_ref()
+                .map(|l| l.original_text.trim())
+                .unwrap_or_default();
+            Risk {
+                id: String::new(),
+                clause_id: item.clause_id.clone(),
+                risk_level: normalize_risk_level(&raw.risk_level).to_string(),
+                risk_type: if raw.risk_type.trim().is_empty() {
+                    unclassified.to_string()
+                } else {
+                    raw.risk_type.clone()
+                },
+                description: raw.description.clone(),
+                reason: raw.reason.clone(),
+                analysis: raw.analysis.clone(),
+                source_skill: REACT_SOURCE.to_string(),
+                location: (!original.is_empty()).then(|| RiskLocation {
+                    original_text: original.to_string(),
+                }),
+            }
+        })
+        .collect();
+    risks.sort_by_key(|r| crate::generic::assess_deviation::severity_rank(&r.risk_level));
+    for (n, risk) in risks.iter_mut().enumerate() {
+        risk.id = format!("R-{}-{}", item.clause_id, n + 1);
+    }
+    risks
+}
+
+/// Reads the conversation back into the skills the model chose (ids, in call order) and
+/// one [`SkillRun`] per tool result. The loop keeps no timings, so `elapsed_ms` is 0.
+fn tool_runs(dispatcher: &Dispatcher, outcome: &ReactOutcome) -> (Vec<String>, Vec<SkillRun>) {
+    let messages = &outcome.final_messages;
+    let mut chosen = Vec::new();
+    let mut by_call_id: HashMap<&str, String> = HashMap::new();
+    let mut runs = Vec::new();
+    for message in messages {
+        for call in message.tool_calls() {
+            let skill_id = dispatcher
+                .get_registration(&call.name)
+                .map_or_else(|| call.name.clone(), |reg| reg.id.to_string());
+            by_call_id.insert(call.id.as_str(), skill_id.clone());
+            chosen.push(skill_id);
+        }
+        let ChatMessage::Tool {
+            tool_call_id,
+            content,
+            is_error,
+        } = message
+        else {
+            continue;
+        };
+        let skill_id = by_call_id
+            .get(tool_call_id.as_str())
+            .cloned()
+            .unwrap_or_else(|| tool_call_id.clone());
+        // Results longer than the model's limit were cut and are no longer JSON; the
+        // loop's `skill_context` still holds the whole (last) output of the skill.
+        let parsed: Option<Value> = serde_json::from_str(content).ok().or_else(|| {
+            outcome
+                .skill_context
+                .get(&skill_id)
+                .filter(|_| !is_error)
+                .map(|data| serde_json::json!({ "data": data }))
+        });
+        let field = |pointer: &str| {
+            parsed
+                .as_ref()
+                .and_then(|v| v.pointer(pointer))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        runs.push(SkillRun {
+            skill_id,
+            success: !is_error,
+            error_code: field("/error/code"),
+            error_message: field("/error/message"),
+            summary: field("/data/summary"),
+            elapsed_ms: 0.0,
+        });
+    }
+    (chosen, runs)
+}
