@@ -3,10 +3,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
+use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    build_review_state, render, run_checklist_review, ReportFormat, ReviewInputs, ReviewOptions,
+    build_review_state, render, run_review, AgentSettings, ProgressHook, ReportFormat,
+    ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -46,9 +50,131 @@ pub struct ReviewArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Clauses reviewed at the same time (0: one per CPU core).
+    /// Clauses reviewed at the same time (0: one per CPU core; agent reviews run one clause at
+    /// a time, the model's tool calls within a round still run together).
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
+    /// Let a model choose the skills per clause (ReAct); the checklist becomes a hint.
+    #[arg(long, value_parser = ["react"])]
+    agent: Option<String>,
+    /// Model provider for `--agent`: `openai` (any Chat Completions server: OpenAI, DeepSeek,
+    /// vLLM, Ollama, llama.cpp) or `anthropic`.
+    #[arg(long, default_value = "openai", value_parser = ["openai", "anthropic"])]
+    provider: String,
+    /// Model name (default from OPENAI_MODEL / ANTHROPIC_MODEL).
+    #[arg(long)]
+    model: Option<String>,
+    /// Endpoint (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// When the model cannot be used, review in checklist mode instead of failing.
+    #[arg(long)]
+    fallback: bool,
+}
+
+/// The model client `--agent` asks for, with the settings of the clause-analysis node.
+fn agent_client(args: &ReviewArgs) -> Result<(Arc<dyn LlmClient>, String), CliError> {
+    let usage = |e: skill_core::agent::LlmError| CliError::Usage(e.to_string());
+    match args.provider.as_str() {
+        "anthropic" => {
+            let mut config = AnthropicConfig::from_env().map_err(|_| {
+                CliError::Usage(
+                    "--agent with --provider anthropic needs ANTHROPIC_API_KEY in the environment"
+                        .into(),
+                )
+            })?;
+            if let Some(model) = &args.model {
+                config.model = model.clone();
+            }
+            if let Some(url) = &args.base_url {
+                config.base_url = url.clone();
+            }
+            let endpoint = config.base_url.clone();
+            Ok((
+                Arc::new(AnthropicClient::new(config).map_err(usage)?),
+                endpoint,
+            ))
+        }
+        _ => {
+            let mut config = OpenAiConfig::from_env();
+            if let Some(model) = &args.model {
+                config.model = model.clone();
+            }
+            if let Some(url) = &args.base_url {
+                config.base_url = url.clone();
+            }
+            if config.api_key.is_none() && config.base_url.contains("api.openai.com") {
+                return Err(CliError::Usage(
+                    "--agent with the OpenAI API needs OPENAI_API_KEY in the environment (or --base-url of a local server)".into(),
+                ));
+            }
+            let endpoint = config.base_url.clone();
+            Ok((
+                Arc::new(OpenAiClient::new(config).map_err(usage)?),
+                endpoint,
+            ))
+        }
+    }
+}
+
+/// Whether the endpoint's host accepts a TCP connection (no request, no tokens spent).
+fn reachable(endpoint: &str) -> Result<(), String> {
+    use std::net::ToSocketAddrs;
+    let url =
+        url_host_port(endpoint).ok_or_else(|| format!("`{endpoint}` is not an http(s) URL"))?;
+    let addrs: Vec<_> = url
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve `{url}`: {e}"))?
+        .collect();
+    for addr in &addrs {
+        if std::net::TcpStream::connect_timeout(addr, Duration::from_secs(3)).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(format!("nothing answers at `{url}`"))
+}
+
+/// `host:port` of an http(s) URL.
+fn url_host_port(endpoint: &str) -> Option<String> {
+    let (scheme, rest) = endpoint.split_once("://")?;
+    let default_port = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let authority = rest.split('/').next()?.rsplit('@').next()?;
+    if authority.is_empty() {
+        return None;
+    }
+    Some(
+        if authority
+            .rsplit_once(':')
+            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+        {
+            authority.to_string()
+        } else {
+            format!("{authority}:{default_port}")
+        },
+    )
+}
+
+/// A progress bar on a terminal for reviews of many clauses.
+fn progress_hook(total: usize) -> Option<ProgressHook> {
+    if total < 10 || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} clauses {msg}")
+    {
+        bar.set_style(style);
+    }
+    Some(ProgressHook(Arc::new(move |clause, done, total| {
+        bar.set_message(clause.clause_id.clone());
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+        }
+    })))
 }
 
 /// Files of a sample folder, by role.
@@ -168,6 +294,28 @@ fn inputs(args: &ReviewArgs) -> Result<ReviewInputs, CliError> {
     })
 }
 
+/// Fails when the model could not review a single clause (every ReAct attempt fell back),
+/// unless `--fallback` accepts the checklist results.
+fn model_failed(report: &ReviewReport, fallback: bool) -> Result<(), CliError> {
+    let s = &report.summary;
+    if s.react_clauses > 0 || s.react_fallbacks == 0 {
+        return Ok(());
+    }
+    let reason = report
+        .clauses
+        .iter()
+        .find_map(|c| c.fallback_reason.clone())
+        .unwrap_or_default();
+    if fallback {
+        eprintln!("warning: the model failed on every clause ({reason}); the report is from checklist mode (--fallback)");
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!(
+            "the model failed on every clause: {reason}; check the endpoint, model and key, or pass --fallback"
+        )))
+    }
+}
+
 /// Runs the review and writes the report.
 pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliError> {
     let inputs = inputs(args)?;
@@ -176,11 +324,48 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .parse()
         .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
     let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
-    let options = ReviewOptions {
+    let total = if state.review_checklist.is_empty() {
+        state.primary().map_or(0, |d| d.total_clauses)
+    } else {
+        state.review_checklist.len()
+    };
+    let mut options = ReviewOptions {
         concurrency: args.concurrency,
+        progress: progress_hook(total),
         ..ReviewOptions::default()
     };
-    let report = run_checklist_review(dispatcher, &state, &options);
+    let report = match &args.agent {
+        None => run_review(dispatcher, &state, &options, None),
+        Some(_) => {
+            let settings = AgentSettings {
+                use_react_agent: true,
+                ..AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?
+            };
+            let prepared = agent_client(args).and_then(|(client, endpoint)| {
+                reachable(&endpoint).map(|()| client).map_err(|why| {
+                    CliError::Usage(format!("the model endpoint cannot be reached: {why}"))
+                })
+            });
+            match prepared {
+                Ok(client) => {
+                    options.concurrency = 1;
+                    let report = run_review(
+                        dispatcher,
+                        &state,
+                        &options,
+                        Some((client.as_ref(), &settings)),
+                    );
+                    model_failed(&report, args.fallback)?;
+                    report
+                }
+                Err(err) if args.fallback => {
+                    eprintln!("warning: {err}; reviewing in checklist mode (--fallback)");
+                    run_review(dispatcher, &state, &options, None)
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    };
     let text = render(&report, format);
     match &args.out {
         Some(path) => {

@@ -47,6 +47,25 @@ use crate::generic::bm25::ReferenceIndex;
 use crate::generic::truncate_chars;
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
 
+/// Called after each reviewed clause with the clause, the number done and the total (for
+/// progress bars). Runs on the worker thread that reviewed the clause.
+#[derive(Clone)]
+pub struct ProgressHook(pub Arc<dyn Fn(&ClauseReview, usize, usize) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
+    }
+}
+
+impl PartialEq for ProgressHook {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ProgressHook {}
+
 /// How to run a review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewOptions {
@@ -54,11 +73,14 @@ pub struct ReviewOptions {
     pub concurrency: usize,
     /// Make a checklist from the document's clauses when the state has none.
     pub generate_checklist: bool,
+    /// Told about every finished clause.
+    pub progress: Option<ProgressHook>,
 }
 
 impl Default for ReviewOptions {
     fn default() -> Self {
         Self {
+            progress: None,
             concurrency: 0,
             generate_checklist: true,
         }
@@ -265,6 +287,7 @@ fn run_items(
     .max(1);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<ClauseReview>>> = Mutex::new(vec![None; checklist.len()]);
+    let finished = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -293,6 +316,10 @@ fn run_items(
                             None => review_item(dispatcher, &base, &state, item).await,
                         }
                     });
+                    if let Some(hook) = &options.progress {
+                        let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                        hook.0(&review, done, checklist.len());
+                    }
                     results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
                 }
             });

@@ -116,7 +116,37 @@ pub fn render_table(report: &ReviewReport) -> String {
             let _ = writeln!(out, "{}", line(row));
         }
     }
+    out.push_str(&agent_lines(report, ""));
     let _ = writeln!(out, "{}", summary_line(report));
+    out
+}
+
+/// One line per clause the model reviewed: the mode and the tools it chose, in call order
+/// (empty in checklist mode).
+fn agent_lines(report: &ReviewReport, bullet: &str) -> String {
+    use crate::review::ReviewMode;
+    let mut out = String::new();
+    for clause in report.clauses.iter().filter(|c| !c.mode.is_checklist()) {
+        let mode = match clause.mode {
+            ReviewMode::React => "react",
+            ReviewMode::ReactFallback => "react, fell back to the checklist",
+            ReviewMode::Checklist => "checklist",
+        };
+        let tools = if clause.tools_chosen.is_empty() {
+            "no tools".to_string()
+        } else {
+            clause.tools_chosen.join(", ")
+        };
+        let _ = write!(
+            out,
+            "{bullet}clause {} ({mode}): model chose {tools}",
+            clause.clause_id
+        );
+        if let Some(reason) = &clause.fallback_reason {
+            let _ = write!(out, "; reason: {}", one_line(reason, 120));
+        }
+        out.push('\n');
+    }
     out
 }
 
@@ -129,6 +159,10 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         let _ = writeln!(out, "Reviewed for: {}\n", report.our_party);
     }
     let _ = writeln!(out, "{}\n", summary_line(report));
+    let agent = agent_lines(report, "- ");
+    if !agent.is_empty() {
+        let _ = writeln!(out, "## Tools chosen by the model\n\n{agent}");
+    }
     for clause in report.clauses.iter().filter(|c| !c.risks.is_empty()) {
         let name = if clause.clause_name.is_empty() {
             String::new()
