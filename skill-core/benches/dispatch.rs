@@ -113,6 +113,17 @@ fn bench_call(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    group.bench_function("parse_only", |b| {
+        b.iter_batched(
+            || ToolCall {
+                id: "call_1".into(),
+                name: "search_reference_doc".into(),
+                arguments: ARGS.into(),
+            },
+            |call| black_box(ParsedCall::from_tool_call(call)),
+            BatchSize::SmallInput,
+        )
+    });
     group.bench_function("skillkit_call", |b| {
         b.iter(|| {
             let result = dispatcher

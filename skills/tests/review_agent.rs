@@ -46,6 +46,7 @@ fn sequential() -> ReviewOptions {
     ReviewOptions {
         concurrency: 1,
         generate_checklist: false,
+        progress: None,
     }
 }
 
@@ -688,12 +689,32 @@ fn clauses_share_the_model_across_workers() {
     let model = ScriptedClient::from_responses(
         (0..n).map(|_| LlmResponse::text(r#"[{"risk_level": "low", "description": "x"}]"#)),
     );
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&seen);
     let options = ReviewOptions {
         concurrency: 4,
         generate_checklist: false,
+        progress: Some(skills::review::ProgressHook(std::sync::Arc::new(
+            move |clause, done, total| {
+                log.lock()
+                    .unwrap()
+                    .push((clause.clause_id.clone(), done, total))
+            },
+        ))),
     };
     let report = run_review(&dispatcher(), &state, &options, Some((&model, &react_on())));
     assert_eq!(model.remaining(), 0);
+    let mut progress = seen.lock().unwrap().clone();
+    assert_eq!(
+        progress.len(),
+        report.clauses.len(),
+        "one progress call per clause"
+    );
+    progress.sort_by_key(|p| p.1);
+    assert_eq!(
+        progress.last().map(|p| (p.1, p.2)),
+        Some((report.clauses.len(), report.clauses.len()))
+    );
     let order: Vec<&str> = report
         .clauses
         .iter()

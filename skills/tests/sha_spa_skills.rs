@@ -1,10 +1,8 @@
 //! The SPA/SHA skills against the sample share purchase and shareholders' agreements.
 
-use regex::Regex;
 use serde_json::{json, Value};
 use skill_core::prelude::*;
 use skill_core::{codes, Dispatcher};
-use skills::document::normalize_clause_id;
 use skills::fidic::Severity;
 use skills::sha_spa::common::Finding;
 use skills::sha_spa::extract_conditions::ConditionsReport;
@@ -13,58 +11,9 @@ use skills::sha_spa::governance_check::GovernanceReport;
 use skills::sha_spa::indemnity_analysis::IndemnityReport;
 use skills::{Clause, ClauseFocus, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
 
-/// Splits sample text on clause-number lines ("4.1 Title", "Clause 4 Title", "第一条 标题").
+/// Parses sample text with the library's own parser.
 fn parse(id: &str, text: &str) -> DocumentStructure {
-    let heading = Regex::new(r"^(?:Sub-Clause\s+|Clause\s+)?(\d+(?:\.\d+)*)\s+(.+)$|^(第[一二三四五六七八九十百零\d.]+条)\s*(.*)$").unwrap();
-    let mut flat: Vec<Clause> = Vec::new();
-    for line in text.lines().map(str::trim) {
-        match heading.captures(line) {
-            Some(c) => {
-                let raw = c.get(1).or(c.get(3)).unwrap().as_str();
-                let rest = c.get(2).or(c.get(4)).map_or("", |m| m.as_str()).to_string();
-                let (title, body) = if rest.chars().count() > 40 {
-                    (String::new(), rest)
-                } else {
-                    (rest, String::new())
-                };
-                flat.push(Clause {
-                    clause_id: normalize_clause_id(raw),
-                    title,
-                    text: body,
-                    ..Default::default()
-                });
-            }
-            None if !line.is_empty() => {
-                if let Some(last) = flat.last_mut() {
-                    if !last.text.is_empty() {
-                        last.text.push('\n');
-                    }
-                    last.text.push_str(line);
-                }
-            }
-            None => {}
-        }
-    }
-    fn insert(list: &mut Vec<Clause>, mut clause: Clause, level: u32) {
-        if let Some(last) = list
-            .last_mut()
-            .filter(|l| clause.clause_id.starts_with(&format!("{}.", l.clause_id)))
-        {
-            return insert(&mut last.children, clause, level + 1);
-        }
-        clause.level = level;
-        list.push(clause);
-    }
-    let mut doc = DocumentStructure {
-        document_id: id.into(),
-        structure_type: "fidic".into(),
-        ..Default::default()
-    };
-    for clause in flat {
-        insert(&mut doc.clauses, clause, 1);
-    }
-    doc.recount();
-    doc
+    skills::document::parse_text(id, text)
 }
 
 fn sample(name: &str) -> String {

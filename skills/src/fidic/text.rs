@@ -110,15 +110,27 @@ pub fn clause_references(text: &str) -> Vec<ClauseRef> {
         .collect()
 }
 
-static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"["“]([^"”\n]{2,80})["”]\s*(?:means|shall mean|has the meaning|refers to|是指|系指|指)\s*([^\n]*)"#).unwrap()
+static DEFINITION_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"["“]([^"”\n]{2,80})["”]\s*(?:means|shall mean|has the meaning|refers to|是指|系指|指)\s*"#).unwrap()
 });
 
-/// Defined terms in `text`: `"Term" means ...` / `“术语”是指……`, as (term, definition).
+/// Defined terms in `text`: `"Term" means ...` / `“术语”是指……`, as (term, definition). A
+/// definition runs to the end of its line or to the next definition, whichever comes first,
+/// so definitions reflowed into one paragraph are still told apart.
 pub fn definitions_in(text: &str) -> Vec<(String, String)> {
-    DEFINITION
-        .captures_iter(text)
-        .map(|c| (c[1].trim().to_string(), c[2].trim().to_string()))
+    let heads: Vec<_> = DEFINITION_HEAD.captures_iter(text).collect();
+    heads
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let whole = c.get(0).expect("match");
+            let next = heads
+                .get(i + 1)
+                .map_or(text.len(), |n| n.get(0).expect("match").start());
+            let rest = &text[whole.end()..next];
+            let definition = rest.split('\n').next().unwrap_or_default();
+            (c[1].trim().to_string(), definition.trim().to_string())
+        })
         .collect()
 }
 
