@@ -242,12 +242,52 @@ fn body_text(inline: &str, body: &[&str]) -> String {
             continue;
         }
         if !out.is_empty() {
-            out.push(if blank { '\n' } else { ' ' });
+            out.push(if blank || starts_item(line) {
+                '\n'
+            } else {
+                ' '
+            });
         }
         blank = false;
         out.push_str(line.trim_end_matches("**"));
     }
     out
+}
+
+/// Whether a body line starts an item of its own — `(a)`, `(iv)`, `a)`, `1)`, `-`, `•`,
+/// `（一）`, or a definition (`"Term" means`, `“术语”是指`) — so it keeps its own line instead of
+/// being joined to the previous one like wrapped prose.
+fn starts_item(line: &str) -> bool {
+    let line = line.trim_start();
+    if line.starts_with(['-', '•', '*', '·']) || line.starts_with('（') {
+        return true;
+    }
+    if line.starts_with(['"', '“']) {
+        let close = line[1..].find(['"', '”']).map(|i| i + 1);
+        return close.is_some_and(|i| {
+            let after = line[i..].trim_start_matches(['"', '”']).trim_start();
+            [
+                "means",
+                "shall mean",
+                "has the meaning",
+                "是指",
+                "系指",
+                "指",
+            ]
+            .iter()
+            .any(|w| after.starts_with(w))
+        });
+    }
+    let marker = line.strip_prefix('(').unwrap_or(line);
+    let Some(end) = marker.find(')') else {
+        return false;
+    };
+    let label = &marker[..end];
+    !label.is_empty()
+        && label.len() <= 4
+        && (label.chars().all(|c| c.is_ascii_digit())
+            || label.chars().all(|c| c.is_ascii_lowercase())
+            || label.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 /// Turns the flat heading list into a tree, nesting by number prefix.
@@ -673,5 +713,20 @@ The amount shall be 10% of the Contract Price.
             clause.text,
             "The Contractor shall pay the Employer within 14 days of demand."
         );
+    }
+
+    #[test]
+    fn list_items_and_definitions_keep_their_lines_while_prose_is_reflowed() {
+        let doc = parse_text(
+            "t",
+            "4.1 Conditions\nCompletion is conditional on\nthe following:\n(a) clearance by the\nauthority;\n(b) shareholder approval;\n\"Cost\" means money spent.\n\"Key Personnel\" means staff.\n",
+        );
+        let text = &doc.find_clause("4.1").unwrap().text;
+        assert_eq!(
+            text,
+            "Completion is conditional on the following:\n(a) clearance by the authority;\n(b) shareholder approval;\n\"Cost\" means money spent.\n\"Key Personnel\" means staff."
+        );
+        assert!(starts_item("(iv) fourth") && starts_item("a) first") && starts_item("（一）甲"));
+        assert!(!starts_item("(the Employer) shall") && !starts_item("\"Cost\" is defined below"));
     }
 }

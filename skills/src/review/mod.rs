@@ -347,18 +347,23 @@ fn run_items(
 }
 
 /// The generated checklist without skills the state cannot feed (no reference documents:
-/// no `search_reference_doc`; no baseline: no `compare_with_baseline`).
+/// no `search_reference_doc`; no baseline: no `compare_with_baseline`; no Particular
+/// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
+/// Requirements: no `fidic_search_er`).
 fn generated_checklist_for(state: &ReviewState) -> Vec<ChecklistItem> {
     let Some(doc) = state.primary() else {
         return Vec::new();
     };
     let has_references = state.references().next().is_some();
     let has_baseline = state.baseline().is_some();
+    let fidic = crate::fidic::documents::FidicDocuments::of(state);
     let mut items = generate_checklist(doc, &state.domain_id);
     for item in &mut items {
         item.required_skills.retain(|s| match s.as_str() {
             "search_reference_doc" => has_references,
             "compare_with_baseline" => has_baseline,
+            "fidic_merge_gc_pc" | "fidic_check_pc_consistency" => fidic.pc.is_some(),
+            "fidic_search_er" => fidic.er.is_some(),
             _ => true,
         });
     }
