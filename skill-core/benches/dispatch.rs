@@ -1,10 +1,13 @@
 //! Dispatch and export costs, next to a hand-written floor measured in the same run.
 //!
+//! Each `call/*` variant consumes one owned tool call (id, name, argument text), as a
+//! provider response yields it, and produces the JSON text that goes back:
 //! - `call/floor`: `match` on the tool name + `serde_json::from_str` into the input struct +
 //!   the same body + `serde_json::to_string` of the output.
-//! - `call/skillkit_dispatch`: the LLM's tool call (name + argument text) through
-//!   `ParsedCall::from_tool_call` and `Dispatcher::dispatch`, then `SkillResult::to_json`.
-//! - `call/skillkit_call`: `Dispatcher::call` with the argument text, then `to_json`.
+//! - `call/skillkit_dispatch`: `ParsedCall::from_tool_call` (JSON check) +
+//!   `Dispatcher::dispatch` (lookup, preparation, panic guard, timing) + `SkillResult::to_json`.
+//! - `call/skillkit_call`: `Dispatcher::call` with the argument text + `to_json`.
+//! - `call/parse_only`: the JSON check of `ParsedCall::from_tool_call` alone.
 //! - `export/{16,1000}/cached`: `get_tool_definitions` + its JSON text, as a provider request
 //!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render.
 //!
@@ -91,20 +94,30 @@ fn floor(name: &str, args: &str) -> String {
 const ARGS: &str =
     r#"{"clause_id": "ISO-26262-6:9.4.3", "query": "unit test coverage criteria", "top_k": 3}"#;
 
+fn tool_call() -> ToolCall {
+    ToolCall {
+        id: "call_1".into(),
+        name: "search_reference_doc".into(),
+        arguments: ARGS.into(),
+    }
+}
+
+/// Every variant consumes the same owned tool call (as a provider response yields it) through
+/// the same batched harness, so the ratios compare like with like.
 fn bench_call(c: &mut Criterion) {
     let dispatcher = Dispatcher::from_inventory().unwrap();
     let ctx = SkillContext::new();
     let mut group = c.benchmark_group("call");
     group.bench_function("floor", |b| {
-        b.iter(|| black_box(floor(black_box("search_reference_doc"), black_box(ARGS))))
+        b.iter_batched(
+            tool_call,
+            |call| black_box(floor(&call.name, &call.arguments)),
+            BatchSize::SmallInput,
+        )
     });
     group.bench_function("skillkit_dispatch", |b| {
         b.iter_batched(
-            || ToolCall {
-                id: "call_1".into(),
-                name: "search_reference_doc".into(),
-                arguments: ARGS.into(),
-            },
+            tool_call,
             |call| {
                 let parsed = ParsedCall::from_tool_call(call);
                 let result = dispatcher.dispatch(&parsed, &ctx).now_or_never().unwrap();
@@ -113,25 +126,21 @@ fn bench_call(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
-    group.bench_function("parse_only", |b| {
+    group.bench_function("skillkit_call", |b| {
         b.iter_batched(
-            || ToolCall {
-                id: "call_1".into(),
-                name: "search_reference_doc".into(),
-                arguments: ARGS.into(),
+            tool_call,
+            |call| {
+                let result = dispatcher
+                    .call(&call.name, call.arguments.as_str(), &ctx)
+                    .now_or_never()
+                    .unwrap();
+                black_box(result.to_json())
             },
-            |call| black_box(ParsedCall::from_tool_call(call)),
             BatchSize::SmallInput,
         )
     });
-    group.bench_function("skillkit_call", |b| {
-        b.iter(|| {
-            let result = dispatcher
-                .call(black_box("search_reference_doc"), black_box(ARGS), &ctx)
-                .now_or_never()
-                .unwrap();
-            black_box(result.to_json())
-        })
+    group.bench_function("parse_only", |b| {
+        b.iter_batched(tool_call, |call| black_box(ParsedCall::from_tool_call(call)), BatchSize::SmallInput)
     });
     group.finish();
 }

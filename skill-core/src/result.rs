@@ -122,12 +122,20 @@ impl SkillResult {
 
     /// The whole result as JSON text, operator detail included.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| {
+        write_json(self, self.envelope_capacity()).unwrap_or_else(|e| {
             format!(
                 "{{\"success\":false,\"error\":{{\"code\":\"output_error\",\"message\":{:?}}}}}",
                 e.to_string()
             )
         })
+    }
+
+    /// The output's length plus room for the envelope, so writing the result out does not
+    /// grow (and copy) its buffer.
+    fn envelope_capacity(&self) -> usize {
+        let data = self.data.as_ref().map_or(0, |d| d.get().len());
+        let error = self.error.as_ref().map_or(0, |e| e.message.len() + 64);
+        data + error + self.skill_id.len() + 64
     }
 
     /// What the model reads: `data` on success, `error.code` and `error.message` on failure.
@@ -154,6 +162,14 @@ impl SkillResult {
                 message: &e.message,
             }),
         };
-        serde_json::to_string(&view).unwrap_or_else(|_| "{\"success\":false}".to_string())
+        write_json(&view, self.envelope_capacity()).unwrap_or_else(|_| "{\"success\":false}".to_string())
     }
+}
+
+/// Serializes into a buffer of the given capacity.
+fn write_json<T: Serialize>(value: &T, capacity: usize) -> Result<String, serde_json::Error> {
+    let mut buffer = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut buffer, value)?;
+    // serde_json writes UTF-8 only.
+    String::from_utf8(buffer).map_err(|e| serde::ser::Error::custom(e.to_string()))
 }
