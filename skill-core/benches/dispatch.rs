@@ -140,7 +140,11 @@ fn bench_call(c: &mut Criterion) {
         )
     });
     group.bench_function("parse_only", |b| {
-        b.iter_batched(tool_call, |call| black_box(ParsedCall::from_tool_call(call)), BatchSize::SmallInput)
+        b.iter_batched(
+            tool_call,
+            |call| black_box(ParsedCall::from_tool_call(call)),
+            BatchSize::SmallInput,
+        )
     });
     group.finish();
 }

@@ -162,7 +162,8 @@ impl SkillResult {
                 message: &e.message,
             }),
         };
-        write_json(&view, self.envelope_capacity()).unwrap_or_else(|_| "{\"success\":false}".to_string())
+        write_json(&view, self.envelope_capacity())
+            .unwrap_or_else(|_| "{\"success\":false}".to_string())
     }
 }
 
