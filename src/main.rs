@@ -28,7 +28,7 @@ enum Command {
     /// Check the registry, the tool conventions and the contracts between packs.
     Check(commands::check::CheckArgs),
     /// Review a contract with the skill library and print the risks found.
-    Review(commands::review::ReviewArgs),
+    Review(Box<commands::review::ReviewArgs>),
 }
 
 fn main() -> ExitCode {

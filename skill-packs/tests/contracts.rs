@@ -18,7 +18,7 @@ use skill_packs::{
 };
 
 use jungastro::Jungastro;
-use zodiac::{Zodiac, ZodiacGetChartSnapshot};
+use zodiac::{GetChartSnapshot, Zodiac};
 
 /// Alpha's first tool.
 #[skill(id = "alpha.one")]
@@ -184,7 +184,7 @@ fn a_provider_dropping_an_export_breaks_the_consumer_in_ci() {
     static ZODIAC_V2: PackManifest = PackManifest {
         exports: PackExports {
             api_version: "1.1.0",
-            tools: &[ExportedTool::of::<ZodiacGetChartSnapshot>()],
+            tools: &[ExportedTool::of::<GetChartSnapshot>()],
             access: Access {
                 requires_subscription: true,
                 free_tools: &["zodiac.get_chart_snapshot"],

@@ -31,8 +31,7 @@ use skill_packs::{
 
 use jungastro::{BirthProfile, Jungastro, JungianReading, CACHED_CHART_PATH};
 use zodiac::{
-    ChartSnapshot, Zodiac, ZodiacCalculateZodiac, ZodiacCalculateZodiacInput,
-    ZodiacGetChartSnapshot, ZodiacReading,
+    CalculateZodiac, CalculateZodiacInput, ChartSnapshot, GetChartSnapshot, Zodiac, ZodiacReading,
 };
 
 // ---------------------------------------------------------------- test packs
@@ -94,7 +93,7 @@ async fn horoscope_scribble(session: Inject<PackSession>) -> Result<(), SkillErr
 #[skill(id = "horoscope.impersonate")]
 async fn horoscope_impersonate(session: Inject<PackSession>) -> Result<ChartSnapshot, SkillError> {
     session
-        .call::<Jungastro, ZodiacGetChartSnapshot>(&zodiac::ZodiacGetChartSnapshotInput {
+        .call::<Jungastro, GetChartSnapshot>(&zodiac::GetChartSnapshotInput {
             include_aspects: false,
         })
         .await
@@ -116,7 +115,7 @@ skill_packs::pack! {
         name: "Daily horoscope",
         version: "0.3.0",
         imports: [
-            { from: Zodiac, tools: [ZodiacGetChartSnapshot], min_version: "1" },
+            { from: Zodiac, tools: [GetChartSnapshot], min_version: "1" },
             { from: Flaky, tools: [FlakyExplode, FlakyFail, FlakySlow], min_version: "1.2" },
         ],
     }
@@ -214,8 +213,8 @@ async fn audit_of(gateway: &Gateway, user: &str) -> Vec<AuditRecord> {
     records
 }
 
-fn calc_input(date: (i32, u32, u32)) -> ZodiacCalculateZodiacInput {
-    ZodiacCalculateZodiacInput {
+fn calc_input(date: (i32, u32, u32)) -> CalculateZodiacInput {
+    CalculateZodiacInput {
         birth_date: NaiveDate::from_ymd_opt(date.0, date.1, date.2).unwrap(),
         birth_time: "12:00".into(),
         birth_place: None,
@@ -317,11 +316,7 @@ async fn unsubscribed_users_get_subscription_required_and_subscribed_users_a_cha
     assert_eq!(error.details.as_ref().unwrap()["skill_id"], "zodiac");
     // The typed path says the same.
     let typed = gateway
-        .call::<Jungastro, ZodiacCalculateZodiac>(
-            "bob",
-            &calc_input((1990, 7, 15)),
-            &SkillContext::new(),
-        )
+        .call::<Jungastro, CalculateZodiac>("bob", &calc_input((1990, 7, 15)), &SkillContext::new())
         .await
         .unwrap_err();
     assert_eq!(typed.code, codes::SUBSCRIPTION_REQUIRED);
@@ -371,9 +366,9 @@ async fn unsubscribed_users_get_subscription_required_and_subscribed_users_a_cha
         .await
         .unwrap();
     let free = gateway
-        .call::<Jungastro, ZodiacGetChartSnapshot>(
+        .call::<Jungastro, GetChartSnapshot>(
             "eve",
-            &zodiac::ZodiacGetChartSnapshotInput {
+            &zodiac::GetChartSnapshotInput {
                 include_aspects: false,
             },
             &SkillContext::new(),
@@ -421,7 +416,7 @@ async fn provider_storage_can_evolve_behind_its_accessor() {
         .await
         .unwrap();
     let stored = gateway
-        .call::<Jungastro, ZodiacCalculateZodiac>("carol", &calc_input((1992, 8, 10)), &ctx)
+        .call::<Jungastro, CalculateZodiac>("carol", &calc_input((1992, 8, 10)), &ctx)
         .await
         .unwrap();
     assert_eq!(stored.sun_sign, "Leo");
@@ -645,7 +640,7 @@ async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
         .unwrap();
     for i in 0..50 {
         let r = gateway
-            .call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
+            .call::<Jungastro, CalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
             .await;
         assert!(r.is_ok(), "call {i}: {r:?}");
     }
@@ -669,7 +664,7 @@ async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
         .await
         .unwrap();
     assert!(gateway
-        .call::<Jungastro, ZodiacCalculateZodiac>("ivan", &calc_input((2000, 1, 1)), &ctx)
+        .call::<Jungastro, CalculateZodiac>("ivan", &calc_input((2000, 1, 1)), &ctx)
         .await
         .is_ok());
     for _ in 0..60 {
@@ -681,7 +676,7 @@ async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
     // A new day opens a new window.
     clock.set(start() + chrono::Duration::hours(1));
     assert!(gateway
-        .call::<Jungastro, ZodiacCalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
+        .call::<Jungastro, CalculateZodiac>("hana", &calc_input((2000, 1, 1)), &ctx)
         .await
         .is_ok());
 }

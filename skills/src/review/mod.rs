@@ -50,7 +50,10 @@ use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
 /// Called after each reviewed clause with the clause, the number done and the total (for
 /// progress bars). Runs on the worker thread that reviewed the clause.
 #[derive(Clone)]
-pub struct ProgressHook(pub Arc<dyn Fn(&ClauseReview, usize, usize) + Send + Sync>);
+pub struct ProgressHook(pub Arc<ProgressFn>);
+
+/// The callback of a [`ProgressHook`]: the finished clause, clauses done, clauses in all.
+pub type ProgressFn = dyn Fn(&ClauseReview, usize, usize) + Send + Sync;
 
 impl std::fmt::Debug for ProgressHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
