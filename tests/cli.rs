@@ -75,8 +75,8 @@ fn tools_in_every_dialect_are_json() {
 
 #[test]
 fn call_reports_results_warnings_and_errors() {
-    // Financial terms of a text given directly: no review state is needed for this skill's
-    // arguments, but it needs the review state injected, so the CLI reports that plainly.
+    // Without --contract the library skills have no review state to read: a plain error
+    // result naming what is missing, exit code 1.
     let out = skillkit(&[
         "call",
         "get_clause_context",
@@ -198,4 +198,56 @@ fn review_errors_are_plain() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("checklist"), "{}", stderr(&out));
+}
+
+#[test]
+fn call_with_a_contract_prepares_and_coerces() {
+    // The clause comes from --clause; top_k arrives as a string and is fixed with a warning.
+    let out = skillkit(&[
+        "call",
+        "search_reference_doc",
+        "--contract",
+        "samples/fidic",
+        "--clause",
+        "4.1",
+        "--args",
+        r#"{"top_k": "2"}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["data"]["clause_id"], "4.1");
+    assert_eq!(result["data"]["hits"].as_array().unwrap().len(), 2);
+    assert_eq!(result["warnings"][0]["code"], "string_to_integer");
+    assert!(
+        stderr(&out).contains("warning: string_to_integer at $.top_k"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = skillkit(&[
+        "call",
+        "fidic_calculate_time_bar",
+        "--contract",
+        "samples/fidic",
+        "--args",
+        r#"{"clause_id": "20.1"}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        result["data"]["shortest_days"], 14,
+        "the PC shortened the claim notice to 14 days"
+    );
+
+    let out = skillkit(&[
+        "call",
+        "get_clause_context",
+        "--contract",
+        "samples/fidic",
+        "--args",
+        r#"{"clause_id": "99.9"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(result["error"]["code"], "not_found");
 }

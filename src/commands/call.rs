@@ -3,9 +3,16 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use serde_json::Value;
 use skill_core::{Dispatcher, SkillContext};
+use skills::generic::bm25::ReferenceIndex;
+use skills::review::build_review_state;
+use skills::ClauseFocus;
 
+use super::review::{contract_inputs, ContractOptions};
 use super::CliError;
 
 /// Options of `skillkit call`.
@@ -16,6 +23,32 @@ pub struct CallArgs {
     /// Arguments as a JSON object; `@FILE` reads them from a file, `-` from standard input.
     #[arg(long, default_value = "{}")]
     args: String,
+    /// A contract (file or sample folder, as for `review`) whose review state the skill is
+    /// given; the contract-review skills need one.
+    #[arg(long)]
+    contract: Option<PathBuf>,
+    /// The clause under review: skills prepare `clause_id` (and what depends on it) from it
+    /// when the arguments leave it out.
+    #[arg(long)]
+    clause: Option<String>,
+    #[command(flatten)]
+    options: ContractOptions,
+}
+
+/// The host values the call gets: the review state of `--contract`, its reference index,
+/// and the clause of `--clause`.
+fn context(args: &CallArgs) -> Result<SkillContext, CliError> {
+    let mut ctx = SkillContext::new();
+    if let Some(path) = &args.contract {
+        let inputs = contract_inputs(path, &args.options)?;
+        let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
+        ctx.insert(ReferenceIndex::build(&state));
+        ctx.insert_arc(Arc::new(state));
+    }
+    if let Some(clause) = &args.clause {
+        ctx.insert(ClauseFocus(clause.clone()));
+    }
+    Ok(ctx)
 }
 
 fn read_arguments(spec: &str) -> Result<Value, CliError> {
@@ -44,7 +77,7 @@ pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliErro
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let ctx = SkillContext::new();
+    let ctx = context(args)?;
     let result = runtime.block_on(dispatcher.prepare_and_call(&args.id, &ctx, Some(&arguments)));
     for warning in &result.warnings {
         eprintln!(
@@ -52,7 +85,9 @@ pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliErro
             warning.code, warning.path, warning.message
         );
     }
-    let pretty = serde_json::to_string_pretty(&result).map_err(std::io::Error::other)?;
+    // Through a Value so the skill's output is indented like the rest.
+    let value = serde_json::to_value(&result).map_err(std::io::Error::other)?;
+    let pretty = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
     println!("{pretty}");
     Ok(if result.success {
         ExitCode::SUCCESS

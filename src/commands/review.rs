@@ -15,35 +15,42 @@ use skills::review::{
 
 use super::CliError;
 
+/// Which documents make up a contract review, and for whom (shared by `review` and `call`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ContractOptions {
+    /// Domain of the contract: `fidic` or `sha_spa` (guessed from a folder when left out).
+    #[arg(long)]
+    pub domain: Option<String>,
+    /// Checklist file (JSON array of {clause_id, clause_name, priority, required_skills,
+    /// description}); generated from the contract's clauses when absent.
+    #[arg(long)]
+    pub checklist: Option<PathBuf>,
+    /// Review criteria (`.json` or `.csv`).
+    #[arg(long)]
+    pub criteria: Option<PathBuf>,
+    /// Standard form the contract is compared with.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Reference document to search (repeatable).
+    #[arg(long = "reference")]
+    pub references: Vec<PathBuf>,
+    /// The party the review acts for.
+    #[arg(long, default_value = "")]
+    pub our_party: String,
+    /// Language of the review: `en` or `zh-CN`.
+    #[arg(long, default_value = "en", value_parser = ["en", "zh-CN"])]
+    pub language: String,
+}
+
 /// Options of `skillkit review`.
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
     /// The contract to review (`.md`, `.txt`, `.json`), or a folder whose files get their roles
-    /// by name (see `--help`): `checklist.json`, `criteria.json|csv`, general conditions as
-    /// baseline and contract, particular conditions and employer's requirements as references.
+    /// by name: `checklist.json`, `criteria.json|csv`, general conditions as baseline and
+    /// contract, particular conditions and employer's requirements as references.
     path: PathBuf,
-    /// Domain of the contract: `fidic` or `sha_spa` (guessed from a folder when left out).
-    #[arg(long)]
-    domain: Option<String>,
-    /// Checklist file (JSON array of {clause_id, clause_name, priority, required_skills,
-    /// description}); generated from the contract's clauses when absent.
-    #[arg(long)]
-    checklist: Option<PathBuf>,
-    /// Review criteria (`.json` or `.csv`).
-    #[arg(long)]
-    criteria: Option<PathBuf>,
-    /// Standard form the contract is compared with.
-    #[arg(long)]
-    baseline: Option<PathBuf>,
-    /// Reference document to search (repeatable).
-    #[arg(long = "reference")]
-    references: Vec<PathBuf>,
-    /// The party the review acts for.
-    #[arg(long, default_value = "")]
-    our_party: String,
-    /// Language of the review: `en` or `zh-CN`.
-    #[arg(long, default_value = "en", value_parser = ["en", "zh-CN"])]
-    language: String,
+    #[command(flatten)]
+    contract: ContractOptions,
     /// Output format.
     #[arg(long, default_value = "table", value_parser = ["table", "json", "markdown"])]
     format: String,
@@ -238,16 +245,22 @@ fn read_bundle(dir: &Path) -> Result<Bundle, CliError> {
     Ok(bundle)
 }
 
-/// Builds the inputs from the arguments (and the folder, when a folder was given).
-fn inputs(args: &ReviewArgs) -> Result<ReviewInputs, CliError> {
-    let mut domain = args.domain.clone().unwrap_or_default();
-    let (primary, mut baseline, mut references, mut checklist, mut criteria) = if args.path.is_dir()
-    {
-        let bundle = read_bundle(&args.path)?;
+/// Builds the review inputs from a contract file or folder and the options.
+pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInputs, CliError> {
+    if let Some(d) = &opts.domain {
+        if !matches!(d.as_str(), "fidic" | "sha_spa" | "") {
+            return Err(CliError::Usage(format!(
+                "unknown domain `{d}`; expected `fidic` or `sha_spa`"
+            )));
+        }
+    }
+    let mut domain = opts.domain.clone().unwrap_or_default();
+    let (primary, mut baseline, mut references, mut checklist, mut criteria) = if path.is_dir() {
+        let bundle = read_bundle(path)?;
         let primary = bundle.primary.ok_or_else(|| {
             CliError::Usage(format!(
                 "folder {} holds no contract (.md, .txt or .json)",
-                args.path.display()
+                path.display()
             ))
         })?;
         if domain.is_empty() && bundle.baseline.is_some() {
@@ -261,24 +274,17 @@ fn inputs(args: &ReviewArgs) -> Result<ReviewInputs, CliError> {
             bundle.criteria,
         )
     } else {
-        (args.path.clone(), None, Vec::new(), None, None)
+        (path.to_path_buf(), None, Vec::new(), None, None)
     };
-    if args.baseline.is_some() {
-        baseline = args.baseline.clone();
+    if opts.baseline.is_some() {
+        baseline = opts.baseline.clone();
     }
-    references.extend(args.references.iter().cloned());
-    if args.checklist.is_some() {
-        checklist = args.checklist.clone();
+    references.extend(opts.references.iter().cloned());
+    if opts.checklist.is_some() {
+        checklist = opts.checklist.clone();
     }
-    if args.criteria.is_some() {
-        criteria = args.criteria.clone();
-    }
-    if let Some(d) = &args.domain {
-        if !matches!(d.as_str(), "fidic" | "sha_spa" | "") {
-            return Err(CliError::Usage(format!(
-                "unknown domain `{d}`; expected `fidic` or `sha_spa`"
-            )));
-        }
+    if opts.criteria.is_some() {
+        criteria = opts.criteria.clone();
     }
     Ok(ReviewInputs {
         primary,
@@ -287,8 +293,8 @@ fn inputs(args: &ReviewArgs) -> Result<ReviewInputs, CliError> {
         criteria_file: criteria,
         checklist_file: checklist,
         domain_id: domain,
-        our_party: args.our_party.clone(),
-        language: args.language.clone(),
+        our_party: opts.our_party.clone(),
+        language: opts.language.clone(),
         material_type: String::new(),
         domain_subtype: String::new(),
     })
@@ -318,7 +324,7 @@ fn model_failed(report: &ReviewReport, fallback: bool) -> Result<(), CliError> {
 
 /// Runs the review and writes the report.
 pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliError> {
-    let inputs = inputs(args)?;
+    let inputs = contract_inputs(&args.path, &args.contract)?;
     let format: ReportFormat = args
         .format
         .parse()
