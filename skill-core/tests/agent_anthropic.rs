@@ -5,13 +5,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use skill_core::agent::{
-    react_agent_loop, AnthropicClient, AnthropicConfig, ChatMessage, LlmClient, LlmError,
-    ReactOptions, RetryPolicy, StopReason, ANTHROPIC_VERSION,
+    react_agent_loop, AnthropicClient, AnthropicConfig, LlmClient, LlmError, ReactOptions,
+    RetryPolicy, StopReason, ANTHROPIC_VERSION,
 };
 use skill_core::prelude::*;
-use skill_core::Skill;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+mod http_common;
+use http_common::*;
 
 const PARALLEL: &str = include_str!("fixtures/anthropic/messages_parallel_tool_use.json");
 const FINAL: &str = include_str!("fixtures/anthropic/messages_final_text.json");
@@ -19,70 +21,15 @@ const ERR_400: &str = include_str!("fixtures/anthropic/error_invalid_request_400
 const ERR_429: &str = include_str!("fixtures/anthropic/error_rate_limit_429.json");
 const ERR_529: &str = include_str!("fixtures/anthropic/error_overloaded_529.json");
 
-/// Compare a clause with the baseline.
-#[skill(id = "compare_with_baseline")]
-fn compare_with_baseline(
-    /// Clause number.
-    clause_id: String,
-) -> Value {
-    json!({"clause_id": clause_id, "modification_type": "modified"})
-}
-
-/// Extract financial terms.
-#[skill(id = "extract_financial_terms")]
-fn extract_financial_terms(
-    /// Clause number.
-    clause_id: String,
-) -> Result<Value, SkillError> {
-    Err(SkillError::new(
-        "no_terms",
-        format!("clause {clause_id} has no financial terms"),
-    ))
-}
-
 fn client(server: &MockServer, retries: u32) -> AnthropicClient {
     AnthropicClient::new(
         AnthropicConfig::new("claude-sonnet-4-5", "ak-test")
             .with_base_url(server.uri())
             .with_timeout(Duration::from_secs(5))
             .with_max_tokens(1024)
-            .with_retry(RetryPolicy {
-                max_retries: retries,
-                initial_backoff: Duration::from_millis(1),
-                max_backoff: Duration::from_millis(5),
-                ..RetryPolicy::default()
-            }),
+            .with_retry(tiny_retry(retries)),
     )
     .unwrap()
-}
-
-fn json_response(status: u16, body: &str) -> ResponseTemplate {
-    ResponseTemplate::new(status).set_body_raw(body.as_bytes().to_vec(), "application/json")
-}
-
-fn dispatcher() -> Dispatcher {
-    Dispatcher::builder()
-        .skill(CompareWithBaseline::registration())
-        .skill(ExtractFinancialTerms::registration())
-        .build()
-        .unwrap()
-}
-
-fn convo() -> Vec<ChatMessage> {
-    vec![
-        ChatMessage::system("review"),
-        ChatMessage::user("clause 4.1"),
-    ]
-}
-
-async fn bodies(server: &MockServer) -> Vec<Value> {
-    server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.body_json::<Value>().unwrap())
-        .collect()
 }
 
 #[tokio::test]

@@ -5,13 +5,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use skill_core::agent::{
-    react_agent_loop, ChatMessage, LlmClient, LlmError, OpenAiClient, OpenAiConfig, ReactOptions,
-    RetryPolicy, StopReason,
+    react_agent_loop, LlmClient, LlmError, OpenAiClient, OpenAiConfig, ReactOptions, StopReason,
 };
 use skill_core::prelude::*;
 use skill_core::{Skill, ToolCall};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+mod http_common;
+use http_common::*;
 
 const PARALLEL: &str = include_str!("fixtures/openai/chat_parallel_tool_calls.json");
 const FINAL: &str = include_str!("fixtures/openai/chat_final_text.json");
@@ -19,36 +21,6 @@ const DEEPSEEK: &str = include_str!("fixtures/openai/deepseek_tool_call.json");
 const ERR_400: &str = include_str!("fixtures/openai/error_invalid_request_400.json");
 const ERR_429: &str = include_str!("fixtures/openai/error_rate_limit_429.json");
 const ERR_500: &str = include_str!("fixtures/openai/error_server_500.json");
-
-/// Compare a clause with the baseline.
-#[skill(id = "compare_with_baseline")]
-fn compare_with_baseline(
-    /// Clause number.
-    clause_id: String,
-) -> Value {
-    json!({"clause_id": clause_id, "modification_type": "modified"})
-}
-
-/// Extract financial terms.
-#[skill(id = "extract_financial_terms")]
-fn extract_financial_terms(
-    /// Clause number.
-    clause_id: String,
-) -> Result<Value, SkillError> {
-    Err(SkillError::new(
-        "no_terms",
-        format!("clause {clause_id} has no financial terms"),
-    ))
-}
-
-fn tiny_retry(max_retries: u32) -> RetryPolicy {
-    RetryPolicy {
-        max_retries,
-        initial_backoff: Duration::from_millis(1),
-        max_backoff: Duration::from_millis(5),
-        ..RetryPolicy::default()
-    }
-}
 
 fn client(server: &MockServer, retries: u32) -> OpenAiClient {
     OpenAiClient::new(
@@ -60,10 +32,6 @@ fn client(server: &MockServer, retries: u32) -> OpenAiClient {
     .unwrap()
 }
 
-fn json_response(status: u16, body: &str) -> ResponseTemplate {
-    ResponseTemplate::new(status).set_body_raw(body.as_bytes().to_vec(), "application/json")
-}
-
 fn tools() -> Vec<Value> {
     Dispatcher::builder()
         .skill(CompareWithBaseline::registration())
@@ -71,23 +39,6 @@ fn tools() -> Vec<Value> {
         .unwrap()
         .get_tool_definitions(&ToolFilter::all())
         .to_vec()
-}
-
-fn convo() -> Vec<ChatMessage> {
-    vec![
-        ChatMessage::system("review"),
-        ChatMessage::user("clause 4.1"),
-    ]
-}
-
-async fn bodies(server: &MockServer) -> Vec<Value> {
-    server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.body_json::<Value>().unwrap())
-        .collect()
 }
 
 #[tokio::test]
@@ -167,11 +118,7 @@ async fn full_loop_over_http_keeps_ids_and_marks_errors() {
         .respond_with(json_response(200, FINAL))
         .mount(&server)
         .await;
-    let dispatcher = Dispatcher::builder()
-        .skill(CompareWithBaseline::registration())
-        .skill(ExtractFinancialTerms::registration())
-        .build()
-        .unwrap();
+    let dispatcher = dispatcher();
     let outcome = react_agent_loop(
         &client(&server, 0),
         &dispatcher,
