@@ -1,7 +1,6 @@
 //! The FIDIC skills against the sample construction contract in `samples/fidic/`.
 
-use serde_json::{json, Value};
-use skill_core::prelude::*;
+use serde_json::json;
 use skill_core::{codes, Dispatcher, Skill};
 use skills::fidic::check_pc_consistency::{ConflictKind, ConsistencyReport};
 use skills::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
@@ -9,24 +8,10 @@ use skills::fidic::pc_instructions::{ClauseStatus, ModificationKind};
 use skills::fidic::search_er::{ErSearchResult, FidicSearchEr};
 use skills::fidic::time_bar::TimeBarReport;
 use skills::fidic::Severity;
-use skills::{ClauseFocus, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::{DocumentRole, ReviewState};
 
-/// Parses sample text with the library's own parser.
-fn parse(id: &str, text: &str) -> DocumentStructure {
-    skills::document::parse_text(id, text)
-}
-
-fn sample(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/../samples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn doc(role: DocumentRole, filename: &str, path: &str) -> ReviewDocument {
-    ReviewDocument {
-        role,
-        filename: filename.into(),
-        structure: parse(filename, &sample(path)),
-    }
-}
+mod samples_common;
+use samples_common::*;
 
 fn review() -> ReviewState {
     ReviewState {
@@ -59,28 +44,6 @@ fn review() -> ReviewState {
         ],
         ..Default::default()
     }
-}
-
-fn ctx(review: ReviewState, focus: &str) -> SkillContext {
-    SkillContext::new()
-        .with(review)
-        .with(ClauseFocus(focus.into()))
-}
-
-async fn run<T: serde::de::DeserializeOwned>(skill: &str, ctx: &SkillContext, args: Value) -> T {
-    let d = Dispatcher::from_inventory().unwrap();
-    let r = d.prepare_and_call(skill, ctx, Some(&args)).await;
-    assert!(r.success, "{skill} failed: {:?}", r.error);
-    r.data_as::<T>().unwrap()
-}
-
-async fn run_err(skill: &str, ctx: &SkillContext, args: Value) -> (String, String) {
-    let r = Dispatcher::from_inventory()
-        .unwrap()
-        .prepare_and_call(skill, ctx, Some(&args))
-        .await;
-    let err = r.error.expect("an error");
-    (err.code.to_string(), err.message)
 }
 
 fn limits(report: &TimeBarReport) -> Vec<(u32, Option<&str>, &str, bool, Severity)> {

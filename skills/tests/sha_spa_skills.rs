@@ -1,6 +1,6 @@
 //! The SPA/SHA skills against the sample share purchase and shareholders' agreements.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use skill_core::prelude::*;
 use skill_core::{codes, Dispatcher};
 use skills::fidic::Severity;
@@ -9,24 +9,10 @@ use skills::sha_spa::extract_conditions::ConditionsReport;
 use skills::sha_spa::extract_reps_warranties::WarrantiesReport;
 use skills::sha_spa::governance_check::GovernanceReport;
 use skills::sha_spa::indemnity_analysis::IndemnityReport;
-use skills::{Clause, ClauseFocus, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::{Clause, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
 
-/// Parses sample text with the library's own parser.
-fn parse(id: &str, text: &str) -> DocumentStructure {
-    skills::document::parse_text(id, text)
-}
-
-fn sample(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/../samples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
-}
-
-fn doc(role: DocumentRole, filename: &str, path: &str) -> ReviewDocument {
-    ReviewDocument {
-        role,
-        filename: filename.into(),
-        structure: parse(filename, &sample(path)),
-    }
-}
+mod samples_common;
+use samples_common::*;
 
 fn review(path: &str, our_party: &str) -> ReviewState {
     let filename = path.rsplit('/').next().unwrap();
@@ -36,28 +22,6 @@ fn review(path: &str, our_party: &str) -> ReviewState {
         documents: vec![doc(DocumentRole::Primary, filename, path)],
         ..Default::default()
     }
-}
-
-fn ctx(review: ReviewState, focus: &str) -> SkillContext {
-    SkillContext::new()
-        .with(review)
-        .with(ClauseFocus(focus.into()))
-}
-
-async fn run<T: serde::de::DeserializeOwned>(skill: &str, ctx: &SkillContext, args: Value) -> T {
-    let d = Dispatcher::from_inventory().unwrap();
-    let r = d.prepare_and_call(skill, ctx, Some(&args)).await;
-    assert!(r.success, "{skill} failed: {:?}", r.error);
-    r.data_as::<T>().unwrap()
-}
-
-async fn run_err(skill: &str, ctx: &SkillContext, args: Value) -> (String, String) {
-    let r = Dispatcher::from_inventory()
-        .unwrap()
-        .prepare_and_call(skill, ctx, Some(&args))
-        .await;
-    let err = r.error.expect("an error");
-    (err.code.to_string(), err.message)
 }
 
 fn spa(our_party: &str, focus: &str) -> SkillContext {
