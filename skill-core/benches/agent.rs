@@ -2,10 +2,10 @@
 //!
 //! Run: `cargo bench -p skill-core --bench agent -- --warm-up-time 1 --measurement-time 2`
 //!
-//! - `react/one_iteration`: prompt building, tool definitions (cached), one model turn with
+//! - `react/one_iteration`: the initial messages, tool definitions (cached), one model turn with
 //!   one tool call, argument parsing, dispatch with preparation from the context, result
 //!   serialization and history append. Target < 50 µs.
-//! - `react/final_answer`: one turn whose answer is a fenced JSON risk list to parse.
+//! - `react/final_answer`: one turn whose answer is a fenced JSON list to read.
 //! - `react/round_8x20ms/*`: one round of 8 calls to a skill that sleeps 20 ms, concurrent
 //!   (should take ~20 ms) and with parallelism 1 (~160 ms) for comparison.
 
@@ -15,8 +15,8 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use skill_core::agent::{
-    build_react_agent_messages, react_agent_loop, Language, LlmResponse, ReactOptions,
-    ReactPromptInput, ScriptedClient,
+    extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions,
+    ScriptedClient,
 };
 use skill_core::prelude::*;
 use skill_core::{Skill, ToolCall};
@@ -122,19 +122,14 @@ fn bench_loop(c: &mut Criterion) {
         .unwrap();
     let dispatcher = dispatcher();
     let ctx = SkillContext::new().with(CurrentClause("4.1".into()));
-    let suggested = ["bench.get_clause_context", "bench.compare_with_baseline"];
-    let prompt = ReactPromptInput {
-        language: Language::ZhCn,
-        our_party: "承包商",
-        clause_id: "4.1",
-        clause_name: "承包商义务",
-        description: "检查义务范围",
-        priority: "critical",
-        clause_text: "The Contractor shall design, execute and complete the Works in accordance with the Contract.",
-        suggested_skills: &suggested,
-        dispatcher: Some(&dispatcher),
-        ..Default::default()
-    };
+    // A system and a user message of the size a clause review sends.
+    let prompt = vec![
+        ChatMessage::system("你是一位资深法务审阅专家，正在逐条审查合同条款。".repeat(24)),
+        ChatMessage::user(
+            "The Contractor shall design, execute and complete the Works in accordance with the Contract.",
+        ),
+    ];
+    let read = |text: &str| extract_json(text).ok_or("no JSON in the final answer");
     let one_turn = ReactOptions::default().max_iterations(1);
     let mut group = c.benchmark_group("react");
 
@@ -147,9 +142,9 @@ fn bench_loop(c: &mut Criterion) {
                     "{}",
                 )])])
                 .without_recording();
-                let messages = build_react_agent_messages(&prompt);
+                let messages = prompt.clone();
                 black_box(
-                    react_agent_loop(&model, &dispatcher, messages, "4.1", &ctx, &one_turn).await,
+                    react_agent_loop(&model, &dispatcher, messages, &ctx, &one_turn, read).await,
                 )
             })
         })
@@ -160,9 +155,9 @@ fn bench_loop(c: &mut Criterion) {
             rt.block_on(async {
                 let model =
                     ScriptedClient::from_responses([LlmResponse::text(FINAL)]).without_recording();
-                let messages = build_react_agent_messages(&prompt);
+                let messages = prompt.clone();
                 black_box(
-                    react_agent_loop(&model, &dispatcher, messages, "4.1", &ctx, &one_turn).await,
+                    react_agent_loop(&model, &dispatcher, messages, &ctx, &one_turn, read).await,
                 )
             })
         })
@@ -183,7 +178,7 @@ fn bench_loop(c: &mut Criterion) {
                         ScriptedClient::from_responses([LlmResponse::tool_calls(sleepers.clone())])
                             .without_recording();
                     black_box(
-                        react_agent_loop(&model, &dispatcher, Vec::new(), "4.1", &ctx, &options)
+                        react_agent_loop(&model, &dispatcher, Vec::new(), &ctx, &options, read)
                             .await,
                     )
                 })

@@ -8,7 +8,7 @@
 //!   `Dispatcher::dispatch` (lookup, preparation, panic guard, timing) + `SkillResult::to_json`.
 //! - `call/skillkit_call`: `Dispatcher::call` with the argument text + `to_json`.
 //! - `call/parse_only`: the JSON check of `ParsedCall::from_tool_call` alone.
-//! - `export/{16,1000}/cached`: `get_tool_definitions` + its JSON text, as a provider request
+//! - `export/{16,1000}/cached`: `tools` + its JSON text, as a provider request
 //!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render.
 //!
 //! Run: `cargo bench -p skill-core --bench dispatch`.
@@ -176,12 +176,12 @@ fn bench_export(c: &mut Criterion) {
             .build()
             .unwrap();
         let filter = ToolFilter::all();
-        let bytes = dispatcher.get_tool_definitions(&filter).to_json().len();
+        let bytes = dispatcher.tools(&filter).json().len();
         eprintln!("export/{n}: {bytes} bytes of JSON");
         group.bench_function(format!("{n}/cached"), |b| {
             b.iter(|| {
-                let defs = dispatcher.get_tool_definitions(black_box(&filter));
-                black_box(defs.to_json().len())
+                let defs = dispatcher.tools(black_box(&filter));
+                black_box(defs.json().len())
             })
         });
         group.bench_function(format!("{n}/first_render"), |b| {
@@ -193,8 +193,8 @@ fn bench_export(c: &mut Criterion) {
                         .unwrap()
                 },
                 |fresh| {
-                    let defs = fresh.get_tool_definitions(&filter);
-                    black_box(defs.to_json().len())
+                    let defs = fresh.tools(&filter);
+                    black_box(defs.json().len())
                 },
                 BatchSize::LargeInput,
             )

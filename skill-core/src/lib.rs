@@ -59,7 +59,7 @@ pub use catalog::{
 pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
 pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dialect::{Dialect, DialectError, ProviderCall};
-pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolDefinitions, ToolSet};
+pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
 pub use error::{codes, SkillError};
 pub use lint::{lint_registry, LintFinding, LintSeverity};
 pub use prepare::PrepareScope;

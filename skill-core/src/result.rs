@@ -107,6 +107,17 @@ impl SkillResult {
         self.error.as_ref().map(|e| e.code.as_ref())
     }
 
+    /// The call that waits for a person's confirmation, when this result says so (code
+    /// `confirmation_required`): confirm it with [`crate::Dispatcher::confirm`] by its `id`.
+    pub fn pending_confirmation(&self) -> Option<crate::PendingConfirmation> {
+        let error = self.error.as_ref()?;
+        if error.code != crate::codes::CONFIRMATION_REQUIRED {
+            return None;
+        }
+        let pending = error.details.as_ref()?.get("pending_confirmation")?;
+        crate::PendingConfirmation::deserialize(pending).ok()
+    }
+
     /// The output deserialized into `T`.
     pub fn data_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         match &self.data {

@@ -28,7 +28,7 @@ pub fn validate_registry(dispatcher: &Dispatcher) -> Vec<RegistryProblem> {
     for skill in dispatcher.list_skills() {
         check_skill(skill, &mut problems);
     }
-    let all = dispatcher.get_tool_definitions(&ToolFilter::all());
+    let all = dispatcher.tools(&ToolFilter::all());
     let active = dispatcher
         .list_skills()
         .iter()

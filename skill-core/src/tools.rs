@@ -1,15 +1,16 @@
-//! Tool definitions for the model (SPEC-19 OpenAI function shape) and tool calls coming back.
-//!
-//! [`skills_to_tool_definitions`] and [`parse_tool_calls`] are the two halves of the adapter
-//! between registered skills and a chat model: what the model may call, and what it asked for.
+//! Which tools to offer ([`ToolFilter`]) and tool calls coming back ([`ToolCall`],
+//! [`ParsedCall`]). Definitions are rendered by [`crate::Dialect`]; the SPEC-19 names
+//! [`skills_to_tool_definitions`] and [`parse_tool_calls`] are the OpenAI-shape entry points.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::args::ParseWarning;
+use crate::dialect::Dialect;
 use crate::registration::SkillRegistration;
 
 /// Which skills to offer, and which arguments to hide from the model.
@@ -22,6 +23,9 @@ pub struct ToolFilter {
     /// Argument names removed from every definition (the skill must be able to do without
     /// them: a default or a prepared value).
     pub exclude_fields: Vec<String>,
+    /// Keep only skills with these ids (AND-ed with domain and category); `None` keeps all.
+    /// A pack's tool set (core, its own skills, its imports) is such a set.
+    pub ids: Option<BTreeSet<String>>,
 }
 
 impl ToolFilter {
@@ -51,6 +55,17 @@ impl ToolFilter {
         self
     }
 
+    /// Keeps only the skills with these ids (on top of domain and category).
+    #[must_use]
+    pub fn ids<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ids = Some(ids.into_iter().map(Into::into).collect());
+        self
+    }
+
     /// Whether `skill` passes the filter (only active skills do).
     pub fn accepts(&self, skill: &SkillRegistration) -> bool {
         skill.is_active()
@@ -59,6 +74,7 @@ impl ToolFilter {
                 .as_deref()
                 .is_none_or(|d| skill.domain == "*" || skill.domain == d)
             && self.category.as_deref().is_none_or(|c| skill.category == c)
+            && self.ids.as_ref().is_none_or(|ids| ids.contains(skill.id))
     }
 }
 
@@ -66,118 +82,23 @@ impl SkillRegistration {
     /// The `parameters` object the model sees: `type`, `properties`, `required` (and `$defs`
     /// when the input uses named nested types). Injected values are never part of it.
     pub fn parameters(&self) -> Value {
-        let schema = (self.input_schema)();
-        let mut params = Map::new();
-        params.insert("type".into(), Value::String("object".into()));
-        params.insert(
-            "properties".into(),
-            schema
-                .get("properties")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-        );
-        params.insert(
-            "required".into(),
-            schema.get("required").cloned().unwrap_or_else(|| json!([])),
-        );
-        if let Some(defs) = schema.get("$defs") {
-            params.insert("$defs".into(), defs.clone());
-        }
-        Value::Object(params)
-    }
-
-    /// The OpenAI function-tool definition as JSON text, rendered once per registration for
-    /// the life of the process and shared by every dispatcher.
-    pub fn tool_definition_json(&'static self) -> std::sync::Arc<str> {
-        use std::collections::HashMap;
-        use std::sync::{Arc, OnceLock, RwLock};
-        static RENDERED: OnceLock<RwLock<HashMap<usize, Arc<str>>>> = OnceLock::new();
-        let cache = RENDERED.get_or_init(Default::default);
-        let key = self as *const SkillRegistration as usize;
-        if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
-            return Arc::clone(hit);
-        }
-        let json: Arc<str> = Arc::from(self.render_definition_json());
-        let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
-        Arc::clone(cache.entry(key).or_insert(json))
-    }
-
-    /// Serializes the definition straight from the cached schema, without cloning it.
-    fn render_definition_json(&self) -> String {
-        #[derive(Serialize)]
-        struct Parameters<'a> {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            properties: &'a Value,
-            required: &'a Value,
-            #[serde(rename = "$defs", skip_serializing_if = "Option::is_none")]
-            defs: Option<&'a Value>,
-        }
-        #[derive(Serialize)]
-        struct Function<'a> {
-            name: &'a str,
-            description: &'a str,
-            parameters: Parameters<'a>,
-        }
-        #[derive(Serialize)]
-        struct Definition<'a> {
-            #[serde(rename = "type")]
-            kind: &'static str,
-            function: Function<'a>,
-        }
-        let (empty_object, empty_array) = (Value::Object(Map::new()), Value::Array(Vec::new()));
-        let schema = (self.input_schema)();
-        let definition = Definition {
-            kind: "function",
-            function: Function {
-                name: self.wire_name,
-                description: self.description,
-                parameters: Parameters {
-                    kind: "object",
-                    properties: schema.get("properties").unwrap_or(&empty_object),
-                    required: schema.get("required").unwrap_or(&empty_array),
-                    defs: schema.get("$defs"),
-                },
-            },
-        };
-        serde_json::to_string(&definition).expect("a JSON schema always serializes")
+        crate::dialect::neutral_parameters(self)
     }
 
     /// The OpenAI function-tool definition of SPEC-19 section 1.2:
-    /// `{"type": "function", "function": {"name", "description", "parameters"}}`.
+    /// `{"type": "function", "function": {"name", "description", "parameters"}}`, rendered
+    /// by [`Dialect::OpenAi`].
     pub fn to_tool_definition(&self) -> Value {
-        json!({
-            "type": "function",
-            "function": {
-                "name": self.wire_name,
-                "description": self.description,
-                "parameters": self.parameters(),
-            }
-        })
-    }
-}
-
-/// Removes `fields` from a definition's `properties` and `required`.
-pub fn exclude_fields(definition: &mut Value, fields: &[String]) {
-    if fields.is_empty() {
-        return;
-    }
-    let Some(params) = definition.pointer_mut("/function/parameters") else {
-        return;
-    };
-    if let Some(Value::Object(props)) = params.get_mut("properties") {
-        for field in fields {
-            props.remove(field);
-        }
-    }
-    if let Some(Value::Array(required)) = params.get_mut("required") {
-        required.retain(|v| !v.as_str().is_some_and(|n| fields.iter().any(|f| f == n)));
+        Dialect::OpenAi
+            .render_tool(self, &[])
+            .expect("every skill renders as an OpenAI function tool")
     }
 }
 
 /// Converts skills to OpenAI function tools (SPEC-19 `skills_to_tool_definitions`): inactive
 /// skills are left out, `filter` picks domain and category and hides fields. Order follows
-/// the input.
+/// the input. Rendered by [`Dialect::OpenAi`], like [`crate::Dispatcher::tools`] (which also
+/// caches).
 pub fn skills_to_tool_definitions<'a>(
     skills: impl IntoIterator<Item = &'a SkillRegistration>,
     filter: &ToolFilter,
@@ -186,9 +107,9 @@ pub fn skills_to_tool_definitions<'a>(
         .into_iter()
         .filter(|s| filter.accepts(s))
         .map(|s| {
-            let mut def = s.to_tool_definition();
-            exclude_fields(&mut def, &filter.exclude_fields);
-            def
+            Dialect::OpenAi
+                .render_tool(s, &filter.exclude_fields)
+                .expect("every skill renders as an OpenAI function tool")
         })
         .collect()
 }

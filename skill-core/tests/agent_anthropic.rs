@@ -9,6 +9,7 @@ use skill_core::agent::{
     RetryPolicy, StopReason, ANTHROPIC_VERSION,
 };
 use skill_core::prelude::*;
+use skill_core::Dialect;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -43,7 +44,9 @@ async fn tool_use_blocks_come_back_in_neutral_form_and_tools_go_in_anthropic_dia
         .expect(1)
         .mount(&server)
         .await;
-    let tools = dispatcher().get_tool_definitions(&ToolFilter::all());
+    let tools = dispatcher()
+        .tools_in(Dialect::Anthropic, &ToolFilter::all())
+        .unwrap();
     let answer = client(&server, 0)
         .chat_with_tools(&convo(), &tools, 0.1)
         .await
@@ -92,14 +95,15 @@ async fn full_loop_sends_tool_results_with_is_error() {
         &client(&server, 0),
         &dispatcher(),
         convo(),
-        "4.1",
         &SkillContext::new(),
         &ReactOptions::default(),
+        read_list,
     )
     .await;
     assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
-    assert_eq!(outcome.risks.len(), 1);
-    assert_eq!(outcome.risks[0].original_text(), "within 84 days");
+    let answer = outcome.answer.as_deref().unwrap();
+    assert_eq!(answer.len(), 1);
+    assert_eq!(answer[0]["original_text"], "within 84 days");
 
     let second = &bodies(&server).await[1]["messages"];
     assert_eq!(

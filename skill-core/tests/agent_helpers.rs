@@ -1,115 +1,10 @@
-//! Final-answer parsing, truncation and serialization of tool results (SPEC-20 7.1.1
-//! helper tests).
+//! Truncation and serialization of tool results, and finding JSON in a model's answer
+//! (SPEC-20 7.1.1 helper tests).
 
 use serde_json::json;
 use skill_core::agent::{
-    extract_json, parse_final_response, serialize_tool_result, truncate_tool_result,
-    FinalAnswerError, MAX_TOOL_RESULT_CHARS,
+    extract_json, serialize_tool_result, truncate_tool_result, MAX_TOOL_RESULT_CHARS,
 };
-
-#[test]
-fn valid_json_array() {
-    let risks = parse_final_response(r#"[{"risk_level": "high", "description": "test"}]"#).unwrap();
-    assert_eq!(risks.len(), 1);
-    assert_eq!(risks[0].risk_level, "high");
-    assert_eq!(risks[0].description, "test");
-}
-
-#[test]
-fn empty_array() {
-    assert!(parse_final_response("[]").unwrap().is_empty());
-}
-
-#[test]
-fn empty_string() {
-    assert_eq!(parse_final_response(""), Err(FinalAnswerError::Empty));
-    assert_eq!(parse_final_response("  \n "), Err(FinalAnswerError::Empty));
-}
-
-#[test]
-fn invalid_json() {
-    assert!(matches!(
-        parse_final_response("not json"),
-        Err(FinalAnswerError::NoJson { .. })
-    ));
-    assert!(matches!(
-        parse_final_response("[{\"risk_level\": "),
-        Err(FinalAnswerError::NoJson { .. })
-    ));
-}
-
-#[test]
-fn filters_non_dict() {
-    let risks = parse_final_response(r#"[{"a": 1}, "string", 42]"#).unwrap();
-    assert_eq!(risks.len(), 1);
-    assert_eq!(risks[0].extra["a"], 1, "unknown fields are kept");
-}
-
-#[test]
-fn fenced_block_and_prose_are_tolerated() {
-    let text =
-        "Here is my analysis [see below]:\n```json\n[{\"risk_level\": \"medium\"}]\n```\nDone.";
-    assert_eq!(parse_final_response(text).unwrap()[0].risk_level, "medium");
-    let bare_fence = "```\n[{\"risk_level\": \"low\"}]\n```";
-    assert_eq!(
-        parse_final_response(bare_fence).unwrap()[0].risk_level,
-        "low"
-    );
-    let prose =
-        "经分析，风险如下 [1]：[{\"risk_level\": \"high\", \"description\": \"x\"}] 请参考。";
-    assert_eq!(parse_final_response(prose).unwrap()[0].description, "x");
-    let no_risks = "No risks were found: [] — the clause is standard.";
-    assert!(parse_final_response(no_risks).unwrap().is_empty());
-}
-
-#[test]
-fn object_forms() {
-    let wrapped = r#"{"risks": [{"risk_level": "low"}, {"risk_level": "high"}]}"#;
-    assert_eq!(parse_final_response(wrapped).unwrap().len(), 2);
-    let single = r#"{"risk_level": "low", "description": "one"}"#;
-    assert_eq!(parse_final_response(single).unwrap().len(), 1);
-    assert!(matches!(
-        parse_final_response(r#"{"summary": "fine"}"#),
-        Err(FinalAnswerError::NotAList { .. })
-    ));
-    assert!(matches!(
-        parse_final_response(r#"{"risks": "none"}"#),
-        Err(FinalAnswerError::NotAList { .. })
-    ));
-    assert!(matches!(
-        parse_final_response("42"),
-        Err(FinalAnswerError::NotAList { .. })
-    ));
-}
-
-#[test]
-fn risk_fields_are_read_leniently() {
-    let text = json!([{
-        "id": 7,
-        "risk_level": " high ",
-        "risk_type": null,
-        "description": "d",
-        "reason": "r",
-        "analysis": "a",
-        "location": {"original_text": "原文"},
-        "confidence": 0.9
-    }])
-    .to_string();
-    let risk = &parse_final_response(&text).unwrap()[0];
-    assert_eq!(risk.id.as_deref(), Some("7"));
-    assert_eq!(risk.risk_level, "high");
-    assert_eq!(risk.risk_type, "");
-    assert_eq!(risk.original_text(), "原文");
-    assert_eq!(risk.extra["confidence"], 0.9);
-    let back = serde_json::to_value(risk).unwrap();
-    assert_eq!(back["location"]["original_text"], "原文");
-    assert_eq!(back["confidence"], 0.9);
-
-    let top_level = parse_final_response(r#"[{"original_text": "top"}]"#).unwrap();
-    assert_eq!(top_level[0].original_text(), "top");
-    let empty = parse_final_response(r#"[{"original_text": ""}]"#).unwrap();
-    assert!(empty[0].location.is_none());
-}
 
 #[test]
 fn extract_json_prefers_objects_over_noise() {
@@ -208,8 +103,8 @@ mod proptests {
         }
 
         #[test]
-        fn parsing_never_panics(text in "\\PC{0,200}") {
-            let _ = parse_final_response(&text);
+        fn json_search_never_panics(text in "\\PC{0,200}") {
+            let _ = extract_json(&text);
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use skill_core::agent::{
-    react_agent_loop, ChatMessage, LlmError, LlmResponse, ReactOptions, ReactOutcome,
+    extract_json, react_agent_loop, ChatMessage, LlmError, LlmResponse, ReactOptions, ReactOutcome,
     ScriptedClient, StopReason, MAX_TOOL_RESULT_CHARS,
 };
 use skill_core::prelude::*;
@@ -161,11 +161,28 @@ fn call(id: &str, name: &str, args: &str) -> ToolCall {
     }
 }
 
-async fn run(model: &ScriptedClient, options: &ReactOptions) -> ReactOutcome {
-    react_agent_loop(model, &dispatcher(), initial(), "4.1", &ctx(), options).await
+/// The loop's answer in these tests: the JSON list of objects the model wrote (a generic
+/// reader; what the objects mean is the caller's business).
+fn read_list(text: &str) -> Result<Vec<Value>, String> {
+    match extract_json(text) {
+        Some(Value::Array(items)) => Ok(items.into_iter().filter(Value::is_object).collect()),
+        Some(other) => Err(format!("the final answer's JSON is not a list: {other}")),
+        None => Err("the final answer contains no JSON list".into()),
+    }
 }
 
-fn tool_messages(outcome: &ReactOutcome) -> Vec<(&str, Value, bool)> {
+type Outcome = ReactOutcome<Vec<Value>>;
+
+/// The objects of the final answer (empty when there was none).
+fn risks(outcome: &Outcome) -> &[Value] {
+    outcome.answer.as_deref().unwrap_or_default()
+}
+
+async fn run(model: &ScriptedClient, options: &ReactOptions) -> Outcome {
+    react_agent_loop(model, &dispatcher(), initial(), &ctx(), options, read_list).await
+}
+
+fn tool_messages(outcome: &Outcome) -> Vec<(&str, Value, bool)> {
     outcome
         .final_messages
         .iter()
@@ -214,8 +231,8 @@ async fn single_iteration_no_tools() {
         r#"[{"risk_level": "low", "description": "无重大风险"}]"#,
     )]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert_eq!(outcome.risks.len(), 1);
-    assert_eq!(outcome.risks[0].risk_level, "low");
+    assert_eq!(risks(&outcome).len(), 1);
+    assert_eq!(risks(&outcome)[0]["risk_level"], "low");
     assert!(outcome.skill_context.is_empty());
     assert_eq!(outcome.final_messages.len(), 3);
     assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
@@ -242,8 +259,8 @@ async fn tool_call_then_final_response() {
         LlmResponse::text(r#"[{"risk_level": "high", "description": "义务范围被扩大"}]"#),
     ]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert_eq!(outcome.risks.len(), 1);
-    assert_eq!(outcome.risks[0].risk_level, "high");
+    assert_eq!(risks(&outcome).len(), 1);
+    assert_eq!(risks(&outcome)[0]["risk_level"], "high");
     assert_eq!(
         outcome.skill_context["get_clause_context"]["context_text"],
         "条款 4.1 全文..."
@@ -284,7 +301,7 @@ async fn multiple_tool_calls_in_one_round() {
         LlmResponse::text("[]"),
     ]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert!(outcome.risks.is_empty());
+    assert!(risks(&outcome).is_empty());
     assert!(
         outcome.warnings.is_empty(),
         "`[]` is a valid answer: {:?}",
@@ -305,7 +322,7 @@ async fn max_iterations_reached() {
         LlmResponse::tool_calls(vec![call(&format!("c{i}"), "get_clause_context", "{}")])
     }));
     let outcome = run(&model, &ReactOptions::default().max_iterations(3)).await;
-    assert!(outcome.risks.is_empty());
+    assert!(risks(&outcome).is_empty());
     assert!(outcome.skill_context.contains_key("get_clause_context"));
     assert_eq!(outcome.stop_reason, StopReason::MaxIterations);
     assert_eq!(outcome.iterations, 3);
@@ -321,7 +338,7 @@ async fn max_iterations_reached() {
 async fn llm_failure_breaks_loop() {
     let model = ScriptedClient::new([Err(LlmError::Scripted("API timeout".into()))]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert!(outcome.risks.is_empty());
+    assert!(risks(&outcome).is_empty());
     assert!(outcome.skill_context.is_empty());
     assert_eq!(
         outcome.stop_reason,
@@ -353,7 +370,7 @@ async fn tool_execution_failure_continues() {
         LlmResponse::text(r#"[{"risk_level": "medium", "description": "test"}]"#),
     ]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert_eq!(outcome.risks.len(), 1);
+    assert_eq!(risks(&outcome).len(), 1);
     let tools = tool_messages(&outcome);
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].1["error"]["message"], "工具崩溃");
@@ -376,12 +393,12 @@ async fn no_tools_available() {
         &model,
         &Dispatcher::builder().build().unwrap(),
         vec![ChatMessage::system("test")],
-        "4.1",
         &ctx(),
         &ReactOptions::default(),
+        read_list,
     )
     .await;
-    assert!(outcome.risks.is_empty());
+    assert!(risks(&outcome).is_empty());
     assert!(outcome.skill_context.is_empty());
     assert_eq!(outcome.stop_reason, StopReason::NoTools);
     assert!(model.requests().is_empty(), "the model is not asked");
@@ -543,9 +560,9 @@ async fn calls_of_a_round_run_concurrently_and_results_keep_the_order_asked() {
         &model,
         &dispatcher(),
         initial(),
-        "4.1",
         &ctx,
         &ReactOptions::default(),
+        read_list,
     )
     .await;
     let elapsed = started.elapsed();
@@ -586,7 +603,7 @@ async fn parallelism_is_bounded() {
     let gauge = Arc::new(Gauge::default());
     let ctx = SkillContext::new().with_arc(Arc::clone(&gauge));
     let options = ReactOptions::default().max_parallel_tools(2);
-    let outcome = react_agent_loop(&model, &dispatcher(), initial(), "4.1", &ctx, &options).await;
+    let outcome = react_agent_loop(&model, &dispatcher(), initial(), &ctx, &options, read_list).await;
     assert_eq!(gauge.peak.load(Ordering::SeqCst), 2);
     assert_eq!(tool_messages(&outcome).len(), 6);
 }
@@ -644,7 +661,7 @@ async fn missing_and_repeated_call_ids_are_made_unique() {
 async fn unreadable_final_answer_gives_no_risks_and_a_warning() {
     let model = ScriptedClient::from_responses([LlmResponse::text("I could not decide.")]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert!(outcome.risks.is_empty());
+    assert!(risks(&outcome).is_empty());
     assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
     assert!(
         outcome.warnings.iter().any(|w| w.contains("no JSON")),
@@ -663,9 +680,9 @@ async fn fenced_answer_with_prose_is_read() {
         "分析如下：\n```json\n[{\"risk_level\": \"high\", \"risk_type\": \"付款\", \"description\": \"d\", \"reason\": \"r\", \"analysis\": \"a\", \"original_text\": \"56 天内付款\"}]\n```\n以上。",
     )]);
     let outcome = run(&model, &ReactOptions::default()).await;
-    assert_eq!(outcome.risks.len(), 1);
-    assert_eq!(outcome.risks[0].risk_type, "付款");
-    assert_eq!(outcome.risks[0].original_text(), "56 天内付款");
+    assert_eq!(risks(&outcome).len(), 1);
+    assert_eq!(risks(&outcome)[0]["risk_type"], "付款");
+    assert_eq!(risks(&outcome)[0]["original_text"], "56 天内付款");
 }
 
 #[tokio::test]
@@ -679,8 +696,8 @@ async fn text_alongside_tool_calls_is_kept_in_history() {
     ]);
     let outcome = run(&model, &ReactOptions::default()).await;
     assert_eq!(outcome.final_messages[2].content(), Some("先查看上下文"));
-    let (risks, context, messages) = outcome.into_parts();
-    assert!(risks.is_empty());
+    let (answer, context, messages) = outcome.into_parts();
+    assert!(answer.unwrap().is_empty());
     assert_eq!(context.len(), 1);
     assert_eq!(messages.len(), 5);
 }

@@ -37,7 +37,7 @@ fn tools() -> Vec<Value> {
         .skill(CompareWithBaseline::registration())
         .build()
         .unwrap()
-        .get_tool_definitions(&ToolFilter::all())
+        .tools(&ToolFilter::all())
         .to_vec()
 }
 
@@ -123,14 +123,15 @@ async fn full_loop_over_http_keeps_ids_and_marks_errors() {
         &client(&server, 0),
         &dispatcher,
         convo(),
-        "4.1",
         &SkillContext::new(),
         &ReactOptions::default(),
+        read_list,
     )
     .await;
     assert_eq!(outcome.stop_reason, StopReason::FinalAnswer);
-    assert_eq!(outcome.risks.len(), 1);
-    assert_eq!(outcome.risks[0].risk_type, "义务范围");
+    let answer = outcome.answer.as_deref().unwrap();
+    assert_eq!(answer.len(), 1);
+    assert_eq!(answer[0]["risk_type"], "义务范围");
     assert_eq!(
         outcome.skill_context["compare_with_baseline"]["modification_type"],
         "modified"

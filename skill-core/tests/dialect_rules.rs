@@ -487,7 +487,7 @@ fn every_dialect_obeys_its_rules_for_every_skill() {
             }
             .unwrap();
             assert_eq!(
-                d.get_registration(name).map(|s| s.id),
+                d.registration(name).map(|s| s.id),
                 Some(skill.id),
                 "{tool}: wire name maps back"
             );
@@ -587,7 +587,7 @@ fn every_dialect_obeys_its_rules_for_every_skill() {
 fn gemini_uses_the_openapi_form_whenever_it_can() {
     let d = dispatcher();
     let set = d
-        .tool_definitions_for(Dialect::Gemini, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Gemini, &skill_core::ToolFilter::all())
         .unwrap();
     let form = |name: &str| {
         let def = set.iter().find(|t| t["name"] == name).unwrap();
@@ -631,7 +631,7 @@ fn gemini_uses_the_openapi_form_whenever_it_can() {
 fn anthropic_strict_budget_is_enforced_per_request() {
     let d = dispatcher();
     let crm = d
-        .tool_definitions_for(
+        .tools_in(
             Dialect::AnthropicStrict,
             &skill_core::ToolFilter::all().domain("crm"),
         )
@@ -676,7 +676,7 @@ fn anthropic_strict_budget_is_enforced_per_request() {
 #[test]
 fn recursion_gives_a_clear_error_where_it_is_not_allowed() {
     let d = dispatcher();
-    let outline = d.get_registration("doc.outline_size").unwrap();
+    let outline = d.registration("doc.outline_size").unwrap();
     let err = Dialect::AnthropicStrict
         .render_tool(outline, &[])
         .unwrap_err()
@@ -697,16 +697,16 @@ fn definitions_are_cached_and_filtered() {
     let filter = skill_core::ToolFilter::all()
         .domain("crm")
         .exclude_field("limit");
-    let a = d.tool_definitions_for(Dialect::Mcp, &filter).unwrap();
-    let b = d.tool_definitions_for(Dialect::Mcp, &filter).unwrap();
-    assert!(std::sync::Arc::ptr_eq(&a, &b), "cached");
+    let a = d.tools_in(Dialect::Mcp, &filter).unwrap();
+    let b = d.tools_in(Dialect::Mcp, &filter).unwrap();
+    assert!(a.ptr_eq(&b), "cached");
     let search = a.iter().find(|t| t["name"] == "crm_search_client").unwrap();
     assert!(
         search["inputSchema"]["properties"].get("limit").is_none(),
         "excluded field"
     );
     for tool in a.iter() {
-        let reg = d.get_registration(tool["name"].as_str().unwrap()).unwrap();
+        let reg = d.registration(tool["name"].as_str().unwrap()).unwrap();
         assert!(
             reg.domain == "crm" || reg.domain == "*",
             "{} (domain {}) passed the crm filter",
@@ -718,7 +718,7 @@ fn definitions_are_cached_and_filtered() {
         a.iter().any(|t| t["name"] == "ui_open_form"),
         "universal skills are kept"
     );
-    assert_eq!(a.to_json(), serde_json::to_string(a.definitions()).unwrap());
+    assert_eq!(a.json(), serde_json::to_string(a.definitions()).unwrap());
 }
 
 #[test]
@@ -741,7 +741,7 @@ fn dialect_names_parse() {
 fn mcp_annotations_follow_the_category() {
     let d = dispatcher();
     let set = d
-        .tool_definitions_for(Dialect::Mcp, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Mcp, &skill_core::ToolFilter::all())
         .unwrap();
     let ann = |name: &str| set.iter().find(|t| t["name"] == name).unwrap()["annotations"].clone();
     assert_eq!(ann("crm_search_client")["readOnlyHint"], true);
@@ -848,7 +848,7 @@ fn mcp_tools_validate_against_the_official_schema() {
     };
     let d = dispatcher();
     let set = d
-        .tool_definitions_for(Dialect::Mcp, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Mcp, &skill_core::ToolFilter::all())
         .unwrap();
     for def in set.iter() {
         assert_valid(&tool, def["name"].as_str().unwrap(), def);
@@ -885,7 +885,7 @@ async fn mcp_call_results_validate_against_the_official_schema() {
         let call = Dialect::Mcp.parse_calls(&request).unwrap().remove(0);
         let result = d.dispatch(&call.to_parsed_call(), &ctx).await;
         assert_eq!(result.success, success, "{:?}", result.error);
-        let rendered = Dialect::Mcp.render_result(&call, &result, d.get_registration(&call.name));
+        let rendered = Dialect::Mcp.render_result(&call, &result, d.registration(&call.name));
         assert_valid(&validators, "CallToolResult", &rendered);
         assert_eq!(rendered["isError"], !success);
         if success {
@@ -948,7 +948,7 @@ async fn calls_are_read_and_answered_in_every_dialect() {
             result.warnings[0].code, "string_to_integer",
             "{dialect}: lenient parse"
         );
-        let answer = dialect.render_result(call, &result, d.get_registration(&call.name));
+        let answer = dialect.render_result(call, &result, d.registration(&call.name));
         let history = skill_core::dialect::calls::render_call(call);
         let (again, rendered) = d.answer_call(call, &ctx).await;
         assert!(again.success);

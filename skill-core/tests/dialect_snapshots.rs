@@ -16,7 +16,7 @@ fn dispatcher() -> Dispatcher {
 
 fn rendered(dialect: Dialect, filter: &ToolFilter) -> Value {
     let set = dispatcher()
-        .tool_definitions_for(dialect, filter)
+        .tools_in(dialect, filter)
         .expect("renders");
     dialect.request_tools(set.definitions())
 }

@@ -197,13 +197,24 @@ async fn prepare_and_call_prefers_llm_over_prepared_over_default() {
 }
 
 #[tokio::test]
-async fn call_does_not_prepare_from_state() {
+async fn call_unprepared_does_not_prepare_from_state() {
     let r = dispatcher()
-        .call("search_reference_doc", r#"{"clause_id": "4.1"}"#, &ctx())
+        .call_unprepared("search_reference_doc", r#"{"clause_id": "4.1"}"#, &ctx())
         .await;
     assert!(!r.success);
     assert_eq!(r.error_code(), Some(codes::INVALID_ARGUMENTS));
     assert!(r.error.unwrap().message.contains("`query`"));
+}
+
+#[tokio::test]
+async fn call_prepares_what_the_model_left_out() {
+    let r = dispatcher()
+        .call("search_reference_doc", r#"{"clause_id": "4.1"}"#, &ctx())
+        .await;
+    assert!(r.success, "{}", r.to_json());
+    let hits: SearchHits = r.data_as().unwrap();
+    assert_eq!(hits.query, "payment", "prepared from the context, as `prepare_and_call` does");
+    assert_eq!(hits.hits, ["p2"]);
 }
 
 #[tokio::test]
@@ -319,7 +330,7 @@ fn old_search(
 #[tokio::test]
 async fn deprecated_skills_are_callable_but_not_offered() {
     let d = dispatcher();
-    let offered = d.get_tool_definitions(&ToolFilter::all());
+    let offered = d.tools(&ToolFilter::all());
     assert!(!offered
         .iter()
         .any(|t| t["function"]["name"] == "old_search"));
@@ -327,7 +338,7 @@ async fn deprecated_skills_are_callable_but_not_offered() {
         .call("old_search", r#"{"query": "q"}"#, &SkillContext::new())
         .await;
     assert!(r.success);
-    assert_eq!(d.get_registration("old_search").unwrap().version, "0.9.0");
+    assert_eq!(d.registration("old_search").unwrap().version, "0.9.0");
 }
 
 #[tokio::test]

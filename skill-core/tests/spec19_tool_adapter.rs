@@ -305,12 +305,12 @@ async fn prepared_value_takes_priority_over_default() {
 async fn default_when_nothing_is_prepared() {
     let d = Dispatcher::from_inventory().unwrap();
     let r = d
-        .call("clause_text", r#"{"clause_id": "4.1"}"#, &ctx())
+        .call_unprepared("clause_text", r#"{"clause_id": "4.1"}"#, &ctx())
         .await;
     assert_eq!(
         r.data_as::<String>().unwrap(),
         "4.1: (no text)",
-        "call() never prepares"
+        "call_unprepared() never prepares"
     );
 }
 
@@ -353,7 +353,7 @@ async fn model_arguments_win() {
 #[test]
 fn get_all_tool_definitions() {
     let d = Dispatcher::from_inventory().unwrap();
-    let tools = d.get_tool_definitions(&ToolFilter::all());
+    let tools = d.tools(&ToolFilter::all());
     assert!(!tools.is_empty());
     for tool in tools.iter() {
         assert_eq!(tool["type"], "function");
@@ -379,7 +379,7 @@ fn get_all_tool_definitions() {
 #[test]
 fn tool_definitions_with_domain_filter() {
     let d = Dispatcher::from_inventory().unwrap();
-    let tools = d.get_tool_definitions(&ToolFilter::all().domain("fidic"));
+    let tools = d.tools(&ToolFilter::all().domain("fidic"));
     let names = names(&tools);
     assert!(names.contains(&"a") && names.contains(&"fidic_only"));
     assert!(!names.contains(&"sha_only"));
@@ -388,10 +388,10 @@ fn tool_definitions_with_domain_filter() {
 #[test]
 fn tool_definitions_names_match_skill_ids() {
     let d = Dispatcher::from_inventory().unwrap();
-    let tools = d.get_tool_definitions(&ToolFilter::all());
+    let tools = d.tools(&ToolFilter::all());
     let tool_names = names(&tools);
     for id in d.skill_ids() {
-        if d.get_registration(id).unwrap().is_active() {
+        if d.registration(id).unwrap().is_active() {
             assert!(
                 tool_names.contains(&id),
                 "skill `{id}` missing from the definitions"
@@ -403,7 +403,7 @@ fn tool_definitions_names_match_skill_ids() {
 #[test]
 fn tool_definitions_passable_to_llm_client() {
     let d = Dispatcher::from_inventory().unwrap();
-    for tool in d.get_tool_definitions(&ToolFilter::all()).iter() {
+    for tool in d.tools(&ToolFilter::all()).iter() {
         let params = &tool["function"]["parameters"];
         assert_eq!(params["type"], "object");
         assert!(params["properties"].is_object());
@@ -414,10 +414,10 @@ fn tool_definitions_passable_to_llm_client() {
 #[test]
 fn definitions_are_cached_per_filter() {
     let d = Dispatcher::from_inventory().unwrap();
-    let first = d.get_tool_definitions(&ToolFilter::all().domain("fidic"));
-    let second = d.get_tool_definitions(&ToolFilter::all().domain("fidic"));
-    assert!(std::sync::Arc::ptr_eq(&first, &second));
-    let reparsed: Vec<Value> = serde_json::from_str(first.to_json()).unwrap();
+    let first = d.tools(&ToolFilter::all().domain("fidic"));
+    let second = d.tools(&ToolFilter::all().domain("fidic"));
+    assert!(first.ptr_eq(&second));
+    let reparsed: Vec<Value> = serde_json::from_str(first.json()).unwrap();
     assert_eq!(reparsed, first.definitions());
     assert_eq!(first.len(), 6, "five universal skills and fidic_only");
 }
@@ -429,13 +429,15 @@ fn registry_is_valid() {
 
 #[test]
 fn cached_json_matches_the_value_rendering() {
-    for skill in skill_core::linked_skills() {
-        let from_json: Value = serde_json::from_str(&skill.tool_definition_json()).unwrap();
-        assert_eq!(from_json, skill.to_tool_definition(), "{}", skill.id);
-    }
     let d = Dispatcher::from_inventory().unwrap();
-    let with_exclusions = d.get_tool_definitions(&ToolFilter::all().exclude_field("query"));
-    let parsed: Vec<Value> = serde_json::from_str(with_exclusions.to_json()).unwrap();
+    for skill in skill_core::linked_skills().filter(|s| s.is_active()) {
+        // The cached set of one skill is its pre-rendered JSON fragment.
+        let one = d.tools(&ToolFilter::all().ids([skill.id]));
+        let from_json: Vec<Value> = serde_json::from_str(one.json()).unwrap();
+        assert_eq!(from_json, vec![skill.to_tool_definition()], "{}", skill.id);
+    }
+    let with_exclusions = d.tools(&ToolFilter::all().exclude_field("query"));
+    let parsed: Vec<Value> = serde_json::from_str(with_exclusions.json()).unwrap();
     assert_eq!(parsed, with_exclusions.definitions());
 }
 
@@ -444,6 +446,6 @@ fn definitions_snapshot() {
     let d = Dispatcher::from_inventory().unwrap();
     insta::assert_json_snapshot!(
         "tool_definitions",
-        d.get_tool_definitions(&ToolFilter::all()).definitions()
+        d.tools(&ToolFilter::all()).definitions()
     );
 }

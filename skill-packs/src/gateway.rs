@@ -193,7 +193,7 @@ impl GatewayBuilder {
         let mut packs = BTreeMap::new();
         for pack in &self.packs {
             for tool in pack.exports.tools {
-                if self.dispatcher.get_registration(tool.id).is_none() {
+                if self.dispatcher.registration(tool.id).is_none() {
                     return Err(GatewayError::UnregisteredTool {
                         tool: tool.id.into(),
                         role: format!("exported by `{}`", pack.id),
@@ -204,7 +204,7 @@ impl GatewayBuilder {
         }
         let mut core = Vec::new();
         for name in &self.core_tools {
-            let reg = self.dispatcher.get_registration(name).ok_or_else(|| {
+            let reg = self.dispatcher.registration(name).ok_or_else(|| {
                 GatewayError::UnregisteredTool {
                     tool: name.clone(),
                     role: "core tool".into(),
@@ -388,7 +388,7 @@ impl Gateway {
                 if !provider.exports.exports(tool) || is_removed(provider, tool, today) {
                     continue;
                 }
-                if let Some(reg) = self.inner.dispatcher.get_registration(tool) {
+                if let Some(reg) = self.inner.dispatcher.registration(tool) {
                     push(reg);
                 }
             }
@@ -493,7 +493,7 @@ impl Gateway {
                 .await;
             return result;
         };
-        let route = match self.inner.dispatcher.get_registration(tool) {
+        let route = match self.inner.dispatcher.registration(tool) {
             None => None,
             Some(reg) if self.inner.core.iter().any(|c| std::ptr::eq(*c, reg)) => {
                 Some(Route::Direct(reg, consumer_pack.id))

@@ -623,7 +623,7 @@ fn fidic_skills_are_registered_with_a_prepared_clause_id() {
         ("fidic_check_pc_consistency", "validation"),
         ("fidic_search_er", "retrieval"),
     ] {
-        let reg = d.get_registration(id).unwrap();
+        let reg = d.registration(id).unwrap();
         assert_eq!((reg.domain, reg.category), ("fidic", category));
         let clause = reg.param("clause_id").unwrap();
         assert!(clause.prepared && !clause.required, "{id}");
@@ -665,7 +665,7 @@ fn sample_checklists_and_criteria_fit_their_contracts() {
                 .iter()
                 .filter(|s| domain_skills.contains(&s.as_str()))
             {
-                assert!(d.get_registration(skill).is_some(), "{skill}");
+                assert!(d.registration(skill).is_some(), "{skill}");
             }
         }
     }

@@ -10,7 +10,7 @@ fn registry_is_valid_and_has_every_generic_skill() {
     let dispatcher = assert_registry_valid();
     for id in GENERIC_SKILL_IDS {
         let reg = dispatcher
-            .get_registration(id)
+            .registration(id)
             .unwrap_or_else(|| panic!("`{id}` is not registered"));
         assert_eq!(reg.domain, "*", "{id}");
         assert!(
@@ -38,7 +38,7 @@ fn injected_state_never_reaches_the_model() {
     let dispatcher = assert_registry_valid();
     for id in GENERIC_SKILL_IDS {
         let def = dispatcher
-            .get_registration(id)
+            .registration(id)
             .unwrap()
             .to_tool_definition();
         let props = def["function"]["parameters"]["properties"]
@@ -57,7 +57,7 @@ fn generic_tool_definitions_snapshot() {
         .iter()
         .map(|id| {
             dispatcher
-                .get_registration(id)
+                .registration(id)
                 .unwrap()
                 .to_tool_definition()
         })
@@ -73,7 +73,7 @@ fn generic_output_schemas_snapshot() {
         .map(|id| {
             (
                 id.to_string(),
-                (dispatcher.get_registration(id).unwrap().output_schema)().clone(),
+                (dispatcher.registration(id).unwrap().output_schema)().clone(),
             )
         })
         .collect();
@@ -85,7 +85,7 @@ fn generic_output_schemas_snapshot() {
 #[test]
 fn all_tool_definitions_snapshot() {
     let dispatcher = assert_registry_valid();
-    let tools = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all());
+    let tools = dispatcher.tools(&skill_core::ToolFilter::all());
     insta::assert_json_snapshot!("all_tool_definitions", tools.definitions());
 }
 
@@ -112,7 +112,7 @@ fn the_sixteen_skills_of_spec_19_are_registered() {
     ];
     for (id, domain) in expected {
         let reg = dispatcher
-            .get_registration(id)
+            .registration(id)
             .unwrap_or_else(|| panic!("skill `{id}` is not registered"));
         assert_eq!(reg.domain, domain, "{id}");
         assert!(reg.is_active(), "{id}");
@@ -122,6 +122,6 @@ fn the_sixteen_skills_of_spec_19_are_registered() {
         expected.len(),
         "no other skills in the library"
     );
-    let fidic = dispatcher.get_tool_definitions(&skill_core::ToolFilter::all().domain("fidic"));
+    let fidic = dispatcher.tools(&skill_core::ToolFilter::all().domain("fidic"));
     assert_eq!(fidic.len(), 12, "8 universal + 4 FIDIC skills");
 }

@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use skill_core::agent::{ChatMessage, DomainPrompt, LlmError, LlmResponse, ScriptedClient};
+use skill_core::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
+use skills::review::DomainPrompt;
 use skill_core::{Dispatcher, ToolCall};
 use skills::review::{
     build_review_state, normalize_risk_level, run_checklist_review, run_review, AgentSettings,
@@ -214,7 +215,7 @@ fn domain_prompts_name_registered_skills_of_their_domain() {
         let prompt = DomainPrompt::registered(domain).expect(domain);
         for tool in tools {
             let reg = dispatcher
-                .get_registration(tool)
+                .registration(tool)
                 .unwrap_or_else(|| panic!("{tool} is not a registered skill"));
             assert_eq!(reg.domain, domain, "{tool}");
             assert!(prompt.instructions_en.contains(tool), "{domain} en: {tool}");

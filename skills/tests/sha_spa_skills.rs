@@ -469,7 +469,7 @@ fn sha_spa_skills_are_registered() {
         ("spa_indemnity_analysis", "analysis"),
         ("sha_governance_check", "validation"),
     ] {
-        let reg = d.get_registration(id).unwrap();
+        let reg = d.registration(id).unwrap();
         assert_eq!((reg.domain, reg.category), ("sha_spa", category));
         assert!(reg.param("clause_id").unwrap().prepared);
         let schema = (reg.output_schema)();

@@ -37,13 +37,13 @@ pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliErr
     for dialect in Dialect::ALL {
         for domain in &domains {
             if let Err(err) =
-                dispatcher.tool_definitions_for(dialect, &ToolFilter::all().domain(*domain))
+                dispatcher.tools_in(dialect, &ToolFilter::all().domain(*domain))
             {
                 println!("error: dialect {dialect}, domain {domain}: {err}");
                 errors += 1;
             }
         }
-        if let Err(err) = dispatcher.tool_definitions_for(dialect, &ToolFilter::all()) {
+        if let Err(err) = dispatcher.tools_in(dialect, &ToolFilter::all()) {
             println!("warning: dialect {dialect}, all domains together: {err}");
             warnings += 1;
         }

@@ -25,7 +25,7 @@ impl FilterArgs {
         ToolFilter {
             domain: self.domain.clone(),
             category: self.category.clone(),
-            exclude_fields: Vec::new(),
+            ..ToolFilter::default()
         }
     }
 }

@@ -28,11 +28,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ToolsArgs) -> Result<ExitCode, CliErr
         .parse()
         .map_err(|e: skill_core::DialectError| CliError::Usage(e.to_string()))?;
     let tools = dispatcher
-        .tool_definitions_for(dialect, &args.filter.to_filter())
+        .tools_in(dialect, &args.filter.to_filter())
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let mut out = std::io::stdout().lock();
     if args.compact {
-        writeln!(out, "{}", tools.to_json())?;
+        writeln!(out, "{}", tools.json())?;
     } else {
         let pretty =
             serde_json::to_string_pretty(tools.definitions()).map_err(std::io::Error::other)?;

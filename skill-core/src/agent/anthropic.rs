@@ -10,6 +10,7 @@ use super::client::{LlmClient, LlmError, LlmResponse};
 use super::http::{build_client, join_url, key_from_env, Transport};
 use super::messages::ChatMessage;
 use super::retry::RetryPolicy;
+use crate::dialect::{anthropic, Dialect};
 use crate::tools::ToolCall;
 
 const PROVIDER: &str = "anthropic";
@@ -125,7 +126,8 @@ impl AnthropicClient {
     }
 
     /// The request body for one turn: system messages go to `system`, tool results become
-    /// `tool_result` blocks of a user turn, consecutive turns of one role are merged.
+    /// `tool_result` blocks of a user turn, consecutive turns of one role are merged. `tools`
+    /// are Anthropic definitions ([`Dialect::Anthropic`]), sent as they are.
     pub fn request_body(
         &self,
         messages: &[ChatMessage],
@@ -141,34 +143,11 @@ impl AnthropicClient {
         }
         body.insert("messages".into(), Value::Array(turns));
         if !tools.is_empty() {
-            body.insert(
-                "tools".into(),
-                Value::Array(tools.iter().filter_map(to_anthropic_tool).collect()),
-            );
+            body.insert("tools".into(), Value::Array(tools.to_vec()));
         }
         body.insert("temperature".into(), json!(temperature.clamp(0.0, 1.0)));
         Value::Object(body)
     }
-}
-
-/// OpenAI function definition -> Anthropic tool. Kept private and small: a shared dialect
-/// layer can replace it.
-fn to_anthropic_tool(definition: &Value) -> Option<Value> {
-    let function = definition.get("function").unwrap_or(definition);
-    let name = function.get("name")?.as_str()?;
-    let mut tool = Map::new();
-    tool.insert("name".into(), json!(name));
-    if let Some(description) = function.get("description").filter(|d| d.is_string()) {
-        tool.insert("description".into(), description.clone());
-    }
-    tool.insert(
-        "input_schema".into(),
-        function
-            .get("parameters")
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
-    );
-    Some(Value::Object(tool))
 }
 
 fn to_anthropic_messages(messages: &[ChatMessage]) -> (String, Vec<Value>) {
@@ -203,12 +182,10 @@ fn to_anthropic_messages(messages: &[ChatMessage]) -> (String, Vec<Value>) {
                 content,
                 is_error,
             } => {
-                let mut block =
-                    json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content});
-                if *is_error {
-                    block["is_error"] = json!(true);
-                }
-                push("user", vec![block]);
+                push(
+                    "user",
+                    vec![anthropic::tool_result_block(tool_call_id, content, *is_error)],
+                );
             }
         }
     }
@@ -224,11 +201,8 @@ fn text_block(text: &str) -> Value {
 }
 
 fn tool_use_block(call: &ToolCall) -> Value {
-    let input = match serde_json::from_str::<Value>(&call.arguments) {
-        Ok(Value::Object(map)) => Value::Object(map),
-        _ => json!({}),
-    };
-    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+    let input = serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null);
+    anthropic::tool_use_block(&call.id, &call.name, input)
 }
 
 /// Reads a Messages API answer: text blocks joined, `tool_use` blocks as neutral calls.
@@ -288,6 +262,10 @@ pub fn parse_message_response(body: &Value) -> Result<LlmResponse, LlmError> {
 
 #[async_trait]
 impl LlmClient for AnthropicClient {
+    fn dialect(&self) -> Dialect {
+        Dialect::Anthropic
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],
@@ -349,15 +327,5 @@ mod tests {
         assert_eq!(results[0].get("is_error"), None);
         assert_eq!(results[1]["is_error"], json!(true));
         assert_eq!(results[2]["type"], "text");
-    }
-
-    #[test]
-    fn tool_definition_is_converted() {
-        let def = json!({"type": "function", "function": {"name": "t", "description": "d", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}});
-        assert_eq!(
-            to_anthropic_tool(&def).unwrap(),
-            json!({"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}}})
-        );
-        assert!(to_anthropic_tool(&json!({"type": "function"})).is_none());
     }
 }

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::messages::ChatMessage;
+use crate::dialect::Dialect;
 use crate::tools::ToolCall;
 
 /// What the model answered in one turn.
@@ -99,8 +100,14 @@ pub enum LlmError {
 /// time and pass `&dyn LlmClient`.
 #[async_trait]
 pub trait LlmClient: Send + Sync {
-    /// One turn: the model reads `messages` and may call any of `tools` (OpenAI function
-    /// definitions, as [`crate::Dispatcher::get_tool_definitions`] returns them).
+    /// The tool dialect this client sends; the agent loop asks the dispatcher for the
+    /// definitions in it ([`crate::Dispatcher::tools_in`]). OpenAI Chat by default.
+    fn dialect(&self) -> Dialect {
+        Dialect::OpenAi
+    }
+
+    /// One turn: the model reads `messages` and may call any of `tools` (definitions in
+    /// [`dialect`](Self::dialect), as [`crate::Dispatcher::tools_in`] returns them).
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],
@@ -111,6 +118,10 @@ pub trait LlmClient: Send + Sync {
 
 #[async_trait]
 impl<T: LlmClient + ?Sized> LlmClient for &T {
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],
@@ -123,6 +134,10 @@ impl<T: LlmClient + ?Sized> LlmClient for &T {
 
 #[async_trait]
 impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],
@@ -135,6 +150,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 
 #[async_trait]
 impl<T: LlmClient + ?Sized> LlmClient for std::sync::Arc<T> {
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],

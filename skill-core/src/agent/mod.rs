@@ -1,12 +1,12 @@
-//! The agent layer: chat types, the model client trait and its implementations, the ReAct
-//! loop and its prompts (SPEC-20).
+//! The agent layer: chat types, the model client trait and its implementations, and the
+//! ReAct loop (SPEC-20), generic over what the final answer is.
 //!
 //! Real clients sit behind cargo features: `openai` (`OpenAiClient`, any server speaking
 //! Chat Completions) and `anthropic` (`AnthropicClient`). [`ScriptedClient`] is always
 //! there for tests and examples.
 //!
 //! ```
-//! use skill_core::agent::{react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
+//! use skill_core::agent::{extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
 //! use skill_core::prelude::*;
 //! use skill_core::{Skill, ToolCall};
 //!
@@ -26,13 +26,14 @@
 //!         name: "doc_word_count".into(),
 //!         arguments: r#"{"text": "a b c"}"#.into(),
 //!     }]),
-//!     LlmResponse::text(r#"[{"risk_level": "low", "description": "short clause"}]"#),
+//!     LlmResponse::text(r#"The text has {"words": 3}."#),
 //! ]);
 //! let dispatcher = Dispatcher::builder().skill(DocWordCount::registration()).build().unwrap();
-//! let messages = vec![ChatMessage::system("review"), ChatMessage::user("clause 1")];
+//! let messages = vec![ChatMessage::system("count words"), ChatMessage::user("a b c")];
+//! let read = |text: &str| extract_json(text).ok_or("no JSON in the answer");
 //! let outcome =
-//!     react_agent_loop(&model, &dispatcher, messages, "1", &SkillContext::new(), &ReactOptions::default()).await;
-//! assert_eq!(outcome.risks.len(), 1);
+//!     react_agent_loop(&model, &dispatcher, messages, &SkillContext::new(), &ReactOptions::default(), read).await;
+//! assert_eq!(outcome.answer.unwrap()["words"], 3);
 //! assert_eq!(outcome.skill_context["doc_word_count"], 3);
 //! # });
 //! ```
@@ -40,7 +41,6 @@
 mod answer;
 mod client;
 mod messages;
-mod prompts;
 mod react;
 mod retry;
 mod scripted;
@@ -52,12 +52,9 @@ mod http;
 #[cfg(feature = "openai")]
 mod openai;
 
-pub use answer::{extract_json, parse_final_response, FinalAnswerError, Risk, RiskLocation};
+pub use answer::extract_json;
 pub use client::{LlmClient, LlmError, LlmResponse};
 pub use messages::ChatMessage;
-pub use prompts::{
-    build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
-};
 pub use react::{
     react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
     StopReason, MAX_TOOL_RESULT_CHARS,

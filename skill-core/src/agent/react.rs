@@ -1,5 +1,6 @@
-//! The ReAct loop (SPEC-20 section 3): the model reads the clause and the tools, calls
-//! tools, reads their results, and finally answers with a risk list.
+//! The ReAct loop (SPEC-20 section 3): the model reads the task and the tools, calls tools,
+//! reads their results, and finally answers. What the final answer means is the caller's:
+//! the loop hands the model's last text to a reader the caller supplies.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -8,7 +9,6 @@ use std::time::{Duration, Instant};
 use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
 
-use super::answer::{parse_final_response, Risk};
 use super::client::LlmClient;
 use super::messages::ChatMessage;
 use crate::context::SkillContext;
@@ -16,6 +16,7 @@ use crate::dispatch::Dispatcher;
 use crate::error::{codes, SkillError};
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolCall, ToolFilter};
+use std::fmt::Display;
 
 /// Longest tool result (in characters) the model reads; longer ones are cut.
 pub const MAX_TOOL_RESULT_CHARS: usize = 3000;
@@ -35,6 +36,8 @@ pub struct ReactOptions {
     pub max_tool_result_chars: usize,
     /// Outer time limit per tool call, on top of each skill's own `timeout_ms`.
     pub tool_timeout: Option<Duration>,
+    /// Names the run in logs and warnings (e.g. the task or item it works on).
+    pub label: String,
 }
 
 impl Default for ReactOptions {
@@ -46,6 +49,7 @@ impl Default for ReactOptions {
             tool_filter: ToolFilter::default(),
             max_tool_result_chars: MAX_TOOL_RESULT_CHARS,
             tool_timeout: None,
+            label: String::new(),
         }
     }
 }
@@ -79,6 +83,13 @@ impl ReactOptions {
         self
     }
 
+    /// Sets the label of the run in logs and warnings.
+    #[must_use]
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
     /// Sets the outer per-call time limit.
     #[must_use]
     pub fn tool_timeout(mut self, limit: Duration) -> Self {
@@ -100,12 +111,13 @@ pub enum StopReason {
     LlmError(String),
 }
 
-/// What one loop run produced (SPEC-20 `(risks, skill_context, final_messages)` plus why it
-/// stopped).
+/// What one loop run produced (SPEC-20 `(answer, skill_context, final_messages)` plus why
+/// it stopped). `A` is whatever the caller's reader makes of the final text.
 #[derive(Debug, Clone)]
-pub struct ReactOutcome {
-    /// Risks of the final answer (empty when there was none or it was unreadable).
-    pub risks: Vec<Risk>,
+pub struct ReactOutcome<A> {
+    /// The final answer as the caller's reader read it (`None` when there was none or the
+    /// reader refused it; the reason is in `warnings`).
+    pub answer: Option<A>,
     /// Output of every successful tool call, by skill id (a later call of the same skill
     /// replaces an earlier one).
     pub skill_context: BTreeMap<String, Value>,
@@ -121,10 +133,10 @@ pub struct ReactOutcome {
     pub warnings: Vec<String>,
 }
 
-impl ReactOutcome {
+impl<A> ReactOutcome<A> {
     /// The SPEC-20 triple.
-    pub fn into_parts(self) -> (Vec<Risk>, BTreeMap<String, Value>, Vec<ChatMessage>) {
-        (self.risks, self.skill_context, self.final_messages)
+    pub fn into_parts(self) -> (Option<A>, BTreeMap<String, Value>, Vec<ChatMessage>) {
+        (self.answer, self.skill_context, self.final_messages)
     }
 
     fn warn(&mut self, message: String) {
@@ -135,25 +147,32 @@ impl ReactOutcome {
 
 /// Runs the ReAct loop (SPEC-20 `react_agent_loop`).
 ///
-/// `messages` are the initial system and user messages (see
-/// [`super::build_react_agent_messages`]); `ctx` carries the host state skills prepare their
-/// input from (the document, the review state); `clause_id` names the run in logs.
+/// `messages` are the initial system and user messages; `ctx` carries the host state skills
+/// prepare their input from; `read_answer` reads the model's final text (a text without tool
+/// calls) into the caller's answer type — an error becomes a warning and no answer. The tool
+/// definitions come from the dispatcher's cache in the dialect the client speaks
+/// ([`LlmClient::dialect`]).
 ///
 /// Every round's tool calls run concurrently (at most `max_parallel_tools` at once) and
 /// their results are appended in the order the model asked for them. An unknown tool,
 /// unreadable arguments, a failing, panicking or timing-out skill each come back to the
 /// model as an error result it can act on. A model error ends the loop with what was
 /// collected. Never panics on model output.
-pub async fn react_agent_loop<C: LlmClient + ?Sized>(
+pub async fn react_agent_loop<C, A, E>(
     llm: &C,
     dispatcher: &Dispatcher,
     messages: Vec<ChatMessage>,
-    clause_id: &str,
     ctx: &SkillContext,
     options: &ReactOptions,
-) -> ReactOutcome {
+    mut read_answer: impl FnMut(&str) -> Result<A, E>,
+) -> ReactOutcome<A>
+where
+    C: LlmClient + ?Sized,
+    E: Display,
+{
+    let label = options.label.as_str();
     let mut out = ReactOutcome {
-        risks: Vec::new(),
+        answer: None,
         skill_context: BTreeMap::new(),
         final_messages: messages,
         stop_reason: StopReason::MaxIterations,
@@ -161,24 +180,30 @@ pub async fn react_agent_loop<C: LlmClient + ?Sized>(
         tool_calls: 0,
         warnings: Vec::new(),
     };
-    let tools = dispatcher.get_tool_definitions(&options.tool_filter);
+    let tools = match dispatcher.tools_in(llm.dialect(), &options.tool_filter) {
+        Ok(tools) => tools,
+        Err(err) => {
+            out.stop_reason = StopReason::NoTools;
+            out.warn(format!(
+                "the tools cannot be offered in the client's dialect: {err}; ReAct loop skipped ({label})"
+            ));
+            return out;
+        }
+    };
     if tools.is_empty() {
         out.stop_reason = StopReason::NoTools;
         out.warn(format!(
-            "no tool definitions pass the filter; ReAct loop skipped (clause {clause_id})"
+            "no tool definitions pass the filter; ReAct loop skipped ({label})"
         ));
         return out;
     }
-    let offered: HashSet<&str> = tools
-        .iter()
-        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
-        .collect();
+    let offered: HashSet<&str> = tools.names().iter().copied().collect();
     let mut used_ids: HashSet<String> = HashSet::new();
 
     for iteration in 1..=options.max_iterations {
         out.iterations = iteration;
         tracing::info!(
-            clause_id,
+            label,
             iteration,
             max = options.max_iterations,
             tools = tools.len(),
@@ -192,7 +217,7 @@ pub async fn react_agent_loop<C: LlmClient + ?Sized>(
             Ok(response) => response,
             Err(err) => {
                 out.warn(format!(
-                    "LLM call failed in turn {iteration} (clause {clause_id}): {err}"
+                    "LLM call failed in turn {iteration} ({label}): {err}"
                 ));
                 out.stop_reason = StopReason::LlmError(err.to_string());
                 return out;
@@ -200,11 +225,9 @@ pub async fn react_agent_loop<C: LlmClient + ?Sized>(
         };
 
         if response.tool_calls.is_empty() {
-            match parse_final_response(&response.text) {
-                Ok(risks) => out.risks = risks,
-                Err(err) => out.warn(format!(
-                    "final answer gave no risks (clause {clause_id}): {err}"
-                )),
+            match read_answer(&response.text) {
+                Ok(answer) => out.answer = Some(answer),
+                Err(err) => out.warn(format!("final answer unreadable ({label}): {err}")),
             }
             out.final_messages
                 .push(ChatMessage::assistant(response.text));
@@ -224,7 +247,7 @@ pub async fn react_agent_loop<C: LlmClient + ?Sized>(
             calls.clone(),
         ));
         for (call, result) in calls.into_iter().zip(results) {
-            tracing::info!(clause_id, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms = result.elapsed_ms, "tool call");
+            tracing::info!(label, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms = result.elapsed_ms, "tool call");
             if result.success {
                 out.skill_context
                     .insert(result.skill_id.to_string(), result.data_value());
@@ -238,7 +261,7 @@ pub async fn react_agent_loop<C: LlmClient + ?Sized>(
     }
 
     out.warn(format!(
-        "ReAct loop reached max_iterations = {} without a final answer (clause {clause_id})",
+        "ReAct loop reached max_iterations = {} without a final answer ({label})",
         options.max_iterations
     ));
     out.stop_reason = StopReason::MaxIterations;
@@ -287,7 +310,7 @@ async fn run_call(
     let elapsed = || started.elapsed().as_secs_f64() * 1000.0;
     let offered_name = offered.contains(call.name.as_str())
         || dispatcher
-            .get_registration(&call.name)
+            .registration(&call.name)
             .is_some_and(|reg| offered.contains(reg.wire_name));
     if !offered_name {
         let mut names: Vec<&str> = offered.iter().copied().collect();

@@ -85,7 +85,11 @@ impl LlmClient for ScriptedClient {
                     messages: messages.to_vec(),
                     tool_names: tools
                         .iter()
-                        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+                        .filter_map(|t| {
+                            t.pointer("/function/name")
+                                .or_else(|| t.get("name"))
+                                .and_then(Value::as_str)
+                        })
                         .map(str::to_string)
                         .collect(),
                     temperature,

@@ -10,7 +10,8 @@
 
 use serde_json::{json, Value};
 
-use super::{is_object_schema, Dialect, DialectError};
+use super::mcp::is_object_schema;
+use super::{anthropic, Dialect, DialectError};
 use crate::registration::{CallArgs, SkillRegistration};
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolCall};
@@ -255,12 +256,9 @@ pub fn render_call(call: &ProviderCall) -> Value {
             "name": call.name,
             "arguments": call.arguments.to_text(),
         }),
-        Dialect::Anthropic | Dialect::AnthropicStrict => json!({
-            "type": "tool_use",
-            "id": call.id,
-            "name": call.name,
-            "input": arguments_value(&call.arguments),
-        }),
+        Dialect::Anthropic | Dialect::AnthropicStrict => {
+            anthropic::tool_use_block(&call.id, &call.name, arguments_value(&call.arguments))
+        }
         Dialect::Gemini | Dialect::GeminiJsonSchema => {
             let mut fc = json!({ "name": call.name, "args": arguments_value(&call.arguments) });
             if !call.id.is_empty() {
@@ -308,15 +306,7 @@ pub fn render_result(
             "output": text,
         }),
         Dialect::Anthropic | Dialect::AnthropicStrict => {
-            let mut block = json!({
-                "type": "tool_result",
-                "tool_use_id": call.id,
-                "content": text,
-            });
-            if !result.success {
-                block["is_error"] = Value::Bool(true);
-            }
-            block
+            anthropic::tool_result_block(&call.id, &text, !result.success)
         }
         Dialect::Gemini | Dialect::GeminiJsonSchema => {
             let response = if result.success {
@@ -362,20 +352,5 @@ pub fn render_result(
                 })
             }
         }
-    }
-}
-
-impl crate::dispatch::Dispatcher {
-    /// Runs one provider tool call (with preparation from state, like `dispatch`) and
-    /// renders the answer in the call's dialect. Returns both: the result for logs and
-    /// telemetry (warnings included), the rendered answer for the conversation.
-    pub async fn answer_call(
-        &self,
-        call: &ProviderCall,
-        ctx: &crate::context::SkillContext,
-    ) -> (SkillResult, Value) {
-        let result = self.dispatch(&call.to_parsed_call(), ctx).await;
-        let rendered = render_result(call, &result, self.get_registration(&call.name));
-        (result, rendered)
     }
 }

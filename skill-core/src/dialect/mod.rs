@@ -2,22 +2,30 @@
 //! tools (plain and strict), OpenAI Responses tools, Anthropic tools (plain and strict),
 //! Gemini function declarations (`parameters` and `parametersJsonSchema`) and MCP tools.
 //!
+//! This module is the only owner of each provider's wire format: one file per provider
+//! (`openai`, `anthropic`, `gemini`, `mcp`), the lowering passes they share (`lower`), and
+//! tool calls and results in each dialect ([`calls`]).
+//!
 //! Every dialect uses the skill's wire name (`crm.search_client` → `crm_search_client`), which
-//! all of them accept; the dispatcher maps it back when a call comes in. Tool calls and results
-//! in each dialect are in [`calls`].
+//! all of them accept; the dispatcher maps it back when a call comes in.
 
+pub(crate) mod anthropic;
 pub mod calls;
-pub mod schema;
+mod gemini;
+mod lower;
+pub(crate) mod mcp;
+pub(crate) mod openai;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-pub use calls::{ProviderCall, WireArguments};
+pub use calls::{render_call, render_result, ProviderCall, WireArguments};
 
 use crate::registration::SkillRegistration;
-use schema::Unfit;
+use lower::Unfit;
 
 /// A provider's tool dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -80,101 +88,99 @@ impl Dialect {
             .map(|s| self.render_tool(s, exclude_fields))
             .collect::<Result<Vec<_>, _>>()?;
         if self == Dialect::AnthropicStrict {
-            check_anthropic_budget(skills, &defs)?;
+            anthropic::check_anthropic_budget(skills, &defs)?;
         }
         Ok(defs)
+    }
+
+    /// The definitions of a tool set: pre-rendered fragments where the dialect has them
+    /// (plain OpenAI without hidden fields), values otherwise.
+    pub(crate) fn render_set(
+        self,
+        skills: &[&'static SkillRegistration],
+        exclude_fields: &[String],
+    ) -> Result<RenderedTools, DialectError> {
+        if self == Dialect::OpenAi && exclude_fields.is_empty() {
+            return Ok(RenderedTools::Fragments(
+                skills.iter().map(|s| openai::chat_fragment(s)).collect(),
+            ));
+        }
+        self.render_tools(skills, exclude_fields)
+            .map(RenderedTools::Values)
     }
 
     /// Renders one tool definition.
     pub fn render_tool(
         self,
-        skill: &'static SkillRegistration,
+        skill: &SkillRegistration,
         exclude_fields: &[String],
     ) -> Result<Value, DialectError> {
-        let params = neutral_parameters(skill, exclude_fields);
+        let params = lower::neutral_parameters(skill, exclude_fields);
         let unfit = |reason: Unfit| DialectError::Unfit {
             dialect: self,
             skill_id: skill.id.to_string(),
             reason: reason.to_string(),
         };
+        let to_value = |def: Result<Value, serde_json::Error>| {
+            def.expect("a tool definition always serializes")
+        };
         Ok(match self {
-            Dialect::OpenAi => json!({
-                "type": "function",
-                "function": {
-                    "name": skill.wire_name,
-                    "description": skill.description,
-                    "parameters": params,
-                }
-            }),
+            Dialect::OpenAi => to_value(serde_json::to_value(openai::ChatTool::new(
+                skill, params, None,
+            ))),
             Dialect::OpenAiStrict => {
                 let (parameters, strict) =
                     strict_or_downgrade(skill, &params, self).map_err(unfit)?;
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": skill.wire_name,
-                        "description": skill.description,
-                        "parameters": parameters,
-                        "strict": strict,
-                    }
-                })
+                to_value(serde_json::to_value(openai::ChatTool::new(
+                    skill,
+                    parameters,
+                    Some(strict),
+                )))
             }
             Dialect::Responses => {
                 let (parameters, strict) =
                     strict_or_downgrade(skill, &params, self).map_err(unfit)?;
-                json!({
-                    "type": "function",
-                    "name": skill.wire_name,
-                    "description": skill.description,
-                    "parameters": parameters,
-                    "strict": strict,
-                })
+                to_value(serde_json::to_value(openai::ResponsesTool::new(
+                    skill, parameters, strict,
+                )))
             }
-            Dialect::Anthropic => json!({
-                "name": skill.wire_name,
-                "description": skill.description,
-                "input_schema": params,
-            }),
+            Dialect::Anthropic => anthropic::tool(skill, params),
             Dialect::AnthropicStrict => {
-                if let Some(name) = schema::recursion_in(&params) {
+                if let Some(name) = lower::recursion_in(&params) {
                     return Err(unfit(Unfit::Recursive(name)));
                 }
                 let (input_schema, strict) =
                     strict_or_downgrade(skill, &params, self).map_err(unfit)?;
-                let mut def = json!({
-                    "name": skill.wire_name,
-                    "description": skill.description,
-                    "input_schema": input_schema,
-                });
+                let mut def = anthropic::tool(skill, input_schema);
                 if strict {
                     def["strict"] = Value::Bool(true);
                 }
                 def
             }
             Dialect::Gemini => {
-                check_gemini_name(self, skill)?;
+                gemini::check_gemini_name(self, skill)?;
                 let mut def = json!({ "name": skill.wire_name, "description": skill.description });
                 let empty = params["properties"].as_object().is_none_or(Map::is_empty);
                 if !empty {
-                    match schema::gemini_openapi(&params) {
+                    match gemini::gemini_openapi(&params) {
                         Ok(parameters) => def["parameters"] = parameters,
                         Err(reason) => {
                             tracing::warn!(skill = skill.id, %reason, "Gemini `parameters` cannot express the input; using `parametersJsonSchema`");
-                            def["parametersJsonSchema"] = schema::gemini_json_schema(&params);
+                            def["parametersJsonSchema"] = gemini::gemini_json_schema(&params);
                         }
                     }
                 }
                 def
             }
             Dialect::GeminiJsonSchema => {
-                check_gemini_name(self, skill)?;
+                gemini::check_gemini_name(self, skill)?;
                 json!({
                     "name": skill.wire_name,
                     "description": skill.description,
-                    "parametersJsonSchema": schema::gemini_json_schema(&params),
+                    "parametersJsonSchema": gemini::gemini_json_schema(&params),
                 })
             }
-            Dialect::Mcp => mcp_tool(skill, params),
+            Dialect::Mcp => mcp::mcp_tool(skill, params),
         })
     }
 
@@ -188,6 +194,32 @@ impl Dialect {
             _ => Value::Array(definitions.to_vec()),
         }
     }
+
+    /// Reads the tool calls of a provider payload (see [`calls::parse_calls`]).
+    pub fn parse_calls(self, payload: &Value) -> Result<Vec<ProviderCall>, DialectError> {
+        calls::parse_calls(self, payload)
+    }
+
+    /// The answer to `call` in this dialect (see [`calls::render_result`]).
+    pub fn render_result(
+        self,
+        call: &ProviderCall,
+        result: &crate::SkillResult,
+        skill: Option<&SkillRegistration>,
+    ) -> Value {
+        let mut call = call.clone();
+        call.dialect = self;
+        calls::render_result(&call, result, skill)
+    }
+}
+
+/// A rendered tool set before it is joined: JSON fragments shared per registration, or
+/// values rendered for this set.
+pub(crate) enum RenderedTools {
+    /// One JSON text per tool.
+    Fragments(Vec<Arc<str>>),
+    /// One value per tool.
+    Values(Vec<Value>),
 }
 
 impl fmt::Display for Dialect {
@@ -258,35 +290,6 @@ pub enum DialectError {
     },
 }
 
-/// Anthropic strict-mode budget per request.
-pub mod anthropic_limits {
-    /// Tools with `strict: true`.
-    pub const MAX_STRICT_TOOLS: usize = 20;
-    /// Properties not in `required`, summed over all strict schemas.
-    pub const MAX_OPTIONAL: usize = 24;
-    /// Properties with union types (`anyOf`, type arrays), summed over all strict schemas.
-    pub const MAX_UNIONS: usize = 16;
-}
-
-/// The neutral `parameters` object with `exclude_fields` removed.
-fn neutral_parameters(skill: &SkillRegistration, exclude_fields: &[String]) -> Value {
-    let mut params = skill.parameters();
-    if !exclude_fields.is_empty() {
-        if let Some(Value::Object(props)) = params.get_mut("properties") {
-            for field in exclude_fields {
-                props.remove(field);
-            }
-        }
-        if let Some(Value::Array(required)) = params.get_mut("required") {
-            required.retain(|v| {
-                !v.as_str()
-                    .is_some_and(|n| exclude_fields.iter().any(|f| f == n))
-            });
-        }
-    }
-    params
-}
-
 /// The strict schema, or — when the input cannot be strict (free-form maps, untyped values)
 /// — the plain schema with `strict: false` and a warning in the log.
 fn strict_or_downgrade(
@@ -295,8 +298,8 @@ fn strict_or_downgrade(
     dialect: Dialect,
 ) -> Result<(Value, bool), Unfit> {
     let strict = match dialect {
-        Dialect::AnthropicStrict => schema::anthropic_strict(params),
-        _ => schema::openai_strict(params),
+        Dialect::AnthropicStrict => anthropic::anthropic_strict(params),
+        _ => openai::openai_strict(params),
     };
     match strict {
         Ok(schema) => Ok((schema, true)),
@@ -308,154 +311,8 @@ fn strict_or_downgrade(
     }
 }
 
-fn check_gemini_name(dialect: Dialect, skill: &SkillRegistration) -> Result<(), DialectError> {
-    let name = skill.wire_name;
-    let first_ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    if !first_ok || name.len() > 128 {
-        return Err(DialectError::InvalidName {
-            dialect,
-            name: name.to_string(),
-            reason: "must start with a letter or `_` and be at most 128 characters".into(),
-        });
-    }
-    Ok(())
-}
 
-fn check_anthropic_budget(
-    skills: &[&'static SkillRegistration],
-    defs: &[Value],
-) -> Result<(), DialectError> {
-    use anthropic_limits::*;
-    let mut strict_tools = 0;
-    let mut optional = 0;
-    let mut unions = 0;
-    let mut per_tool = Vec::new();
-    for (skill, def) in skills.iter().zip(defs) {
-        if def.get("strict") != Some(&Value::Bool(true)) {
-            continue;
-        }
-        strict_tools += 1;
-        let (o, u) = schema::anthropic_budget(&def["input_schema"]);
-        optional += o;
-        unions += u;
-        per_tool.push(format!("{} ({o} optional, {u} union)", skill.id));
-    }
-    let mut over = Vec::new();
-    if strict_tools > MAX_STRICT_TOOLS {
-        over.push(format!(
-            "{strict_tools} strict tools (limit {MAX_STRICT_TOOLS})"
-        ));
-    }
-    if optional > MAX_OPTIONAL {
-        over.push(format!(
-            "{optional} optional parameters (limit {MAX_OPTIONAL})"
-        ));
-    }
-    if unions > MAX_UNIONS {
-        over.push(format!(
-            "{unions} parameters with union types (limit {MAX_UNIONS})"
-        ));
-    }
-    if over.is_empty() {
-        return Ok(());
-    }
-    Err(DialectError::AnthropicLimits {
-        reason: format!("{}; per tool: {}", over.join(", "), per_tool.join(", ")),
-    })
-}
-
-/// MCP behaviour hints derived from the category (seed 004): `query`/`stats` and analysis
-/// kinds read only; `delete` and `update` are destructive, `create` only adds.
-fn mcp_annotations(skill: &SkillRegistration) -> Value {
-    let category = skill.category;
-    let read_only = matches!(
-        category,
-        "query" | "stats" | "analysis" | "retrieval" | "search" | "report"
-    ) || category.starts_with("analysis");
-    let mut a = Map::new();
-    a.insert("title".into(), Value::String(skill.name.to_string()));
-    a.insert("readOnlyHint".into(), Value::Bool(read_only));
-    if !read_only {
-        let destructive = match category {
-            "delete" | "update" => Some(true),
-            "create" | "ui" => Some(false),
-            _ => None,
-        };
-        if let Some(d) = destructive {
-            a.insert("destructiveHint".into(), Value::Bool(d));
-        }
-        if let Some(idempotent) = skill.idempotent {
-            a.insert("idempotentHint".into(), Value::Bool(idempotent));
-        }
-    }
-    a.insert(
-        "openWorldHint".into(),
-        Value::Bool(skill.open_world.unwrap_or(false)),
-    );
-    Value::Object(a)
-}
-
-/// The MCP `outputSchema` (object-rooted, as MCP 2025-11-25 requires): an object output as
-/// is, any other output wrapped as `{"result": ...}` — the same wrapping
-/// [`calls::render_result`] applies to `structuredContent`.
-pub fn mcp_output_schema(skill: &SkillRegistration) -> Value {
-    let mut schema = (skill.output_schema)().clone();
-    if is_object_schema(&schema) {
-        if let Value::Object(map) = &mut schema {
-            map.insert("type".into(), json!("object"));
-        }
-        return schema;
-    }
-    let defs = schema.as_object_mut().and_then(|m| m.remove("$defs"));
-    if let Value::Object(map) = &mut schema {
-        map.remove("title");
-    }
-    let mut wrapped = json!({
-        "type": "object",
-        "properties": { "result": schema },
-        "required": ["result"],
-    });
-    if let Some(defs) = defs {
-        wrapped["$defs"] = defs;
-    }
-    wrapped
-}
-
-/// Whether an output schema is an object at the root (so output goes to
-/// `structuredContent` unwrapped).
-pub fn is_object_schema(schema: &Value) -> bool {
-    schema.get("type") == Some(&json!("object")) && schema.get("properties").is_some()
-}
-
-fn mcp_tool(skill: &SkillRegistration, params: Value) -> Value {
-    json!({
-        "name": skill.wire_name,
-        "title": skill.name,
-        "description": skill.description,
-        "inputSchema": params,
-        "outputSchema": mcp_output_schema(skill),
-        "annotations": mcp_annotations(skill),
-    })
-}
-
-impl Dialect {
-    /// Reads the tool calls of a provider payload (see [`calls::parse_calls`]).
-    pub fn parse_calls(self, payload: &Value) -> Result<Vec<ProviderCall>, DialectError> {
-        calls::parse_calls(self, payload)
-    }
-
-    /// The answer to `call` in this dialect (see [`calls::render_result`]).
-    pub fn render_result(
-        self,
-        call: &ProviderCall,
-        result: &crate::SkillResult,
-        skill: Option<&SkillRegistration>,
-    ) -> Value {
-        let mut call = call.clone();
-        call.dialect = self;
-        calls::render_result(&call, result, skill)
-    }
+/// The neutral `parameters` object of a skill (nothing hidden).
+pub(crate) fn neutral_parameters(skill: &SkillRegistration) -> Value {
+    lower::neutral_parameters(skill, &[])
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::{ChatMessage, RetryPolicy};
+use skill_core::agent::{extract_json, ChatMessage, RetryPolicy};
 use skill_core::prelude::*;
 use skill_core::Skill;
 use wiremock::{MockServer, ResponseTemplate};
@@ -72,4 +72,13 @@ pub async fn bodies(server: &MockServer) -> Vec<Value> {
         .iter()
         .map(|r| r.body_json::<Value>().unwrap())
         .collect()
+}
+
+/// Reads a final answer as the JSON list of objects the model wrote.
+pub fn read_list(text: &str) -> Result<Vec<Value>, String> {
+    match extract_json(text) {
+        Some(Value::Array(items)) => Ok(items.into_iter().filter(Value::is_object).collect()),
+        Some(other) => Err(format!("the final answer's JSON is not a list: {other}")),
+        None => Err("the final answer contains no JSON list".into()),
+    }
 }

@@ -20,12 +20,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skill_core::agent::{
-    build_react_agent_messages, react_agent_loop, ChatMessage, Language, LlmClient, ReactOptions,
-    ReactOutcome, ReactPromptInput, StopReason,
-};
+use skill_core::agent::{react_agent_loop, ChatMessage, LlmClient, ReactOptions, ReactOutcome, StopReason};
 use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
+use super::answer::{parse_final_response, ModelRisk};
+use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
 use super::{
     review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk,
     RiskLocation, SkillRun,
@@ -184,7 +183,8 @@ pub(super) async fn review_item_react(
     });
     let mut options = ReactOptions::default()
         .max_iterations(settings.react_max_iterations)
-        .temperature(settings.react_temperature);
+        .temperature(settings.react_temperature)
+        .label(format!("clause {}", item.clause_id));
     if let Some(domain) = domain_id {
         options = options.tool_filter(ToolFilter::all().domain(domain));
     }
@@ -193,9 +193,9 @@ pub(super) async fn review_item_react(
         client,
         dispatcher,
         messages,
-        &item.clause_id,
         &ctx,
         &options,
+        parse_final_response,
     )
     .await;
     let (tools_chosen, agent_runs) = tool_runs(dispatcher, &outcome);
@@ -266,14 +266,15 @@ fn priority_name(priority: Priority) -> &'static str {
 
 /// The model's risks in the report's shape: levels normalised, most serious first, ids
 /// `R-{clause}-{n}` as in checklist mode.
-fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language) -> Vec<Risk> {
+fn react_risks(outcome: &ReactOutcome<Vec<ModelRisk>>, item: &ChecklistItem, language: Language) -> Vec<Risk> {
     let unclassified = match language {
         Language::ZhCn => "未分类风险",
         Language::En => "unclassified",
     };
     let mut risks: Vec<Risk> = outcome
-        .risks
+        .answer
         .iter()
+        .flatten()
         .map(|raw| {
             let original = raw
                 .location
@@ -308,7 +309,7 @@ fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language)
 
 /// Reads the conversation back into the skills the model chose (ids, in call order) and
 /// one [`SkillRun`] per tool result. The loop keeps no timings, so `elapsed_ms` is 0.
-fn tool_runs(dispatcher: &Dispatcher, outcome: &ReactOutcome) -> (Vec<String>, Vec<SkillRun>) {
+fn tool_runs<A>(dispatcher: &Dispatcher, outcome: &ReactOutcome<A>) -> (Vec<String>, Vec<SkillRun>) {
     let messages = &outcome.final_messages;
     let mut chosen = Vec::new();
     let mut by_call_id: HashMap<&str, String> = HashMap::new();
@@ -316,7 +317,7 @@ fn tool_runs(dispatcher: &Dispatcher, outcome: &ReactOutcome) -> (Vec<String>, V
     for message in messages {
         for call in message.tool_calls() {
             let skill_id = dispatcher
-                .get_registration(&call.name)
+                .registration(&call.name)
                 .map_or_else(|| call.name.clone(), |reg| reg.id.to_string());
             by_call_id.insert(call.id.as_str(), skill_id.clone());
             chosen.push(skill_id);

@@ -23,9 +23,11 @@
 //! ```
 
 pub mod agent;
+pub mod answer;
 mod checklist;
 mod inputs;
 mod prompts;
+pub mod react_prompt;
 mod report;
 pub mod rules;
 
@@ -39,7 +41,14 @@ use skill_core::agent::{ChatMessage, LlmClient};
 use skill_core::{codes, Dispatcher, SkillContext};
 
 pub use agent::{normalize_risk_level, run_review, AgentSettings, AgentSettingsError};
+pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
+pub use react_prompt::{
+    build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
+};
+
+#[doc(hidden)]
+pub use inventory as __inventory;
 pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
 

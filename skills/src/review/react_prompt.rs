@@ -1,11 +1,12 @@
-//! The initial messages of a ReAct clause review (SPEC-20 section 4).
+//! The initial messages of a ReAct clause review (SPEC-20 section 4): the review's role,
+//! the clause fenced against prompt injection, the output format the final answer is read
+//! in ([`super::answer`]), in Chinese or English.
 //!
-//! Generic on purpose: the framework names no domain. Domain instructions (which tools to
-//! use for FIDIC, SHA/SPA, ...) are data, given by the caller or registered at link time
-//! by the crate that owns the domain's skills.
+//! Domain instructions (which tools to use for FIDIC, SHA/SPA, ...) are data, given by the
+//! caller or registered at link time next to the domain's skills with [`crate::domain_prompt!`].
 
-use super::messages::ChatMessage;
-use crate::dispatch::Dispatcher;
+use skill_core::agent::ChatMessage;
+use skill_core::Dispatcher;
 
 /// Marker that opens the clause text in the user message.
 pub const CLAUSE_START: &str = "<<<CLAUSE_START>>>";
@@ -35,7 +36,7 @@ impl Language {
 
 /// Review instructions for one domain, in both prompt languages.
 ///
-/// A domain crate registers its own with [`crate::domain_prompt!`] (found by `domain_id`) or
+/// A domain module registers its own with [`crate::domain_prompt!`] (found by `domain_id`) or
 /// the caller passes one in [`ReactPromptInput::domain_prompt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DomainPrompt {
@@ -52,18 +53,18 @@ inventory::collect!(DomainPrompt);
 /// Registers a [`DomainPrompt`] at link time, next to the domain's skills:
 ///
 /// ```
-/// skill_core::domain_prompt! {
+/// skills::domain_prompt! {
 ///     domain_id: "shipping",
 ///     instructions_en: "[Shipping] Check laytime and demurrage (use shipping_laytime).",
 ///     instructions_zh: "【航运专项】检查装卸时间与滞期费（请使用 shipping_laytime 工具获取）。",
 /// }
-/// assert!(skill_core::agent::DomainPrompt::registered("shipping").is_some());
+/// assert!(skills::review::DomainPrompt::registered("shipping").is_some());
 /// ```
 #[macro_export]
 macro_rules! domain_prompt {
     (domain_id: $id:expr, instructions_en: $en:expr, instructions_zh: $zh:expr $(,)?) => {
-        $crate::__private::inventory::submit! {
-            $crate::agent::DomainPrompt { domain_id: $id, instructions_en: $en, instructions_zh: $zh }
+        $crate::review::__inventory::submit! {
+            $crate::review::DomainPrompt { domain_id: $id, instructions_en: $en, instructions_zh: $zh }
         }
     };
 }
@@ -219,7 +220,7 @@ fn suggested_skills_hint(input: &ReactPromptInput<'_>, lang: Language) -> String
     let lines: Vec<String> = input
         .suggested_skills
         .iter()
-        .filter_map(|id| dispatcher.get_registration(id))
+        .filter_map(|id| dispatcher.registration(id))
         .map(|reg| format!("- {}: {}", reg.wire_name, reg.description))
         .collect();
     if lines.is_empty() {

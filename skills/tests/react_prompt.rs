@@ -1,11 +1,12 @@
-//! The ReAct prompt builder (SPEC-20 section 4, tests of 7.1.2).
+//! The ReAct review prompt builder (SPEC-20 section 4, tests of 7.1.2) and the reading of
+//! the model's final answer (7.1.1).
 
-use skill_core::agent::{
-    build_react_agent_messages, ChatMessage, DomainPrompt, Language, ReactPromptInput, CLAUSE_END,
-    CLAUSE_START,
-};
+use skill_core::agent::ChatMessage;
 use skill_core::prelude::*;
 use skill_core::Skill;
+use skills::review::{
+    build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
+};
 
 /// Compare the clause with the standard template.
 #[skill(id = "compare_with_baseline", category = "analysis")]
@@ -25,7 +26,7 @@ fn merge_conditions(
     clause_id
 }
 
-skill_core::domain_prompt! {
+skills::domain_prompt! {
     domain_id: "construction",
     instructions_en: "[Construction] Check how the particular conditions change the general ones (use contract_merge_conditions).",
     instructions_zh: "【施工合同专项】检查专用条件对通用条件的修改（请使用 contract_merge_conditions 工具获取）。",
@@ -225,4 +226,125 @@ fn empty_party_gets_a_neutral_name() {
         ..base()
     };
     assert!(system(&build_react_agent_messages(&input)).contains("我方（我方）"));
+}
+
+mod final_answer {
+    use serde_json::json;
+    use skills::review::{parse_final_response, FinalAnswerError};
+
+    #[test]
+    fn valid_json_array() {
+        let risks = parse_final_response(r#"[{"risk_level": "high", "description": "test"}]"#).unwrap();
+        assert_eq!(risks.len(), 1);
+        assert_eq!(risks[0].risk_level, "high");
+        assert_eq!(risks[0].description, "test");
+    }
+
+    #[test]
+    fn empty_array() {
+        assert!(parse_final_response("[]").unwrap().is_empty());
+    }
+
+    #[test]
+    fn empty_string() {
+        assert_eq!(parse_final_response(""), Err(FinalAnswerError::Empty));
+        assert_eq!(parse_final_response("  \n "), Err(FinalAnswerError::Empty));
+    }
+
+    #[test]
+    fn invalid_json() {
+        assert!(matches!(
+            parse_final_response("not json"),
+            Err(FinalAnswerError::NoJson { .. })
+        ));
+        assert!(matches!(
+            parse_final_response("[{\"risk_level\": "),
+            Err(FinalAnswerError::NoJson { .. })
+        ));
+    }
+
+    #[test]
+    fn filters_non_dict() {
+        let risks = parse_final_response(r#"[{"a": 1}, "string", 42]"#).unwrap();
+        assert_eq!(risks.len(), 1);
+        assert_eq!(risks[0].extra["a"], 1, "unknown fields are kept");
+    }
+
+    #[test]
+    fn fenced_block_and_prose_are_tolerated() {
+        let text =
+            "Here is my analysis [see below]:\n```json\n[{\"risk_level\": \"medium\"}]\n```\nDone.";
+        assert_eq!(parse_final_response(text).unwrap()[0].risk_level, "medium");
+        let bare_fence = "```\n[{\"risk_level\": \"low\"}]\n```";
+        assert_eq!(
+            parse_final_response(bare_fence).unwrap()[0].risk_level,
+            "low"
+        );
+        let prose =
+            "经分析，风险如下 [1]：[{\"risk_level\": \"high\", \"description\": \"x\"}] 请参考。";
+        assert_eq!(parse_final_response(prose).unwrap()[0].description, "x");
+        let no_risks = "No risks were found: [] — the clause is standard.";
+        assert!(parse_final_response(no_risks).unwrap().is_empty());
+    }
+
+    #[test]
+    fn object_forms() {
+        let wrapped = r#"{"risks": [{"risk_level": "low"}, {"risk_level": "high"}]}"#;
+        assert_eq!(parse_final_response(wrapped).unwrap().len(), 2);
+        let single = r#"{"risk_level": "low", "description": "one"}"#;
+        assert_eq!(parse_final_response(single).unwrap().len(), 1);
+        assert!(matches!(
+            parse_final_response(r#"{"summary": "fine"}"#),
+            Err(FinalAnswerError::NotAList { .. })
+        ));
+        assert!(matches!(
+            parse_final_response(r#"{"risks": "none"}"#),
+            Err(FinalAnswerError::NotAList { .. })
+        ));
+        assert!(matches!(
+            parse_final_response("42"),
+            Err(FinalAnswerError::NotAList { .. })
+        ));
+    }
+
+    #[test]
+    fn risk_fields_are_read_leniently() {
+        let text = json!([{
+            "id": 7,
+            "risk_level": " high ",
+            "risk_type": null,
+            "description": "d",
+            "reason": "r",
+            "analysis": "a",
+            "location": {"original_text": "原文"},
+            "confidence": 0.9
+        }])
+        .to_string();
+        let risk = &parse_final_response(&text).unwrap()[0];
+        assert_eq!(risk.id.as_deref(), Some("7"));
+        assert_eq!(risk.risk_level, "high");
+        assert_eq!(risk.risk_type, "");
+        assert_eq!(risk.original_text(), "原文");
+        assert_eq!(risk.extra["confidence"], 0.9);
+        let back = serde_json::to_value(risk).unwrap();
+        assert_eq!(back["location"]["original_text"], "原文");
+        assert_eq!(back["confidence"], 0.9);
+
+        let top_level = parse_final_response(r#"[{"original_text": "top"}]"#).unwrap();
+        assert_eq!(top_level[0].original_text(), "top");
+        let empty = parse_final_response(r#"[{"original_text": ""}]"#).unwrap();
+        assert!(empty[0].location.is_none());
+    }
+
+    mod proptests {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn parsing_never_panics(text in "\\PC{0,200}") {
+                let _ = parse_final_response(&text);
+            }
+        }
+    }
 }

@@ -1,0 +1,268 @@
+//! Gemini: function declarations with the OpenAPI-subset `parameters` (or
+//! `parametersJsonSchema`), and the name rule.
+
+use serde_json::{json, Value};
+
+use super::lower::*;
+use super::{Dialect, DialectError};
+use crate::registration::SkillRegistration;
+
+pub(crate) fn check_gemini_name(dialect: Dialect, skill: &SkillRegistration) -> Result<(), DialectError> {
+    let name = skill.wire_name;
+    let first_ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || name.len() > 128 {
+        return Err(DialectError::InvalidName {
+            dialect,
+            name: name.to_string(),
+            reason: "must start with a letter or `_` and be at most 128 characters".into(),
+        });
+    }
+    Ok(())
+}
+
+
+/// Gemini's `parameters` form (OpenAPI 3.0 subset): refs inlined, upper-case types,
+/// `nullable` instead of type arrays, string-only enums, no `additionalProperties`, `oneOf`,
+/// `const`, `$defs` or `title`.
+pub(crate) fn gemini_openapi(params: &Value) -> Result<Value, Unfit> {
+    let mut schema = inline_refs(params)?;
+    collapse_const_unions(&mut schema);
+    openapi_node(&mut schema, "")?;
+    Ok(schema)
+}
+
+/// Gemini's `parametersJsonSchema` form: JSON Schema with `$defs`/`$ref` kept; `const`
+/// becomes a one-value `enum`; `title`, `examples`, exclusive bounds and string formats move
+/// out (as pydantic-ai does).
+pub(crate) fn gemini_json_schema(params: &Value) -> Value {
+    let mut schema = params.clone();
+    json_schema_node(&mut schema);
+    schema
+}
+
+pub(crate) fn json_schema_node(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            let is_schema = map.contains_key("type")
+                || map.contains_key("$ref")
+                || map.contains_key("anyOf")
+                || map.contains_key("enum")
+                || map.contains_key("const")
+                || map.contains_key("oneOf");
+            if is_schema {
+                if let Some(c) = map.remove("const") {
+                    map.insert("enum".into(), Value::Array(vec![c]));
+                }
+                for key in ["title", "examples", "$schema"] {
+                    map.remove(key);
+                }
+                for key in ["exclusiveMinimum", "exclusiveMaximum", "format"] {
+                    if let Some(v) = map.remove(key) {
+                        note_in_description(map, key, &v);
+                    }
+                }
+            }
+            for (key, value) in map.iter_mut() {
+                match key.as_str() {
+                    "properties" | "$defs" => {
+                        if let Value::Object(children) = value {
+                            children.values_mut().for_each(json_schema_node);
+                        }
+                    }
+                    "enum" | "const" | "required" | "description" => {}
+                    _ => json_schema_node(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(json_schema_node),
+        _ => {}
+    }
+}
+
+/// Property names Gemini's `parameters` form accepts.
+pub(crate) fn is_gemini_property_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.len() <= 64
+}
+
+pub(crate) const GEMINI_OPENAPI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "example",
+    "default",
+    "items",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "anyOf",
+    "propertyOrdering",
+];
+
+pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit> {
+    let Value::Object(map) = node else {
+        return Err(unsupported(
+            pointer,
+            "an untyped value needs `parametersJsonSchema`",
+        ));
+    };
+    if let Some(one_of) = map.remove("oneOf") {
+        map.insert("anyOf".into(), one_of);
+    }
+    if let Some(c) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![c]));
+    }
+    if let Some(Value::Array(examples)) = map.remove("examples") {
+        if let Some(first) = examples.into_iter().next() {
+            map.insert("example".into(), first);
+        }
+    }
+    // `anyOf: [X, {type: null}]` → X + nullable.
+    if let Some(Value::Array(options)) = map.get("anyOf") {
+        let non_null: Vec<Value> = options
+            .iter()
+            .filter(|o| o.get("type") != Some(&json!("null")))
+            .cloned()
+            .collect();
+        let had_null = non_null.len() < options.len();
+        if had_null {
+            map.insert("nullable".into(), Value::Bool(true));
+            if non_null.len() == 1 {
+                map.remove("anyOf");
+                if let Value::Object(only) = non_null.into_iter().next().unwrap_or(Value::Null) {
+                    for (k, v) in only {
+                        map.entry(k).or_insert(v);
+                    }
+                }
+            } else {
+                map.insert("anyOf".into(), Value::Array(non_null));
+            }
+        }
+    }
+    // Type arrays → one type + nullable, or anyOf.
+    if let Some(Value::Array(types)) = map.get("type").cloned() {
+        let non_null: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if non_null.len() < types.len() {
+            map.insert("nullable".into(), Value::Bool(true));
+        }
+        match non_null.len() {
+            1 => {
+                map.insert("type".into(), non_null[0].clone());
+            }
+            _ => {
+                map.remove("type");
+                map.insert(
+                    "anyOf".into(),
+                    Value::Array(non_null.into_iter().map(|t| json!({"type": t})).collect()),
+                );
+            }
+        }
+    }
+    // Enums are strings only.
+    if let Some(Value::Array(values)) = map.get("enum").cloned() {
+        let nullable = values.iter().any(Value::is_null);
+        let strings: Vec<Value> = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|v| Value::String(v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+            .collect();
+        map.insert("enum".into(), Value::Array(strings));
+        map.insert("type".into(), json!("string"));
+        if nullable {
+            map.insert("nullable".into(), Value::Bool(true));
+        }
+    }
+    if let Some(one_of) = map.remove("oneOf") {
+        map.insert("anyOf".into(), one_of);
+    }
+    if let Some(c) = map.remove("const") {
+        map.insert("enum".into(), Value::Array(vec![c]));
+    }
+    if let Some(Value::String(f)) = map.get("format") {
+        if !matches!(f.as_str(), "date-time" | "date" | "time" | "enum") {
+            let v = map.remove("format").unwrap_or(Value::Null);
+            note_in_description(map, "format", &v);
+        }
+    }
+    let is_object = map.get("type") == Some(&json!("object")) || map.contains_key("properties");
+    if is_object {
+        let open = !matches!(
+            map.get("additionalProperties"),
+            Some(Value::Bool(false)) | None
+        );
+        let empty = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(|p| p.is_empty());
+        if open && empty {
+            return Err(unsupported(
+                pointer,
+                "a free-form map needs `parametersJsonSchema`",
+            ));
+        }
+    }
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        if !GEMINI_OPENAPI_KEYWORDS.contains(&key.as_str()) {
+            let value = map.remove(&key).unwrap_or(Value::Null);
+            if !matches!(
+                key.as_str(),
+                "additionalProperties"
+                    | "title"
+                    | "$schema"
+                    | "uniqueItems"
+                    | "deprecated"
+                    | "readOnly"
+                    | "writeOnly"
+            ) {
+                note_in_description(map, &key, &value);
+            }
+        }
+    }
+    if !map.contains_key("type") && !map.contains_key("anyOf") {
+        return Err(unsupported(
+            pointer,
+            "an untyped value needs `parametersJsonSchema`",
+        ));
+    }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            if !is_gemini_property_name(name) {
+                return Err(unsupported(
+                    pointer,
+                    format!("property name `{name}` is not allowed in `parameters`"),
+                ));
+            }
+            openapi_node(prop, &format!("{pointer}/properties/{name}"))?;
+        }
+    }
+    if let Some(items) = map.get_mut("items") {
+        openapi_node(items, &format!("{pointer}/items"))?;
+    } else if map.get("type") == Some(&json!("array")) {
+        return Err(unsupported(pointer, "an array must type its items"));
+    }
+    if let Some(Value::Array(options)) = map.get_mut("anyOf") {
+        for (i, option) in options.iter_mut().enumerate() {
+            openapi_node(option, &format!("{pointer}/anyOf/{i}"))?;
+        }
+    }
+    if let Some(Value::String(t)) = map.get_mut("type") {
+        *t = t.to_ascii_uppercase();
+    }
+    Ok(())
+}

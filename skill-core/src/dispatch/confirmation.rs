@@ -1,0 +1,101 @@
+//! Calls that wait for a person's confirmation: parking, confirming, rejecting.
+
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::execute::elapsed_ms;
+use super::Dispatcher;
+use crate::args::parse_for_tool;
+use crate::confirm::{ConfirmationError, Confirmed, PendingConfirmation};
+use crate::context::SkillContext;
+use crate::error::{codes, SkillError};
+use crate::registration::{CallArgs, PrepareMode, SkillRegistration};
+use crate::result::SkillResult;
+
+impl Dispatcher {
+    /// Checks the arguments of a call that needs confirmation and parks it.
+    pub(super) fn hold_for_confirmation(
+        &self,
+        skill: &'static SkillRegistration,
+        args: CallArgs<'_>,
+        mode: PrepareMode,
+        started: Instant,
+    ) -> SkillResult {
+        let Some(tool) = self.catalog().get(skill.id) else {
+            let err = SkillError::invalid_arguments(format!(
+                "tool `{}` has no metadata",
+                skill.wire_name
+            ));
+            return SkillResult::err(skill.id, err, elapsed_ms(started));
+        };
+        let parse = parse_for_tool(tool, args);
+        let (arguments, warnings) = match parse.into_executable() {
+            Ok(ok) => ok,
+            Err(errors) => return self.fixable_error(skill, &errors, None, Vec::new(), started),
+        };
+        let pending = self.inner.confirmations.push(skill.id, arguments, mode);
+        tracing::info!(skill = skill.id, pending = %pending.id, "call waits for confirmation");
+        let err = SkillError::new(
+            codes::CONFIRMATION_REQUIRED,
+            format!(
+                "`{}` changes data and waits for the user's confirmation (request {}); do not call it again, tell the user what will be done",
+                skill.wire_name, pending.id
+            ),
+        )
+        .with_details(json!({ "pending_confirmation": pending }));
+        let mut result = SkillResult::err(skill.id, err, elapsed_ms(started));
+        result.warnings = warnings;
+        result
+    }
+
+    /// Calls waiting for the host's confirmation, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingConfirmation> {
+        self.inner.confirmations.list()
+    }
+
+    /// Runs a call that waited for confirmation, with the arguments it was parked with.
+    pub async fn confirm(
+        &self,
+        pending_id: &str,
+        ctx: &SkillContext,
+    ) -> Result<SkillResult, ConfirmationError> {
+        let pending = self.inner.confirmations.take(pending_id)?;
+        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call confirmed");
+        let ctx = ctx.clone().with(Confirmed);
+        Ok(self
+            .run(
+                &pending.skill_id,
+                CallArgs::Value(&pending.arguments),
+                &ctx,
+                pending.mode,
+            )
+            .await)
+    }
+
+    /// Drops a call that waited for confirmation; the result tells the model it was refused.
+    pub fn reject(
+        &self,
+        pending_id: &str,
+        reason: Option<&str>,
+    ) -> Result<SkillResult, ConfirmationError> {
+        let pending = self.inner.confirmations.take(pending_id)?;
+        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call rejected");
+        let wire = self
+            .registration(&pending.skill_id)
+            .map_or(pending.skill_id.as_str(), |s| s.wire_name);
+        let mut message = format!("the user rejected the call of `{wire}`");
+        if let Some(reason) = reason {
+            message.push_str(": ");
+            message.push_str(reason);
+        }
+        message.push_str("; do not retry it unless the user asks");
+        let err = SkillError::new(codes::CONFIRMATION_REJECTED, message)
+            .with_details(json!({ "pending_confirmation": pending }));
+        let skill_id = self.registration(&pending.skill_id).map_or_else(
+            || std::borrow::Cow::Owned(pending.skill_id.clone()),
+            |s| std::borrow::Cow::Borrowed(s.id),
+        );
+        Ok(SkillResult::err(skill_id, err, 0.0))
+    }
+}

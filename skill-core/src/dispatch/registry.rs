@@ -1,0 +1,166 @@
+//! Checking the set of skills a dispatcher is built from: valid ids, unique ids, unique wire
+//! names.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use super::{Dispatcher, Inner};
+use crate::confirm::ConfirmationQueue;
+use crate::registration::{linked_skills, wire_name_of, SkillRegistration, SourceLocation};
+
+/// A problem with the set of registered skills, found when the dispatcher is built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Two skills share one id.
+    #[error("skill id `{id}` is registered twice: at {first} and at {second}")]
+    DuplicateId {
+        /// The shared id.
+        id: &'static str,
+        /// Where the first one is defined.
+        first: SourceLocation,
+        /// Where the second one is defined.
+        second: SourceLocation,
+    },
+    /// Two different ids map to the same wire name.
+    #[error("skills `{first_id}` ({first}) and `{second_id}` ({second}) both go on the wire as `{wire}`; rename one", wire = wire_name_of(.first_id))]
+    WireNameClash {
+        /// The first id.
+        first_id: &'static str,
+        /// Where the first one is defined.
+        first: SourceLocation,
+        /// The second id.
+        second_id: &'static str,
+        /// Where the second one is defined.
+        second: SourceLocation,
+    },
+    /// A registration made by hand carries an id that is not a valid tool name.
+    #[error("skill id `{id}` at {source_location} is not a valid tool name: {reason}")]
+    InvalidId {
+        /// The id.
+        id: &'static str,
+        /// Where it is defined.
+        source_location: SourceLocation,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Checks an id: 1 to 64 characters of `[A-Za-z0-9_-]`, optionally in `.`-separated parts
+/// (`crm.search_client`), which go on the wire with `_` instead of `.`.
+pub fn validate_skill_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("it is empty".into());
+    }
+    if id.len() > 64 {
+        return Err(format!(
+            "it is {} characters long; tool names allow 64",
+            id.len()
+        ));
+    }
+    if let Some(bad) = id
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"
+        ));
+    }
+    if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
+        return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
+    }
+    Ok(())
+}
+
+/// Builds a [`Dispatcher`] from explicit registrations and/or the link-time registry.
+#[derive(Debug, Default)]
+pub struct DispatcherBuilder {
+    skills: Vec<&'static SkillRegistration>,
+    default_timeout: Option<Duration>,
+}
+
+impl DispatcherBuilder {
+    /// Adds one skill.
+    #[must_use]
+    pub fn skill(mut self, skill: &'static SkillRegistration) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Adds several skills.
+    #[must_use]
+    pub fn skills(mut self, skills: impl IntoIterator<Item = &'static SkillRegistration>) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
+    /// Adds every skill linked into the binary.
+    #[must_use]
+    pub fn with_inventory(self) -> Self {
+        self.skills(linked_skills())
+    }
+
+    /// Time limit for skills that declare none (by default there is none).
+    #[must_use]
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Checks ids (valid, unique, unique on the wire) and builds the dispatcher.
+    pub fn build(mut self) -> Result<Dispatcher, RegistryError> {
+        self.skills.sort_by(|a, b| a.id.cmp(b.id));
+        let mut by_name: HashMap<&'static str, usize> =
+            HashMap::with_capacity(self.skills.len() * 2);
+        let mut unique: Vec<&'static SkillRegistration> = Vec::with_capacity(self.skills.len());
+        for skill in self.skills {
+            if let Err(reason) = validate_skill_id(skill.id) {
+                return Err(RegistryError::InvalidId {
+                    id: skill.id,
+                    source_location: skill.source,
+                    reason,
+                });
+            }
+            if let Some(prev) = unique.last() {
+                if prev.id == skill.id {
+                    if std::ptr::eq(*prev, skill) {
+                        continue; // the same registration added twice
+                    }
+                    return Err(RegistryError::DuplicateId {
+                        id: skill.id,
+                        first: prev.source,
+                        second: skill.source,
+                    });
+                }
+            }
+            let index = unique.len();
+            unique.push(skill);
+            by_name.insert(skill.id, index);
+        }
+        for (index, skill) in unique.iter().enumerate() {
+            if skill.wire_name == skill.id {
+                continue;
+            }
+            if let Some(&other) = by_name.get(skill.wire_name) {
+                let other = unique[other];
+                return Err(RegistryError::WireNameClash {
+                    first_id: other.id,
+                    first: other.source,
+                    second_id: skill.id,
+                    second: skill.source,
+                });
+            }
+            by_name.insert(skill.wire_name, index);
+        }
+        Ok(Dispatcher {
+            inner: Arc::new(Inner {
+                skills: unique,
+                by_name,
+                default_timeout: self.default_timeout,
+                tool_cache: Default::default(),
+                catalog: OnceLock::new(),
+                confirmations: ConfirmationQueue::default(),
+            }),
+        })
+    }
+}

@@ -1,0 +1,144 @@
+//! Tool definitions as the dispatcher hands them out, rendered once per dialect and filter.
+
+use std::sync::{Arc, OnceLock};
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use super::Dispatcher;
+use crate::dialect::{Dialect, DialectError, RenderedTools};
+use crate::registration::SkillRegistration;
+use crate::tools::ToolFilter;
+
+/// A finished list of tool definitions in one dialect. Cheap to clone (shared), immutable.
+///
+/// The JSON text is what a provider request carries and is built first; the parsed values
+/// are built on first access. Serializes as the JSON array of definitions, so
+/// `serde_json::to_string(&dispatcher.tools(&filter))` gives the array.
+#[derive(Debug, Clone)]
+pub struct ToolSet(Arc<Rendered>);
+
+#[derive(Debug)]
+struct Rendered {
+    dialect: Dialect,
+    json: String,
+    names: Vec<&'static str>,
+    definitions: OnceLock<Vec<Value>>,
+}
+
+impl ToolSet {
+    fn new(dialect: Dialect, skills: &[&'static SkillRegistration], tools: RenderedTools) -> Self {
+        let names = skills.iter().map(|s| s.wire_name).collect();
+        let (json, definitions) = match tools {
+            RenderedTools::Fragments(fragments) => {
+                let mut json = String::with_capacity(
+                    2 + fragments.iter().map(|f| f.len() + 1).sum::<usize>(),
+                );
+                json.push('[');
+                for (i, fragment) in fragments.iter().enumerate() {
+                    if i > 0 {
+                        json.push(',');
+                    }
+                    json.push_str(fragment);
+                }
+                json.push(']');
+                (json, OnceLock::new())
+            }
+            RenderedTools::Values(values) => (
+                serde_json::to_string(&values).unwrap_or_else(|_| "[]".into()),
+                OnceLock::from(values),
+            ),
+        };
+        Self(Arc::new(Rendered {
+            dialect,
+            json,
+            names,
+            definitions,
+        }))
+    }
+
+    /// The dialect the definitions are written in.
+    pub fn dialect(&self) -> Dialect {
+        self.0.dialect
+    }
+
+    /// The definitions as JSON values.
+    pub fn definitions(&self) -> &[Value] {
+        self.0
+            .definitions
+            .get_or_init(|| serde_json::from_str(&self.0.json).unwrap_or_default())
+    }
+
+    /// The definitions as the text of one JSON array.
+    pub fn json(&self) -> &str {
+        &self.0.json
+    }
+
+    /// The tool names the model sees (wire names), in the order of the definitions.
+    pub fn names(&self) -> &[&'static str] {
+        &self.0.names
+    }
+
+    /// Number of definitions.
+    pub fn len(&self) -> usize {
+        self.0.names.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.names.is_empty()
+    }
+
+    /// Whether two handles share one rendering (the cache handed out the same set).
+    pub fn ptr_eq(&self, other: &ToolSet) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::ops::Deref for ToolSet {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        self.definitions()
+    }
+}
+
+impl Serialize for ToolSet {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.definitions().serialize(serializer)
+    }
+}
+
+impl Dispatcher {
+    /// OpenAI function-tool definitions (the SPEC-19 shape most servers speak) of the active
+    /// skills that pass `filter`, sorted by id. Rendered once per filter and cached.
+    pub fn tools(&self, filter: &ToolFilter) -> ToolSet {
+        self.tools_in(Dialect::OpenAi, filter)
+            .expect("every skill renders as an OpenAI function tool")
+    }
+
+    /// Tool definitions of the active skills that pass `filter`, in one provider's dialect,
+    /// sorted by id. Rendered once per dialect and filter, then cached (errors too).
+    pub fn tools_in(&self, dialect: Dialect, filter: &ToolFilter) -> Result<ToolSet, DialectError> {
+        // One map per dialect, so a hit needs no owned key.
+        let cache = &self.inner.tool_cache[dialect as usize];
+        if let Some(hit) = cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(filter)
+        {
+            return hit.clone();
+        }
+        let skills: Vec<&'static SkillRegistration> = self
+            .inner
+            .skills
+            .iter()
+            .copied()
+            .filter(|s| filter.accepts(s))
+            .collect();
+        let rendered = dialect
+            .render_set(&skills, &filter.exclude_fields)
+            .map(|tools| ToolSet::new(dialect, &skills, tools));
+        let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
+        cache.entry(filter.clone()).or_insert(rendered).clone()
+    }
+}
