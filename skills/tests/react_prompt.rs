@@ -161,7 +161,7 @@ fn registered_domain_instruction_is_found_by_id() {
         DomainPrompt::registered("construction").unwrap().domain_id,
         "construction"
     );
-    assert!(DomainPrompt::registered("fidic").is_none());
+    assert!(DomainPrompt::registered("maritime").is_none());
 }
 
 #[test]
