@@ -15,8 +15,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use skill_core::agent::{
-    extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions,
-    ScriptedClient,
+    extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient,
 };
 use skill_core::prelude::*;
 use skill_core::{Skill, ToolCall};

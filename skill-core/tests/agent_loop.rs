@@ -603,7 +603,8 @@ async fn parallelism_is_bounded() {
     let gauge = Arc::new(Gauge::default());
     let ctx = SkillContext::new().with_arc(Arc::clone(&gauge));
     let options = ReactOptions::default().max_parallel_tools(2);
-    let outcome = react_agent_loop(&model, &dispatcher(), initial(), &ctx, &options, read_list).await;
+    let outcome =
+        react_agent_loop(&model, &dispatcher(), initial(), &ctx, &options, read_list).await;
     assert_eq!(gauge.peak.load(Ordering::SeqCst), 2);
     assert_eq!(tool_messages(&outcome).len(), 6);
 }

@@ -918,6 +918,11 @@ async fn write_calls_wait_for_confirmation_then_run_once() {
         r.error.as_ref().unwrap().details.as_ref().unwrap()["pending_confirmation"].clone(),
     )
     .unwrap();
+    assert_eq!(
+        r.pending_confirmation().as_ref(),
+        Some(&pending),
+        "the typed accessor reads the same pending call"
+    );
     assert_eq!(pending.skill_id, "crm.create_client");
     assert_eq!(
         pending.arguments,
@@ -930,6 +935,7 @@ async fn write_calls_wait_for_confirmation_then_run_once() {
 
     let done = d.confirm(&pending.id, &ctx).await.unwrap();
     assert!(done.success, "{:?}", done.error);
+    assert!(done.pending_confirmation().is_none());
     assert_eq!(done.data_as::<String>().unwrap(), "created 42");
     assert_eq!(examples::CREATED.load(Ordering::SeqCst), before + 1);
     assert_eq!(
@@ -945,10 +951,7 @@ async fn rejected_calls_never_run_and_bad_arguments_are_not_parked() {
     let r = d
         .call("crm.delete_client", r#"{"client_id": "c1"}"#, &ctx)
         .await;
-    let pending = r.error.unwrap().details.unwrap()["pending_confirmation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let pending = r.pending_confirmation().unwrap().id;
     let rejected = d.reject(&pending, Some("wrong client")).unwrap();
     assert_eq!(rejected.error_code(), Some(codes::CONFIRMATION_REJECTED));
     assert!(rejected.error.unwrap().message.contains("wrong client"));

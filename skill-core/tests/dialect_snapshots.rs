@@ -15,9 +15,7 @@ fn dispatcher() -> Dispatcher {
 }
 
 fn rendered(dialect: Dialect, filter: &ToolFilter) -> Value {
-    let set = dispatcher()
-        .tools_in(dialect, filter)
-        .expect("renders");
+    let set = dispatcher().tools_in(dialect, filter).expect("renders");
     dialect.request_tools(set.definitions())
 }
 

@@ -213,7 +213,10 @@ async fn call_prepares_what_the_model_left_out() {
         .await;
     assert!(r.success, "{}", r.to_json());
     let hits: SearchHits = r.data_as().unwrap();
-    assert_eq!(hits.query, "payment", "prepared from the context, as `prepare_and_call` does");
+    assert_eq!(
+        hits.query, "payment",
+        "prepared from the context, as `prepare_and_call` does"
+    );
     assert_eq!(hits.hits, ["p2"]);
 }
 

@@ -37,10 +37,7 @@ fn registry_is_valid_and_has_every_generic_skill() {
 fn injected_state_never_reaches_the_model() {
     let dispatcher = assert_registry_valid();
     for id in GENERIC_SKILL_IDS {
-        let def = dispatcher
-            .registration(id)
-            .unwrap()
-            .to_tool_definition();
+        let def = dispatcher.registration(id).unwrap().to_tool_definition();
         let props = def["function"]["parameters"]["properties"]
             .as_object()
             .unwrap();
@@ -55,12 +52,7 @@ fn generic_tool_definitions_snapshot() {
     let dispatcher = assert_registry_valid();
     let definitions: Vec<Value> = GENERIC_SKILL_IDS
         .iter()
-        .map(|id| {
-            dispatcher
-                .registration(id)
-                .unwrap()
-                .to_tool_definition()
-        })
+        .map(|id| dispatcher.registration(id).unwrap().to_tool_definition())
         .collect();
     insta::assert_json_snapshot!("generic_tool_definitions", definitions);
 }

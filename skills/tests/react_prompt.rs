@@ -234,7 +234,8 @@ mod final_answer {
 
     #[test]
     fn valid_json_array() {
-        let risks = parse_final_response(r#"[{"risk_level": "high", "description": "test"}]"#).unwrap();
+        let risks =
+            parse_final_response(r#"[{"risk_level": "high", "description": "test"}]"#).unwrap();
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].risk_level, "high");
         assert_eq!(risks[0].description, "test");

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use skill_core::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
-use skills::review::DomainPrompt;
 use skill_core::{Dispatcher, ToolCall};
+use skills::review::DomainPrompt;
 use skills::review::{
     build_review_state, normalize_risk_level, run_checklist_review, run_review, AgentSettings,
     ClauseReview, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,

@@ -36,9 +36,7 @@ pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliErr
     domains.dedup();
     for dialect in Dialect::ALL {
         for domain in &domains {
-            if let Err(err) =
-                dispatcher.tools_in(dialect, &ToolFilter::all().domain(*domain))
-            {
+            if let Err(err) = dispatcher.tools_in(dialect, &ToolFilter::all().domain(*domain)) {
                 println!("error: dialect {dialect}, domain {domain}: {err}");
                 errors += 1;
             }

@@ -184,7 +184,11 @@ fn to_anthropic_messages(messages: &[ChatMessage]) -> (String, Vec<Value>) {
             } => {
                 push(
                     "user",
-                    vec![anthropic::tool_result_block(tool_call_id, content, *is_error)],
+                    vec![anthropic::tool_result_block(
+                        tool_call_id,
+                        content,
+                        *is_error,
+                    )],
                 );
             }
         }

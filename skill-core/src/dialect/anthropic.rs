@@ -88,7 +88,6 @@ pub(crate) fn check_anthropic_budget(
     })
 }
 
-
 /// Anthropic strict form: `additionalProperties: false` everywhere, optional properties may
 /// stay out of `required` (without a redundant `null`), unsupported keywords moved into the
 /// description, no recursion.

@@ -7,7 +7,10 @@ use super::lower::*;
 use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
 
-pub(crate) fn check_gemini_name(dialect: Dialect, skill: &SkillRegistration) -> Result<(), DialectError> {
+pub(crate) fn check_gemini_name(
+    dialect: Dialect,
+    skill: &SkillRegistration,
+) -> Result<(), DialectError> {
     let name = skill.wire_name;
     let first_ok = name
         .chars()
@@ -22,7 +25,6 @@ pub(crate) fn check_gemini_name(dialect: Dialect, skill: &SkillRegistration) -> 
     }
     Ok(())
 }
-
 
 /// Gemini's `parameters` form (OpenAPI 3.0 subset): refs inlined, upper-case types,
 /// `nullable` instead of type arrays, string-only enums, no `additionalProperties`, `oneOf`,

@@ -17,7 +17,10 @@ pub(crate) fn neutral_parameters(skill: &SkillRegistration, exclude_fields: &[St
     params.insert("type".into(), Value::String("object".into()));
     params.insert(
         "properties".into(),
-        schema.get("properties").cloned().unwrap_or_else(|| json!({})),
+        schema
+            .get("properties")
+            .cloned()
+            .unwrap_or_else(|| json!({})),
     );
     params.insert(
         "required".into(),

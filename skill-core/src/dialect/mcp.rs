@@ -78,4 +78,3 @@ pub(crate) fn mcp_tool(skill: &SkillRegistration, params: Value) -> Value {
         "annotations": mcp_annotations(skill),
     })
 }
-

@@ -311,7 +311,6 @@ fn strict_or_downgrade(
     }
 }
 
-
 /// The neutral `parameters` object of a skill (nothing hidden).
 pub(crate) fn neutral_parameters(skill: &SkillRegistration) -> Value {
     lower::neutral_parameters(skill, &[])

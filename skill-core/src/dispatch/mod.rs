@@ -103,8 +103,7 @@ impl Dispatcher {
         args: impl Into<CallArgs<'a>>,
         ctx: &SkillContext,
     ) -> SkillResult {
-        self.run(id, args.into(), ctx, PrepareMode::FromState)
-            .await
+        self.run(id, args.into(), ctx, PrepareMode::FromState).await
     }
 
     /// Runs a skill with exactly the given arguments (plus declared defaults): nothing is
@@ -158,7 +157,11 @@ impl Dispatcher {
     /// [`dispatch`](Self::dispatch)) and renders the answer in the call's dialect. Returns
     /// both: the result for logs and telemetry (warnings included), the rendered answer for
     /// the conversation.
-    pub async fn answer_call(&self, call: &ProviderCall, ctx: &SkillContext) -> (SkillResult, Value) {
+    pub async fn answer_call(
+        &self,
+        call: &ProviderCall,
+        ctx: &SkillContext,
+    ) -> (SkillResult, Value) {
         let result = self.dispatch(&call.to_parsed_call(), ctx).await;
         let rendered = dialect::render_result(call, &result, self.registration(&call.name));
         (result, rendered)

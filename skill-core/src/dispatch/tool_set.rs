@@ -31,9 +31,8 @@ impl ToolSet {
         let names = skills.iter().map(|s| s.wire_name).collect();
         let (json, definitions) = match tools {
             RenderedTools::Fragments(fragments) => {
-                let mut json = String::with_capacity(
-                    2 + fragments.iter().map(|f| f.len() + 1).sum::<usize>(),
-                );
+                let mut json =
+                    String::with_capacity(2 + fragments.iter().map(|f| f.len() + 1).sum::<usize>());
                 json.push('[');
                 for (i, fragment) in fragments.iter().enumerate() {
                     if i > 0 {
@@ -121,11 +120,7 @@ impl Dispatcher {
     pub fn tools_in(&self, dialect: Dialect, filter: &ToolFilter) -> Result<ToolSet, DialectError> {
         // One map per dialect, so a hit needs no owned key.
         let cache = &self.inner.tool_cache[dialect as usize];
-        if let Some(hit) = cache
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(filter)
-        {
+        if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(filter) {
             return hit.clone();
         }
         let skills: Vec<&'static SkillRegistration> = self

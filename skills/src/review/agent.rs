@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skill_core::agent::{react_agent_loop, ChatMessage, LlmClient, ReactOptions, ReactOutcome, StopReason};
+use skill_core::agent::{
+    react_agent_loop, ChatMessage, LlmClient, ReactOptions, ReactOutcome, StopReason,
+};
 use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
 use super::answer::{parse_final_response, ModelRisk};
@@ -266,7 +268,11 @@ fn priority_name(priority: Priority) -> &'static str {
 
 /// The model's risks in the report's shape: levels normalised, most serious first, ids
 /// `R-{clause}-{n}` as in checklist mode.
-fn react_risks(outcome: &ReactOutcome<Vec<ModelRisk>>, item: &ChecklistItem, language: Language) -> Vec<Risk> {
+fn react_risks(
+    outcome: &ReactOutcome<Vec<ModelRisk>>,
+    item: &ChecklistItem,
+    language: Language,
+) -> Vec<Risk> {
     let unclassified = match language {
         Language::ZhCn => "未分类风险",
         Language::En => "unclassified",
@@ -309,7 +315,10 @@ fn react_risks(outcome: &ReactOutcome<Vec<ModelRisk>>, item: &ChecklistItem, lan
 
 /// Reads the conversation back into the skills the model chose (ids, in call order) and
 /// one [`SkillRun`] per tool result. The loop keeps no timings, so `elapsed_ms` is 0.
-fn tool_runs<A>(dispatcher: &Dispatcher, outcome: &ReactOutcome<A>) -> (Vec<String>, Vec<SkillRun>) {
+fn tool_runs<A>(
+    dispatcher: &Dispatcher,
+    outcome: &ReactOutcome<A>,
+) -> (Vec<String>, Vec<SkillRun>) {
     let messages = &outcome.final_messages;
     let mut chosen = Vec::new();
     let mut by_call_id: HashMap<&str, String> = HashMap::new();

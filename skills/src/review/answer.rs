@@ -169,4 +169,3 @@ fn type_name(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
-

@@ -47,9 +47,9 @@ pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
 
+pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 #[doc(hidden)]
 pub use inventory as __inventory;
-pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
 
 use crate::generic::bm25::ReferenceIndex;
