@@ -382,7 +382,7 @@ impl ShapeTree {
 }
 
 /// Name of the definition a `$ref` points to (`#/$defs/Name`).
-pub fn ref_name(reference: &str) -> Option<&str> {
+pub(crate) fn ref_name(reference: &str) -> Option<&str> {
     reference
         .strip_prefix("#/$defs/")
         .or_else(|| reference.strip_prefix("#/definitions/"))

@@ -29,42 +29,61 @@
 //! # }
 //! ```
 
+//!
+//! ## Running a skill: which entry point when
+//!
+//! | you have | use | preparation from the context |
+//! |---|---|---|
+//! | the model's call: a skill id or wire name and its arguments as text or a value | [`Dispatcher::call`] | yes: what the schema told the model was optional is filled in |
+//! | the same, as SPEC-19 names it (`llm_arguments` as an optional value) | [`Dispatcher::prepare_and_call`] | yes |
+//! | a [`ParsedCall`] from [`parse_tool_calls`] (parse warnings travel with the result) | [`Dispatcher::dispatch`] | yes |
+//! | a [`ProviderCall`] read by [`Dialect::parse_calls`], and you want the answer in that dialect | [`Dispatcher::answer_call`] | yes |
+//! | every input pinned by the host (tests, replays) | [`Dispatcher::call_unprepared`] | no: prepared arguments are required |
+//! | a result whose [`SkillResult::pending_confirmation`] is set, and the user said yes | [`Dispatcher::confirm`] (or [`Dispatcher::reject`]) | as the parked call was made |
+//!
+//! Tool definitions for the model: [`Dispatcher::tools`] (OpenAI Chat shape) or
+//! [`Dispatcher::tools_in`] (any [`Dialect`]), both cached per filter as a [`ToolSet`].
+//!
+//! ## Paths
+//!
+//! The items a skill author and a host use are at the crate root (and the most common in
+//! [`prelude`]); subsystems with their own vocabulary are modules: [`agent`] (model clients
+//! and the ReAct loop), [`args`] (lenient argument reading), [`catalog`] (typed tool
+//! metadata), [`lint`], [`schema`] (canonical schemas) and [`testing`].
+
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod agent;
 pub mod args;
 pub mod catalog;
-pub mod confirm;
-pub mod context;
-pub mod dialect;
-pub mod dispatch;
-pub mod error;
+mod confirm;
+mod context;
+mod dialect;
+mod dispatch;
+mod error;
 pub mod lint;
-pub mod prepare;
-pub mod registration;
-pub mod result;
+mod prepare;
+mod registration;
+mod result;
 pub mod schema;
-pub mod skill;
+mod skill;
 pub mod testing;
-pub mod tools;
+mod tools;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use args::{ArgumentParse, ParseError, ParseWarning, RawArguments};
-pub use catalog::{
-    Cardinality, EnumConstraint, ToolCatalog, ToolDescriptor, ToolParameter, ValueKind,
-};
 pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
 pub use context::{FromSkillContext, Inject, SkillContext};
-pub use dialect::{Dialect, DialectError, ProviderCall};
-pub use dispatch::{Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
+pub use dialect::{Dialect, DialectError, ProviderCall, WireArguments};
+pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
 pub use error::{codes, SkillError};
-pub use lint::{lint_registry, LintFinding, LintSeverity};
 pub use prepare::PrepareScope;
 pub use registration::{
-    linked_skills, CallArgs, ParamInfo, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
+    linked_skills, wire_name_of, CallArgs, InvokeFn, ParamInfo, PrepareMode, SkillRegistration,
+    SkillStatus, SourceLocation,
 };
 pub use result::{ErrorInfo, SkillResult};
 pub use skill::Skill;
@@ -88,13 +107,8 @@ macro_rules! link_skills {
 
 /// Everything a skill author needs: `use skill_core::prelude::*;`.
 pub mod prelude {
-    pub use crate::context::{Inject, SkillContext};
-    pub use crate::dispatch::Dispatcher;
-    pub use crate::error::SkillError;
-    pub use crate::prepare::PrepareScope;
-    pub use crate::result::SkillResult;
-    pub use crate::skill::Skill;
-    pub use crate::tools::ToolFilter;
+    pub use crate::{Dispatcher, Inject, PrepareScope, Skill, SkillContext, SkillError};
+    pub use crate::{SkillResult, ToolFilter};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
     pub use skill_macros::skill;

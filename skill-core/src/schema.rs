@@ -49,7 +49,7 @@ pub fn output_schema_of<T: JsonSchema>() -> Value {
 }
 
 /// Removes Rust numeric `format`s everywhere in a schema.
-pub fn strip_numeric_formats(schema: &mut Value) {
+pub(crate) fn strip_numeric_formats(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             if map

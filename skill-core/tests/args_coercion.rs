@@ -10,9 +10,9 @@ use std::sync::atomic::Ordering;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use skill_core::args::coerce::{coerce, Report};
-use skill_core::catalog::ShapeTree;
+use skill_core::catalog::{Cardinality, ShapeTree, ValueKind};
 use skill_core::prelude::*;
-use skill_core::{codes, Cardinality, ConfirmationError, Confirmed, ValueKind};
+use skill_core::{codes, ConfirmationError, Confirmed};
 
 /// Coerces `input` against `schema` (as the value of one required property) and returns
 /// the fixed value, the warning codes and the error codes.

@@ -949,7 +949,7 @@ async fn calls_are_read_and_answered_in_every_dialect() {
             "{dialect}: lenient parse"
         );
         let answer = dialect.render_result(call, &result, d.registration(&call.name));
-        let history = skill_core::dialect::calls::render_call(call);
+        let history = call.render();
         let (again, rendered) = d.answer_call(call, &ctx).await;
         assert!(again.success);
         assert_eq!(
@@ -1006,7 +1006,7 @@ async fn errors_are_flagged_the_way_each_dialect_expects() {
         dialect,
         id: "call_9".into(),
         name: "crm_search_client".into(),
-        arguments: skill_core::dialect::WireArguments::Text(r#"{"limit": "lots"}"#.into()),
+        arguments: skill_core::WireArguments::Text(r#"{"limit": "lots"}"#.into()),
         thought_signature: None,
     };
     let anthropic = Dialect::Anthropic.render_result(&call(Dialect::Anthropic), &result, None);

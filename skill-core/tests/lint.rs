@@ -2,9 +2,9 @@
 //! stays quiet on one that follows it.
 
 use serde_json::Value;
-use skill_core::lint::{check_id_format, lint_skill};
+use skill_core::lint::{check_id_format, lint_registry, lint_skill, LintFinding, LintSeverity};
 use skill_core::prelude::*;
-use skill_core::{lint_registry, LintSeverity, Skill};
+use skill_core::Skill;
 
 /// Summary of a stats call.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -99,7 +99,7 @@ fn legacy_tool(#[input] input: Undocumented) -> String {
     input.x
 }
 
-fn rules_of(findings: &[skill_core::LintFinding], id: &str) -> Vec<&'static str> {
+fn rules_of(findings: &[LintFinding], id: &str) -> Vec<&'static str> {
     findings
         .iter()
         .filter(|f| f.skill_id == id)

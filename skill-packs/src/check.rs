@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use semver::{Version, VersionReq};
 use serde::Serialize;
-use skill_core::dispatch::validate_skill_id;
+use skill_core::validate_skill_id;
 
 use crate::manifest::{linked_packs, PackManifest};
 use crate::rate::RateLimit;

@@ -14,7 +14,7 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
-use skill_core::tools::ParsedCall;
+use skill_core::ParsedCall;
 use skill_core::{Dispatcher, Skill, SkillContext, SkillError, SkillRegistration, SkillResult};
 
 use crate::check::{check_manifests, PackProblem};

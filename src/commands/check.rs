@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use skill_core::{lint_registry, Dialect, Dispatcher, LintSeverity, ToolFilter};
+use skill_core::lint::{lint_registry, LintSeverity};
+use skill_core::{Dialect, Dispatcher, ToolFilter};
 
 use super::CliError;
 

@@ -210,7 +210,7 @@ fn tool_use_block(call: &ToolCall) -> Value {
 }
 
 /// Reads a Messages API answer: text blocks joined, `tool_use` blocks as neutral calls.
-pub fn parse_message_response(body: &Value) -> Result<LlmResponse, LlmError> {
+pub(crate) fn parse_message_response(body: &Value) -> Result<LlmResponse, LlmError> {
     let invalid = |message: String| LlmError::InvalidResponse {
         provider: PROVIDER,
         message,

@@ -13,10 +13,10 @@ const MAX_ERROR_BODY_CHARS: usize = 500;
 /// Transport settings common to every HTTP client.
 #[derive(Debug, Clone)]
 pub(crate) struct Transport {
-    pub client: reqwest::Client,
-    pub provider: &'static str,
-    pub timeout: Duration,
-    pub retry: RetryPolicy,
+    pub(crate) client: reqwest::Client,
+    pub(crate) provider: &'static str,
+    pub(crate) timeout: Duration,
+    pub(crate) retry: RetryPolicy,
 }
 
 enum Failure {
@@ -28,7 +28,7 @@ enum Failure {
 
 impl Transport {
     /// POSTs `body` to `url` and returns the JSON answer, retrying transient failures.
-    pub async fn post_json(
+    pub(crate) async fn post_json(
         &self,
         url: &str,
         headers: &[(&str, &str)],

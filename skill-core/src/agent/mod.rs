@@ -59,10 +59,10 @@ pub use react::{
     react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
     StopReason, MAX_TOOL_RESULT_CHARS,
 };
-pub use retry::{parse_retry_after, RetryPolicy};
+pub use retry::RetryPolicy;
 pub use scripted::{ScriptedClient, ScriptedRequest};
 
 #[cfg(feature = "anthropic")]
-pub use anthropic::{parse_message_response, AnthropicClient, AnthropicConfig, ANTHROPIC_VERSION};
+pub use anthropic::{AnthropicClient, AnthropicConfig, ANTHROPIC_VERSION};
 #[cfg(feature = "openai")]
-pub use openai::{parse_chat_completion, OpenAiClient, OpenAiConfig};
+pub use openai::{OpenAiClient, OpenAiConfig};

@@ -163,7 +163,7 @@ fn wire_message(message: &ChatMessage) -> Value {
 }
 
 /// Reads the first choice of a Chat Completions answer.
-pub fn parse_chat_completion(body: &Value) -> Result<LlmResponse, LlmError> {
+pub(crate) fn parse_chat_completion(body: &Value) -> Result<LlmResponse, LlmError> {
     let invalid = |message: String| LlmError::InvalidResponse {
         provider: PROVIDER,
         message,

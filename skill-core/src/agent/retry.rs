@@ -86,7 +86,8 @@ fn random_unit() -> f64 {
 
 /// Reads a retry hint: `retry-after-ms` (milliseconds, sent by OpenAI) or `retry-after`
 /// (seconds, possibly fractional, or an HTTP date relative to `now`).
-pub fn parse_retry_after(
+#[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
+pub(crate) fn parse_retry_after(
     retry_after_ms: Option<&str>,
     retry_after: Option<&str>,
     now: std::time::SystemTime,
@@ -105,6 +106,7 @@ pub fn parse_retry_after(
 
 /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only date form RFC 9110
 /// requires senders to use.
+#[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
 fn parse_http_date(value: &str) -> Option<std::time::SystemTime> {
     let rest = value.split_once(", ")?.1;
     let mut parts = rest.split_ascii_whitespace();

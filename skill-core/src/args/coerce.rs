@@ -398,7 +398,7 @@ fn to_number(value: Value, path: &str, report: &mut Report) -> Value {
 
 /// pydantic's lax integer grammar: surrounding whitespace, a sign, digits with single `_`
 /// between them, and an optional all-zero fraction (`"42.00"`).
-pub fn parse_integer_text(text: &str) -> Option<Number> {
+pub(crate) fn parse_integer_text(text: &str) -> Option<Number> {
     let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
     let (negative, body) = match t.as_bytes().first()? {
         b'-' => (true, &t[1..]),
@@ -439,7 +439,7 @@ fn underscored_digits(text: &str) -> Option<String> {
 
 /// pydantic's lax float grammar: whitespace, sign, `_` between digits, leading or trailing
 /// `.`, exponents, `inf`/`infinity`/`nan` in any case.
-pub fn parse_float_text(text: &str) -> Option<f64> {
+pub(crate) fn parse_float_text(text: &str) -> Option<f64> {
     let t = text.trim_matches(|c: char| c.is_ascii_whitespace());
     if t.is_empty() {
         return None;
@@ -893,7 +893,7 @@ fn to_map(
 }
 
 /// Path of a property below `path`.
-pub fn child_path(path: &str, key: &str) -> String {
+pub(crate) fn child_path(path: &str, key: &str) -> String {
     if key
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')

@@ -98,7 +98,7 @@ impl ArgumentParse {
 }
 
 /// `limit` for `$.limit`, `$.limit[2]` or `$.limit.x`; `None` for `$`.
-pub fn top_level_name(path: &str) -> Option<&str> {
+pub(crate) fn top_level_name(path: &str) -> Option<&str> {
     let rest = path.strip_prefix("$.")?;
     let end = rest.find(['.', '[']).unwrap_or(rest.len());
     Some(&rest[..end])
@@ -138,7 +138,7 @@ pub fn parse_arguments(catalog: &ToolCatalog, name: &str, args: CallArgs<'_>) ->
 }
 
 /// Reads the arguments of a known tool against its metadata.
-pub fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> ArgumentParse {
+pub(crate) fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> ArgumentParse {
     let raw = RawArguments::from(args);
     let mut report = coerce::Report::default();
     let value = read_object(args, &mut report.warnings, &mut report.errors);
@@ -239,7 +239,7 @@ fn not_an_object(value: Value, errors: &mut Vec<ParseError>) -> Value {
 /// The message a model reads when its arguments cannot be used: every problem with its path,
 /// what was expected and what was sent, and a request to correct and retry (the way
 /// pydantic-ai answers validation errors).
-pub fn retry_message(tool: &str, errors: &[ParseError]) -> String {
+pub(crate) fn retry_message(tool: &str, errors: &[ParseError]) -> String {
     let mut text = format!(
         "{} problem{} with the arguments of `{tool}`:\n",
         errors.len(),

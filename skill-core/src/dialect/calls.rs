@@ -60,6 +60,14 @@ pub struct ProviderCall {
 }
 
 impl ProviderCall {
+    /// The call as it goes back into the conversation history (the assistant turn) in its
+    /// dialect: OpenAI's `tool_calls` entry, Responses' `function_call` item, Anthropic's
+    /// `tool_use` block, Gemini's `functionCall` part with its `thoughtSignature`, MCP's
+    /// `tools/call` request.
+    pub fn render(&self) -> Value {
+        render_call(self)
+    }
+
     /// The call in the neutral form the dispatcher runs (`Dispatcher::dispatch`).
     pub fn to_parsed_call(&self) -> ParsedCall {
         ParsedCall::from_tool_call(ToolCall {
@@ -100,7 +108,10 @@ fn list_at<'a>(payload: &'a Value, paths: &[&str]) -> Vec<&'a Value> {
 /// Responses: a response or its `output` array; Anthropic: a message or its `content`
 /// blocks; Gemini: a response, a candidate, a content or its `parts`; MCP: a `tools/call`
 /// JSON-RPC request or its `params`. Items that are not tool calls are skipped.
-pub fn parse_calls(dialect: Dialect, payload: &Value) -> Result<Vec<ProviderCall>, DialectError> {
+pub(crate) fn parse_calls(
+    dialect: Dialect,
+    payload: &Value,
+) -> Result<Vec<ProviderCall>, DialectError> {
     match dialect {
         Dialect::OpenAi | Dialect::OpenAiStrict => {
             let items = list_at(
@@ -243,7 +254,7 @@ pub fn parse_calls(dialect: Dialect, payload: &Value) -> Result<Vec<ProviderCall
 /// The call as it goes back into the conversation history (the assistant turn): OpenAI's
 /// `tool_calls` entry, Responses' `function_call` item, Anthropic's `tool_use` block, Gemini's
 /// `functionCall` part with its `thoughtSignature`, MCP's `tools/call` request.
-pub fn render_call(call: &ProviderCall) -> Value {
+pub(crate) fn render_call(call: &ProviderCall) -> Value {
     match call.dialect {
         Dialect::OpenAi | Dialect::OpenAiStrict => json!({
             "id": call.id,
@@ -288,7 +299,7 @@ fn arguments_value(arguments: &WireArguments) -> Value {
 
 /// The answer to `call` in its dialect. `skill` (when known) decides MCP's
 /// `structuredContent` wrapping, matching the `outputSchema` the tool was listed with.
-pub fn render_result(
+pub(crate) fn render_result(
     call: &ProviderCall,
     result: &SkillResult,
     skill: Option<&SkillRegistration>,

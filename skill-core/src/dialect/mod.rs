@@ -10,7 +10,7 @@
 //! all of them accept; the dispatcher maps it back when a call comes in.
 
 pub(crate) mod anthropic;
-pub mod calls;
+mod calls;
 mod gemini;
 mod lower;
 pub(crate) mod mcp;
@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-pub use calls::{render_call, render_result, ProviderCall, WireArguments};
+pub(crate) use calls::render_result;
+pub use calls::{ProviderCall, WireArguments};
 
 use crate::registration::SkillRegistration;
 use lower::Unfit;
@@ -195,12 +196,12 @@ impl Dialect {
         }
     }
 
-    /// Reads the tool calls of a provider payload (see [`calls::parse_calls`]).
+    /// Reads the tool calls of a provider payload (see [`ProviderCall`]).
     pub fn parse_calls(self, payload: &Value) -> Result<Vec<ProviderCall>, DialectError> {
         calls::parse_calls(self, payload)
     }
 
-    /// The answer to `call` in this dialect (see [`calls::render_result`]).
+    /// The answer to `call` in this dialect .
     pub fn render_result(
         self,
         call: &ProviderCall,

@@ -158,13 +158,13 @@ pub(crate) const OPENAI_STRICT_FORMATS: &[&str] = &[
 /// OpenAI strict-mode limits.
 pub(crate) mod openai_limits {
     /// Object properties in one schema.
-    pub const MAX_PROPERTIES: usize = 5000;
+    pub(crate) const MAX_PROPERTIES: usize = 5000;
     /// Nesting levels of objects.
-    pub const MAX_NESTING: usize = 10;
+    pub(crate) const MAX_NESTING: usize = 10;
     /// Enum values in one schema.
-    pub const MAX_ENUM_VALUES: usize = 1000;
+    pub(crate) const MAX_ENUM_VALUES: usize = 1000;
     /// Characters of property names, definition names, enum and const values.
-    pub const MAX_STRING_BUDGET: usize = 120_000;
+    pub(crate) const MAX_STRING_BUDGET: usize = 120_000;
 }
 
 /// OpenAI strict form: `additionalProperties: false` and every property required on every
