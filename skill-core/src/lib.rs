@@ -80,7 +80,7 @@ pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dialect::{Dialect, DialectError, ProviderCall, WireArguments};
 pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
 pub use error::{codes, SkillError};
-pub use prepare::PrepareScope;
+pub use prepare::{PrepareScope, Preparer};
 pub use registration::{
     linked_skills, wire_name_of, CallArgs, InvokeFn, ParamInfo, PrepareMode, SkillRegistration,
     SkillStatus, SourceLocation,
