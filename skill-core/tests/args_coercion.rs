@@ -2,7 +2,7 @@
 //! row; the parameter catalog; and the dispatcher's lenient path, model-fixable errors and
 //! confirmation gating.
 
-#[path = "dialect_examples.rs"]
+#[path = "common/dialect_examples.rs"]
 mod examples;
 
 use std::sync::atomic::Ordering;

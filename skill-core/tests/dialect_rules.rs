@@ -5,7 +5,7 @@
 //! The checks here are written independently of the renderers: they restate each provider's
 //! documented constraints, so a renderer bug cannot hide behind its own logic.
 
-#[path = "dialect_examples.rs"]
+#[path = "common/dialect_examples.rs"]
 mod examples;
 
 use std::collections::BTreeSet;

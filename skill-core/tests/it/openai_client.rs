@@ -1,5 +1,4 @@
 //! The OpenAI-compatible client against a local mock server with recorded-shape responses.
-#![cfg(feature = "openai")]
 
 use std::time::Duration;
 
@@ -12,15 +11,14 @@ use skill_core::{Skill, ToolCall};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-mod http_common;
-use http_common::*;
+use crate::http_common::*;
 
-const PARALLEL: &str = include_str!("fixtures/openai/chat_parallel_tool_calls.json");
-const FINAL: &str = include_str!("fixtures/openai/chat_final_text.json");
-const DEEPSEEK: &str = include_str!("fixtures/openai/deepseek_tool_call.json");
-const ERR_400: &str = include_str!("fixtures/openai/error_invalid_request_400.json");
-const ERR_429: &str = include_str!("fixtures/openai/error_rate_limit_429.json");
-const ERR_500: &str = include_str!("fixtures/openai/error_server_500.json");
+const PARALLEL: &str = include_str!("../fixtures/openai/chat_parallel_tool_calls.json");
+const FINAL: &str = include_str!("../fixtures/openai/chat_final_text.json");
+const DEEPSEEK: &str = include_str!("../fixtures/openai/deepseek_tool_call.json");
+const ERR_400: &str = include_str!("../fixtures/openai/error_invalid_request_400.json");
+const ERR_429: &str = include_str!("../fixtures/openai/error_rate_limit_429.json");
+const ERR_500: &str = include_str!("../fixtures/openai/error_server_500.json");
 
 fn client(server: &MockServer, retries: u32) -> OpenAiClient {
     OpenAiClient::new(

@@ -1,7 +1,7 @@
 //! Snapshots of every dialect for the example skills: any change to what providers receive
 //! shows up as a reviewed diff.
 
-#[path = "dialect_examples.rs"]
+#[path = "../common/dialect_examples.rs"]
 mod examples;
 
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! What the HTTP client tests share: two small skills, a fast retry policy, canned responses
-//! and the requests the mock server received. Each test binary uses a different subset.
+//! and the requests the mock server received. Each client suite uses a different subset.
 #![allow(dead_code)]
 
 use std::time::Duration;

@@ -1,5 +1,4 @@
 //! The Anthropic Messages client against a local mock server with recorded-shape responses.
-#![cfg(feature = "anthropic")]
 
 use std::time::Duration;
 
@@ -13,14 +12,13 @@ use skill_core::Dialect;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-mod http_common;
-use http_common::*;
+use crate::http_common::*;
 
-const PARALLEL: &str = include_str!("fixtures/anthropic/messages_parallel_tool_use.json");
-const FINAL: &str = include_str!("fixtures/anthropic/messages_final_text.json");
-const ERR_400: &str = include_str!("fixtures/anthropic/error_invalid_request_400.json");
-const ERR_429: &str = include_str!("fixtures/anthropic/error_rate_limit_429.json");
-const ERR_529: &str = include_str!("fixtures/anthropic/error_overloaded_529.json");
+const PARALLEL: &str = include_str!("../fixtures/anthropic/messages_parallel_tool_use.json");
+const FINAL: &str = include_str!("../fixtures/anthropic/messages_final_text.json");
+const ERR_400: &str = include_str!("../fixtures/anthropic/error_invalid_request_400.json");
+const ERR_429: &str = include_str!("../fixtures/anthropic/error_rate_limit_429.json");
+const ERR_529: &str = include_str!("../fixtures/anthropic/error_overloaded_529.json");
 
 fn client(server: &MockServer, retries: u32) -> AnthropicClient {
     AnthropicClient::new(

@@ -1,0 +1,15 @@
+//! skill-core's integration tests in one binary (one link on two cores), one module per
+//! behaviour. Suites that read the link-time registry (`Dispatcher::from_inventory`,
+//! `linked_skills`) stay separate binaries, so the skills of one suite never show up in
+//! another's registry.
+
+mod agent_loop;
+#[cfg(feature = "anthropic")]
+mod anthropic_client;
+mod dialect_snapshots;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http_common;
+#[cfg(feature = "openai")]
+mod openai_client;
+mod tool_results;
+mod tool_sets;
