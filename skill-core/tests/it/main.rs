@@ -7,6 +7,8 @@ mod agent_loop;
 #[cfg(feature = "anthropic")]
 mod anthropic_client;
 mod dialect_snapshots;
+#[cfg(all(feature = "openai", feature = "anthropic"))]
+mod http_clients;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http_common;
 #[cfg(feature = "openai")]
