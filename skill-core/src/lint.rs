@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalog::ref_name;
+use crate::args::shape::ref_name;
 use crate::dispatch::Dispatcher;
 use crate::registration::SkillRegistration;
 

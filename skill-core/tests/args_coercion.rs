@@ -10,7 +10,8 @@ use std::sync::atomic::Ordering;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use skill_core::args::coerce::{coerce, Report};
-use skill_core::catalog::{Cardinality, ShapeTree, ValueKind};
+use skill_core::args::ShapeTree;
+use skill_core::catalog::{Cardinality, ValueKind};
 use skill_core::prelude::*;
 use skill_core::{codes, ConfirmationError, Confirmed};
 
@@ -466,8 +467,8 @@ fn optionals_enums_and_unions() {
 fn case_sensitive_enums_refuse_other_casing() {
     let root = json!({"type": "object", "properties": {"v": {"enum": ["Red"]}}});
     let mut tree = ShapeTree::compile(&root);
-    if let skill_core::catalog::Shape::Object { properties, .. } = &mut tree.root {
-        if let skill_core::catalog::Shape::Enum { case_sensitive, .. } = &mut properties[0].1 {
+    if let skill_core::args::Shape::Object { properties, .. } = &mut tree.root {
+        if let skill_core::args::Shape::Enum { case_sensitive, .. } = &mut properties[0].1 {
             *case_sensitive = true;
         }
     }

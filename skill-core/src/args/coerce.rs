@@ -8,8 +8,9 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::shape::{Shape, ShapeTree};
 use super::{ParseError, ParseWarning};
-use crate::catalog::{Shape, ShapeTree, ValueKind};
+use crate::catalog::ValueKind;
 
 /// Warnings and errors collected while coercing.
 #[derive(Debug, Default, Clone)]

@@ -35,10 +35,13 @@ pub struct ParseError {
 }
 
 pub mod coerce;
+pub(crate) mod shape;
+
+pub use shape::{Shape, ShapeTree};
 
 use std::fmt::Write as _;
 
-use crate::catalog::{Shape, ToolCatalog, ToolDescriptor};
+use crate::catalog::{ToolCatalog, ToolDescriptor};
 use crate::registration::CallArgs;
 
 /// The arguments exactly as the model sent them, kept next to the parsed value for logs and

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::anthropic::{ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_KEYWORDS};
 use super::openai::{OPENAI_STRICT_FORMATS, OPENAI_STRICT_KEYWORDS};
-use crate::catalog::ref_name;
+use crate::args::shape::ref_name;
 use crate::registration::SkillRegistration;
 
 /// The neutral `parameters` object the model sees — `type`, `properties`, `required` (and
