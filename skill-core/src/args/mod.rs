@@ -44,25 +44,12 @@ use std::fmt::Write as _;
 use crate::catalog::{ToolCatalog, ToolDescriptor};
 use crate::registration::CallArgs;
 
-/// The arguments exactly as the model sent them, kept next to the parsed value for logs and
-/// replays.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RawArguments(pub String);
-
-impl RawArguments {
-    /// The raw text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<CallArgs<'_>> for RawArguments {
-    fn from(args: CallArgs<'_>) -> Self {
-        RawArguments(match args {
-            CallArgs::None => String::new(),
-            CallArgs::Text(text) => text.to_string(),
-            CallArgs::Value(value) => value.to_string(),
-        })
+/// The arguments exactly as the model sent them (empty when there were none).
+fn raw_text(args: CallArgs<'_>) -> String {
+    match args {
+        CallArgs::None => String::new(),
+        CallArgs::Text(text) => text.to_string(),
+        CallArgs::Value(value) => value.to_string(),
     }
 }
 
@@ -73,8 +60,9 @@ pub struct ArgumentParse {
     pub skill_id: Option<&'static str>,
     /// The arguments after every fix (a JSON object, `{}` when unreadable).
     pub arguments: Value,
-    /// The arguments as sent.
-    pub raw: RawArguments,
+    /// The arguments exactly as the model sent them, kept next to the parsed value for logs
+    /// and replays.
+    pub raw: String,
     /// What was fixed.
     pub warnings: Vec<ParseWarning>,
     /// What could not be used.
@@ -113,7 +101,7 @@ pub fn parse_arguments(catalog: &ToolCatalog, name: &str, args: CallArgs<'_>) ->
     match catalog.get(name) {
         Some(tool) => parse_for_tool(tool, args),
         None => {
-            let raw = RawArguments::from(args);
+            let raw = raw_text(args);
             let mut warnings = vec![ParseWarning {
                 code: "tool_definition_missing".into(),
                 path: "$".into(),
@@ -142,7 +130,7 @@ pub fn parse_arguments(catalog: &ToolCatalog, name: &str, args: CallArgs<'_>) ->
 
 /// Reads the arguments of a known tool against its metadata.
 pub(crate) fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> ArgumentParse {
-    let raw = RawArguments::from(args);
+    let raw = raw_text(args);
     let mut report = coerce::Report::default();
     let value = read_object(args, &mut report.warnings, &mut report.errors);
     let tree = &tool.shape;
