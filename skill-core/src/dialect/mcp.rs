@@ -78,3 +78,10 @@ pub(crate) fn mcp_tool(skill: &SkillRegistration, params: Value) -> Value {
         "annotations": mcp_annotations(skill),
     })
 }
+
+/// The MCP tool of a skill with nothing hidden, as JSON text rendered once per process.
+pub(crate) fn mcp_fragment(skill: &'static SkillRegistration) -> std::sync::Arc<str> {
+    super::fragment(super::Dialect::Mcp, skill, || {
+        mcp_tool(skill, super::lower::neutral_parameters(skill, &[])).to_string()
+    })
+}

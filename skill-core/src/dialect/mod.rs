@@ -16,9 +16,10 @@ mod lower;
 pub(crate) mod mcp;
 pub(crate) mod openai;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde_json::{json, Map, Value};
 
@@ -95,16 +96,27 @@ impl Dialect {
     }
 
     /// The definitions of a tool set: pre-rendered fragments where the dialect has them
-    /// (plain OpenAI without hidden fields), values otherwise.
+    /// (plain OpenAI and MCP without hidden fields: neither depends on the rest of the set),
+    /// values otherwise.
     pub(crate) fn render_set(
         self,
         skills: &[&'static SkillRegistration],
         exclude_fields: &[String],
     ) -> Result<RenderedTools, DialectError> {
-        if self == Dialect::OpenAi && exclude_fields.is_empty() {
-            return Ok(RenderedTools::Fragments(
-                skills.iter().map(|s| openai::chat_fragment(s)).collect(),
-            ));
+        if exclude_fields.is_empty() {
+            match self {
+                Dialect::OpenAi => {
+                    return Ok(RenderedTools::Fragments(
+                        skills.iter().map(|s| openai::chat_fragment(s)).collect(),
+                    ))
+                }
+                Dialect::Mcp => {
+                    return Ok(RenderedTools::Fragments(
+                        skills.iter().map(|s| mcp::mcp_fragment(s)).collect(),
+                    ))
+                }
+                _ => {}
+            }
         }
         self.render_tools(skills, exclude_fields)
             .map(RenderedTools::Values)
@@ -315,4 +327,24 @@ fn strict_or_downgrade(
 /// The neutral `parameters` object of a skill (nothing hidden).
 pub(crate) fn neutral_parameters(skill: &SkillRegistration) -> Value {
     lower::neutral_parameters(skill, &[])
+}
+
+/// A skill's definition in `dialect` as JSON text, rendered by `render` once per (dialect,
+/// registration) for the life of the process and shared by every dispatcher: a tool set's
+/// first render is then a join of fragments.
+fn fragment(
+    dialect: Dialect,
+    skill: &'static SkillRegistration,
+    render: impl FnOnce() -> String,
+) -> Arc<str> {
+    type Fragments = RwLock<HashMap<(Dialect, usize), Arc<str>>>;
+    static RENDERED: OnceLock<Fragments> = OnceLock::new();
+    let cache = RENDERED.get_or_init(Default::default);
+    let key = (dialect, skill as *const SkillRegistration as usize);
+    if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Arc::clone(hit);
+    }
+    let json: Arc<str> = Arc::from(render());
+    let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
+    Arc::clone(cache.entry(key).or_insert(json))
 }

@@ -5,13 +5,13 @@
 //! serialized straight from the cached schema into a JSON fragment once per registration and
 //! process, and a tool set is those fragments joined.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::lower::*;
+use super::Dialect;
 use crate::registration::SkillRegistration;
 
 /// The one shape of an OpenAI Chat Completions function tool:
@@ -73,18 +73,10 @@ impl<'a, P: Serialize> ResponsesTool<'a, P> {
 /// The plain Chat Completions definition as JSON text, rendered once per registration for
 /// the life of the process and shared by every dispatcher.
 pub(crate) fn chat_fragment(skill: &'static SkillRegistration) -> Arc<str> {
-    static RENDERED: OnceLock<RwLock<HashMap<usize, Arc<str>>>> = OnceLock::new();
-    let cache = RENDERED.get_or_init(Default::default);
-    let key = skill as *const SkillRegistration as usize;
-    if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Arc::clone(hit);
-    }
-    let json: Arc<str> = Arc::from(
+    super::fragment(Dialect::OpenAi, skill, || {
         serde_json::to_string(&ChatTool::new(skill, NeutralParameters::of(skill), None))
-            .expect("a JSON schema always serializes"),
-    );
-    let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
-    Arc::clone(cache.entry(key).or_insert(json))
+            .expect("a JSON schema always serializes")
+    })
 }
 
 /// The neutral `parameters` object borrowed from the cached input schema (no clone).
