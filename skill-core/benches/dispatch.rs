@@ -9,7 +9,8 @@
 //! - `call/skillkit_call`: `Dispatcher::call` with the argument text + `to_json`.
 //! - `call/parse_only`: the JSON check of `ParsedCall::from_tool_call` alone.
 //! - `export/{16,1000}/cached`: `tools` + its JSON text, as a provider request
-//!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render.
+//!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render;
+//!   `export/{16,1000}/first_render_mcp`: the same in the MCP dialect.
 //!
 //! Run: `cargo bench -p skill-core --bench dispatch`.
 
@@ -17,7 +18,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 use skill_core::prelude::*;
-use skill_core::{Dispatcher, ParsedCall, SkillRegistration, ToolCall, ToolFilter};
+use skill_core::{Dialect, Dispatcher, ParsedCall, SkillRegistration, ToolCall, ToolFilter};
 use std::hint::black_box;
 
 /// One passage found.
@@ -194,6 +195,21 @@ fn bench_export(c: &mut Criterion) {
                 },
                 |fresh| {
                     let defs = fresh.tools(&filter);
+                    black_box(defs.json().len())
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(format!("{n}/first_render_mcp"), |b| {
+            b.iter_batched(
+                || {
+                    Dispatcher::builder()
+                        .skills(regs.iter().copied())
+                        .build()
+                        .unwrap()
+                },
+                |fresh| {
+                    let defs = fresh.tools_in(Dialect::Mcp, &filter).unwrap();
                     black_box(defs.json().len())
                 },
                 BatchSize::LargeInput,
