@@ -44,7 +44,7 @@ fn risks_follow_the_rules() {
             .unwrap()
             .risks
             .iter()
-            .map(|r| (r.risk_type.clone(), r.risk_level.clone()))
+            .map(|r| (r.risk_type.clone(), r.risk_level.to_string()))
             .collect()
     };
     let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {

@@ -8,8 +8,8 @@ use super::pc_instructions::{
     merge, word_changes, ClauseStatus, Merged, Modification, ModificationKind, TextChange,
 };
 use super::periods::find_periods;
-use super::text::Severity;
 use crate::document::normalize_clause_id;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// A time period the PC changed.
@@ -59,7 +59,7 @@ pub struct MergedClause {
     pub unapplied_count: usize,
     /// `high` when the sub-clause is deleted or replaced, a period is shortened or a change
     /// cannot be applied; `medium` for other amendments; `low` when unchanged.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -229,12 +229,12 @@ fn describe(clause_id: &str, gc_text: &str, pc_text: &str, merged: Merged) -> Me
         .collect();
     let unapplied_count = merged.modifications.iter().filter(|m| !m.applied).count();
     let severity = match merged.status {
-        ClauseStatus::Unchanged => Severity::Low,
-        ClauseStatus::Deleted | ClauseStatus::Replaced => Severity::High,
+        ClauseStatus::Unchanged => RiskLevel::Low,
+        ClauseStatus::Deleted | ClauseStatus::Replaced => RiskLevel::High,
         _ if unapplied_count > 0 || changed_periods.iter().any(|p| p.difference_days < 0) => {
-            Severity::High
+            RiskLevel::High
         }
-        _ => Severity::Medium,
+        _ => RiskLevel::Medium,
     };
     let summary = summarize(
         clause_id,

@@ -12,5 +12,3 @@ pub mod periods;
 pub mod search_er;
 pub mod text;
 pub mod time_bar;
-
-pub use text::Severity;

@@ -1,27 +1,11 @@
 //! Plain-text helpers shared by the contract skills: sentences, clause references, defined
-//! terms, parties, and the severity scale of findings. English and Chinese wording.
+//! terms and parties. English and Chinese wording.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::document::{chinese_numeral, DocumentStructure};
-
-/// How serious a finding is for the party the review acts for.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Loss of a right, unlimited exposure, or a provision that contradicts another.
-    High,
-    /// A departure from the usual position that needs negotiation.
-    Medium,
-    /// Worth noting.
-    Low,
-}
 
 /// Splits text into sentences (and `;`-separated list items), trimmed, without empty ones.
 pub fn sentences(text: &str) -> Vec<&str> {

@@ -1,5 +1,6 @@
 //! `load_review_criteria`: the review criteria that apply to a clause.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,6 +10,7 @@ use skill_core::prelude::*;
 
 use super::lookup::lookup_for;
 use crate::document::normalize_clause_id;
+use crate::review::RiskLevel;
 use crate::state::{ReviewCriterion, ReviewState};
 
 /// A criterion that applies to the clause, and why.
@@ -62,7 +64,7 @@ pub fn load_review_criteria(
     let text = doc.full_text(&clause.clause_id).unwrap_or_default();
     let all = all_criteria(&review)?;
     let mut criteria = applicable_criteria(&all, &clause.clause_id, &text);
-    criteria.sort_by_key(|c| rank(&c.risk_level));
+    criteria.sort_by_key(|c| Reverse(RiskLevel::parse_lenient(&c.risk_level)));
     let mut sources = Vec::new();
     if let Some(file) = &review.criteria_file {
         sources.push(file.clone());
@@ -95,15 +97,6 @@ pub fn load_review_criteria(
         source: sources.join(" + "),
         summary,
     })
-}
-
-fn rank(level: &str) -> u8 {
-    match level {
-        "high" => 0,
-        "medium" => 1,
-        "low" => 2,
-        _ => 3,
-    }
 }
 
 /// The criteria of a review: those in its criteria file (cached per path and modification
@@ -154,21 +147,14 @@ pub fn applicable_criteria(
             criterion_id: criterion.criterion_id.clone(),
             topic: criterion.topic.clone(),
             requirement: criterion.requirement.clone(),
-            risk_level: normalize_level(&criterion.risk_level),
+            risk_level: RiskLevel::parse_lenient(&criterion.risk_level)
+                .unwrap_or(RiskLevel::Medium)
+                .to_string(),
             applies_because: because.to_string(),
             matched_keywords: matched,
         });
     }
     out
-}
-
-fn normalize_level(level: &str) -> String {
-    match level.trim().to_lowercase().as_str() {
-        "high" | "critical" | "高" => "high",
-        "low" | "低" => "low",
-        _ => "medium",
-    }
-    .to_string()
 }
 
 type CriteriaCache =

@@ -27,7 +27,7 @@ use skill_core::agent::{
 use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
 use super::{
-    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk,
+    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
     RiskLocation, SkillRun,
 };
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
@@ -149,11 +149,7 @@ pub fn run_review(
 /// SPEC-20 `_normalize_risk_level`: `high`/`medium`/`low` in any case (and the Chinese
 /// 高/中/低, with or without 风险), everything else is `medium`.
 pub fn normalize_risk_level(level: &str) -> &'static str {
-    match level.trim().to_lowercase().as_str() {
-        "high" | "高" | "高风险" => "high",
-        "low" | "低" | "低风险" => "low",
-        _ => "medium",
-    }
+    RiskLevel::from_model_answer(level).as_str()
 }
 
 /// The ReAct branch for one item, falling back to the checklist branch when it fails.
@@ -283,7 +279,7 @@ fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language)
             Risk {
                 id: String::new(),
                 clause_id: item.clause_id.clone(),
-                risk_level: normalize_risk_level(&raw.risk_level).to_string(),
+                risk_level: RiskLevel::from_model_answer(&raw.risk_level),
                 risk_type: if raw.risk_type.trim().is_empty() {
                     unclassified.to_string()
                 } else {
@@ -299,7 +295,7 @@ fn react_risks(outcome: &ReactOutcome, item: &ChecklistItem, language: Language)
             }
         })
         .collect();
-    risks.sort_by_key(|r| crate::generic::assess_deviation::severity_rank(&r.risk_level));
+    risks.sort_by_key(|r| std::cmp::Reverse(r.risk_level));
     for (n, risk) in risks.iter_mut().enumerate() {
         risk.id = format!("R-{}-{}", item.clause_id, n + 1);
     }

@@ -27,6 +27,7 @@ mod checklist;
 mod inputs;
 mod prompts;
 mod report;
+mod risk;
 pub mod rules;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,6 +43,7 @@ pub use agent::{normalize_risk_level, run_review, AgentSettings, AgentSettingsEr
 pub use checklist::generate_checklist;
 pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
+pub use risk::{RiskLevel, UnknownRiskLevel};
 
 use crate::generic::bm25::ReferenceIndex;
 use crate::generic::truncate_chars;
@@ -104,8 +106,8 @@ pub struct Risk {
     pub id: String,
     /// Clause the risk is in.
     pub clause_id: String,
-    /// `high`, `medium` or `low`.
-    pub risk_level: String,
+    /// How serious it is.
+    pub risk_level: RiskLevel,
     /// Short machine-readable type (`clause_deleted`, `uncapped_delay_damages`, ...).
     pub risk_type: String,
     /// What the risk is.
@@ -444,7 +446,7 @@ async fn review_item(
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
     let mut drafts = rules::risks_from_outputs(&outputs);
-    drafts.sort_by_key(|d| crate::generic::assess_deviation::severity_rank(&d.risk_level));
+    drafts.sort_by_key(|d| std::cmp::Reverse(d.risk_level));
     let risks = drafts
         .into_iter()
         .enumerate()
@@ -504,10 +506,10 @@ fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
         }
         for risk in &clause.risks {
             summary.total_risks += 1;
-            match risk.risk_level.as_str() {
-                "high" => summary.high += 1,
-                "medium" => summary.medium += 1,
-                _ => summary.low += 1,
+            match risk.risk_level {
+                RiskLevel::High => summary.high += 1,
+                RiskLevel::Medium => summary.medium += 1,
+                RiskLevel::Low => summary.low += 1,
             }
         }
     }

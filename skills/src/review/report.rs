@@ -75,7 +75,7 @@ pub fn render_table(report: &ReviewReport) -> String {
             [
                 r.id.clone(),
                 r.clause_id.clone(),
-                r.risk_level.clone(),
+                r.risk_level.to_string(),
                 r.risk_type.clone(),
                 one_line(&r.description, 80),
             ]

@@ -10,7 +10,7 @@ use skill_core::SkillError;
 
 use crate::document::{normalize_clause_id, DocumentStructure};
 use crate::fidic::documents::clause_not_found;
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// One observation with its seriousness for the party the review acts for.
@@ -19,7 +19,7 @@ pub struct Finding {
     /// Short topic (`long_stop_date`, `cap`, `drag_along`).
     pub topic: String,
     /// How serious it is.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// What was found and why it matters.
     pub message: String,
     /// Clause it comes from, when known.
@@ -30,7 +30,7 @@ impl Finding {
     /// A finding.
     pub fn new(
         topic: &str,
-        severity: Severity,
+        severity: RiskLevel,
         message: impl Into<String>,
         clause_id: Option<&str>,
     ) -> Self {
@@ -45,7 +45,7 @@ impl Finding {
 
 /// Orders findings most serious first, keeping document order otherwise.
 pub fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by_key(|f| f.severity);
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 
 /// Text covered by a request.
