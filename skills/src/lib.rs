@@ -6,10 +6,12 @@
 pub mod document;
 pub mod fidic;
 pub mod generic;
+pub mod index;
 pub mod prepare;
 pub mod review;
 pub mod sha_spa;
 pub mod state;
+mod text;
 
 pub use document::{Clause, CrossReference, DocumentStructure};
 pub use state::{

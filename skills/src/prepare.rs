@@ -3,7 +3,7 @@
 
 use skill_core::prelude::*;
 
-use crate::generic::lookup::{lookup_for, StateLookup};
+use crate::index::{lookup_for, StateLookup};
 use crate::state::{ClauseFocus, ReviewState};
 
 /// The clause under review, for `clause_id` arguments the model leaves out.

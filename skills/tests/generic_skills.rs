@@ -310,7 +310,7 @@ async fn search_reference_doc_errors() {
 #[tokio::test]
 async fn search_uses_an_injected_index() {
     let state = state();
-    let index = skills::generic::bm25::ReferenceIndex::build(&state);
+    let index = skills::index::ReferenceIndex::build(&state);
     let ctx = context(state, Some("4.2")).with(index);
     let out = ok(dispatcher()
         .prepare_and_call(

@@ -8,10 +8,11 @@ use skill_core::prelude::*;
 use super::compare_with_baseline::{compare_texts, BaselineComparison, ModificationType};
 use super::extract_financial_terms::analyse_financial_terms;
 use super::load_review_criteria::{all_criteria, applicable_criteria};
-use super::lookup::lookup_for;
-use super::{clause_not_found, truncate_chars};
+use crate::index::clause_not_found;
+use crate::index::lookup_for;
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::truncate_chars;
 
 /// One finding and the rule that produced it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

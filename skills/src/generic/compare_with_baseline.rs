@@ -3,9 +3,9 @@
 use similar::{ChangeTag, TextDiff};
 use skill_core::prelude::*;
 
-use super::clause_not_found;
-use super::lookup::lookup_for;
 use crate::document::is_cjk;
+use crate::index::clause_not_found;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
 
 /// How a clause relates to the standard form.

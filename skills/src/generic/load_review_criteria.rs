@@ -8,8 +8,8 @@ use std::time::SystemTime;
 
 use skill_core::prelude::*;
 
-use super::lookup::lookup_for;
 use crate::document::normalize_clause_id;
+use crate::index::lookup_for;
 use crate::review::RiskLevel;
 use crate::state::{ReviewCriterion, ReviewState};
 

@@ -234,7 +234,7 @@ pub(super) async fn review_item_react(
 /// The clause text from the primary document; else name and description; else the id
 /// (SPEC-20 section 5.2).
 fn clause_text(state: &Arc<ReviewState>, item: &ChecklistItem) -> String {
-    let text = crate::generic::lookup::lookup_for(state)
+    let text = crate::index::lookup_for(state)
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();

@@ -45,9 +45,9 @@ pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
 pub use risk::{RiskLevel, UnknownRiskLevel};
 
-use crate::generic::bm25::ReferenceIndex;
-use crate::generic::truncate_chars;
+use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
+use crate::text::truncate_chars;
 
 /// Called after each reviewed clause with the clause, the number done and the total (for
 /// progress bars). Runs on the worker thread that reviewed the clause.
@@ -441,7 +441,7 @@ async fn review_item(
             outputs.push((skill_id.clone(), data));
         }
     }
-    let clause_text = crate::generic::lookup::lookup_for(state)
+    let clause_text = crate::index::lookup_for(state)
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();

@@ -47,7 +47,7 @@ pub fn render_json(report: &ReviewReport) -> String {
 
 fn one_line(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::generic::truncate_chars(&flat, max)
+    crate::text::truncate_chars(&flat, max)
 }
 
 fn summary_line(report: &ReviewReport) -> String {

@@ -313,7 +313,7 @@ fn split_long(text: &str) -> Vec<String> {
     }
     let mut chunks = Vec::new();
     let mut current = String::new();
-    for sentence in super::sentences(text) {
+    for sentence in crate::text::sentences(text) {
         if !current.is_empty()
             && current.chars().count() + sentence.chars().count() > MAX_PASSAGE_CHARS
         {

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use skill_core::SkillError;
 
-use super::clause_not_found;
 use crate::document::{normalize_clause_id, Clause, DocumentStructure};
 use crate::state::{DocumentRole, ReviewState};
 
@@ -192,6 +191,25 @@ pub fn lookup_for(state: &Arc<ReviewState>) -> StateLookup {
         state: Arc::clone(state),
         documents,
     }
+}
+
+/// The `not_found` error for a clause id that is not in `doc`.
+pub fn clause_not_found(doc: &DocumentStructure, clause_id: &str) -> SkillError {
+    let sample: Vec<&str> = doc
+        .iter_clauses()
+        .take(8)
+        .map(|c| c.clause_id.as_str())
+        .collect();
+    let hint = if sample.is_empty() {
+        "the document has no clauses".to_string()
+    } else {
+        format!("existing clauses include {}", sample.join(", "))
+    };
+    SkillError::not_found(format!(
+        "clause `{clause_id}` does not exist in document `{}`; {hint}",
+        doc.document_id
+    ))
+    .with_details(serde_json::json!({ "clause_id": clause_id, "document_id": doc.document_id }))
 }
 
 #[cfg(test)]
