@@ -1,7 +1,10 @@
 //! Plain-text helpers shared by the skills and the review: whole-word matching, sentence
 //! splitting and cutting text to a length, for English and Chinese.
 
-use crate::document::is_cjk;
+/// Whether a character is a CJK ideograph (Chinese text).
+pub(crate) fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
+}
 
 /// Whether `term` occurs in `text` as a whole word (any position for Chinese terms).
 pub fn contains_term(text: &str, term: &str) -> bool {

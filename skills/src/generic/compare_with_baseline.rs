@@ -3,10 +3,10 @@
 use similar::{ChangeTag, TextDiff};
 use skill_core::prelude::*;
 
-use crate::document::is_cjk;
 use crate::index::clause_not_found;
 use crate::index::lookup_for;
 use crate::state::ReviewState;
+use crate::text::is_cjk;
 
 /// How a clause relates to the standard form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

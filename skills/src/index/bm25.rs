@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::document::is_cjk;
 use crate::state::{ReviewDocument, ReviewState};
+use crate::text::is_cjk;
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
