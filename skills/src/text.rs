@@ -7,7 +7,7 @@ pub(crate) fn is_cjk(c: char) -> bool {
 }
 
 /// Whether `term` occurs in `text` as a whole word (any position for Chinese terms).
-pub fn contains_term(text: &str, term: &str) -> bool {
+pub(crate) fn contains_term(text: &str, term: &str) -> bool {
     if term.is_empty() {
         return false;
     }
@@ -36,7 +36,7 @@ pub fn contains_term(text: &str, term: &str) -> bool {
 }
 
 /// Splits text into sentences (`.`, `;`, `。`, `；`, line breaks), keeping decimals intact.
-pub fn sentences(text: &str) -> Vec<&str> {
+pub(crate) fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -64,7 +64,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
 }
 
 /// Cuts text to at most `max` characters on a character boundary, marking the cut.
-pub fn truncate_chars(text: &str, max: usize) -> String {
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),

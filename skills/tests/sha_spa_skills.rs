@@ -3,13 +3,14 @@
 use serde_json::json;
 use skill_core::prelude::*;
 use skill_core::{codes, Dispatcher};
+use skills::document::{Clause, DocumentStructure};
 use skills::review::RiskLevel;
 use skills::sha_spa::common::Finding;
 use skills::sha_spa::extract_conditions::ConditionsReport;
 use skills::sha_spa::extract_reps_warranties::WarrantiesReport;
 use skills::sha_spa::governance_check::GovernanceReport;
 use skills::sha_spa::indemnity_analysis::IndemnityReport;
-use skills::{Clause, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::{DocumentRole, ReviewDocument, ReviewState};
 
 mod samples_common;
 use samples_common::*;

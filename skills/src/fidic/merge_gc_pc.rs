@@ -104,7 +104,7 @@ pub fn fidic_merge_gc_pc(
 
 /// The clause as it applies (GC with the PC applied, sub-clause by sub-clause), and where the
 /// text came from: `gc`, `pc` or `gc_with_pc`.
-pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
+pub(crate) fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
     let merged = merged_tree(clause_id, &docs.clause_pairs(clause_id));
     let source = match merged.status {
         ClauseStatus::Unchanged => "gc",
@@ -115,7 +115,7 @@ pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'
 }
 
 /// Merges a clause and its sub-clauses one by one.
-pub fn merged_tree(clause_id: &str, pairs: &[ClausePair]) -> MergedClause {
+pub(crate) fn merged_tree(clause_id: &str, pairs: &[ClausePair]) -> MergedClause {
     match pairs {
         [] => return merged_clause(clause_id, "", ""),
         [one] => return merged_clause(clause_id, &one.gc_text, &one.pc_text),
@@ -204,7 +204,7 @@ fn prepare_pc_text(
 }
 
 /// Merges the two texts and describes the result.
-pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedClause {
+pub(crate) fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedClause {
     describe(clause_id, gc_text, pc_text, merge(gc_text, pc_text))
 }
 

@@ -5,7 +5,7 @@
 //! the Employer's Requirements are reference documents picked by file name.
 
 pub mod check_pc_consistency;
-pub mod documents;
+pub(crate) mod documents;
 pub mod merge_gc_pc;
 pub mod pc_instructions;
 pub mod periods;

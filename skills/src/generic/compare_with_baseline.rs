@@ -103,7 +103,7 @@ const DELETION_MARKERS: [&str; 6] = [
 ];
 
 /// Whether a clause text only says that the clause was deleted.
-pub fn is_deletion_marker(text: &str) -> bool {
+pub(crate) fn is_deletion_marker(text: &str) -> bool {
     let t = text.trim().trim_end_matches(['.', '。']).to_lowercase();
     DELETION_MARKERS.contains(&t.as_str())
 }

@@ -101,7 +101,7 @@ pub fn load_review_criteria(
 
 /// The criteria of a review: those in its criteria file (cached per path and modification
 /// time) followed by the inline ones.
-pub fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillError> {
+pub(crate) fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillError> {
     let mut out = Vec::new();
     if let Some(path) = state
         .criteria_file
@@ -115,7 +115,7 @@ pub fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillEr
 }
 
 /// The criteria of `all` that apply to a clause with this id and text.
-pub fn applicable_criteria(
+pub(crate) fn applicable_criteria(
     all: &[ReviewCriterion],
     clause_id: &str,
     text: &str,
@@ -163,7 +163,7 @@ type CriteriaCache =
 /// Reads a criteria file (`.json`: an array of criteria or `{"criteria": [...]}`; `.csv`: a
 /// header row with `criterion_id, clause_id, topic, requirement, risk_level, keywords`,
 /// keywords separated by `;`). Cached until the file changes.
-pub fn load_criteria_file(path: &Path) -> Result<Arc<Vec<ReviewCriterion>>, SkillError> {
+pub(crate) fn load_criteria_file(path: &Path) -> Result<Arc<Vec<ReviewCriterion>>, SkillError> {
     static CACHE: OnceLock<CriteriaCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();

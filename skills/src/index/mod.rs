@@ -1,5 +1,6 @@
 //! Indexes built once per review state and shared by every skill call on it: clauses by id
-//! ([`lookup_for`]) and BM25 search over the reference documents ([`ReferenceIndex`]).
+//! (for the skills of this crate) and BM25 search over the reference documents
+//! ([`ReferenceIndex`], which a host may build up front and inject).
 
 mod bm25;
 mod lookup;

@@ -3,7 +3,7 @@
 //! [`Dispatcher::prepare_and_call`] with the review state and the clause in focus, then turn
 //! the outputs into risks by the documented rules of [`rules`]. ReAct mode ([`run_review`]
 //! with [`AgentSettings::use_react_agent`]): a model chooses the skills and writes the risks,
-//! see [`agent`].
+//! see [`run_review`] and [`AgentSettings`].
 //!
 //! ```no_run
 //! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
@@ -22,7 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod agent;
+mod agent;
 mod checklist;
 mod inputs;
 mod prompts;
@@ -39,7 +39,10 @@ use serde_json::Value;
 use skill_core::agent::{ChatMessage, LlmClient};
 use skill_core::{codes, Dispatcher, SkillContext};
 
-pub use agent::{normalize_risk_level, run_review, AgentSettings, AgentSettingsError};
+pub use agent::{
+    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ENV_REACT_MAX_ITERATIONS,
+    ENV_REACT_TEMPERATURE, ENV_USE_REACT_AGENT, REACT_SOURCE,
+};
 pub use checklist::generate_checklist;
 pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};

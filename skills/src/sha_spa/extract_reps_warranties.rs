@@ -130,7 +130,7 @@ pub fn spa_extract_reps_warranties(
             .find_clause(&scope.clause_id)
             .expect("scope clause exists");
         let mut all = vec![(top.clause_id.clone(), top.text.clone())];
-        let mut stack: Vec<&crate::Clause> = top.children.iter().rev().collect();
+        let mut stack: Vec<&crate::document::Clause> = top.children.iter().rev().collect();
         while let Some(c) = stack.pop() {
             all.push((c.clause_id.clone(), c.text.clone()));
             stack.extend(c.children.iter().rev());

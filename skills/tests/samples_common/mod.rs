@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 use skill_core::prelude::*;
-use skills::{ClauseFocus, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::document::DocumentStructure;
+use skills::{ClauseFocus, DocumentRole, ReviewDocument, ReviewState};
 
 /// Parses sample text with the library's own parser.
 pub fn parse(id: &str, text: &str) -> DocumentStructure {
