@@ -1,8 +1,6 @@
 //! The offline checklist review end to end, on the fixture contract.
 
-mod generic_fixture;
-
-use generic_fixture::*;
+use crate::generic_fixture::*;
 use skills::review::{
     build_review_state, generate_checklist, render, render_json, run_checklist_review,
     ReportFormat, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,

@@ -1,9 +1,7 @@
 //! Each generic skill against the fixture contract, called as the review calls it
 //! (`prepare_and_call` with the review state and a clause in focus).
 
-mod generic_fixture;
-
-use generic_fixture::*;
+use crate::generic_fixture::*;
 use serde_json::json;
 use skills::{DocumentRole, ReviewState};
 

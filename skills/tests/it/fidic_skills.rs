@@ -10,8 +10,7 @@ use skills::fidic::time_bar::TimeBarReport;
 use skills::review::RiskLevel;
 use skills::{DocumentRole, ReviewState};
 
-mod samples_common;
-use samples_common::*;
+use crate::samples_common::*;
 
 fn review() -> ReviewState {
     ReviewState {

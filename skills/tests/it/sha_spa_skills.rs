@@ -12,8 +12,7 @@ use skills::sha_spa::governance_check::GovernanceReport;
 use skills::sha_spa::indemnity_analysis::IndemnityReport;
 use skills::{DocumentRole, ReviewDocument, ReviewState};
 
-mod samples_common;
-use samples_common::*;
+use crate::samples_common::*;
 
 fn review(path: &str, our_party: &str) -> ReviewState {
     let filename = path.rsplit('/').next().unwrap();
