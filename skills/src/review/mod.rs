@@ -35,6 +35,7 @@ use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use skill_core::agent::{ChatMessage, LlmClient};
 use skill_core::{codes, Dispatcher, SkillContext};
@@ -416,13 +417,9 @@ async fn review_item(
     let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
     let mut skills = Vec::new();
     let mut skipped_skills = Vec::new();
-    let mut outputs: Vec<(String, Value)> = Vec::new();
+    let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
     for skill_id in &item.required_skills {
         let result = dispatcher.prepare_and_call(skill_id, &ctx, None).await;
-        let data: Option<Value> = result
-            .data
-            .as_ref()
-            .and_then(|raw| serde_json::from_str(raw.get()).ok());
         let error = result.error.as_ref();
         if error.is_some_and(|e| e.code == codes::UNKNOWN_SKILL) {
             tracing::debug!(skill = %skill_id, clause = %item.clause_id, "checklist names an unknown skill; skipped");
@@ -433,14 +430,14 @@ async fn review_item(
             success: result.success,
             error_code: error.map(|e| e.code.to_string()),
             error_message: error.map(|e| e.message.clone()),
-            summary: data
-                .as_ref()
-                .and_then(|d| d.get("summary"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            summary: result
+                .data
+                .as_deref()
+                .and_then(rules::output_summary)
+                .map(String::from),
             elapsed_ms: result.elapsed_ms,
         });
-        if let Some(data) = data {
+        if let Some(data) = result.data {
             outputs.push((skill_id.clone(), data));
         }
     }

@@ -23,7 +23,11 @@
 //! `get_clause_context`, `search_reference_doc`, `load_review_criteria` and `fidic_search_er`
 //! give context only.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::RiskLevel;
@@ -60,8 +64,10 @@ pub struct RiskDraft {
     pub source_skill: String,
 }
 
-/// Applies the rules to the outputs of one clause's skills (`(skill_id, output)` pairs).
-pub fn risks_from_outputs(outputs: &[(String, Value)]) -> Vec<RiskDraft> {
+/// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
+/// as [`skill_core::SkillResult::data`] carries them). Library skills' outputs are read
+/// straight from the text into their own types.
+pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft> {
     let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
     let mut out = Vec::new();
     for (skill, data) in outputs {
@@ -105,28 +111,50 @@ pub fn risks_from_outputs(outputs: &[(String, Value)]) -> Vec<RiskDraft> {
             | "search_reference_doc"
             | "load_review_criteria"
             | "fidic_search_er" => {}
-            _ => generic_findings(skill, data, &mut out),
+            _ => match serde_json::from_str::<Value>(data.get()) {
+                Ok(value) => generic_findings(skill, &value, &mut out),
+                Err(err) => tracing::warn!(skill, error = %err, "skill output is not JSON"),
+            },
         }
-        let summary = str_field(data, &["summary"]);
+        if out.len() == before {
+            continue;
+        }
+        let summary = output_summary(data).unwrap_or_default();
         for draft in &mut out[before..] {
             draft.source_skill = skill.clone();
             if draft.analysis.is_empty() {
-                draft.analysis = summary.clone();
+                draft.analysis = summary.to_string();
             }
         }
     }
     out
 }
 
+/// The string `summary` of a skill output, the convention every skill follows; `None` when
+/// the output is not an object or has no string summary. Read without building the output.
+pub(crate) fn output_summary(data: &RawValue) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct Summary<'a> {
+        #[serde(borrow, default)]
+        summary: Option<Cow<'a, str>>,
+    }
+    if !data.get().trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Summary<'_>>(data.get())
+        .ok()
+        .and_then(|s| s.summary)
+}
+
 /// Reads `data` as the output type of `skill` and applies `rule` to it. An output that does
 /// not read as its own skill's type is a bug in that skill: it is logged and gives no risks.
 fn typed<T: DeserializeOwned>(
     skill: &str,
-    data: &Value,
+    data: &RawValue,
     out: &mut Vec<RiskDraft>,
     rule: impl FnOnce(&T, &mut Vec<RiskDraft>),
 ) {
-    match T::deserialize(data) {
+    match serde_json::from_str::<T>(data.get()) {
         Ok(output) => rule(&output, out),
         Err(err) => tracing::warn!(
             skill,
@@ -472,14 +500,17 @@ mod tests {
     use crate::generic::extract_financial_terms::FinancialTerm;
     use serde_json::json;
 
-    fn output(skill: &str, data: impl serde::Serialize) -> (String, Value) {
-        (skill.to_string(), serde_json::to_value(data).unwrap())
+    fn output(skill: &str, data: impl serde::Serialize) -> (String, Box<RawValue>) {
+        (
+            skill.to_string(),
+            serde_json::value::to_raw_value(&data).unwrap(),
+        )
     }
 
     #[test]
     fn outside_outputs_are_read_by_shape() {
-        let outputs = vec![(
-            "acme_indemnity_review".to_string(),
+        let outputs = vec![output(
+            "acme_indemnity_review",
             json!({"summary": "1 time bar", "findings": [
                 {"severity": "HIGH", "type": "time_bar", "description": "28-day notice", "evidence": "within 28 days"},
                 {"severity": "none", "description": "ignored"}
@@ -533,8 +564,8 @@ mod tests {
 
     #[test]
     fn an_output_of_the_wrong_shape_gives_no_risks() {
-        let risks = risks_from_outputs(&[(
-            "sha_governance_check".into(),
+        let risks = risks_from_outputs(&[output(
+            "sha_governance_check",
             json!({"risk_level": "high", "summary": "not a governance report"}),
         )]);
         assert!(risks.is_empty());
@@ -618,13 +649,13 @@ mod tests {
 
     #[test]
     fn top_level_level_and_nothing() {
-        let risks = risks_from_outputs(&[(
-            "acme_governance_check".into(),
+        let risks = risks_from_outputs(&[output(
+            "acme_governance_check",
             json!({"risk_level": "medium", "summary": "deadlock"}),
         )]);
         assert_eq!(risks[0].risk_type, "acme_governance_check");
-        assert!(risks_from_outputs(&[("x".into(), json!({"risk_level": "low"}))]).is_empty());
-        assert!(risks_from_outputs(&[("x".into(), json!([1, 2]))]).is_empty());
+        assert!(risks_from_outputs(&[output("x", json!({"risk_level": "low"}))]).is_empty());
+        assert!(risks_from_outputs(&[output("x", json!([1, 2]))]).is_empty());
     }
 
     #[test]
@@ -690,5 +721,21 @@ mod tests {
             },
         );
         assert!(risks_from_outputs(&[compare, assess]).is_empty());
+    }
+
+    #[test]
+    fn summaries_are_read_from_objects_only() {
+        let summary = |json: &str| {
+            let raw = RawValue::from_string(json.to_string()).unwrap();
+            output_summary(&raw).map(|s| s.into_owned())
+        };
+        assert_eq!(
+            summary(r#"{"a": [1], "summary": "2 \"limits\""}"#).as_deref(),
+            Some("2 \"limits\"")
+        );
+        assert_eq!(summary(r#"{"summary": ""}"#).as_deref(), Some(""));
+        assert_eq!(summary(r#"{"summary": 3}"#), None);
+        assert_eq!(summary(r#"["summary"]"#), None);
+        assert_eq!(summary(r#"{"other": 1}"#), None);
     }
 }
