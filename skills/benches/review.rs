@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::{criterion_group, criterion_main, Criterion};
 use skill_core::Dispatcher;
 use skills::document::parse_text;
-use skills::generic::bm25::Bm25Index;
+use skills::index::Bm25Index;
 use skills::review::{run_checklist_review, ReviewOptions};
 use skills::{DocumentRole, ReviewDocument, ReviewState};
 

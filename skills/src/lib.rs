@@ -1,17 +1,30 @@
 //! Contract-review skills for skillkit: the document model, the review state, and analysis
 //! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | crate root | the review state a host builds and injects ([`ReviewState`], [`ClauseFocus`], ...) |
+//! | [`document`] | the clause tree and how it is read from text, Markdown or JSON |
+//! | [`index`] | indexes built once per review: BM25 search over the reference documents |
+//! | [`generic`] | the eight generic skills |
+//! | [`fidic`] | the FIDIC skills and their text analysis |
+//! | [`sha_spa`] | the SPA/SHA skills and what they share |
+//! | [`review`] | the clause-by-clause review, its risks ([`review::RiskLevel`]) and reports |
+//!
+//! Each public item has one path: the modules above, or the root for the review state.
 
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod document;
 pub mod fidic;
 pub mod generic;
-pub mod prepare;
+pub mod index;
+mod prepare;
 pub mod review;
 pub mod sha_spa;
-pub mod state;
+mod state;
+mod text;
 
-pub use document::{Clause, CrossReference, DocumentStructure};
 pub use state::{
     ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument,
     ReviewState,

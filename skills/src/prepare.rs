@@ -3,18 +3,18 @@
 
 use skill_core::prelude::*;
 
-use crate::generic::lookup::{lookup_for, StateLookup};
+use crate::index::{lookup_for, StateLookup};
 use crate::state::{ClauseFocus, ReviewState};
 
 /// The clause under review, for `clause_id` arguments the model leaves out.
-pub fn focus_clause_id(ctx: &SkillContext) -> Result<String, SkillError> {
+pub(crate) fn focus_clause_id(ctx: &SkillContext) -> Result<String, SkillError> {
     ctx.get::<ClauseFocus>()
         .map(|f| f.0.clone())
         .ok_or_else(|| SkillError::invalid_arguments("no clause is under review; pass `clause_id`"))
 }
 
 /// The clause the model asked about (`clause_id` argument), else the clause under review.
-pub fn requested_clause_id(
+pub(crate) fn requested_clause_id(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<String, SkillError> {
@@ -35,7 +35,7 @@ fn review_state(ctx: &SkillContext) -> Result<StateLookup, SkillError> {
 /// The standard-form text of the requested clause (with its sub-clauses), from the baseline
 /// document; empty when the baseline has no such clause (an added clause). Fails when the
 /// review has no baseline document.
-pub fn baseline_text_for_clause(
+pub(crate) fn baseline_text_for_clause(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<String, SkillError> {
@@ -51,7 +51,7 @@ pub fn baseline_text_for_clause(
 
 /// Like [`baseline_text_for_clause`], but empty when the review has no baseline document, for
 /// skills that still have something to say without one.
-pub fn baseline_text_if_any(
+pub(crate) fn baseline_text_if_any(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<String, SkillError> {
@@ -63,11 +63,11 @@ pub fn baseline_text_if_any(
 }
 
 /// Maximum characters of clause text used in a prepared search query.
-pub const QUERY_CLAUSE_CHARS: usize = 500;
+pub(crate) const QUERY_CLAUSE_CHARS: usize = 500;
 
 /// A search query for the requested clause: its title and the start of its text, plus the
 /// review's material type and domain sub-type (as SPEC-19 `fidic_search_er` does).
-pub fn clause_search_query(
+pub(crate) fn clause_search_query(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<String, SkillError> {

@@ -470,7 +470,10 @@ fn fidic_review_with_a_scripted_model() {
 
     let claims = clause(&report, "20.1");
     assert_eq!(claims.risks.len(), 1);
-    assert_eq!(claims.risks[0].risk_level, "medium");
+    assert_eq!(
+        claims.risks[0].risk_level,
+        skills::review::RiskLevel::Medium
+    );
     assert_eq!(claims.risks[0].id, "R-20.1-1");
     assert!(claims.tools_chosen.is_empty());
     assert_eq!(claims.agent_messages.len(), 3);

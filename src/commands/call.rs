@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use skill_core::{Dispatcher, SkillContext};
-use skills::generic::bm25::ReferenceIndex;
+use skills::index::ReferenceIndex;
 use skills::review::build_review_state;
 use skills::ClauseFocus;
 

@@ -5,10 +5,10 @@ mod parser;
 
 use std::path::{Path, PathBuf};
 
-pub use model::{chinese_numeral, normalize_clause_id, Clause, CrossReference, DocumentStructure};
-pub use parser::{
-    extract_definitions, find_references, is_cjk, parse_text, quoted_terms, FoundReference,
-};
+pub(crate) use model::{chinese_numeral, normalize_clause_id};
+pub use model::{Clause, CrossReference, DocumentStructure};
+pub(crate) use parser::quoted_terms;
+pub use parser::{find_references, parse_text, FoundReference};
 
 /// Why a document could not be loaded.
 #[derive(Debug, thiserror::Error)]

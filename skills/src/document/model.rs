@@ -115,7 +115,7 @@ impl DocumentStructure {
 
 /// Strips decoration from a clause reference: `Sub-Clause 20.1` -> `20.1`,
 /// `Clause 14` -> `14`, `Article 5` -> `5`, `第4.1条` -> `4.1`, `第十四条` -> `14`.
-pub fn normalize_clause_id(raw: &str) -> String {
+pub(crate) fn normalize_clause_id(raw: &str) -> String {
     let trimmed = raw.trim().trim_end_matches(['.', ':', '：']);
     let lower = trimmed.to_lowercase();
     for prefix in [
@@ -141,7 +141,7 @@ pub fn normalize_clause_id(raw: &str) -> String {
 }
 
 /// Value of a Chinese numeral up to 9999 (`十四` -> 14, `一百零二` -> 102), if it is one.
-pub fn chinese_numeral(text: &str) -> Option<u32> {
+pub(crate) fn chinese_numeral(text: &str) -> Option<u32> {
     if text.is_empty() {
         return None;
     }

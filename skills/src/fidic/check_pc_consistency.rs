@@ -12,9 +12,9 @@ use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
 use super::periods::find_periods;
 use super::text::{
     clause_references, definitions_in, document_definitions, excerpt, sentences, uses_term,
-    Severity,
 };
 use crate::document::normalize_clause_id;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// What kind of inconsistency was found.
@@ -43,7 +43,7 @@ pub struct Conflict {
     /// The kind of inconsistency.
     pub kind: ConflictKind,
     /// `high` when the contract now contradicts itself or points at nothing.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// Where the problem sits (the clause holding the reference or the wording).
     pub clause_id: String,
     /// The clause or term it concerns.
@@ -134,7 +134,7 @@ pub fn fidic_check_pc_consistency(
                 {
                     conflicts.push(Conflict {
                         kind: ConflictKind::ReferenceToDeletedClause,
-                        severity: Severity::High,
+                        severity: RiskLevel::High,
                         clause_id: c.id.clone(),
                         related_to: clause_id.clone(),
                         description: format!(
@@ -154,13 +154,13 @@ pub fn fidic_check_pc_consistency(
             let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
                 (
                     ConflictKind::ReferenceToDeletedClause,
-                    Severity::High,
+                    RiskLevel::High,
                     "which the Particular Conditions delete",
                 )
             } else if !exists(&r.target) {
                 (
                     ConflictKind::BrokenReference,
-                    Severity::Medium,
+                    RiskLevel::Medium,
                     "which exists in no contract document",
                 )
             } else {
@@ -198,7 +198,7 @@ pub fn fidic_check_pc_consistency(
                     if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
                         conflicts.push(Conflict {
                         kind: ConflictKind::StalePeriodReference,
-                        severity: Severity::High,
+                        severity: RiskLevel::High,
                         clause_id: c.id.clone(),
                         related_to: clause_id.clone(),
                         description: format!(
@@ -234,7 +234,7 @@ pub fn fidic_check_pc_consistency(
             match gc_terms.iter().find(|(t, _)| t == &term) {
             Some((_, old)) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
                 kind: ConflictKind::RedefinedTerm,
-                severity: if users.is_empty() { Severity::Medium } else { Severity::High },
+                severity: if users.is_empty() { RiskLevel::Medium } else { RiskLevel::High },
                 clause_id: clause_id.clone(),
                 related_to: term.clone(),
                 description: format!("the Particular Conditions redefine \"{term}\", which changes the meaning of {used_in}"),
@@ -243,7 +243,7 @@ pub fn fidic_check_pc_consistency(
             Some(_) => {}
             None => conflicts.push(Conflict {
                 kind: ConflictKind::NewDefinedTerm,
-                severity: Severity::Low,
+                severity: RiskLevel::Low,
                 clause_id: clause_id.clone(),
                 related_to: term.clone(),
                 description: format!("the Particular Conditions introduce the defined term \"{term}\", used in {used_in}"),
@@ -255,7 +255,7 @@ pub fn fidic_check_pc_consistency(
         for m in merged.modifications.iter().filter(|m| !m.applied) {
             conflicts.push(Conflict {
                 kind: ConflictKind::InstructionNotApplicable,
-                severity: Severity::Medium,
+                severity: RiskLevel::Medium,
                 clause_id: clause_id.clone(),
                 related_to: m.gc_text.clone(),
                 description: m.description.clone(),
@@ -264,8 +264,8 @@ pub fn fidic_check_pc_consistency(
         }
     }
     conflicts.sort_by(|a, b| {
-        a.severity
-            .cmp(&b.severity)
+        b.severity
+            .cmp(&a.severity)
             .then(a.kind.cmp(&b.kind))
             .then(a.clause_id.cmp(&b.clause_id))
             .then(a.related_to.cmp(&b.related_to))
@@ -276,7 +276,7 @@ pub fn fidic_check_pc_consistency(
     });
     let high_count = conflicts
         .iter()
-        .filter(|c| c.severity == Severity::High)
+        .filter(|c| c.severity == RiskLevel::High)
         .count();
     let summary = summarize(&requested, pc_status, &conflicts, high_count);
     Ok(ConsistencyReport {

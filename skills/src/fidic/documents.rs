@@ -8,7 +8,7 @@ use crate::state::{ClauseFocus, ReviewDocument, ReviewState};
 
 /// The FIDIC parts of a review.
 #[derive(Debug, Clone, Copy)]
-pub struct FidicDocuments<'a> {
+pub(crate) struct FidicDocuments<'a> {
     /// The contract under review.
     pub primary: Option<&'a DocumentStructure>,
     /// The General Conditions (baseline; the primary document when no baseline was given).
@@ -21,7 +21,7 @@ pub struct FidicDocuments<'a> {
 
 impl<'a> FidicDocuments<'a> {
     /// Picks the parts from the review's documents.
-    pub fn of(review: &'a ReviewState) -> Self {
+    pub(crate) fn of(review: &'a ReviewState) -> Self {
         let pc = review.references().find(|d| is_pc_name(&d.filename));
         let er = pick_er(review, pc);
         Self {
@@ -33,24 +33,24 @@ impl<'a> FidicDocuments<'a> {
     }
 
     /// The Particular Conditions' structure.
-    pub fn pc_structure(&self) -> Option<&'a DocumentStructure> {
+    pub(crate) fn pc_structure(&self) -> Option<&'a DocumentStructure> {
         self.pc.map(|d| &d.structure)
     }
 
     /// General Conditions text of a clause (with its sub-clauses), if the clause is there.
-    pub fn gc_text(&self, clause_id: &str) -> Option<String> {
+    pub(crate) fn gc_text(&self, clause_id: &str) -> Option<String> {
         self.gc.and_then(|d| d.clause_full_text(clause_id))
     }
 
     /// Particular Conditions text of a clause, if the PC deal with it.
-    pub fn pc_text(&self, clause_id: &str) -> Option<String> {
+    pub(crate) fn pc_text(&self, clause_id: &str) -> Option<String> {
         self.pc_structure()
             .and_then(|d| d.clause_full_text(clause_id))
     }
 
     /// The clause and every sub-clause under it that the GC or the PC have (GC order, then
     /// clauses only the PC have), each with its own text in both.
-    pub fn clause_pairs(&self, clause_id: &str) -> Vec<ClausePair> {
+    pub(crate) fn clause_pairs(&self, clause_id: &str) -> Vec<ClausePair> {
         let prefix = format!("{clause_id}.");
         let mut ids: Vec<String> = Vec::new();
         for doc in [self.gc, self.pc_structure()].into_iter().flatten() {
@@ -77,26 +77,26 @@ impl<'a> FidicDocuments<'a> {
     }
 
     /// Every document that holds clauses, for "does this clause exist" questions.
-    pub fn all(&self) -> impl Iterator<Item = &'a DocumentStructure> {
+    pub(crate) fn all(&self) -> impl Iterator<Item = &'a DocumentStructure> {
         [self.primary, self.gc, self.pc_structure()]
             .into_iter()
             .flatten()
     }
 
     /// Whether any document has the clause.
-    pub fn has_clause(&self, clause_id: &str) -> bool {
+    pub(crate) fn has_clause(&self, clause_id: &str) -> bool {
         self.all().any(|d| d.find_clause(clause_id).is_some())
     }
 
     /// The "no such clause" error, naming a few clauses that do exist.
-    pub fn clause_not_found(&self, skill: &str, clause_id: &str) -> SkillError {
+    pub(crate) fn clause_not_found(&self, skill: &str, clause_id: &str) -> SkillError {
         clause_not_found(skill, clause_id, self.all())
     }
 }
 
 /// One clause with its own General and Particular Conditions text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClausePair {
+pub(crate) struct ClausePair {
     /// The clause.
     pub clause_id: String,
     /// Its General Conditions text (without sub-clauses), empty when the GC lack it.
@@ -145,7 +145,7 @@ fn pick_er<'a>(
 }
 
 /// A `not_found` error for a clause, listing up to eight clause ids that exist.
-pub fn clause_not_found<'a>(
+pub(crate) fn clause_not_found<'a>(
     skill: &str,
     clause_id: &str,
     docs: impl Iterator<Item = &'a DocumentStructure>,
@@ -170,7 +170,7 @@ pub fn clause_not_found<'a>(
 }
 
 /// The clause a preparer works for: the one the model named, else the clause under review.
-pub fn scoped_clause_id(
+pub(crate) fn scoped_clause_id(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<String, SkillError> {
@@ -182,7 +182,7 @@ pub fn scoped_clause_id(
 }
 
 /// The review state of a context, for preparers of the skill in `scope`.
-pub fn review_of<'c>(
+pub(crate) fn review_of<'c>(
     ctx: &'c SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<&'c ReviewState, SkillError> {

@@ -8,8 +8,8 @@ use super::pc_instructions::{
     merge, word_changes, ClauseStatus, Merged, Modification, ModificationKind, TextChange,
 };
 use super::periods::find_periods;
-use super::text::Severity;
 use crate::document::normalize_clause_id;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// A time period the PC changed.
@@ -59,7 +59,7 @@ pub struct MergedClause {
     pub unapplied_count: usize,
     /// `high` when the sub-clause is deleted or replaced, a period is shortened or a change
     /// cannot be applied; `medium` for other amendments; `low` when unchanged.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -104,7 +104,7 @@ pub fn fidic_merge_gc_pc(
 
 /// The clause as it applies (GC with the PC applied, sub-clause by sub-clause), and where the
 /// text came from: `gc`, `pc` or `gc_with_pc`.
-pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
+pub(crate) fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'static str) {
     let merged = merged_tree(clause_id, &docs.clause_pairs(clause_id));
     let source = match merged.status {
         ClauseStatus::Unchanged => "gc",
@@ -115,7 +115,7 @@ pub fn effective_text(docs: &FidicDocuments<'_>, clause_id: &str) -> (String, &'
 }
 
 /// Merges a clause and its sub-clauses one by one.
-pub fn merged_tree(clause_id: &str, pairs: &[ClausePair]) -> MergedClause {
+pub(crate) fn merged_tree(clause_id: &str, pairs: &[ClausePair]) -> MergedClause {
     match pairs {
         [] => return merged_clause(clause_id, "", ""),
         [one] => return merged_clause(clause_id, &one.gc_text, &one.pc_text),
@@ -204,7 +204,7 @@ fn prepare_pc_text(
 }
 
 /// Merges the two texts and describes the result.
-pub fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedClause {
+pub(crate) fn merged_clause(clause_id: &str, gc_text: &str, pc_text: &str) -> MergedClause {
     describe(clause_id, gc_text, pc_text, merge(gc_text, pc_text))
 }
 
@@ -229,12 +229,12 @@ fn describe(clause_id: &str, gc_text: &str, pc_text: &str, merged: Merged) -> Me
         .collect();
     let unapplied_count = merged.modifications.iter().filter(|m| !m.applied).count();
     let severity = match merged.status {
-        ClauseStatus::Unchanged => Severity::Low,
-        ClauseStatus::Deleted | ClauseStatus::Replaced => Severity::High,
+        ClauseStatus::Unchanged => RiskLevel::Low,
+        ClauseStatus::Deleted | ClauseStatus::Replaced => RiskLevel::High,
         _ if unapplied_count > 0 || changed_periods.iter().any(|p| p.difference_days < 0) => {
-            Severity::High
+            RiskLevel::High
         }
-        _ => Severity::Medium,
+        _ => RiskLevel::Medium,
     };
     let summary = summarize(
         clause_id,

@@ -5,12 +5,10 @@
 //! the Employer's Requirements are reference documents picked by file name.
 
 pub mod check_pc_consistency;
-pub mod documents;
+pub(crate) mod documents;
 pub mod merge_gc_pc;
 pub mod pc_instructions;
 pub mod periods;
 pub mod search_er;
 pub mod text;
 pub mod time_bar;
-
-pub use text::Severity;

@@ -116,7 +116,7 @@ pub struct StandardPeriod {
 
 /// Typical periods of the FIDIC 1999/2017 Red and Yellow Books. Order matters: more specific
 /// steps come first.
-pub const STANDARD_PERIODS: &[StandardPeriod] = &[
+pub(crate) const STANDARD_PERIODS: &[StandardPeriod] = &[
     StandardPeriod {
         key: "notice_of_dissatisfaction",
         description: "notice of dissatisfaction with a DAB/DAAB decision",

@@ -115,7 +115,7 @@ pub fn fidic_search_er(
 
 /// SPEC-19 6.5: clause text (first 500 characters), material type, domain sub-type; the
 /// clause id when all are empty.
-pub fn default_query(review: &ReviewState, clause_id: &str) -> String {
+pub(crate) fn default_query(review: &ReviewState, clause_id: &str) -> String {
     let docs = FidicDocuments::of(review);
     let text = docs
         .primary

@@ -1,27 +1,11 @@
 //! Plain-text helpers shared by the contract skills: sentences, clause references, defined
-//! terms, parties, and the severity scale of findings. English and Chinese wording.
+//! terms and parties. English and Chinese wording.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::document::{chinese_numeral, DocumentStructure};
-
-/// How serious a finding is for the party the review acts for.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Loss of a right, unlimited exposure, or a provision that contradicts another.
-    High,
-    /// A departure from the usual position that needs negotiation.
-    Medium,
-    /// Worth noting.
-    Low,
-}
 
 /// Splits text into sentences (and `;`-separated list items), trimmed, without empty ones.
 pub fn sentences(text: &str) -> Vec<&str> {
@@ -32,7 +16,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
 }
 
 /// Byte ranges of the sentences of `text` (see [`sentences`]).
-pub fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -62,7 +46,7 @@ fn push_span(text: &str, out: &mut Vec<(usize, usize)>, start: usize, end: usize
 }
 
 /// Shortens text to at most `max` characters, on a character boundary, marking the cut.
-pub fn excerpt(text: &str, max: usize) -> String {
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() <= max {
         return text;
@@ -135,7 +119,7 @@ pub fn definitions_in(text: &str) -> Vec<(String, String)> {
 }
 
 /// Defined terms of a document: those the parser recorded plus those found in its text.
-pub fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
+pub(crate) fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = doc
         .definitions
         .iter()
@@ -152,7 +136,7 @@ pub fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
 }
 
 /// Whether `text` uses `term` as a whole word (case-sensitive: defined terms are capitalised).
-pub fn uses_term(text: &str, term: &str) -> bool {
+pub(crate) fn uses_term(text: &str, term: &str) -> bool {
     text.match_indices(term).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + term.len()..].chars().next();
@@ -161,18 +145,13 @@ pub fn uses_term(text: &str, term: &str) -> bool {
     })
 }
 
-/// Lower-cased text for keyword checks.
-pub fn lower(text: &str) -> String {
-    text.to_lowercase()
-}
-
 /// Whether any of `needles` (lower-case) occurs in `haystack` (already lower-cased).
-pub fn contains_any(haystack: &str, needles: &[&str]) -> bool {
+pub(crate) fn contains_any(haystack: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| haystack.contains(n))
 }
 
 /// The first of `needles` found in `haystack` (already lower-cased).
-pub fn first_of<'a>(haystack: &str, needles: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn first_of<'a>(haystack: &str, needles: &[&'a str]) -> Option<&'a str> {
     needles
         .iter()
         .filter_map(|n| haystack.find(n).map(|i| (i, *n)))

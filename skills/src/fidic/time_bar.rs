@@ -10,7 +10,8 @@ use skill_core::prelude::*;
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use super::merge_gc_pc::effective_text;
 use super::periods::{find_periods, standard_for, FoundPeriod};
-use super::text::{contains_any, excerpt, sentence_spans, Severity};
+use super::text::{contains_any, excerpt, sentence_spans};
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// One time limit of the clause.
@@ -48,7 +49,7 @@ pub struct TimeLimit {
     /// another party than the one the review acts for must act (it gets more time).
     pub extended_for_other_party: bool,
     /// How serious it is: `high` for a shortened time bar.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// The sentence, shortened.
     pub sentence: String,
 }
@@ -71,7 +72,7 @@ pub struct TimeBarReport {
     /// The shortest limit, in days.
     pub shortest_days: Option<u32>,
     /// The worst severity found, if any limit was found.
-    pub highest_severity: Option<Severity>,
+    pub highest_severity: Option<RiskLevel>,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -202,7 +203,7 @@ pub fn analyse(
     let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
     let shortened_count = limits.iter().filter(|l| l.shortened).count();
     let shortest_days = limits.iter().map(|l| l.days).min();
-    let highest_severity = limits.iter().map(|l| l.severity).min();
+    let highest_severity = limits.iter().map(|l| l.severity).max();
     let summary = summarize(clause_id, &limits, time_bar_count, shortened_count);
     TimeBarReport {
         clause_id: clause_id.to_string(),
@@ -324,10 +325,10 @@ fn limit(
         is_time_bar || standard.is_some_and(|s| s.time_bar),
         shortened,
     ) {
-        (true, true) => Severity::High,
-        (false, true) | (true, false) => Severity::Medium,
-        (false, false) if extended_for_other_party => Severity::Medium,
-        (false, false) => Severity::Low,
+        (true, true) => RiskLevel::High,
+        (false, true) | (true, false) => RiskLevel::Medium,
+        (false, false) if extended_for_other_party => RiskLevel::Medium,
+        (false, false) => RiskLevel::Low,
     };
     TimeLimit {
         period: period

@@ -1,14 +1,18 @@
 //! `assess_deviation`: how serious a clause's departure from the standard form and the
 //! review criteria is, with the rule behind every finding.
 
+use std::cmp::Reverse;
+
 use skill_core::prelude::*;
 
 use super::compare_with_baseline::{compare_texts, BaselineComparison, ModificationType};
 use super::extract_financial_terms::analyse_financial_terms;
 use super::load_review_criteria::{all_criteria, applicable_criteria};
-use super::lookup::lookup_for;
-use super::{clause_not_found, truncate_chars};
+use crate::index::clause_not_found;
+use crate::index::lookup_for;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::truncate_chars;
 
 /// One finding and the rule that produced it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -95,7 +99,7 @@ pub fn assess_deviation(
             evidence: criterion.matched_keywords.join(", "),
         });
     }
-    findings.sort_by_key(|f| severity_rank(&f.severity));
+    findings.sort_by_key(|f| Reverse(RiskLevel::parse_lenient(&f.severity)));
     let severity = findings
         .first()
         .map_or("none".to_string(), |f| f.severity.clone());
@@ -121,16 +125,6 @@ pub fn assess_deviation(
         findings,
         summary,
     })
-}
-
-/// Orders severities, most serious first.
-pub fn severity_rank(level: &str) -> u8 {
-    match level {
-        "high" => 0,
-        "medium" => 1,
-        "low" => 2,
-        _ => 3,
-    }
 }
 
 /// Wording that shifts risk onto the reviewing party when the contract adds it.

@@ -3,10 +3,10 @@
 use similar::{ChangeTag, TextDiff};
 use skill_core::prelude::*;
 
-use super::clause_not_found;
-use super::lookup::lookup_for;
-use crate::document::is_cjk;
+use crate::index::clause_not_found;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
+use crate::text::is_cjk;
 
 /// How a clause relates to the standard form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -103,7 +103,7 @@ const DELETION_MARKERS: [&str; 6] = [
 ];
 
 /// Whether a clause text only says that the clause was deleted.
-pub fn is_deletion_marker(text: &str) -> bool {
+pub(crate) fn is_deletion_marker(text: &str) -> bool {
     let t = text.trim().trim_end_matches(['.', '。']).to_lowercase();
     DELETION_MARKERS.contains(&t.as_str())
 }

@@ -3,8 +3,8 @@
 use skill_core::prelude::*;
 
 use super::compare_with_baseline::is_deletion_marker;
-use super::lookup::lookup_for;
 use crate::document::find_references;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
 
 /// What a reference points to.

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use skill_core::prelude::*;
 
-use super::lookup::lookup_for;
-use super::sentences;
 use crate::document::chinese_numeral;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
+use crate::text::sentences;
 
 /// One financial value found in the clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -2,10 +2,11 @@
 
 use skill_core::prelude::*;
 
-use super::lookup::lookup_for;
-use super::{contains_term, ClauseRef};
+use super::ClauseRef;
 use crate::document::find_references;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
+use crate::text::contains_term;
 
 /// A clause in its setting, ready to analyse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -1,5 +1,6 @@
 //! `load_review_criteria`: the review criteria that apply to a clause.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -7,8 +8,9 @@ use std::time::SystemTime;
 
 use skill_core::prelude::*;
 
-use super::lookup::lookup_for;
 use crate::document::normalize_clause_id;
+use crate::index::lookup_for;
+use crate::review::RiskLevel;
 use crate::state::{ReviewCriterion, ReviewState};
 
 /// A criterion that applies to the clause, and why.
@@ -62,7 +64,7 @@ pub fn load_review_criteria(
     let text = doc.full_text(&clause.clause_id).unwrap_or_default();
     let all = all_criteria(&review)?;
     let mut criteria = applicable_criteria(&all, &clause.clause_id, &text);
-    criteria.sort_by_key(|c| rank(&c.risk_level));
+    criteria.sort_by_key(|c| Reverse(RiskLevel::parse_lenient(&c.risk_level)));
     let mut sources = Vec::new();
     if let Some(file) = &review.criteria_file {
         sources.push(file.clone());
@@ -97,18 +99,9 @@ pub fn load_review_criteria(
     })
 }
 
-fn rank(level: &str) -> u8 {
-    match level {
-        "high" => 0,
-        "medium" => 1,
-        "low" => 2,
-        _ => 3,
-    }
-}
-
 /// The criteria of a review: those in its criteria file (cached per path and modification
 /// time) followed by the inline ones.
-pub fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillError> {
+pub(crate) fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillError> {
     let mut out = Vec::new();
     if let Some(path) = state
         .criteria_file
@@ -122,7 +115,7 @@ pub fn all_criteria(state: &ReviewState) -> Result<Vec<ReviewCriterion>, SkillEr
 }
 
 /// The criteria of `all` that apply to a clause with this id and text.
-pub fn applicable_criteria(
+pub(crate) fn applicable_criteria(
     all: &[ReviewCriterion],
     clause_id: &str,
     text: &str,
@@ -154,21 +147,14 @@ pub fn applicable_criteria(
             criterion_id: criterion.criterion_id.clone(),
             topic: criterion.topic.clone(),
             requirement: criterion.requirement.clone(),
-            risk_level: normalize_level(&criterion.risk_level),
+            risk_level: RiskLevel::parse_lenient(&criterion.risk_level)
+                .unwrap_or(RiskLevel::Medium)
+                .to_string(),
             applies_because: because.to_string(),
             matched_keywords: matched,
         });
     }
     out
-}
-
-fn normalize_level(level: &str) -> String {
-    match level.trim().to_lowercase().as_str() {
-        "high" | "critical" | "高" => "high",
-        "low" | "低" => "low",
-        _ => "medium",
-    }
-    .to_string()
 }
 
 type CriteriaCache =
@@ -177,7 +163,7 @@ type CriteriaCache =
 /// Reads a criteria file (`.json`: an array of criteria or `{"criteria": [...]}`; `.csv`: a
 /// header row with `criterion_id, clause_id, topic, requirement, risk_level, keywords`,
 /// keywords separated by `;`). Cached until the file changes.
-pub fn load_criteria_file(path: &Path) -> Result<Arc<Vec<ReviewCriterion>>, SkillError> {
+pub(crate) fn load_criteria_file(path: &Path) -> Result<Arc<Vec<ReviewCriterion>>, SkillError> {
     static CACHE: OnceLock<CriteriaCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();

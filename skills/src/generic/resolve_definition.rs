@@ -4,10 +4,10 @@ use std::collections::BTreeSet;
 
 use skill_core::prelude::*;
 
-use super::contains_term;
-use super::lookup::lookup_for;
 use crate::document::quoted_terms;
+use crate::index::lookup_for;
 use crate::state::ReviewState;
+use crate::text::contains_term;
 
 /// A defined term used by the clause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use skill_core::prelude::*;
 
-use super::bm25::{index_for, Bm25Index, ReferenceIndex};
-use super::truncate_chars;
+use crate::index::{index_for, Bm25Index, ReferenceIndex};
 use crate::state::ReviewState;
+use crate::text::truncate_chars;
 
 /// One passage found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -28,7 +28,7 @@ use skill_core::{Dispatcher, SkillContext, ToolFilter};
 use super::answer::{parse_final_response, ModelRisk};
 use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
 use super::{
-    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk,
+    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
     RiskLocation, SkillRun,
 };
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
@@ -150,11 +150,7 @@ pub fn run_review(
 /// SPEC-20 `_normalize_risk_level`: `high`/`medium`/`low` in any case (and the Chinese
 /// 高/中/低, with or without 风险), everything else is `medium`.
 pub fn normalize_risk_level(level: &str) -> &'static str {
-    match level.trim().to_lowercase().as_str() {
-        "high" | "高" | "高风险" => "high",
-        "low" | "低" | "低风险" => "low",
-        _ => "medium",
-    }
+    RiskLevel::from_model_answer(level).as_str()
 }
 
 /// The ReAct branch for one item, falling back to the checklist branch when it fails.
@@ -240,7 +236,7 @@ pub(super) async fn review_item_react(
 /// The clause text from the primary document; else name and description; else the id
 /// (SPEC-20 section 5.2).
 fn clause_text(state: &Arc<ReviewState>, item: &ChecklistItem) -> String {
-    let text = crate::generic::lookup::lookup_for(state)
+    let text = crate::index::lookup_for(state)
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
@@ -290,7 +286,7 @@ fn react_risks(
             Risk {
                 id: String::new(),
                 clause_id: item.clause_id.clone(),
-                risk_level: normalize_risk_level(&raw.risk_level).to_string(),
+                risk_level: RiskLevel::from_model_answer(&raw.risk_level),
                 risk_type: if raw.risk_type.trim().is_empty() {
                     unclassified.to_string()
                 } else {
@@ -306,7 +302,7 @@ fn react_risks(
             }
         })
         .collect();
-    risks.sort_by_key(|r| crate::generic::assess_deviation::severity_rank(&r.risk_level));
+    risks.sort_by_key(|r| std::cmp::Reverse(r.risk_level));
     for (n, risk) in risks.iter_mut().enumerate() {
         risk.id = format!("R-{}-{}", item.clause_id, n + 1);
     }

@@ -3,7 +3,7 @@
 //! [`Dispatcher::prepare_and_call`] with the review state and the clause in focus, then turn
 //! the outputs into risks by the documented rules of [`rules`]. ReAct mode ([`run_review`]
 //! with [`AgentSettings::use_react_agent`]): a model chooses the skills and writes the risks,
-//! see [`agent`].
+//! see [`run_review`] and [`AgentSettings`].
 //!
 //! ```no_run
 //! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
@@ -22,13 +22,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod agent;
-pub mod answer;
+mod agent;
+mod answer;
 mod checklist;
 mod inputs;
 mod prompts;
-pub mod react_prompt;
+mod react_prompt;
 mod report;
+mod risk;
 pub mod rules;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,11 +37,15 @@ use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use skill_core::agent::{ChatMessage, LlmClient};
 use skill_core::{codes, Dispatcher, SkillContext};
 
-pub use agent::{normalize_risk_level, run_review, AgentSettings, AgentSettingsError};
+pub use agent::{
+    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ENV_REACT_MAX_ITERATIONS,
+    ENV_REACT_TEMPERATURE, ENV_USE_REACT_AGENT, REACT_SOURCE,
+};
 pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
 pub use react_prompt::{
@@ -51,10 +56,11 @@ pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 #[doc(hidden)]
 pub use inventory as __inventory;
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
+pub use risk::{RiskLevel, UnknownRiskLevel};
 
-use crate::generic::bm25::ReferenceIndex;
-use crate::generic::truncate_chars;
+use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
+use crate::text::truncate_chars;
 
 /// Called after each reviewed clause with the clause, the number done and the total (for
 /// progress bars). Runs on the worker thread that reviewed the clause.
@@ -113,8 +119,8 @@ pub struct Risk {
     pub id: String,
     /// Clause the risk is in.
     pub clause_id: String,
-    /// `high`, `medium` or `low`.
-    pub risk_level: String,
+    /// How serious it is.
+    pub risk_level: RiskLevel,
     /// Short machine-readable type (`clause_deleted`, `uncapped_delay_damages`, ...).
     pub risk_type: String,
     /// What the risk is.
@@ -420,13 +426,9 @@ async fn review_item(
     let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
     let mut skills = Vec::new();
     let mut skipped_skills = Vec::new();
-    let mut outputs: Vec<(String, Value)> = Vec::new();
+    let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
     for skill_id in &item.required_skills {
         let result = dispatcher.prepare_and_call(skill_id, &ctx, None).await;
-        let data: Option<Value> = result
-            .data
-            .as_ref()
-            .and_then(|raw| serde_json::from_str(raw.get()).ok());
         let error = result.error.as_ref();
         if error.is_some_and(|e| e.code == codes::UNKNOWN_SKILL) {
             tracing::debug!(skill = %skill_id, clause = %item.clause_id, "checklist names an unknown skill; skipped");
@@ -437,23 +439,23 @@ async fn review_item(
             success: result.success,
             error_code: error.map(|e| e.code.to_string()),
             error_message: error.map(|e| e.message.clone()),
-            summary: data
-                .as_ref()
-                .and_then(|d| d.get("summary"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            summary: result
+                .data
+                .as_deref()
+                .and_then(rules::output_summary)
+                .map(String::from),
             elapsed_ms: result.elapsed_ms,
         });
-        if let Some(data) = data {
+        if let Some(data) = result.data {
             outputs.push((skill_id.clone(), data));
         }
     }
-    let clause_text = crate::generic::lookup::lookup_for(state)
+    let clause_text = crate::index::lookup_for(state)
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
     let mut drafts = rules::risks_from_outputs(&outputs);
-    drafts.sort_by_key(|d| crate::generic::assess_deviation::severity_rank(&d.risk_level));
+    drafts.sort_by_key(|d| std::cmp::Reverse(d.risk_level));
     let risks = drafts
         .into_iter()
         .enumerate()
@@ -513,10 +515,10 @@ fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
         }
         for risk in &clause.risks {
             summary.total_risks += 1;
-            match risk.risk_level.as_str() {
-                "high" => summary.high += 1,
-                "medium" => summary.medium += 1,
-                _ => summary.low += 1,
+            match risk.risk_level {
+                RiskLevel::High => summary.high += 1,
+                RiskLevel::Medium => summary.medium += 1,
+                RiskLevel::Low => summary.low += 1,
             }
         }
     }

@@ -47,7 +47,7 @@ pub fn render_json(report: &ReviewReport) -> String {
 
 fn one_line(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::generic::truncate_chars(&flat, max)
+    crate::text::truncate_chars(&flat, max)
 }
 
 fn summary_line(report: &ReviewReport) -> String {
@@ -75,7 +75,7 @@ pub fn render_table(report: &ReviewReport) -> String {
             [
                 r.id.clone(),
                 r.clause_id.clone(),
-                r.risk_level.clone(),
+                r.risk_level.to_string(),
                 r.risk_type.clone(),
                 one_line(&r.description, 80),
             ]

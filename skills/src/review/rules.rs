@@ -1,8 +1,8 @@
 //! How skill outputs become risks in the offline (checklist) review.
 //!
-//! Every rule reads one skill's output as JSON, by skill id, so outputs of skills defined in
-//! other modules (FIDIC, SPA/SHA) are read without depending on their Rust types. A rule that
-//! does not find the fields it expects produces nothing.
+//! Every rule reads one skill's output as that skill's own output type, chosen by skill id,
+//! so renaming a field the rules read is a compile error rather than a rule that silently
+//! stops firing. Skills from outside this library are read by shape (the last row).
 //!
 //! | skill | rule | risk_type | level |
 //! |---|---|---|---|
@@ -15,17 +15,41 @@
 //! | `extract_financial_terms` | payment period above 56 days | `long_payment_period` | medium |
 //! | `resolve_definition` | terms used but never defined | `undefined_term` | low |
 //! | `fidic_calculate_time_bar` | each time limit rated high/medium/low (shortened against the standard or the General Conditions, time bars) | `time_bar_shortened` when shortened, else `time_bar` / `time_limit` | the limit's severity |
-//! | any other skill (domain skills) | each object in a top-level array with `severity` or `risk_level` of high/medium/low; else a top-level `risk_level`/`severity` of high/medium | the item's `rule`/`risk_type`/`type`/`category`, else the skill id | that level |
+//! | `fidic_check_pc_consistency` | every conflict | the skill id | the conflict's severity |
+//! | `fidic_merge_gc_pc` | the merged clause rated high or medium | the skill id | that level |
+//! | `spa_extract_conditions`, `spa_extract_reps_warranties`, `spa_indemnity_analysis`, `sha_governance_check` | every finding | the skill id | the finding's severity |
+//! | any other skill (outside this library) | each object in a top-level array with `severity` or `risk_level` of high/medium/low; else a top-level `risk_level`/`severity` of high/medium | the item's `rule`/`risk_type`/`type`/`category`, else the skill id | that level |
 //!
-//! `get_clause_context`, `search_reference_doc` and `load_review_criteria` give context only.
+//! `get_clause_context`, `search_reference_doc`, `load_review_criteria` and `fidic_search_er`
+//! give context only.
 
+use std::borrow::Cow;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
+
+use super::RiskLevel;
+use crate::fidic::check_pc_consistency::ConsistencyReport;
+use crate::fidic::merge_gc_pc::MergedClause;
+use crate::fidic::time_bar::TimeBarReport;
+use crate::generic::assess_deviation::DeviationAssessment;
+use crate::generic::compare_with_baseline::{BaselineComparison, ModificationType};
+use crate::generic::cross_reference_check::{CrossReferenceReport, ReferenceStatus};
+use crate::generic::extract_financial_terms::FinancialTerms;
+use crate::generic::resolve_definition::DefinitionResolution;
+use crate::sha_spa::common::Finding;
+use crate::sha_spa::extract_conditions::ConditionsReport;
+use crate::sha_spa::extract_reps_warranties::WarrantiesReport;
+use crate::sha_spa::governance_check::GovernanceReport;
+use crate::sha_spa::indemnity_analysis::IndemnityReport;
 
 /// A risk before it gets its id and clause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RiskDraft {
-    /// `high`, `medium` or `low`.
-    pub risk_level: String,
+    /// How serious it is.
+    pub risk_level: RiskLevel,
     /// Short machine-readable type.
     pub risk_type: String,
     /// What the risk is.
@@ -40,34 +64,157 @@ pub struct RiskDraft {
     pub source_skill: String,
 }
 
-/// Time limits found by `fidic_calculate_time_bar`, described in words.
-fn time_limits(data: &Value, out: &mut Vec<RiskDraft>) {
-    for limit in data["time_limits"].as_array().into_iter().flatten() {
-        let Some(level) = normalize_level(&str_field(limit, &["severity"])) else {
+/// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
+/// as [`skill_core::SkillResult::data`] carries them). Library skills' outputs are read
+/// straight from the text into their own types.
+pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft> {
+    let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
+    let mut out = Vec::new();
+    for (skill, data) in outputs {
+        let before = out.len();
+        let findings = |f: &[Finding], out: &mut Vec<RiskDraft>| findings(skill, f, out);
+        match skill.as_str() {
+            "assess_deviation" => typed(skill, data, &mut out, assess_deviation),
+            "compare_with_baseline" if !ran("assess_deviation") => {
+                typed(skill, data, &mut out, compare_with_baseline)
+            }
+            "compare_with_baseline" => {}
+            "cross_reference_check" => typed(skill, data, &mut out, cross_reference_check),
+            "extract_financial_terms" => typed(skill, data, &mut out, extract_financial_terms),
+            "resolve_definition" => typed(skill, data, &mut out, resolve_definition),
+            "fidic_calculate_time_bar" => typed(skill, data, &mut out, time_limits),
+            "fidic_check_pc_consistency" => {
+                typed(skill, data, &mut out, |r: &ConsistencyReport, out| {
+                    pc_conflicts(skill, r, out)
+                })
+            }
+            "fidic_merge_gc_pc" => typed(skill, data, &mut out, |r: &MergedClause, out| {
+                rated_clause(skill, r.severity, &r.summary, out)
+            }),
+            "spa_extract_conditions" => {
+                typed(skill, data, &mut out, |r: &ConditionsReport, out| {
+                    findings(&r.findings, out)
+                })
+            }
+            "spa_extract_reps_warranties" => {
+                typed(skill, data, &mut out, |r: &WarrantiesReport, out| {
+                    findings(&r.findings, out)
+                })
+            }
+            "spa_indemnity_analysis" => typed(skill, data, &mut out, |r: &IndemnityReport, out| {
+                findings(&r.findings, out)
+            }),
+            "sha_governance_check" => typed(skill, data, &mut out, |r: &GovernanceReport, out| {
+                findings(&r.findings, out)
+            }),
+            "get_clause_context"
+            | "search_reference_doc"
+            | "load_review_criteria"
+            | "fidic_search_er" => {}
+            _ => match serde_json::from_str::<Value>(data.get()) {
+                Ok(value) => generic_findings(skill, &value, &mut out),
+                Err(err) => tracing::warn!(skill, error = %err, "skill output is not JSON"),
+            },
+        }
+        if out.len() == before {
             continue;
-        };
-        let days = limit["days"].as_u64().unwrap_or_default();
-        let requirement = str_field(limit, &["requirement"]);
-        let party = str_field(limit, &["party"]);
-        let trigger = str_field(limit, &["trigger"]);
+        }
+        let summary = output_summary(data).unwrap_or_default();
+        for draft in &mut out[before..] {
+            draft.source_skill = skill.clone();
+            if draft.analysis.is_empty() {
+                draft.analysis = summary.to_string();
+            }
+        }
+    }
+    out
+}
+
+/// The string `summary` of a skill output, the convention every skill follows; `None` when
+/// the output is not an object or has no string summary. Read without building the output.
+pub(crate) fn output_summary(data: &RawValue) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct Summary<'a> {
+        #[serde(borrow, default)]
+        summary: Option<Cow<'a, str>>,
+    }
+    if !data.get().trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Summary<'_>>(data.get())
+        .ok()
+        .and_then(|s| s.summary)
+}
+
+/// Reads `data` as the output type of `skill` and applies `rule` to it. An output that does
+/// not read as its own skill's type is a bug in that skill: it is logged and gives no risks.
+fn typed<T: DeserializeOwned>(
+    skill: &str,
+    data: &RawValue,
+    out: &mut Vec<RiskDraft>,
+    rule: impl FnOnce(&T, &mut Vec<RiskDraft>),
+) {
+    match serde_json::from_str::<T>(data.get()) {
+        Ok(output) => rule(&output, out),
+        Err(err) => tracing::warn!(
+            skill,
+            error = %err,
+            "skill output does not read as the skill's output type; no risks taken from it"
+        ),
+    }
+}
+
+fn draft(
+    level: RiskLevel,
+    risk_type: &str,
+    description: String,
+    reason: &str,
+    analysis: String,
+    original_text: String,
+) -> RiskDraft {
+    RiskDraft {
+        risk_level: level,
+        risk_type: risk_type.to_string(),
+        description,
+        reason: reason.to_string(),
+        analysis,
+        original_text,
+        source_skill: String::new(),
+    }
+}
+
+/// The text of an optional field, empty when absent.
+fn text(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("")
+}
+
+/// Time limits found by `fidic_calculate_time_bar`, described in words.
+fn time_limits(report: &TimeBarReport, out: &mut Vec<RiskDraft>) {
+    for limit in &report.time_limits {
+        let level = limit.severity;
+        let days = limit.days;
+        let party = text(&limit.party);
+        let trigger = text(&limit.trigger);
         let mut description = match party.is_empty() {
             true => String::new(),
             false => format!("{party}: "),
         };
-        description.push_str(&format!("{} {days} days", requirement.replace('_', " ")));
+        description.push_str(&format!(
+            "{} {days} days",
+            limit.requirement.replace('_', " ")
+        ));
         if !trigger.is_empty() {
             description.push_str(&format!(" ({trigger})"));
         }
-        let shortened = limit["shortened"].as_bool().unwrap_or(false);
-        if let Some(gc) = limit["gc_days"].as_u64().filter(|gc| *gc != days) {
+        if let Some(gc) = limit.gc_days.filter(|gc| *gc != days) {
             description.push_str(&format!(" (General Conditions: {gc} days)"));
-        } else if let Some(std_days) = limit["standard_days"].as_u64().filter(|s| *s != days) {
-            let step = str_field(limit, &["standard_step"]);
+        } else if let Some(std_days) = limit.standard_days.filter(|s| *s != days) {
+            let step = text(&limit.standard_step);
             description.push_str(&format!(" (usual period for {step}: {std_days} days)"));
         }
-        let consequence = str_field(limit, &["consequence"]);
-        let is_bar = limit["is_time_bar"].as_bool().unwrap_or(false);
-        let risk_type = match (shortened, is_bar) {
+        let consequence = text(&limit.consequence);
+        let is_bar = limit.is_time_bar;
+        let risk_type = match (limit.shortened, is_bar) {
             (true, _) => "time_bar_shortened",
             (false, true) => "time_bar",
             (false, false) => "time_limit",
@@ -84,57 +231,199 @@ fn time_limits(data: &Value, out: &mut Vec<RiskDraft>) {
             description,
             &reason,
             String::new(),
-            str_field(limit, &["sentence"]),
+            limit.sentence.clone(),
         ));
     }
 }
 
-/// Applies the rules to the outputs of one clause's skills (`(skill_id, output)` pairs).
-pub fn risks_from_outputs(outputs: &[(String, Value)]) -> Vec<RiskDraft> {
-    let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
-    let mut out = Vec::new();
-    for (skill, data) in outputs {
-        let before = out.len();
-        match skill.as_str() {
-            "assess_deviation" => assess_deviation(data, &mut out),
-            "compare_with_baseline" if !ran("assess_deviation") => {
-                compare_with_baseline(data, &mut out)
-            }
-            "compare_with_baseline" => {}
-            "cross_reference_check" => cross_reference_check(data, &mut out),
-            "extract_financial_terms" => extract_financial_terms(data, &mut out),
-            "resolve_definition" => resolve_definition(data, &mut out),
-            "fidic_calculate_time_bar" => time_limits(data, &mut out),
-            "get_clause_context" | "search_reference_doc" | "load_review_criteria" => {}
-            _ => generic_findings(skill, data, &mut out),
-        }
-        let summary = str_field(data, &["summary"]);
-        for draft in &mut out[before..] {
-            draft.source_skill = skill.clone();
-            if draft.analysis.is_empty() {
-                draft.analysis = summary.clone();
-            }
-        }
+fn assess_deviation(report: &DeviationAssessment, out: &mut Vec<RiskDraft>) {
+    for finding in &report.findings {
+        let Some(level) = RiskLevel::parse_lenient(&finding.severity) else {
+            continue;
+        };
+        let rule = &finding.rule;
+        out.push(draft(
+            level,
+            rule,
+            finding.description.clone(),
+            &format!("assess_deviation rule `{rule}` fired"),
+            format!("{} Evidence: {}", report.summary, finding.evidence),
+            finding.evidence.clone(),
+        ));
     }
-    out
 }
 
-fn draft(
-    level: &str,
-    risk_type: &str,
-    description: String,
-    reason: &str,
-    analysis: String,
-    original_text: String,
-) -> RiskDraft {
-    RiskDraft {
-        risk_level: level.to_string(),
-        risk_type: risk_type.to_string(),
-        description,
-        reason: reason.to_string(),
-        analysis,
-        original_text,
-        source_skill: String::new(),
+fn compare_with_baseline(report: &BaselineComparison, out: &mut Vec<RiskDraft>) {
+    let changed: Vec<&str> = report.changes.iter().map(|c| c.text.as_str()).collect();
+    let evidence = changed.join(" … ");
+    let (level, risk_type, reason) = match report.modification_type {
+        ModificationType::Deleted => (
+            RiskLevel::High,
+            "clause_deleted",
+            "the standard-form clause was deleted",
+        ),
+        ModificationType::Added => (
+            RiskLevel::Medium,
+            "clause_added",
+            "the clause is not in the standard form",
+        ),
+        ModificationType::Modified if report.similarity < 0.5 => (
+            RiskLevel::Medium,
+            "baseline_deviation",
+            "less than half of the standard-form wording remains",
+        ),
+        _ => return,
+    };
+    out.push(draft(
+        level,
+        risk_type,
+        report.summary.clone(),
+        reason,
+        String::new(),
+        evidence,
+    ));
+}
+
+fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<RiskDraft>) {
+    let with_status = |status: ReferenceStatus| -> Vec<&str> {
+        report
+            .references
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| r.reference_text.as_str())
+            .collect()
+    };
+    let broken = with_status(ReferenceStatus::Broken);
+    if !broken.is_empty() {
+        out.push(draft(
+            RiskLevel::Medium,
+            "broken_cross_reference",
+            format!(
+                "References to clauses that do not exist: {}",
+                broken.join(", ")
+            ),
+            "a reference to a missing clause leaves the obligation it imports undefined",
+            String::new(),
+            broken.join(", "),
+        ));
+    }
+    let deleted = with_status(ReferenceStatus::Deleted);
+    if !deleted.is_empty() {
+        out.push(draft(
+            RiskLevel::Medium,
+            "reference_to_deleted_clause",
+            format!("References to deleted clauses: {}", deleted.join(", ")),
+            "the clause relies on a clause the contract deleted",
+            String::new(),
+            deleted.join(", "),
+        ));
+    }
+}
+
+fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
+    let source_of = |category: &str| -> String {
+        report
+            .terms
+            .iter()
+            .find(|t| t.category == category)
+            .map(|t| t.source_text.clone())
+            .unwrap_or_default()
+    };
+    let mut delay = report
+        .terms
+        .iter()
+        .filter(|t| t.category == "delay_damages");
+    let rate = delay.clone().find(|t| !t.is_cap);
+    if let (Some(rate), false) = (rate, delay.any(|t| t.is_cap)) {
+        out.push(draft(
+            RiskLevel::High,
+            "uncapped_delay_damages",
+            format!("Delay damages of {} have no stated cap", rate.text),
+            "delay damages without a maximum amount expose the paying party to unlimited liability",
+            String::new(),
+            source_of("delay_damages"),
+        ));
+    }
+    if let Some(retention) = report.retention_percent.filter(|r| *r > 10.0) {
+        out.push(draft(
+            RiskLevel::Medium,
+            "high_retention",
+            format!("Retention of {retention}% exceeds the usual 5-10%"),
+            "retention above 10% ties up working capital",
+            String::new(),
+            source_of("retention"),
+        ));
+    }
+    if let Some(days) = report.payment_period_days.filter(|d| *d > 56.0) {
+        out.push(draft(
+            RiskLevel::Medium,
+            "long_payment_period",
+            format!("Payment period of {days} days exceeds the 56 days of the FIDIC standard form"),
+            "a long payment period shifts financing cost to the payee",
+            String::new(),
+            source_of("payment"),
+        ));
+    }
+}
+
+fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
+    if !report.undefined_terms.is_empty() {
+        out.push(draft(
+            RiskLevel::Low,
+            "undefined_term",
+            format!(
+                "Terms used but never defined: {}",
+                report.undefined_terms.join(", ")
+            ),
+            "an undefined term written as a defined one is open to interpretation",
+            String::new(),
+            // The review quotes the clause itself.
+            String::new(),
+        ));
+    }
+}
+
+/// `fidic_check_pc_consistency`: every conflict is a risk of its own severity.
+fn pc_conflicts(skill: &str, report: &ConsistencyReport, out: &mut Vec<RiskDraft>) {
+    for conflict in &report.conflicts {
+        let level = conflict.severity;
+        out.push(draft(
+            level,
+            skill,
+            conflict.description.clone(),
+            &format!("`{skill}` reported a {level} finding"),
+            String::new(),
+            conflict.evidence.clone(),
+        ));
+    }
+}
+
+/// The SPA/SHA skills: every finding is a risk of its own severity.
+fn findings(skill: &str, findings: &[Finding], out: &mut Vec<RiskDraft>) {
+    for finding in findings {
+        let level = finding.severity;
+        out.push(draft(
+            level,
+            skill,
+            finding.message.clone(),
+            &format!("`{skill}` reported a {level} finding"),
+            String::new(),
+            String::new(),
+        ));
+    }
+}
+
+/// A skill's rating of the whole clause: a risk when it is high or medium.
+fn rated_clause(skill: &str, level: RiskLevel, summary: &str, out: &mut Vec<RiskDraft>) {
+    if level >= RiskLevel::Medium {
+        out.push(draft(
+            level,
+            skill,
+            summary.to_string(),
+            &format!("`{skill}` rated the clause {level}"),
+            String::new(),
+            String::new(),
+        ));
     }
 }
 
@@ -151,201 +440,8 @@ fn str_field(value: &Value, names: &[&str]) -> String {
         .to_string()
 }
 
-fn normalize_level(level: &str) -> Option<&'static str> {
-    match level.trim().to_lowercase().as_str() {
-        "high" | "critical" | "高" => Some("high"),
-        "medium" | "moderate" | "中" => Some("medium"),
-        "low" | "低" => Some("low"),
-        _ => None,
-    }
-}
-
-fn assess_deviation(data: &Value, out: &mut Vec<RiskDraft>) {
-    for finding in data
-        .get("findings")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let Some(level) = normalize_level(&str_field(finding, &["severity"])) else {
-            continue;
-        };
-        let rule = str_field(finding, &["rule"]);
-        out.push(draft(
-            level,
-            &rule,
-            str_field(finding, &["description"]),
-            &format!("assess_deviation rule `{rule}` fired"),
-            format!(
-                "{} Evidence: {}",
-                str_field(data, &["summary"]),
-                str_field(finding, &["evidence"])
-            ),
-            str_field(finding, &["evidence"]),
-        ));
-    }
-}
-
-fn compare_with_baseline(data: &Value, out: &mut Vec<RiskDraft>) {
-    let kind = str_field(data, &["modification_type"]);
-    let similarity = data
-        .get("similarity")
-        .and_then(Value::as_f64)
-        .unwrap_or(1.0);
-    let changed: Vec<String> = data
-        .get("changes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|c| str_field(c, &["text"]))
-        .collect();
-    let evidence = changed.join(" … ");
-    let (level, risk_type, reason) = match kind.as_str() {
-        "deleted" => (
-            "high",
-            "clause_deleted",
-            "the standard-form clause was deleted",
-        ),
-        "added" => (
-            "medium",
-            "clause_added",
-            "the clause is not in the standard form",
-        ),
-        "modified" if similarity < 0.5 => (
-            "medium",
-            "baseline_deviation",
-            "less than half of the standard-form wording remains",
-        ),
-        _ => return,
-    };
-    out.push(draft(
-        level,
-        risk_type,
-        str_field(data, &["summary"]),
-        reason,
-        String::new(),
-        evidence,
-    ));
-}
-
-fn cross_reference_check(data: &Value, out: &mut Vec<RiskDraft>) {
-    let refs = data
-        .get("references")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let with_status = |status: &str| -> Vec<String> {
-        refs.iter()
-            .filter(|r| r.get("status").and_then(Value::as_str) == Some(status))
-            .map(|r| str_field(r, &["reference_text"]))
-            .collect()
-    };
-    let broken = with_status("broken");
-    if !broken.is_empty() {
-        out.push(draft(
-            "medium",
-            "broken_cross_reference",
-            format!(
-                "References to clauses that do not exist: {}",
-                broken.join(", ")
-            ),
-            "a reference to a missing clause leaves the obligation it imports undefined",
-            String::new(),
-            broken.join(", "),
-        ));
-    }
-    let deleted = with_status("deleted");
-    if !deleted.is_empty() {
-        out.push(draft(
-            "medium",
-            "reference_to_deleted_clause",
-            format!("References to deleted clauses: {}", deleted.join(", ")),
-            "the clause relies on a clause the contract deleted",
-            String::new(),
-            deleted.join(", "),
-        ));
-    }
-}
-
-fn extract_financial_terms(data: &Value, out: &mut Vec<RiskDraft>) {
-    let number = |name: &str| data.get(name).and_then(Value::as_f64);
-    let source_of = |category: &str| -> String {
-        data.get("terms")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .find(|t| t.get("category").and_then(Value::as_str) == Some(category))
-            .map(|t| str_field(t, &["source_text"]))
-            .unwrap_or_default()
-    };
-    let delay: Vec<&Value> = data
-        .get("terms")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|t| t.get("category").and_then(Value::as_str) == Some("delay_damages"))
-        .collect();
-    let is_cap = |t: &&Value| t.get("is_cap").and_then(Value::as_bool) == Some(true);
-    let rate = delay.iter().find(|t| !is_cap(t));
-    if let (Some(rate), false) = (rate, delay.iter().any(is_cap)) {
-        out.push(draft(
-            "high",
-            "uncapped_delay_damages",
-            format!(
-                "Delay damages of {} have no stated cap",
-                str_field(rate, &["text"])
-            ),
-            "delay damages without a maximum amount expose the paying party to unlimited liability",
-            String::new(),
-            source_of("delay_damages"),
-        ));
-    }
-    if let Some(retention) = number("retention_percent").filter(|r| *r > 10.0) {
-        out.push(draft(
-            "medium",
-            "high_retention",
-            format!("Retention of {retention}% exceeds the usual 5-10%"),
-            "retention above 10% ties up working capital",
-            String::new(),
-            source_of("retention"),
-        ));
-    }
-    if let Some(days) = number("payment_period_days").filter(|d| *d > 56.0) {
-        out.push(draft(
-            "medium",
-            "long_payment_period",
-            format!("Payment period of {days} days exceeds the 56 days of the FIDIC standard form"),
-            "a long payment period shifts financing cost to the payee",
-            String::new(),
-            source_of("payment"),
-        ));
-    }
-}
-
-fn resolve_definition(data: &Value, out: &mut Vec<RiskDraft>) {
-    let terms: Vec<String> = data
-        .get("undefined_terms")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect();
-    if !terms.is_empty() {
-        out.push(draft(
-            "low",
-            "undefined_term",
-            format!("Terms used but never defined: {}", terms.join(", ")),
-            "an undefined term written as a defined one is open to interpretation",
-            String::new(),
-            // The review quotes the clause itself.
-            String::new(),
-        ));
-    }
-}
-
-/// Domain skills: objects with a `severity`/`risk_level` in any top-level array, else a
-/// top-level level of high or medium.
+/// Skills from outside this library: objects with a `severity`/`risk_level` in any top-level
+/// array, else a top-level level of high or medium.
 fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
     let Some(object) = data.as_object() else {
         return;
@@ -354,7 +450,7 @@ fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
     for value in object.values() {
         for item in value.as_array().into_iter().flatten() {
             let Some(level) =
-                normalize_level(&str_field(item, &["severity", "risk_level", "level"]))
+                RiskLevel::parse_lenient(&str_field(item, &["severity", "risk_level", "level"]))
             else {
                 continue;
             };
@@ -390,15 +486,8 @@ fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
     }
     if out.len() == before {
         let level = str_field(data, &["risk_level", "severity", "overall_risk"]);
-        if let Some(level @ ("high" | "medium")) = normalize_level(&level) {
-            out.push(draft(
-                level,
-                skill,
-                str_field(data, &["summary"]),
-                &format!("`{skill}` rated the clause {level}"),
-                String::new(),
-                String::new(),
-            ));
+        if let Some(level) = RiskLevel::parse_lenient(&level) {
+            rated_clause(skill, level, &str_field(data, &["summary"]), out);
         }
     }
 }
@@ -406,12 +495,22 @@ fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fidic::time_bar::TimeLimit;
+    use crate::generic::assess_deviation::DeviationAssessment;
+    use crate::generic::extract_financial_terms::FinancialTerm;
     use serde_json::json;
 
+    fn output(skill: &str, data: impl serde::Serialize) -> (String, Box<RawValue>) {
+        (
+            skill.to_string(),
+            serde_json::value::to_raw_value(&data).unwrap(),
+        )
+    }
+
     #[test]
-    fn domain_outputs_are_read_by_shape() {
-        let outputs = vec![(
-            "spa_indemnity_analysis".to_string(),
+    fn outside_outputs_are_read_by_shape() {
+        let outputs = vec![output(
+            "acme_indemnity_review",
             json!({"summary": "1 time bar", "findings": [
                 {"severity": "HIGH", "type": "time_bar", "description": "28-day notice", "evidence": "within 28 days"},
                 {"severity": "none", "description": "ignored"}
@@ -420,29 +519,105 @@ mod tests {
         let risks = risks_from_outputs(&outputs);
         assert_eq!(risks.len(), 1);
         assert_eq!(
-            (risks[0].risk_level.as_str(), risks[0].risk_type.as_str()),
-            ("high", "time_bar")
+            (risks[0].risk_level, risks[0].risk_type.as_str()),
+            (RiskLevel::High, "time_bar")
         );
         assert_eq!(risks[0].original_text, "within 28 days");
-        assert_eq!(risks[0].source_skill, "spa_indemnity_analysis");
+        assert_eq!(risks[0].source_skill, "acme_indemnity_review");
         assert_eq!(risks[0].analysis, "1 time bar");
     }
 
     #[test]
+    fn library_findings_are_read_by_type() {
+        let report = GovernanceReport {
+            clause_id: "*".into(),
+            board_size: None,
+            board_seats: Vec::new(),
+            chair_casting_vote: true,
+            quorum: None,
+            adjourned_quorum: None,
+            reserved_matters: Vec::new(),
+            veto_holders: Vec::new(),
+            deadlock_mechanisms: Vec::new(),
+            drag_along: None,
+            tag_along: None,
+            missing: Vec::new(),
+            findings: vec![Finding::new(
+                "casting_vote",
+                RiskLevel::High,
+                "the chair has a casting vote",
+                Some("5"),
+            )],
+            summary: "deadlock".into(),
+        };
+        let risks = risks_from_outputs(&[output("sha_governance_check", &report)]);
+        assert_eq!(risks.len(), 1);
+        assert_eq!(risks[0].risk_level, RiskLevel::High);
+        assert_eq!(risks[0].risk_type, "sha_governance_check");
+        assert_eq!(risks[0].description, "the chair has a casting vote");
+        assert_eq!(
+            risks[0].reason,
+            "`sha_governance_check` reported a high finding"
+        );
+        assert_eq!(risks[0].analysis, "deadlock");
+    }
+
+    #[test]
+    fn an_output_of_the_wrong_shape_gives_no_risks() {
+        let risks = risks_from_outputs(&[output(
+            "sha_governance_check",
+            json!({"risk_level": "high", "summary": "not a governance report"}),
+        )]);
+        assert!(risks.is_empty());
+    }
+
+    fn limit(days: u32, party: &str, severity: RiskLevel) -> TimeLimit {
+        TimeLimit {
+            period: format!("{days} days"),
+            days,
+            requirement: "within".into(),
+            party: Some(party.into()),
+            trigger: None,
+            consequence: None,
+            is_time_bar: false,
+            standard_step: None,
+            standard_days: None,
+            standard_reference: None,
+            comparison: "no_standard".into(),
+            difference_days: None,
+            gc_days: None,
+            shortened: false,
+            extended_for_other_party: false,
+            severity,
+            sentence: format!("within {days} days"),
+        }
+    }
+
+    #[test]
     fn time_limits_are_described_in_words() {
-        let outputs = vec![(
-            "fidic_calculate_time_bar".to_string(),
-            json!({"summary": "2 limits", "time_limits": [
-                {"days": 14, "requirement": "not_later_than", "party": "Contractor",
-                 "trigger": "after the Contractor became aware", "consequence": "no extension of time",
-                 "is_time_bar": true, "shortened": true, "gc_days": 28, "severity": "high",
-                 "sentence": "not later than 14 days after the Contractor became aware"},
-                {"days": 42, "requirement": "within", "party": "Engineer", "is_time_bar": false,
-                 "shortened": false, "severity": "none", "sentence": "within 42 days"}
-            ]}),
-        )];
-        let risks = risks_from_outputs(&outputs);
-        assert_eq!(risks.len(), 1, "limits rated none are not risks");
+        let barred = TimeLimit {
+            requirement: "not_later_than".into(),
+            trigger: Some("after the Contractor became aware".into()),
+            consequence: Some("no extension of time".into()),
+            is_time_bar: true,
+            shortened: true,
+            gc_days: Some(28),
+            sentence: "not later than 14 days after the Contractor became aware".into(),
+            ..limit(14, "Contractor", RiskLevel::High)
+        };
+        let report = TimeBarReport {
+            clause_id: "20.1".into(),
+            text_source: "contract".into(),
+            time_limits: vec![barred, limit(42, "Engineer", RiskLevel::Low)],
+            time_limit_count: 2,
+            time_bar_count: 1,
+            shortened_count: 1,
+            shortest_days: Some(14),
+            highest_severity: Some(RiskLevel::High),
+            summary: "2 limits".into(),
+        };
+        let risks = risks_from_outputs(&[output("fidic_calculate_time_bar", &report)]);
+        assert_eq!(risks.len(), 2, "every limit is rated");
         assert_eq!(risks[0].risk_type, "time_bar_shortened");
         assert_eq!(
             risks[0].description,
@@ -456,46 +631,111 @@ mod tests {
             risks[0].original_text,
             "not later than 14 days after the Contractor became aware"
         );
+        assert_eq!(
+            (
+                risks[1].risk_level,
+                risks[1].risk_type.as_str(),
+                risks[1].description.as_str(),
+                risks[1].reason.as_str()
+            ),
+            (
+                RiskLevel::Low,
+                "time_limit",
+                "Engineer: within 42 days",
+                "`fidic_calculate_time_bar` rated the limit low"
+            )
+        );
     }
 
     #[test]
     fn top_level_level_and_nothing() {
-        let risks = risks_from_outputs(&[(
-            "sha_governance_check".into(),
+        let risks = risks_from_outputs(&[output(
+            "acme_governance_check",
             json!({"risk_level": "medium", "summary": "deadlock"}),
         )]);
-        assert_eq!(risks[0].risk_type, "sha_governance_check");
-        assert!(risks_from_outputs(&[("x".into(), json!({"risk_level": "low"}))]).is_empty());
-        assert!(risks_from_outputs(&[("x".into(), json!([1, 2]))]).is_empty());
+        assert_eq!(risks[0].risk_type, "acme_governance_check");
+        assert!(risks_from_outputs(&[output("x", json!({"risk_level": "low"}))]).is_empty());
+        assert!(risks_from_outputs(&[output("x", json!([1, 2]))]).is_empty());
     }
 
     #[test]
     fn delay_damages_need_a_cap() {
-        let terms = |cap: bool| {
-            json!({"terms": [
-                {"category": "delay_damages", "kind": "amount", "is_cap": false, "text": "USD 5,000", "source_text": "s"},
-                {"category": "delay_damages", "kind": "percentage", "is_cap": cap, "text": "10%", "source_text": "s"}
-            ]})
+        let term = |kind: &str, is_cap: bool, text: &str| FinancialTerm {
+            category: "delay_damages".into(),
+            kind: kind.into(),
+            value: 0.0,
+            currency: None,
+            is_cap,
+            text: text.into(),
+            source_text: "s".into(),
         };
-        let risks = risks_from_outputs(&[("extract_financial_terms".into(), terms(false))]);
+        let terms = |cap: bool| FinancialTerms {
+            clause_id: "8.8".into(),
+            terms: vec![
+                term("amount", false, "USD 5,000"),
+                term("percentage", cap, "10%"),
+            ],
+            amounts_by_currency: Default::default(),
+            retention_percent: None,
+            advance_payment_percent: None,
+            delay_damages_rate_percent: None,
+            delay_damages_cap_percent: None,
+            payment_period_days: None,
+            summary: String::new(),
+        };
+        let risks = risks_from_outputs(&[output("extract_financial_terms", terms(false))]);
         assert_eq!(
             risks[0].description,
             "Delay damages of USD 5,000 have no stated cap"
         );
-        assert!(risks_from_outputs(&[("extract_financial_terms".into(), terms(true))]).is_empty());
+        assert!(risks_from_outputs(&[output("extract_financial_terms", terms(true))]).is_empty());
     }
 
     #[test]
     fn compare_defers_to_assess() {
-        let compare = (
-            "compare_with_baseline".to_string(),
-            json!({"modification_type": "deleted", "summary": "s"}),
+        let compare = output(
+            "compare_with_baseline",
+            BaselineComparison {
+                clause_id: "4.12".into(),
+                modification_type: ModificationType::Deleted,
+                similarity: 0.0,
+                changes: Vec::new(),
+                inserted_words: 0,
+                deleted_words: 0,
+                summary: "s".into(),
+            },
         );
         assert_eq!(
             risks_from_outputs(std::slice::from_ref(&compare))[0].risk_type,
             "clause_deleted"
         );
-        let assess = ("assess_deviation".to_string(), json!({"findings": []}));
+        let assess = output(
+            "assess_deviation",
+            DeviationAssessment {
+                clause_id: "4.12".into(),
+                severity: "none".into(),
+                modification_type: "deleted".into(),
+                similarity: None,
+                findings: Vec::new(),
+                summary: String::new(),
+            },
+        );
         assert!(risks_from_outputs(&[compare, assess]).is_empty());
+    }
+
+    #[test]
+    fn summaries_are_read_from_objects_only() {
+        let summary = |json: &str| {
+            let raw = RawValue::from_string(json.to_string()).unwrap();
+            output_summary(&raw).map(|s| s.into_owned())
+        };
+        assert_eq!(
+            summary(r#"{"a": [1], "summary": "2 \"limits\""}"#).as_deref(),
+            Some("2 \"limits\"")
+        );
+        assert_eq!(summary(r#"{"summary": ""}"#).as_deref(), Some(""));
+        assert_eq!(summary(r#"{"summary": 3}"#), None);
+        assert_eq!(summary(r#"["summary"]"#), None);
+        assert_eq!(summary(r#"{"other": 1}"#), None);
     }
 }

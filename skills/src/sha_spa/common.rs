@@ -10,7 +10,7 @@ use skill_core::SkillError;
 
 use crate::document::{normalize_clause_id, DocumentStructure};
 use crate::fidic::documents::clause_not_found;
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// One observation with its seriousness for the party the review acts for.
@@ -19,7 +19,7 @@ pub struct Finding {
     /// Short topic (`long_stop_date`, `cap`, `drag_along`).
     pub topic: String,
     /// How serious it is.
-    pub severity: Severity,
+    pub severity: RiskLevel,
     /// What was found and why it matters.
     pub message: String,
     /// Clause it comes from, when known.
@@ -30,7 +30,7 @@ impl Finding {
     /// A finding.
     pub fn new(
         topic: &str,
-        severity: Severity,
+        severity: RiskLevel,
         message: impl Into<String>,
         clause_id: Option<&str>,
     ) -> Self {
@@ -44,12 +44,12 @@ impl Finding {
 }
 
 /// Orders findings most serious first, keeping document order otherwise.
-pub fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by_key(|f| f.severity);
+pub(crate) fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 
 /// Text covered by a request.
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// The clause analysed: the top-level clause containing the request, or `*`.
     pub clause_id: String,
     /// Its full text (with sub-clauses).
@@ -60,7 +60,7 @@ pub struct Scope<'a> {
 
 /// The text a skill analyses: the top-level clause containing `clause_id` (a CP list, its
 /// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
-pub fn scope<'a>(
+pub(crate) fn scope<'a>(
     review: &'a ReviewState,
     skill: &str,
     clause_id: &str,
@@ -98,16 +98,9 @@ pub fn scope<'a>(
     })
 }
 
-/// The clause of `doc` whose own text contains `needle`, for locating findings.
-pub fn clause_of(doc: &DocumentStructure, needle: &str) -> Option<String> {
-    doc.iter_clauses()
-        .find(|c| c.text.contains(needle))
-        .map(|c| c.clause_id.clone())
-}
-
 /// Which side of the deal the review acts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     /// Buyer / purchaser / investor.
     Buyer,
     /// Seller / vendor / founder.
@@ -118,7 +111,7 @@ pub enum Side {
 
 impl Side {
     /// Reads `our_party` ("Buyer", "Purchaser", "卖方", "Investor", "Founders").
-    pub fn of(our_party: &str) -> Self {
+    pub(crate) fn of(our_party: &str) -> Self {
         let p = our_party.to_lowercase();
         if ["buyer", "purchaser", "investor", "买方", "收购方", "投资方"]
             .iter()
@@ -155,7 +148,7 @@ static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e; "第（二）项" -> 二).
-pub fn cited_labels(sentence: &str) -> Vec<String> {
+pub(crate) fn cited_labels(sentence: &str) -> Vec<String> {
     LABEL_REF
         .captures_iter(sentence)
         .map(|c| c[1].to_string())
@@ -220,7 +213,7 @@ static DATE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The first calendar date in `text`.
-pub fn first_date(text: &str) -> Option<String> {
+pub(crate) fn first_date(text: &str) -> Option<String> {
     DATE.find(text).map(|m| m.as_str().to_string())
 }
 
@@ -254,7 +247,7 @@ pub fn durations_in_months(text: &str) -> Vec<(u32, String)> {
 }
 
 /// A number written in digits or (small) English words.
-pub fn word_number(text: &str) -> Option<u32> {
+pub(crate) fn word_number(text: &str) -> Option<u32> {
     if let Ok(n) = text.parse() {
         return Some(n);
     }

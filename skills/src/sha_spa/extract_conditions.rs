@@ -10,7 +10,7 @@ use super::common::{
     cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side,
 };
 use crate::fidic::text::{definitions_in, excerpt, sentences};
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// One condition precedent.
@@ -155,26 +155,26 @@ pub fn spa_extract_conditions(
     let mut findings = Vec::new();
     if !conditions.is_empty() {
         if long_stop_date.is_none() {
-            findings.push(Finding::new("long_stop_date", Severity::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
+            findings.push(Finding::new("long_stop_date", RiskLevel::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
         } else if long_stop_consequence.is_none() {
             findings.push(Finding::new(
                 "long_stop_date",
-                Severity::Medium,
+                RiskLevel::Medium,
                 "a long-stop date is set but no termination right is attached to it",
                 Some(&scope.clause_id),
             ));
         }
         for c in &conditions {
             let (topic, why, seller_sev) = match c.category.as_str() {
-                "no_material_adverse_change" => ("mac_condition", "a no-MAC condition gives the Buyer a walk-away right until completion", Severity::High),
-                "warranties_true" => ("warranty_bring_down", "warranties must be repeated true at completion, so a later breach lets the Buyer refuse to complete", Severity::Medium),
-                "financing" => ("financing_condition", "completion depends on the Buyer's financing", Severity::High),
+                "no_material_adverse_change" => ("mac_condition", "a no-MAC condition gives the Buyer a walk-away right until completion", RiskLevel::High),
+                "warranties_true" => ("warranty_bring_down", "warranties must be repeated true at completion, so a later breach lets the Buyer refuse to complete", RiskLevel::Medium),
+                "financing" => ("financing_condition", "completion depends on the Buyer's financing", RiskLevel::High),
                 _ => continue,
             };
             let severity = match side {
-                Side::Buyer => Severity::Low,
+                Side::Buyer => RiskLevel::Low,
                 Side::Seller => seller_sev,
-                Side::Unknown => Severity::Medium,
+                Side::Unknown => RiskLevel::Medium,
             };
             findings.push(Finding::new(
                 topic,
@@ -191,7 +191,7 @@ pub fn spa_extract_conditions(
         if !unwaivable.is_empty() {
             findings.push(Finding::new(
                 "waiver",
-                Severity::Medium,
+                RiskLevel::Medium,
                 format!(
                     "no waiver right covers condition(s) {}",
                     unwaivable.join(", ")
@@ -202,7 +202,7 @@ pub fn spa_extract_conditions(
         if !non_waivable.is_empty() {
             findings.push(Finding::new(
                 "waiver",
-                Severity::Low,
+                RiskLevel::Low,
                 format!(
                     "condition(s) {} may not be waived (mandatory)",
                     non_waivable.join(", ")
@@ -228,7 +228,7 @@ pub fn spa_extract_conditions(
             waiver_rights.len(),
             findings
                 .first()
-                .filter(|f| f.severity == Severity::High)
+                .filter(|f| f.severity == RiskLevel::High)
                 .map(|f| format!("; key issue: {}", f.message))
                 .unwrap_or_default()
         )

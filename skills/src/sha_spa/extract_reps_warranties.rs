@@ -5,7 +5,7 @@ use skill_core::prelude::*;
 
 use super::common::{scope, sort_findings, Finding, Side};
 use crate::fidic::text::{excerpt, first_of};
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// One warranty.
@@ -130,7 +130,7 @@ pub fn spa_extract_reps_warranties(
             .find_clause(&scope.clause_id)
             .expect("scope clause exists");
         let mut all = vec![(top.clause_id.clone(), top.text.clone())];
-        let mut stack: Vec<&crate::Clause> = top.children.iter().rev().collect();
+        let mut stack: Vec<&crate::document::Clause> = top.children.iter().rev().collect();
         while let Some(c) = stack.pop() {
             all.push((c.clause_id.clone(), c.text.clone()));
             stack.extend(c.children.iter().rev());
@@ -190,16 +190,16 @@ pub fn spa_extract_reps_warranties(
         if w.fundamental && !w.unqualified && buyer_view {
             findings.push(Finding::new(
                 "fundamental_warranty_qualified",
-                Severity::High,
+                RiskLevel::High,
                 format!("fundamental warranty {} is qualified", w.clause_id),
                 Some(&w.clause_id),
             ));
         }
         if let Some(k) = &w.knowledge_qualifier {
             let severity = if buyer_view {
-                Severity::Medium
+                RiskLevel::Medium
             } else {
-                Severity::Low
+                RiskLevel::Low
             };
             findings.push(Finding::new(
                 "knowledge_qualifier",
@@ -212,7 +212,7 @@ pub fn spa_extract_reps_warranties(
             ));
         }
         if w.unqualified && side == Side::Seller && !w.fundamental {
-            findings.push(Finding::new("unqualified_warranty", Severity::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
+            findings.push(Finding::new("unqualified_warranty", RiskLevel::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
         }
     }
     for q in general_qualifiers
@@ -220,9 +220,9 @@ pub fn spa_extract_reps_warranties(
         .filter(|q| first_of(&q.to_lowercase(), GENERAL_DISCLOSURE).is_some())
     {
         let severity = if buyer_view {
-            Severity::High
+            RiskLevel::High
         } else {
-            Severity::Low
+            RiskLevel::Low
         };
         findings.push(Finding::new(
             "general_disclosure",
@@ -233,7 +233,7 @@ pub fn spa_extract_reps_warranties(
     }
     if knowledge_definition.is_none() && warranties.iter().any(|w| w.knowledge_qualifier.is_some())
     {
-        findings.push(Finding::new("knowledge_definition", Severity::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
+        findings.push(Finding::new("knowledge_definition", RiskLevel::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
     }
     sort_findings(&mut findings);
     let count = |f: fn(&Warranty) -> bool| warranties.iter().filter(|w| f(w)).count();
@@ -249,7 +249,7 @@ pub fn spa_extract_reps_warranties(
             scope.clause_id,
             warranties.len(),
             general_qualifiers.len(),
-            findings.iter().filter(|f| f.severity == Severity::High).count()
+            findings.iter().filter(|f| f.severity == RiskLevel::High).count()
         )
     };
     Ok(WarrantiesReport {

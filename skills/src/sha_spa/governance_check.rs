@@ -10,7 +10,7 @@ use super::common::{
     enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side,
 };
 use crate::fidic::text::{excerpt, sentences};
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// Who appoints how many directors.
@@ -225,7 +225,7 @@ pub fn sha_governance_check(
     for m in &report.missing {
         findings.push(Finding::new(
             m,
-            Severity::Medium,
+            RiskLevel::Medium,
             format!("the agreement has no {} provision", m.replace('_', " ")),
             None,
         ));
@@ -234,11 +234,11 @@ pub fn sha_governance_check(
         match drag.threshold_percent {
             Some(p) if p < 75.0 => findings.push(Finding::new(
                 "drag_along",
-                if side == Side::Buyer || side == Side::Unknown { Severity::High } else { Severity::Medium },
+                if side == Side::Buyer || side == Side::Unknown { RiskLevel::High } else { RiskLevel::Medium },
                 format!("holders of {p}% can force the others to sell; below the usual 75%, a minority investor can be dragged"),
                 Some(&drag.clause_id),
             )),
-            None => findings.push(Finding::new("drag_along", Severity::Medium, "drag-along without a stated threshold", Some(&drag.clause_id))),
+            None => findings.push(Finding::new("drag_along", RiskLevel::Medium, "drag-along without a stated threshold", Some(&drag.clause_id))),
             _ => {}
         }
     }
@@ -246,7 +246,7 @@ pub fn sha_governance_check(
         if tag.threshold_percent.is_some_and(|p| p >= 50.0) {
             findings.push(Finding::new(
                 "tag_along",
-                Severity::Low,
+                RiskLevel::Low,
                 "tag-along only on a change of control (more than 50%)",
                 Some(&tag.clause_id),
             ));
@@ -254,9 +254,9 @@ pub fn sha_governance_check(
     }
     if report.chair_casting_vote {
         let severity = if report.deadlock_mechanisms.is_empty() {
-            Severity::High
+            RiskLevel::High
         } else {
-            Severity::Medium
+            RiskLevel::Medium
         };
         findings.push(Finding::new("casting_vote", severity, "the chair has a casting vote, so the side nominating the chair controls split board votes", None));
     }
@@ -265,9 +265,9 @@ pub fn sha_governance_check(
             findings.push(Finding::new(
                 "quorum",
                 if side == Side::Buyer {
-                    Severity::High
+                    RiskLevel::High
                 } else {
-                    Severity::Medium
+                    RiskLevel::Medium
                 },
                 format!(
                     "an adjourned meeting is quorate without the protected director: {adjourned}"
@@ -281,15 +281,15 @@ pub fn sha_governance_check(
         .iter()
         .any(|m| m == "russian_roulette" || m == "texas_shoot_out")
     {
-        findings.push(Finding::new("deadlock", Severity::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
+        findings.push(Finding::new("deadlock", RiskLevel::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
     }
     if !report.veto_holders.is_empty() && !report.reserved_matters.is_empty() {
         findings.push(Finding::new(
             "veto",
             if side == Side::Seller {
-                Severity::Medium
+                RiskLevel::Medium
             } else {
-                Severity::Low
+                RiskLevel::Low
             },
             format!(
                 "{} reserved matter(s) need the consent of {}",

@@ -10,7 +10,7 @@ use super::common::{
     amounts, durations_in_months, percentages, scope, sort_findings, Amount, Finding, Side,
 };
 use crate::fidic::text::{definitions_in, excerpt, sentences};
-use crate::fidic::Severity;
+use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
 /// A liability cap.
@@ -292,7 +292,7 @@ pub fn spa_indemnity_analysis(
         });
         findings.push(Finding::new(
             "limitations",
-            Severity::Low,
+            RiskLevel::Low,
             format!("the limitations of Clause {from} apply here by reference"),
             Some(&scope.clause_id),
         ));
@@ -320,7 +320,7 @@ pub fn spa_indemnity_analysis(
             specific_indemnities.len(),
             if specific_indemnities.len() == 1 { "y" } else { "ies" },
             exclusions.len(),
-            findings.iter().filter(|f| f.severity == Severity::High).count()
+            findings.iter().filter(|f| f.severity == RiskLevel::High).count()
         )
     };
     Ok(IndemnityReport {
@@ -381,10 +381,10 @@ fn assess(
     clause: &str,
     indemnities: bool,
 ) -> Vec<Finding> {
-    let pick = |buyer: Severity, seller: Severity| match side {
+    let pick = |buyer: RiskLevel, seller: RiskLevel| match side {
         Side::Buyer => buyer,
         Side::Seller => seller,
-        Side::Unknown if buyer == Severity::High || seller == Severity::High => Severity::Medium,
+        Side::Unknown if buyer == RiskLevel::High || seller == RiskLevel::High => RiskLevel::Medium,
         Side::Unknown => buyer.min(seller),
     };
     let mut out = Vec::new();
@@ -400,25 +400,25 @@ fn assess(
     match general_cap.and_then(|c| c.percent_of_consideration) {
         None if caps.is_empty() => out.push(Finding::new(
             "cap",
-            pick(Severity::Low, Severity::High),
+            pick(RiskLevel::Low, RiskLevel::High),
             "no cap on the seller's liability",
             Some(clause),
         )),
         Some(p) if p < 10.0 => out.push(Finding::new(
             "cap",
-            pick(Severity::High, Severity::Low),
+            pick(RiskLevel::High, RiskLevel::Low),
             format!("general cap of {p}% of the consideration is low"),
             Some(clause),
         )),
         Some(p) if p < 25.0 => out.push(Finding::new(
             "cap",
-            pick(Severity::Medium, Severity::Low),
+            pick(RiskLevel::Medium, RiskLevel::Low),
             format!("general cap of {p}% of the consideration"),
             Some(clause),
         )),
         Some(p) if p >= 100.0 => out.push(Finding::new(
             "cap",
-            pick(Severity::Low, Severity::High),
+            pick(RiskLevel::Low, RiskLevel::High),
             format!(
                 "general cap of {p}% of the consideration exposes the seller to the whole price"
             ),
@@ -426,7 +426,7 @@ fn assess(
         )),
         Some(p) => out.push(Finding::new(
             "cap",
-            Severity::Low,
+            RiskLevel::Low,
             format!("general cap of {p}% of the consideration"),
             Some(clause),
         )),
@@ -435,13 +435,13 @@ fn assess(
     match basket {
         Some(b) if b.kind == "deductible" => out.push(Finding::new(
             "basket",
-            pick(Severity::Medium, Severity::Low),
+            pick(RiskLevel::Medium, RiskLevel::Low),
             "deductible basket: only the excess over the threshold is recoverable",
             Some(&b.clause_id),
         )),
         Some(b) if b.percent_of_consideration.is_some_and(|p| p > 1.0) => out.push(Finding::new(
             "basket",
-            pick(Severity::Medium, Severity::Low),
+            pick(RiskLevel::Medium, RiskLevel::Low),
             format!(
                 "basket above 1% of the consideration ({}%)",
                 b.percent_of_consideration.unwrap_or_default()
@@ -450,13 +450,13 @@ fn assess(
         )),
         Some(b) => out.push(Finding::new(
             "basket",
-            Severity::Low,
+            RiskLevel::Low,
             format!("{} basket", b.kind),
             Some(&b.clause_id),
         )),
         None => out.push(Finding::new(
             "basket",
-            pick(Severity::Low, Severity::Medium),
+            pick(RiskLevel::Low, RiskLevel::Medium),
             "no basket: the seller is exposed to every claim above the de minimis",
             Some(clause),
         )),
@@ -464,7 +464,7 @@ fn assess(
     if de_minimis.is_none() {
         out.push(Finding::new(
             "de_minimis",
-            pick(Severity::Low, Severity::Medium),
+            pick(RiskLevel::Low, RiskLevel::Medium),
             "no de minimis for individual claims",
             Some(clause),
         ));
@@ -472,15 +472,15 @@ fn assess(
     for p in periods {
         let (severity, why) = match p.applies_to.as_str() {
             "all claims" if p.months < 12 => (
-                pick(Severity::High, Severity::Low),
+                pick(RiskLevel::High, RiskLevel::Low),
                 "shorter than 12 months: latent problems may not surface in time",
             ),
             "all claims" if p.months > 24 => (
-                pick(Severity::Low, Severity::Medium),
+                pick(RiskLevel::Low, RiskLevel::Medium),
                 "longer than 24 months",
             ),
             "tax claims" if p.months < 48 => (
-                pick(Severity::Medium, Severity::Low),
+                pick(RiskLevel::Medium, RiskLevel::Low),
                 "shorter than the usual tax limitation period",
             ),
             _ => continue,

@@ -1,8 +1,6 @@
 //! The offline checklist review end to end, on the fixture contract.
 
-mod generic_fixture;
-
-use generic_fixture::*;
+use crate::generic_fixture::*;
 use skills::review::{
     build_review_state, generate_checklist, render, render_json, run_checklist_review,
     ReportFormat, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
@@ -44,7 +42,7 @@ fn risks_follow_the_rules() {
             .unwrap()
             .risks
             .iter()
-            .map(|r| (r.risk_type.clone(), r.risk_level.clone()))
+            .map(|r| (r.risk_type.clone(), r.risk_level.to_string()))
             .collect()
     };
     let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {

@@ -1,9 +1,7 @@
 //! Each generic skill against the fixture contract, called as the review calls it
 //! (`prepare_and_call` with the review state and a clause in focus).
 
-mod generic_fixture;
-
-use generic_fixture::*;
+use crate::generic_fixture::*;
 use serde_json::json;
 use skills::{DocumentRole, ReviewState};
 
@@ -310,7 +308,7 @@ async fn search_reference_doc_errors() {
 #[tokio::test]
 async fn search_uses_an_injected_index() {
     let state = state();
-    let index = skills::generic::bm25::ReferenceIndex::build(&state);
+    let index = skills::index::ReferenceIndex::build(&state);
     let ctx = context(state, Some("4.2")).with(index);
     let out = ok(dispatcher()
         .prepare_and_call(

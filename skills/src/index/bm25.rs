@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::document::is_cjk;
 use crate::state::{ReviewDocument, ReviewState};
+use crate::text::is_cjk;
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
 /// Query words used per search: the most selective (highest idf) ones.
-pub const MAX_QUERY_TERMS: usize = 24;
+pub(super) const MAX_QUERY_TERMS: usize = 24;
 /// Query words always used, however common.
 const MIN_QUERY_TERMS: usize = 3;
 /// idf of a word found in about half the passages (`ln 2`); commoner words are dropped from
@@ -73,7 +73,7 @@ fn is_stop_word(word: &str) -> bool {
 }
 
 /// Calls `f` with every search token of `text`: lowercase words, CJK character bigrams.
-pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+pub(super) fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
     let mut pair = String::new();
@@ -113,7 +113,8 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     emit_cjk(&mut cjk, &mut f);
 }
 
-/// The tokens of `text` (see [`for_each_token`]).
+/// The tokens of `text`: lowercase English words without stop words, Chinese character
+/// bigrams.
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_token(text, |t| out.push(t.to_string()));
@@ -313,7 +314,7 @@ fn split_long(text: &str) -> Vec<String> {
     }
     let mut chunks = Vec::new();
     let mut current = String::new();
-    for sentence in super::sentences(text) {
+    for sentence in crate::text::sentences(text) {
         if !current.is_empty()
             && current.chars().count() + sentence.chars().count() > MAX_PASSAGE_CHARS
         {
@@ -349,7 +350,7 @@ fn fingerprint(document: &ReviewDocument) -> u64 {
 const CACHE_CAPACITY: usize = 32;
 
 /// The index of a document, built on first use and cached process-wide by fingerprint.
-pub fn index_for(document: &ReviewDocument) -> Arc<Bm25Index> {
+pub(crate) fn index_for(document: &ReviewDocument) -> Arc<Bm25Index> {
     static CACHE: OnceLock<Mutex<HashMap<u64, Arc<Bm25Index>>>> = OnceLock::new();
     let key = fingerprint(document);
     let cache = CACHE.get_or_init(Default::default);

@@ -3,9 +3,9 @@
 
 use proptest::prelude::*;
 use skills::document::{find_references, parse_text};
-use skills::generic::bm25::tokenize;
 use skills::generic::compare_with_baseline::compare_texts;
 use skills::generic::extract_financial_terms::analyse_financial_terms;
+use skills::index::tokenize;
 
 fn contract_like() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![

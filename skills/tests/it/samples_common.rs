@@ -1,10 +1,10 @@
 //! What the domain-skill tests share: the bundled samples, parsed by the library's own parser,
-//! and calls through the dispatcher. Each test binary uses a different subset.
-#![allow(dead_code)]
+//! and calls through the dispatcher. Several test modules use them.
 
 use serde_json::Value;
 use skill_core::prelude::*;
-use skills::{ClauseFocus, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::document::DocumentStructure;
+use skills::{ClauseFocus, DocumentRole, ReviewDocument, ReviewState};
 
 /// Parses sample text with the library's own parser.
 pub fn parse(id: &str, text: &str) -> DocumentStructure {

@@ -1,9 +1,7 @@
 //! A small FIDIC-style contract, its standard form and a reference document, shared by the
 //! generic-skill and review tests.
 
-#![allow(dead_code)]
-
-use serde_json::{json, Value};
+use serde_json::Value;
 use skill_core::{Dispatcher, SkillContext, SkillResult};
 use skills::document::parse_text;
 use skills::{ClauseFocus, DocumentRole, ReviewCriterion, ReviewDocument, ReviewState};
@@ -231,16 +229,4 @@ pub fn without(state: ReviewState, role: DocumentRole) -> ReviewState {
             .collect(),
         ..state
     }
-}
-
-pub fn no_args() -> Option<Value> {
-    None
-}
-
-pub fn args(v: Value) -> Option<Value> {
-    Some(v)
-}
-
-pub fn empty_json() -> Value {
-    json!({})
 }

@@ -3,16 +3,16 @@
 use serde_json::json;
 use skill_core::prelude::*;
 use skill_core::{codes, Dispatcher};
-use skills::fidic::Severity;
+use skills::document::{Clause, DocumentStructure};
+use skills::review::RiskLevel;
 use skills::sha_spa::common::Finding;
 use skills::sha_spa::extract_conditions::ConditionsReport;
 use skills::sha_spa::extract_reps_warranties::WarrantiesReport;
 use skills::sha_spa::governance_check::GovernanceReport;
 use skills::sha_spa::indemnity_analysis::IndemnityReport;
-use skills::{Clause, DocumentRole, DocumentStructure, ReviewDocument, ReviewState};
+use skills::{DocumentRole, ReviewDocument, ReviewState};
 
-mod samples_common;
-use samples_common::*;
+use crate::samples_common::*;
 
 fn review(path: &str, our_party: &str) -> ReviewState {
     let filename = path.rsplit('/').next().unwrap();
@@ -32,7 +32,7 @@ fn sha(our_party: &str, focus: &str) -> SkillContext {
     ctx(review("sha/shareholders_agreement.md", our_party), focus)
 }
 
-fn topics(findings: &[Finding]) -> Vec<(&str, Severity)> {
+fn topics(findings: &[Finding]) -> Vec<(&str, RiskLevel)> {
     findings
         .iter()
         .map(|f| (f.topic.as_str(), f.severity))
@@ -104,16 +104,16 @@ async fn conditions_of_the_spa() {
     assert_eq!(
         topics(&r.findings),
         [
-            ("waiver", Severity::Medium),
-            ("mac_condition", Severity::Low),
-            ("warranty_bring_down", Severity::Low),
-            ("waiver", Severity::Low)
+            ("waiver", RiskLevel::Medium),
+            ("mac_condition", RiskLevel::Low),
+            ("warranty_bring_down", RiskLevel::Low),
+            ("waiver", RiskLevel::Low)
         ]
     );
     let r: ConditionsReport = run("spa_extract_conditions", &spa("Seller", "4"), json!({})).await;
     assert_eq!(
         topics(&r.findings)[0],
-        ("mac_condition", Severity::High),
+        ("mac_condition", RiskLevel::High),
         "a MAC walk-away right weighs on the Seller"
     );
 }
@@ -126,9 +126,9 @@ async fn conditions_without_long_stop_and_none_in_warranties() {
     assert_eq!(
         topics(&r.findings),
         [
-            ("long_stop_date", Severity::High),
-            ("financing_condition", Severity::High),
-            ("waiver", Severity::Medium)
+            ("long_stop_date", RiskLevel::High),
+            ("financing_condition", RiskLevel::High),
+            ("waiver", RiskLevel::Medium)
         ]
     );
     // Negative: the warranties clause sets no condition.
@@ -172,7 +172,7 @@ async fn chinese_conditions_precedent() {
         .contains("任何一方有权解除本协议"));
     assert_eq!(
         topics(&r.findings),
-        [("waiver", Severity::Medium)],
+        [("waiver", RiskLevel::Medium)],
         "condition 一 has no waiver right"
     );
 }
@@ -229,10 +229,10 @@ async fn warranties_and_their_qualifiers() {
     assert_eq!(
         topics(&r.findings),
         [
-            ("fundamental_warranty_qualified", Severity::High),
-            ("general_disclosure", Severity::High),
-            ("knowledge_qualifier", Severity::Medium),
-            ("knowledge_qualifier", Severity::Medium),
+            ("fundamental_warranty_qualified", RiskLevel::High),
+            ("general_disclosure", RiskLevel::High),
+            ("knowledge_qualifier", RiskLevel::Medium),
+            ("knowledge_qualifier", RiskLevel::Medium),
         ]
     );
     let r: WarrantiesReport = run(
@@ -242,7 +242,7 @@ async fn warranties_and_their_qualifiers() {
     )
     .await;
     assert!(
-        r.findings.iter().all(|f| f.severity != Severity::High),
+        r.findings.iter().all(|f| f.severity != RiskLevel::High),
         "the Seller is protected by the qualifiers"
     );
     // Negative: the limitations clause gives no warranty.
@@ -300,7 +300,7 @@ async fn limitations_of_the_spa() {
     );
     assert_eq!(
         topics(&r.findings),
-        [("cap", Severity::Low), ("basket", Severity::Low)]
+        [("cap", RiskLevel::Low), ("basket", RiskLevel::Low)]
     );
 }
 
@@ -327,7 +327,7 @@ async fn specific_indemnities_and_weak_protection() {
             .collect::<Vec<_>>(),
         [(60, "claims under Clause 9.1")]
     );
-    assert_eq!(topics(&r.findings), [("limitations", Severity::Low)]);
+    assert_eq!(topics(&r.findings), [("limitations", RiskLevel::Low)]);
     let c = one_clause(
         "The Seller's total liability shall not exceed 5% of the Consideration. The Buyer must give notice of any claim within 6 months after Completion.",
         "Buyer",
@@ -335,7 +335,7 @@ async fn specific_indemnities_and_weak_protection() {
     let r: IndemnityReport = run("spa_indemnity_analysis", &c, json!({})).await;
     assert_eq!(
         topics(&r.findings)[..2],
-        [("cap", Severity::High), ("claim_period", Severity::High)]
+        [("cap", RiskLevel::High), ("claim_period", RiskLevel::High)]
     );
     // Negative: the conditions clause sets no liability limit.
     let r: IndemnityReport = run("spa_indemnity_analysis", &spa("Buyer", "4"), json!({})).await;
@@ -383,12 +383,12 @@ async fn governance_of_the_sha() {
     assert_eq!(
         topics(&r.findings),
         [
-            ("drag_along", Severity::High),
-            ("tag_along", Severity::Low),
-            ("quorum", Severity::High),
-            ("casting_vote", Severity::Medium),
-            ("deadlock", Severity::Medium),
-            ("veto", Severity::Low),
+            ("drag_along", RiskLevel::High),
+            ("tag_along", RiskLevel::Low),
+            ("quorum", RiskLevel::High),
+            ("casting_vote", RiskLevel::Medium),
+            ("deadlock", RiskLevel::Medium),
+            ("veto", RiskLevel::Low),
         ],
         "findings of the requested clause 8 first"
     );
@@ -421,7 +421,7 @@ async fn governance_finds_nothing_in_a_share_purchase() {
             "tag_along"
         ]
     );
-    assert!(r.findings.iter().all(|f| f.severity == Severity::Medium));
+    assert!(r.findings.iter().all(|f| f.severity == RiskLevel::Medium));
 }
 
 #[tokio::test]

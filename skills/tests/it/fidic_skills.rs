@@ -7,11 +7,10 @@ use skills::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
 use skills::fidic::pc_instructions::{ClauseStatus, ModificationKind};
 use skills::fidic::search_er::{ErSearchResult, FidicSearchEr};
 use skills::fidic::time_bar::TimeBarReport;
-use skills::fidic::Severity;
+use skills::review::RiskLevel;
 use skills::{DocumentRole, ReviewState};
 
-mod samples_common;
-use samples_common::*;
+use crate::samples_common::*;
 
 fn review() -> ReviewState {
     ReviewState {
@@ -46,7 +45,7 @@ fn review() -> ReviewState {
     }
 }
 
-fn limits(report: &TimeBarReport) -> Vec<(u32, Option<&str>, &str, bool, Severity)> {
+fn limits(report: &TimeBarReport) -> Vec<(u32, Option<&str>, &str, bool, RiskLevel)> {
     report
         .time_limits
         .iter()
@@ -84,7 +83,7 @@ async fn merge_applies_word_replacements_from_the_focus_clause() {
         .merged_text
         .contains("not later than 14 days after the Contractor became aware"));
     assert!(!m.merged_text.contains("28 days"));
-    assert_eq!(m.severity, Severity::High);
+    assert_eq!(m.severity, RiskLevel::High);
     assert_eq!(m.unapplied_count, 0);
 }
 
@@ -104,7 +103,7 @@ async fn merge_statuses_across_the_sample() {
         (
             ClauseStatus::Amended,
             vec![ModificationKind::Added],
-            Severity::Medium
+            RiskLevel::Medium
         )
     );
     assert!(m
@@ -117,7 +116,7 @@ async fn merge_statuses_across_the_sample() {
             (
                 ClauseStatus::Deleted,
                 vec![ModificationKind::Deleted],
-                Severity::High
+                RiskLevel::High
             ),
             ""
         )
@@ -133,7 +132,7 @@ async fn merge_statuses_across_the_sample() {
         (
             ClauseStatus::Added,
             vec![ModificationKind::NewSubClause],
-            Severity::Medium
+            RiskLevel::Medium
         )
     );
     assert!(m
@@ -147,7 +146,10 @@ async fn merge_statuses_across_the_sample() {
     );
     // Negative: the PC do not touch 3.5.
     let m: MergedClause = run("fidic_merge_gc_pc", &c, json!({"clause_id": "3.5"})).await;
-    assert_eq!(status(&m), (ClauseStatus::Unchanged, vec![], Severity::Low));
+    assert_eq!(
+        status(&m),
+        (ClauseStatus::Unchanged, vec![], RiskLevel::Low)
+    );
     assert!(m.text_changes.is_empty() && m.changed_periods.is_empty());
 }
 
@@ -172,7 +174,7 @@ async fn whole_clauses_are_merged_sub_clause_by_sub_clause() {
     );
     assert_eq!(
         (m.status, m.severity),
-        (ClauseStatus::Amended, Severity::High)
+        (ClauseStatus::Amended, RiskLevel::High)
     );
     assert!(
         m.merged_text.contains("\n4.25 The Contractor shall source")
@@ -206,13 +208,13 @@ async fn whole_clauses_are_merged_sub_clause_by_sub_clause() {
                 ConflictKind::ReferenceToDeletedClause,
                 "4.1",
                 "4.12",
-                Severity::High
+                RiskLevel::High
             ),
             (
                 ConflictKind::ReferenceToDeletedClause,
                 "8.4",
                 "4.12",
-                Severity::High
+                RiskLevel::High
             ),
         ]
     );
@@ -242,7 +244,7 @@ async fn merge_prepares_texts_for_the_clause_the_model_names_and_accepts_given_t
     .await;
     assert_eq!(
         (m.unapplied_count, m.severity, m.merged_text.as_str()),
-        (1, Severity::High, "Pay within 56 days.")
+        (1, RiskLevel::High, "Pay within 56 days.")
     );
 }
 
@@ -276,21 +278,33 @@ async fn time_bars_of_the_claims_clause_after_the_pc() {
     assert_eq!(
         limits(&r),
         [
-            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
-            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
+            (
+                14,
+                Some("notice_of_claim"),
+                "shorter",
+                true,
+                RiskLevel::High
+            ),
+            (
+                14,
+                Some("notice_of_claim"),
+                "shorter",
+                true,
+                RiskLevel::High
+            ),
             (
                 42,
                 Some("fully_detailed_claim"),
                 "shorter",
                 false,
-                Severity::High
+                RiskLevel::High
             ),
             (
                 42,
                 Some("engineer_response_to_claim"),
                 "same",
                 false,
-                Severity::Low
+                RiskLevel::Low
             ),
         ]
     );
@@ -334,7 +348,7 @@ async fn time_bars_elsewhere_and_none_in_notices() {
             Some("performance_security"),
             "shorter",
             false,
-            Severity::Medium
+            RiskLevel::Medium
         )]
     );
     let r: TimeBarReport = run("fidic_calculate_time_bar", &c, json!({"clause_id": "14.7"})).await;
@@ -345,7 +359,7 @@ async fn time_bars_elsewhere_and_none_in_notices() {
             Some("interim_payment"),
             "longer",
             false,
-            Severity::Medium
+            RiskLevel::Medium
         )]
     );
     let payment = &r.time_limits[0];
@@ -361,20 +375,20 @@ async fn time_bars_elsewhere_and_none_in_notices() {
     assert_eq!(
         limits(&r),
         [
-            (84, Some("dab_decision"), "same", false, Severity::Low),
+            (84, Some("dab_decision"), "same", false, RiskLevel::Low),
             (
                 28,
                 Some("notice_of_dissatisfaction"),
                 "same",
                 false,
-                Severity::Medium
+                RiskLevel::Medium
             ),
             (
                 28,
                 Some("notice_of_dissatisfaction"),
                 "same",
                 false,
-                Severity::Medium
+                RiskLevel::Medium
             ),
         ]
     );
@@ -403,8 +417,20 @@ async fn chinese_claim_time_bar() {
     assert_eq!(
         limits(&r),
         [
-            (14, Some("notice_of_claim"), "shorter", true, Severity::High),
-            (14, Some("notice_of_claim"), "shorter", true, Severity::High)
+            (
+                14,
+                Some("notice_of_claim"),
+                "shorter",
+                true,
+                RiskLevel::High
+            ),
+            (
+                14,
+                Some("notice_of_claim"),
+                "shorter",
+                true,
+                RiskLevel::High
+            )
         ]
     );
     let first = &r.time_limits[0];
@@ -435,14 +461,14 @@ async fn chinese_claim_time_bar() {
                 Some("engineer_response_to_claim"),
                 "shorter",
                 false,
-                Severity::Medium
+                RiskLevel::Medium
             ),
             (
                 28,
                 Some("engineer_response_to_claim"),
                 "shorter",
                 false,
-                Severity::Medium
+                RiskLevel::Medium
             )
         ]
     );
@@ -453,7 +479,7 @@ async fn chinese_claim_time_bar() {
         .contains("视为认可"));
 }
 
-fn kinds(r: &ConsistencyReport) -> Vec<(ConflictKind, &str, &str, Severity)> {
+fn kinds(r: &ConsistencyReport) -> Vec<(ConflictKind, &str, &str, RiskLevel)> {
     r.conflicts
         .iter()
         .map(|c| {
@@ -477,7 +503,7 @@ async fn consistency_findings_of_the_pc() {
             ConflictKind::StalePeriodReference,
             "8.4",
             "20.1",
-            Severity::High
+            RiskLevel::High
         )]
     );
     assert!(r.conflicts[0].evidence.contains("within 28 days"));
@@ -495,13 +521,13 @@ async fn consistency_findings_of_the_pc() {
                 ConflictKind::ReferenceToDeletedClause,
                 "4.1",
                 "4.12",
-                Severity::High
+                RiskLevel::High
             ),
             (
                 ConflictKind::ReferenceToDeletedClause,
                 "8.4",
                 "4.12",
-                Severity::High
+                RiskLevel::High
             ),
         ]
     );
@@ -514,12 +540,12 @@ async fn consistency_findings_of_the_pc() {
     assert_eq!(
         kinds(&r),
         [
-            (ConflictKind::RedefinedTerm, "1.1", "Cost", Severity::High),
+            (ConflictKind::RedefinedTerm, "1.1", "Cost", RiskLevel::High),
             (
                 ConflictKind::NewDefinedTerm,
                 "1.1",
                 "Key Personnel",
-                Severity::Low
+                RiskLevel::Low
             )
         ]
     );
@@ -536,7 +562,7 @@ async fn consistency_findings_of_the_pc() {
             ConflictKind::BrokenReference,
             "14.7",
             "14.15",
-            Severity::Medium
+            RiskLevel::Medium
         )]
     );
     // Negative: an unchanged clause is consistent.

@@ -61,9 +61,9 @@ proptest! {
     }
 }
 
-fn one_clause_doc(text: &str) -> skills::DocumentStructure {
-    skills::DocumentStructure {
-        clauses: vec![skills::Clause {
+fn one_clause_doc(text: &str) -> skills::document::DocumentStructure {
+    skills::document::DocumentStructure {
+        clauses: vec![skills::document::Clause {
             clause_id: "1".into(),
             text: text.into(),
             level: 1,

@@ -11,20 +11,19 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use skill_core::SkillError;
 
-use super::clause_not_found;
 use crate::document::{normalize_clause_id, Clause, DocumentStructure};
 use crate::state::{DocumentRole, ReviewState};
 
 /// Paths (child indexes from the roots) of every clause of one document, by id.
 #[derive(Debug, Default)]
-pub struct DocumentLookup {
+pub(super) struct DocumentLookup {
     paths: HashMap<String, Box<[u32]>>,
 }
 
 impl DocumentLookup {
     /// Indexes every clause of `doc` (the first clause wins when ids repeat, as in
     /// `find_clause`).
-    pub fn build(doc: &DocumentStructure) -> Self {
+    pub(super) fn build(doc: &DocumentStructure) -> Self {
         fn walk(clauses: &[Clause], path: &mut Vec<u32>, paths: &mut HashMap<String, Box<[u32]>>) {
             for (i, clause) in clauses.iter().enumerate() {
                 path.push(i as u32);
@@ -62,7 +61,7 @@ fn at<'d>(doc: &'d DocumentStructure, path: &[u32]) -> Option<&'d Clause> {
 
 /// A document with its lookup.
 #[derive(Debug, Clone, Copy)]
-pub struct Doc<'a> {
+pub(crate) struct Doc<'a> {
     /// The document.
     pub structure: &'a DocumentStructure,
     lookup: &'a DocumentLookup,
@@ -70,27 +69,27 @@ pub struct Doc<'a> {
 
 impl<'a> Doc<'a> {
     /// The clause with this id (decorated forms such as `Sub-Clause 4.1` accepted).
-    pub fn clause(&self, clause_id: &str) -> Option<&'a Clause> {
+    pub(crate) fn clause(&self, clause_id: &str) -> Option<&'a Clause> {
         self.lookup
             .path(clause_id)
             .and_then(|p| at(self.structure, p))
     }
 
     /// The clause, or a `not_found` error naming it and a few existing ids.
-    pub fn clause_or_not_found(&self, clause_id: &str) -> Result<&'a Clause, SkillError> {
+    pub(crate) fn clause_or_not_found(&self, clause_id: &str) -> Result<&'a Clause, SkillError> {
         self.clause(clause_id)
             .ok_or_else(|| clause_not_found(self.structure, clause_id))
     }
 
     /// The enclosing clause.
-    pub fn parent(&self, clause_id: &str) -> Option<&'a Clause> {
+    pub(crate) fn parent(&self, clause_id: &str) -> Option<&'a Clause> {
         let path = self.lookup.path(clause_id)?;
         let (_, parent) = path.split_last()?;
         at(self.structure, parent)
     }
 
     /// Text of the clause and all its sub-clauses.
-    pub fn full_text(&self, clause_id: &str) -> Option<String> {
+    pub(crate) fn full_text(&self, clause_id: &str) -> Option<String> {
         fn collect(clause: &Clause, out: &mut String) {
             if !clause.text.is_empty() {
                 if !out.is_empty() {
@@ -111,19 +110,19 @@ impl<'a> Doc<'a> {
 
 /// A review state with the lookups of all its documents.
 #[derive(Debug, Clone)]
-pub struct StateLookup {
+pub(crate) struct StateLookup {
     state: Arc<ReviewState>,
     documents: Arc<Vec<DocumentLookup>>,
 }
 
 impl StateLookup {
     /// The state.
-    pub fn state(&self) -> &ReviewState {
+    pub(crate) fn state(&self) -> &ReviewState {
         &self.state
     }
 
     /// The first document with this role.
-    pub fn document(&self, role: DocumentRole) -> Option<Doc<'_>> {
+    pub(crate) fn document(&self, role: DocumentRole) -> Option<Doc<'_>> {
         let i = self.state.documents.iter().position(|d| d.role == role)?;
         Some(Doc {
             structure: &self.state.documents[i].structure,
@@ -132,19 +131,19 @@ impl StateLookup {
     }
 
     /// The contract under review.
-    pub fn primary(&self) -> Option<Doc<'_>> {
+    pub(crate) fn primary(&self) -> Option<Doc<'_>> {
         self.document(DocumentRole::Primary)
     }
 
     /// The contract under review, or a `not_found` error.
-    pub fn primary_or_not_found(&self) -> Result<Doc<'_>, SkillError> {
+    pub(crate) fn primary_or_not_found(&self) -> Result<Doc<'_>, SkillError> {
         self.primary().ok_or_else(|| {
             SkillError::not_found("the review has no primary (contract) document loaded")
         })
     }
 
     /// The standard form.
-    pub fn baseline(&self) -> Option<Doc<'_>> {
+    pub(crate) fn baseline(&self) -> Option<Doc<'_>> {
         self.document(DocumentRole::Baseline)
     }
 }
@@ -153,7 +152,7 @@ type Cache = Mutex<Vec<(Weak<ReviewState>, Arc<Vec<DocumentLookup>>)>>;
 
 /// The lookups of `state`, built on first use and kept while the state lives (the cache
 /// holds only a `Weak` to the state).
-pub fn lookup_for(state: &Arc<ReviewState>) -> StateLookup {
+pub(crate) fn lookup_for(state: &Arc<ReviewState>) -> StateLookup {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let find = |entries: &Vec<(Weak<ReviewState>, Arc<Vec<DocumentLookup>>)>| {
@@ -192,6 +191,25 @@ pub fn lookup_for(state: &Arc<ReviewState>) -> StateLookup {
         state: Arc::clone(state),
         documents,
     }
+}
+
+/// The `not_found` error for a clause id that is not in `doc`.
+pub(crate) fn clause_not_found(doc: &DocumentStructure, clause_id: &str) -> SkillError {
+    let sample: Vec<&str> = doc
+        .iter_clauses()
+        .take(8)
+        .map(|c| c.clause_id.as_str())
+        .collect();
+    let hint = if sample.is_empty() {
+        "the document has no clauses".to_string()
+    } else {
+        format!("existing clauses include {}", sample.join(", "))
+    };
+    SkillError::not_found(format!(
+        "clause `{clause_id}` does not exist in document `{}`; {hint}",
+        doc.document_id
+    ))
+    .with_details(serde_json::json!({ "clause_id": clause_id, "document_id": doc.document_id }))
 }
 
 #[cfg(test)]

@@ -1,0 +1,13 @@
+//! The integration tests of the contract-review library, one binary: each module covers one
+//! behaviour. (The ReAct review tests stay in their own binary.)
+
+mod checklist_review;
+mod fidic_skills;
+mod fidic_text_robustness;
+mod generic_fixture;
+mod generic_robustness;
+mod generic_skills;
+mod registry;
+mod sample_reviews;
+mod samples_common;
+mod sha_spa_skills;
