@@ -186,7 +186,7 @@ impl PackProblem {
 }
 
 /// Reads `1`, `1.2` or `1.2.3` (and full semver) as a version.
-pub fn parse_version(text: &str) -> Option<Version> {
+pub(crate) fn parse_version(text: &str) -> Option<Version> {
     let text = text.trim();
     let parts = text
         .split(['-', '+'])
@@ -203,7 +203,7 @@ pub fn parse_version(text: &str) -> Option<Version> {
 }
 
 /// The requirement a `min_version` stands for: at least that version, same major (`^`).
-pub fn requirement_of(min_version: &str) -> Option<VersionReq> {
+pub(crate) fn requirement_of(min_version: &str) -> Option<VersionReq> {
     let min = parse_version(min_version)?;
     VersionReq::parse(&format!("^{min}")).ok()
 }
@@ -486,7 +486,7 @@ fn check_cycles(by_id: &BTreeMap<&str, &PackManifest>, problems: &mut Vec<PackPr
 /// ```ignore
 /// #[test]
 /// fn pack_contracts_hold() {
-///     skill_packs::check::assert_packs_valid();
+///     skill_packs::assert_packs_valid();
 /// }
 /// ```
 pub fn assert_packs_valid() {
