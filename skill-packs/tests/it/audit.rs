@@ -8,23 +8,24 @@ use skill_packs::{codes, AuditQuery, Caller, SqliteStore};
 
 use crate::support::*;
 
-/// 6. Every cross-pack call is audited: successes, refusals, failures, panics, drops.
+/// Every cross-pack call is audited: successes, refusals, failures, panics, drops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     let (gateway, _) = setup("audit");
     let ctx = SkillContext::new();
     let user = "frank";
+    let horoscope = Caller::new("horoscope", user);
     let explode = gateway
-        .call_tool(&Caller::new("horoscope", user), "flaky_explode", None, &ctx)
+        .call_tool(&horoscope, "flaky_explode", None, &ctx)
         .await;
     assert_eq!(explode.error_code(), Some(skill_core::codes::PANIC));
     let fail = gateway
-        .call_tool(&Caller::new("horoscope", user), "flaky.fail", None, &ctx)
+        .call_tool(&horoscope, "flaky.fail", None, &ctx)
         .await;
     assert_eq!(fail.error_code(), Some("backend_down"));
     let not_imported = gateway
         .call_tool(
-            &Caller::new("horoscope", user),
+            &horoscope,
             "zodiac_calculate_zodiac",
             Some(&json!({"birth_date": "2000-01-01"})),
             &ctx,
@@ -46,11 +47,11 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
         .await;
     assert_eq!(refused.error_code(), Some(codes::SUBSCRIPTION_REQUIRED));
     let outside = gateway
-        .call_tool(&Caller::new("horoscope", user), "lonely_tool", None, &ctx)
+        .call_tool(&horoscope, "lonely_tool", None, &ctx)
         .await;
     assert_eq!(outside.error_code(), Some(codes::TOOL_NOT_IMPORTED));
     let unknown = gateway
-        .call_tool(&Caller::new("horoscope", user), "no_such_tool", None, &ctx)
+        .call_tool(&horoscope, "no_such_tool", None, &ctx)
         .await;
     assert_eq!(unknown.error_code(), Some(skill_core::codes::UNKNOWN_SKILL));
     let message = &unknown.error.as_ref().unwrap().message;
@@ -74,14 +75,14 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     // A call dropped half-way (here by a timeout) is recorded as cancelled.
     let dropped = tokio::time::timeout(
         Duration::from_millis(50),
-        gateway.call_tool(&Caller::new("horoscope", user), "flaky_slow", None, &ctx),
+        gateway.call_tool(&horoscope, "flaky_slow", None, &ctx),
     )
     .await;
     assert!(dropped.is_err());
     // Own and core tools are not cross-pack calls.
     let own = gateway
         .call_tool(
-            &Caller::new("horoscope", user),
+            &horoscope,
             "show_card",
             Some(&json!({"card_type": "x"})),
             &ctx,

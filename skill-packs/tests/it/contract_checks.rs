@@ -111,7 +111,7 @@ fn the_manifest_carries_exports_access_and_schemas_from_the_skills() {
     );
 }
 
-/// Spec section 9: when the provider stops exporting a tool, the consumer fails the check.
+/// When the provider stops exporting a tool, the consumer fails the check.
 #[test]
 fn a_provider_dropping_an_export_breaks_the_consumer_in_ci() {
     static ZODIAC_V2: PackManifest = PackManifest {

@@ -8,7 +8,7 @@ use crate::jungastro::{Jungastro, JungianReading};
 use crate::support::*;
 use crate::zodiac::{self, CalculateZodiac};
 
-/// 3. zodiac's storage format can change without breaking jungastro: jungastro reads it only
+/// Zodiac's storage format can change without breaking jungastro: jungastro reads it only
 /// through the accessor, and the gateway stops direct reads and writes.
 #[tokio::test]
 async fn provider_storage_can_evolve_behind_its_accessor() {

@@ -12,6 +12,7 @@ use crate::zodiac::CalculateZodiac;
 async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
     let (gateway, clock) = setup("ratelimit");
     let ctx = SkillContext::new();
+    let hana = Caller::of::<Jungastro>("hana");
     gateway
         .subscriptions()
         .subscribe("hana", "zodiac", None)
@@ -19,17 +20,13 @@ async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
         .unwrap();
     for i in 0..50 {
         let r = gateway
-            .call::<Jungastro, CalculateZodiac>(
-                &Caller::of::<Jungastro>("hana"),
-                &calc_input((2000, 1, 1)),
-                &ctx,
-            )
+            .call::<Jungastro, CalculateZodiac>(&hana, &calc_input((2000, 1, 1)), &ctx)
             .await;
         assert!(r.is_ok(), "call {i}: {r:?}");
     }
     let limited = gateway
         .call_tool(
-            &Caller::new("jungastro", "hana"),
+            &hana,
             "zodiac_calculate_zodiac",
             Some(&json!({"birth_date": "2000-01-01"})),
             &ctx,
@@ -55,23 +52,14 @@ async fn the_fifty_first_call_of_the_day_is_rate_limited_until_midnight() {
         .is_ok());
     for _ in 0..60 {
         let snap = gateway
-            .call_tool(
-                &Caller::new("jungastro", "hana"),
-                "zodiac_get_chart_snapshot",
-                None,
-                &ctx,
-            )
+            .call_tool(&hana, "zodiac_get_chart_snapshot", None, &ctx)
             .await;
         assert!(snap.success, "{}", snap.to_json());
     }
     // A new day opens a new window.
     clock.set(start() + chrono::Duration::hours(1));
     assert!(gateway
-        .call::<Jungastro, CalculateZodiac>(
-            &Caller::of::<Jungastro>("hana"),
-            &calc_input((2000, 1, 1)),
-            &ctx
-        )
+        .call::<Jungastro, CalculateZodiac>(&hana, &calc_input((2000, 1, 1)), &ctx)
         .await
         .is_ok());
 }

@@ -8,7 +8,7 @@ use crate::jungastro::{Jungastro, CACHED_CHART_PATH};
 use crate::support::*;
 use crate::zodiac::{self, CalculateZodiac, GetChartSnapshot, ZodiacReading};
 
-/// 2. Without a zodiac subscription, jungastro's call of calculate_zodiac returns
+/// Without a zodiac subscription, jungastro's call of calculate_zodiac returns
 /// subscription_required with the subscribe-card action; with one, it runs.
 #[tokio::test]
 async fn unsubscribed_users_get_subscription_required_and_subscribed_users_a_chart() {

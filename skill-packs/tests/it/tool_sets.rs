@@ -7,7 +7,7 @@ use skill_packs::{codes, Caller, GatewayError};
 
 use crate::support::*;
 
-/// 1. The model's tool set is core ∪ own ∪ authorised imports; nothing else appears.
+/// The model's tool set is core ∪ own ∪ authorised imports; nothing else appears.
 #[tokio::test]
 async fn tool_set_is_core_own_and_authorised_imports_only() {
     let (gateway, clock) = setup("toolset");
