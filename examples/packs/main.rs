@@ -12,7 +12,7 @@ mod zodiac;
 
 use chrono::NaiveDate;
 use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{check_packs, AuditQuery, Gateway, SqliteStore};
+use skill_packs::{check_packs, AuditQuery, Caller, Gateway, SqliteStore};
 
 use jungastro::BirthProfile;
 
@@ -69,20 +69,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             place: Some("Beijing".into()),
             utc_offset_minutes: offset,
         });
+        let caller = Caller::new("jungastro", user);
         let chart = gateway
-            .call_tool("jungastro", "jungastro_get_zodiac_chart", None, user, &ctx)
+            .call_tool(&caller, "jungastro_get_zodiac_chart", None, &ctx)
             .await;
         println!("get_zodiac_chart -> {}", chart.to_model_json());
-        if chart.error_code() == Some(skill_packs::gateway::codes::SUBSCRIPTION_REQUIRED) {
+        if chart.error_code() == Some(skill_packs::codes::SUBSCRIPTION_REQUIRED) {
             let card =
                 jungastro::subscribe_card(chart.error.as_ref().and_then(|e| e.details.as_ref()));
             let shown = gateway
-                .call_tool("jungastro", "show_card", Some(&card), user, &ctx)
+                .call_tool(&caller, "show_card", Some(&card), &ctx)
                 .await;
             println!("show_card -> {}", shown.to_model_json());
         }
         let reading = gateway
-            .call_tool("jungastro", "jungastro_archetype_reading", None, user, &ctx)
+            .call_tool(&caller, "jungastro_archetype_reading", None, &ctx)
             .await;
         println!("archetype_reading -> {}", reading.to_model_json());
     }

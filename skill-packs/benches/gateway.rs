@@ -16,7 +16,7 @@ mod zodiac;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{Gateway, SqliteStore};
+use skill_packs::{Caller, Gateway, SqliteStore};
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -41,14 +41,14 @@ fn bench(c: &mut Criterion) {
         gateway.subscriptions().subscribe("u", "zodiac", None).await.unwrap();
     });
 
+    let caller = Caller::new("jungastro", "u");
     let mut group = c.benchmark_group("cross_pack_call");
     group.bench_function("gateway_free_accessor_with_audit", |b| {
         b.iter(|| {
             runtime.block_on(gateway.call_tool(
-                "jungastro",
+                &caller,
                 "zodiac_get_chart_snapshot",
                 Some(&args),
-                "u",
                 &ctx,
             ))
         })
@@ -58,10 +58,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             // Past the 50/day quota this measures the refusal path (subscription + quota).
             runtime.block_on(gateway.call_tool(
-                "jungastro",
+                &caller,
                 "zodiac_calculate_zodiac",
                 Some(&calc),
-                "u",
                 &ctx,
             ))
         })

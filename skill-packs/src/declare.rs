@@ -110,7 +110,7 @@ macro_rules! pack {
         }
 
         $crate::__private::inventory::submit! {
-            $crate::RegisteredPack(<$name as $crate::Pack>::manifest)
+            $crate::__private::RegisteredPack(<$name as $crate::Pack>::manifest)
         }
 
         $crate::pack!(@exports_items $name; $($($exports)*)?);

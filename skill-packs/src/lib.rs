@@ -18,23 +18,40 @@
 //! packs. A running skill gets a [`PackSession`] (`session: Inject<PackSession>`) to call
 //! other packs in its pack's name and to keep state under `skills.<pack>.*`.
 
-#![warn(missing_docs)]
+//!
+//! Every public item has one path: the crate root, except the error codes in [`codes`].
+//!
+//! | concern | items |
+//! |---|---|
+//! | declaring | [`pack!`], [`Pack`], [`Exports`], [`Imports`], [`PackManifest`] and its parts ([`PackExports`], [`ExportedTool`], [`Access`], [`ToolRateLimit`], [`Deprecation`], [`ImportDecl`]), [`linked_packs`] |
+//! | checking | [`check_packs`], [`check_manifests`], [`assert_packs_valid`], [`assert_manifests_valid`], [`PackProblem`], [`MIN_DEPRECATION_DAYS`] |
+//! | calling | [`Gateway`], [`GatewayBuilder`], [`Caller`], [`PackSession`], [`PackTools`], [`GatewayError`], [`codes`], [`MAX_CALL_DEPTH`], [`SHOW_SUBSCRIBE_CARD`] |
+//! | limiting | [`RateLimit`], [`Window`], [`RateLimitParseError`] |
+//! | storing | [`SubscriptionStore`], [`QuotaStore`], [`AuditLog`], [`StateStore`], [`SqliteStore`], [`AuditRecord`], [`AuditQuery`], [`QuotaDecision`], [`StoreError`] |
 
-pub mod check;
+#![warn(missing_docs, unreachable_pub)]
+
+mod check;
+pub mod codes;
 mod declare;
-pub mod gateway;
-pub mod manifest;
-pub mod rate;
-pub mod session;
-pub mod store;
+mod gateway;
+mod manifest;
+mod rate;
+mod session;
+mod store;
 
-pub use check::{check_manifests, check_packs, PackProblem};
-pub use gateway::{Gateway, GatewayBuilder, GatewayError, PackTools};
+pub use check::{
+    assert_manifests_valid, assert_packs_valid, check_manifests, check_packs, PackProblem,
+    MIN_DEPRECATION_DAYS,
+};
+pub use gateway::{
+    Caller, Gateway, GatewayBuilder, GatewayError, PackTools, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD,
+};
 pub use manifest::{
     linked_packs, Access, Deprecation, ExportedTool, Exports, ImportDecl, Imports, Pack,
-    PackExports, PackManifest, PackTool, RegisteredPack, ToolRateLimit,
+    PackExports, PackManifest, ToolRateLimit,
 };
-pub use rate::{RateLimit, Window};
+pub use rate::{RateLimit, RateLimitParseError, Window};
 pub use session::PackSession;
 pub use store::{
     AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaStore, SqliteStore, StateStore,
@@ -50,7 +67,8 @@ pub mod __private {
     pub use inventory;
     pub use skill_core::Skill;
 
-    use crate::{Exports, Pack, PackTool};
+    pub use crate::manifest::{PackTool, RegisteredPack};
+    use crate::{Exports, Pack};
 
     /// A tool listed in `exports.tools` must be a skill.
     #[diagnostic::on_unimplemented(

@@ -8,59 +8,39 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use skill_core::{Skill, SkillContext, SkillError, SkillResult};
 
-use crate::gateway::{codes, result_into, Gateway};
+use crate::codes;
+use crate::gateway::{result_into, Caller, Gateway};
 use crate::manifest::Imports;
 
 /// The pack and user a call runs for, with the gateway to make further calls.
 #[derive(Clone)]
 pub struct PackSession {
     gateway: Gateway,
-    pack: &'static str,
-    user: String,
-    depth: u32,
+    caller: Caller,
     base: SkillContext,
 }
 
 impl std::fmt::Debug for PackSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PackSession")
-            .field("pack", &self.pack)
-            .field("user", &self.user)
-            .field("depth", &self.depth)
+            .field("caller", &self.caller)
             .finish_non_exhaustive()
     }
 }
 
 impl PackSession {
-    pub(crate) fn new(
-        gateway: Gateway,
-        pack: &'static str,
-        user: &str,
-        depth: u32,
-        base: SkillContext,
-    ) -> Self {
+    pub(crate) fn new(gateway: Gateway, caller: Caller, base: SkillContext) -> Self {
         Self {
             gateway,
-            pack,
-            user: user.to_owned(),
-            depth,
+            caller,
             base,
         }
     }
 
-    /// The pack whose tool is running.
-    pub fn pack(&self) -> &'static str {
-        self.pack
-    }
-
-    /// The user the call runs for.
-    pub fn user(&self) -> &str {
-        &self.user
-    }
-
-    /// How many calls deep this one is (1 for a call the host made).
-    pub fn depth(&self) -> u32 {
-        self.depth
+    /// Who calls from inside the running tool: its pack, the user, and how deep the call is
+    /// nested (1 for a tool the host called).
+    pub fn caller(&self) -> &Caller {
+        &self.caller
     }
 
     /// The host's context, without this session.
@@ -81,26 +61,15 @@ impl PackSession {
         T: Skill,
         T::Output: DeserializeOwned,
     {
-        if C::ID != self.pack {
-            return Err(SkillError::new(
-                codes::CONSUMER_MISMATCH,
-                format!(
-                    "a tool of pack `{}` called `{}` in the name of pack `{}`",
-                    self.pack,
-                    T::ID,
-                    C::ID
-                ),
-            ));
-        }
         self.gateway
-            .call_typed_at_depth::<C, T>(&self.user, input, &self.base, self.depth)
+            .call::<C, T>(&self.caller, input, &self.base)
             .await
     }
 
     /// Untyped call of `tool` (id or wire name) by this pack, with all runtime checks.
     pub async fn call_tool(&self, tool: &str, args: Option<&Value>) -> SkillResult {
         self.gateway
-            .call_at_depth(self.pack, tool, args, &self.user, &self.base, self.depth)
+            .call_tool(&self.caller, tool, args, &self.base)
             .await
     }
 
@@ -115,7 +84,7 @@ impl PackSession {
 
     /// The namespace this pack writes to: `skills.<pack>.`.
     pub fn namespace(&self) -> String {
-        format!("skills.{}.", self.pack)
+        format!("skills.{}.", self.caller.pack())
     }
 
     /// Writes `value` at `path` for the user; `path` must lie in `skills.<pack>.*`.
@@ -123,7 +92,7 @@ impl PackSession {
         self.check_own(path, codes::CROSS_PACK_WRITE, "write")?;
         self.gateway
             .state_store()
-            .save(&self.user, path, value)
+            .save(self.caller.user(), path, value)
             .await
             .map_err(|e| {
                 SkillError::new(codes::STORAGE_FAILED, format!("could not save `{path}`"))
@@ -137,7 +106,7 @@ impl PackSession {
         self.check_own(path, codes::CROSS_PACK_READ, "read")?;
         self.gateway
             .state_store()
-            .read(&self.user, path)
+            .read(self.caller.user(), path)
             .await
             .map_err(|e| {
                 SkillError::new(codes::STORAGE_FAILED, format!("could not read `{path}`"))
@@ -154,18 +123,20 @@ impl PackSession {
             .strip_prefix("skills.")
             .and_then(|rest| rest.split('.').next())
         {
-            Some(other) if other != self.pack && self.gateway.pack(other).is_some() => format!(
-                "; data of pack `{other}` is read only through the accessor tools it exports"
-            ),
+            Some(other) if other != self.caller.pack() && self.gateway.pack(other).is_some() => {
+                format!(
+                    "; data of pack `{other}` is read only through the accessor tools it exports"
+                )
+            }
             _ => String::new(),
         };
         Err(SkillError::new(
             code,
             format!(
                 "pack `{}` may only {verb} paths under `{ns}*`, not `{path}`{hint}",
-                self.pack
+                self.caller.pack()
             ),
         )
-        .with_details(serde_json::json!({ "pack": self.pack, "path": path })))
+        .with_details(serde_json::json!({ "pack": self.caller.pack(), "path": path })))
     }
 }

@@ -37,8 +37,9 @@ skill_packs::pack! {
 
 async fn run(gateway: skill_packs::Gateway) {
     let ctx = skill_core::SkillContext::new();
-    let _ = gateway.call::<Beta, AlphaOne>("user", &AlphaOneInput {}, &ctx).await;
-    let _ = gateway.call::<Beta, AlphaTwo>("user", &AlphaTwoInput {}, &ctx).await;
+    let user = skill_packs::Caller::of::<Beta>("user");
+    let _ = gateway.call::<Beta, AlphaOne>(&user, &AlphaOneInput {}, &ctx).await;
+    let _ = gateway.call::<Beta, AlphaTwo>(&user, &AlphaTwoInput {}, &ctx).await;
 }
 
 fn main() {

@@ -1,10 +1,8 @@
 //! The example zodiac pack computes real positions: checked against published values.
 
-#[path = "../../examples/packs/astro.rs"]
-#[allow(dead_code)]
-mod astro;
-
 use chrono::{TimeZone, Utc};
+
+use crate::astro;
 
 fn jd(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> f64 {
     astro::julian_day(Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap())

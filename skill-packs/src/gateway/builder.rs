@@ -1,0 +1,197 @@
+//! Assembling a gateway: packs, core tools, stores and clock; the pack contracts are checked
+//! before anything runs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use chrono::{DateTime, Utc};
+use skill_core::Dispatcher;
+
+use super::{Clock, Gateway, GatewayError, Inner};
+use crate::check::check_manifests;
+use crate::manifest::{linked_packs, Pack, PackManifest};
+use crate::store::{AuditLog, QuotaStore, SqliteStore, StateStore, SubscriptionStore};
+
+/// Builds a [`Gateway`].
+pub struct GatewayBuilder {
+    dispatcher: Dispatcher,
+    packs: Vec<&'static PackManifest>,
+    core_tools: Vec<String>,
+    subscriptions: Option<Arc<dyn SubscriptionStore>>,
+    quotas: Option<Arc<dyn QuotaStore>>,
+    audit: Option<Arc<dyn AuditLog>>,
+    state: Option<Arc<dyn StateStore>>,
+    sqlite_path: Option<PathBuf>,
+    clock: Clock,
+}
+
+impl GatewayBuilder {
+    pub(super) fn new(dispatcher: Dispatcher) -> Self {
+        Self {
+            dispatcher,
+            packs: Vec::new(),
+            core_tools: Vec::new(),
+            subscriptions: None,
+            quotas: None,
+            audit: None,
+            state: None,
+            sqlite_path: None,
+            clock: Arc::new(Utc::now),
+        }
+    }
+
+    /// Adds every pack linked into the binary.
+    #[must_use]
+    pub fn linked_packs(mut self) -> Self {
+        self.packs.extend(linked_packs());
+        self
+    }
+
+    /// Adds pack `P`.
+    #[must_use]
+    pub fn pack<P: Pack>(mut self) -> Self {
+        self.packs.push(P::manifest());
+        self
+    }
+
+    /// Adds a pack by its manifest.
+    #[must_use]
+    pub fn manifest(mut self, manifest: &'static PackManifest) -> Self {
+        self.packs.push(manifest);
+        self
+    }
+
+    /// Tools every pack's model sees (ids or wire names), e.g. `read`, `save`, `show`.
+    #[must_use]
+    pub fn core_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.core_tools.extend(tools.into_iter().map(Into::into));
+        self
+    }
+
+    /// Uses one SQLite store for subscriptions, quotas, audit log and state.
+    #[must_use]
+    pub fn store(self, store: SqliteStore) -> Self {
+        let store = Arc::new(store);
+        self.subscriptions(store.clone())
+            .quotas(store.clone())
+            .audit(store.clone())
+            .state(store)
+    }
+
+    /// Opens the SQLite database at `path` for every store not set otherwise (the default
+    /// is `skillkit-packs.db` in the working directory, or `$SKILLKIT_PACKS_DB`).
+    #[must_use]
+    pub fn sqlite_path(mut self, path: impl AsRef<Path>) -> Self {
+        self.sqlite_path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where subscriptions live.
+    #[must_use]
+    pub fn subscriptions(mut self, store: Arc<dyn SubscriptionStore>) -> Self {
+        self.subscriptions = Some(store);
+        self
+    }
+
+    /// Where quota counters live.
+    #[must_use]
+    pub fn quotas(mut self, store: Arc<dyn QuotaStore>) -> Self {
+        self.quotas = Some(store);
+        self
+    }
+
+    /// Where audit records go.
+    #[must_use]
+    pub fn audit(mut self, log: Arc<dyn AuditLog>) -> Self {
+        self.audit = Some(log);
+        self
+    }
+
+    /// Where pack state lives.
+    #[must_use]
+    pub fn state(mut self, store: Arc<dyn StateStore>) -> Self {
+        self.state = Some(store);
+        self
+    }
+
+    /// The clock for subscriptions, quota windows and removal dates (tests).
+    #[must_use]
+    pub fn clock(mut self, clock: impl Fn() -> DateTime<Utc> + Send + Sync + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Checks the pack contracts (all problems at once) and builds the gateway.
+    pub fn build(mut self) -> Result<Gateway, GatewayError> {
+        self.packs.sort_by(|a, b| a.id.cmp(b.id));
+        self.packs.dedup_by(|a, b| std::ptr::eq(*a, *b));
+        let today = (self.clock)().date_naive();
+        let problems = check_manifests(&self.packs, today);
+        if !problems.is_empty() {
+            return Err(GatewayError::Contracts(problems));
+        }
+        let mut packs = BTreeMap::new();
+        for pack in &self.packs {
+            for tool in pack.exports.tools {
+                if self.dispatcher.registration(tool.id).is_none() {
+                    return Err(GatewayError::UnregisteredTool {
+                        tool: tool.id.into(),
+                        role: format!("exported by `{}`", pack.id),
+                    });
+                }
+            }
+            packs.insert(pack.id, *pack);
+        }
+        let mut core = Vec::new();
+        for name in &self.core_tools {
+            let reg = self.dispatcher.registration(name).ok_or_else(|| {
+                GatewayError::UnregisteredTool {
+                    tool: name.clone(),
+                    role: "core tool".into(),
+                }
+            })?;
+            core.push(reg);
+        }
+        let mut owner = HashMap::new();
+        for skill in self.dispatcher.list_skills() {
+            if let Some(pack) = packs.values().find(|p| p.owns(skill.id)) {
+                owner.insert(skill.id, pack.id);
+            }
+        }
+        let needs_default = self.subscriptions.is_none()
+            || self.quotas.is_none()
+            || self.audit.is_none()
+            || self.state.is_none();
+        if needs_default {
+            let path = self.sqlite_path.clone().unwrap_or_else(|| {
+                std::env::var_os("SKILLKIT_PACKS_DB")
+                    .map_or_else(|| "skillkit-packs.db".into(), Into::into)
+            });
+            let store = Arc::new(SqliteStore::open(path)?);
+            self.subscriptions.get_or_insert_with(|| store.clone());
+            self.quotas.get_or_insert_with(|| store.clone());
+            self.audit.get_or_insert_with(|| store.clone());
+            self.state.get_or_insert_with(|| store.clone());
+        }
+        let (Some(subscriptions), Some(quotas), Some(audit), Some(state)) =
+            (self.subscriptions, self.quotas, self.audit, self.state)
+        else {
+            unreachable!("every store was set above");
+        };
+        Ok(Gateway {
+            inner: Arc::new(Inner {
+                dispatcher: self.dispatcher,
+                packs,
+                owner,
+                core,
+                subscriptions,
+                quotas,
+                audit,
+                state,
+                clock: self.clock,
+                tool_sets: RwLock::new(HashMap::new()),
+            }),
+        })
+    }
+}

@@ -1,0 +1,176 @@
+//! Every cross-pack call leaves an audit record, whatever its outcome.
+
+use std::time::Duration;
+
+use serde_json::json;
+use skill_core::SkillContext;
+use skill_packs::{codes, AuditQuery, Caller, SqliteStore};
+
+use crate::support::*;
+
+/// Every cross-pack call is audited: successes, refusals, failures, panics, drops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
+    let (gateway, _) = setup("audit");
+    let ctx = SkillContext::new();
+    let user = "frank";
+    let horoscope = Caller::new("horoscope", user);
+    let explode = gateway
+        .call_tool(&horoscope, "flaky_explode", None, &ctx)
+        .await;
+    assert_eq!(explode.error_code(), Some(skill_core::codes::PANIC));
+    let fail = gateway
+        .call_tool(&horoscope, "flaky.fail", None, &ctx)
+        .await;
+    assert_eq!(fail.error_code(), Some("backend_down"));
+    let not_imported = gateway
+        .call_tool(
+            &horoscope,
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01"})),
+            &ctx,
+        )
+        .await;
+    assert_eq!(not_imported.error_code(), Some(codes::TOOL_NOT_IMPORTED));
+    assert!(not_imported
+        .error
+        .unwrap()
+        .message
+        .contains("not in the imports of pack `horoscope`"));
+    let refused = gateway
+        .call_tool(
+            &Caller::new("jungastro", user),
+            "zodiac_calculate_zodiac",
+            Some(&json!({"birth_date": "2000-01-01"})),
+            &ctx,
+        )
+        .await;
+    assert_eq!(refused.error_code(), Some(codes::SUBSCRIPTION_REQUIRED));
+    let outside = gateway
+        .call_tool(&horoscope, "lonely_tool", None, &ctx)
+        .await;
+    assert_eq!(outside.error_code(), Some(codes::TOOL_NOT_IMPORTED));
+    let unknown = gateway
+        .call_tool(&horoscope, "no_such_tool", None, &ctx)
+        .await;
+    assert_eq!(unknown.error_code(), Some(skill_core::codes::UNKNOWN_SKILL));
+    let message = &unknown.error.as_ref().unwrap().message;
+    assert!(
+        message.contains("tools of pack `horoscope`: show_card, horoscope_impersonate"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("zodiac_calculate_zodiac") && !message.contains("lonely_tool"),
+        "{message}"
+    );
+    let stranger = gateway
+        .call_tool(
+            &Caller::new("nobody", user),
+            "zodiac_get_chart_snapshot",
+            None,
+            &ctx,
+        )
+        .await;
+    assert_eq!(stranger.error_code(), Some(codes::UNKNOWN_PACK));
+    // A call dropped half-way (here by a timeout) is recorded as cancelled.
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(50),
+        gateway.call_tool(&horoscope, "flaky_slow", None, &ctx),
+    )
+    .await;
+    assert!(dropped.is_err());
+    // Own and core tools are not cross-pack calls.
+    let own = gateway
+        .call_tool(
+            &horoscope,
+            "show_card",
+            Some(&json!({"card_type": "x"})),
+            &ctx,
+        )
+        .await;
+    assert!(own.success);
+
+    let mut records = audit_of(&gateway, user).await;
+    for _ in 0..100 {
+        if records.len() >= 8 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        records = audit_of(&gateway, user).await;
+    }
+    let seen: Vec<(&str, &str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r.consumer.as_str(),
+                r.provider.as_str(),
+                r.tool.as_str(),
+                r.outcome.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("horoscope", "flaky", "flaky.explode", "panic"),
+            ("horoscope", "flaky", "flaky.fail", "backend_down"),
+            (
+                "horoscope",
+                "zodiac",
+                "zodiac.calculate_zodiac",
+                "tool_not_imported"
+            ),
+            (
+                "jungastro",
+                "zodiac",
+                "zodiac.calculate_zodiac",
+                "subscription_required"
+            ),
+            ("horoscope", "", "lonely_tool", "tool_not_imported"),
+            ("horoscope", "", "no_such_tool", "unknown_skill"),
+            ("nobody", "", "zodiac_get_chart_snapshot", "unknown_pack"),
+            ("horoscope", "flaky", "flaky.slow", "cancelled"),
+        ]
+    );
+    for r in &records {
+        assert_eq!(r.user, user);
+        assert!(r.duration_ms >= 0.0);
+        assert_eq!(r.at, start());
+        assert!(r.message.is_some(), "{r:?}");
+    }
+    assert!(records[7].duration_ms >= 40.0, "{:?}", records[7]);
+}
+
+/// An audit record survives the process: it is in the database file, read by a new store.
+#[tokio::test]
+async fn audit_records_of_failed_calls_are_persisted() {
+    let path = temp_db("audit-persist");
+    let clock = TestClock::at(start());
+    {
+        let gateway = gateway_on(SqliteStore::open(&path).unwrap(), &clock);
+        let r = gateway
+            .call_tool(
+                &Caller::new("horoscope", "gina"),
+                "flaky_explode",
+                None,
+                &SkillContext::new(),
+            )
+            .await;
+        assert!(!r.success);
+    }
+    let reopened = SqliteStore::open(&path).unwrap();
+    use skill_packs::AuditLog;
+    let records = reopened
+        .query(&AuditQuery {
+            user: Some("gina".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].outcome, "panic");
+    assert_eq!(
+        records[0].message.as_deref(),
+        Some("tool `flaky_explode` failed with an internal error")
+    );
+}
