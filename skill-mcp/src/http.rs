@@ -91,7 +91,9 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
         LocalSessionManager::default().into(),
         config,
     );
-    let router = axum::Router::new().nest_service(MCP_PATH, service);
+    let router = axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn(session_end_no_content));
     match &options.token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::<str>::from(token.as_str()),
@@ -169,6 +171,17 @@ async fn require_token(State(token): State<Arc<str>>, request: Request, next: Ne
             response
         }
     }
+}
+
+/// rmcp answers a session's `DELETE` with 202; clients expect 200 or 204 there (the Python
+/// SDK logs a failed termination otherwise), and nothing is pending after the session ended.
+async fn session_end_no_content(request: Request, next: Next) -> Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    response
 }
 
 /// Compares without an early exit, so the time taken does not reveal the matching prefix.

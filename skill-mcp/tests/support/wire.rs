@@ -128,10 +128,7 @@ impl LineClient {
         let method = message
             .get("id")
             .filter(|_| message.get("method").is_none())
-            .and_then(|id| {
-                self.methods
-                    .get(id.to_string().trim_matches('"'))
-            })
+            .and_then(|id| self.methods.get(id.to_string().trim_matches('"')))
             .cloned();
         check_server_message(self.era, method.as_deref(), &message);
         message
