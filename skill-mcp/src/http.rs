@@ -113,26 +113,24 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    if !addr.ip().is_loopback() && options.token.is_none() {
-        return Err(ServeError::Config(format!(
-            "refusing to serve on {addr} without a token: bind a loopback address or set one"
-        )));
-    }
+    check_exposure(addr, &options)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
-    let local = listener.local_addr()?;
-    tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
     serve_listener(listener, server, options, shutdown).await
 }
 
-/// Like [`serve_http`] on an already bound listener (for example on port 0).
+/// Like [`serve_http`] on an already bound listener (for example one bound to port 0, whose
+/// address the caller wants to print first).
 pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     server: McpServer,
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let local = listener.local_addr()?;
+    check_exposure(local, &options)?;
+    tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
     let app = router(server, &options);
     let token = options.shutdown.clone();
     axum::serve(listener, app)
@@ -145,6 +143,16 @@ pub async fn serve_listener(
             token.cancel();
         })
         .await?;
+    Ok(())
+}
+
+/// Refuses to expose the endpoint beyond this machine without a token.
+pub fn check_exposure(addr: SocketAddr, options: &HttpOptions) -> Result<(), ServeError> {
+    if !addr.ip().is_loopback() && options.token.is_none() {
+        return Err(ServeError::Config(format!(
+            "refusing to serve on {addr} without a token: bind a loopback address or set one"
+        )));
+    }
     Ok(())
 }
 
