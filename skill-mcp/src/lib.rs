@@ -18,7 +18,7 @@
 //! # }
 //! ```
 //!
-//! Layout: [`registry`](crate) maps the registry to MCP tools, `calls` maps MCP calls to
+//! Layout: `registry` maps the registry to MCP tools, `calls` maps MCP calls to
 //! dispatcher calls, `handler` speaks the protocol, and the transports are [`serve_stdio`]
 //! and [`http`].
 
