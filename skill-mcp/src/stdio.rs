@@ -1,6 +1,7 @@
 //! The stdio transport: JSON-RPC lines on standard input and output. Nothing else may reach
 //! stdout, so logs go to stderr (the `tracing` subscriber is the binary's business).
 
+use rmcp::service::ServerInitializeError;
 use rmcp::ServiceExt;
 use skill_core::{Dispatcher, SkillContext};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -25,10 +26,15 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let running = server
-        .serve((reader, writer))
-        .await
-        .map_err(|e| ServeError::Transport(e.to_string()))?;
+    let running = match server.serve((reader, writer)).await {
+        Ok(running) => running,
+        // A 2026 client needs no handshake: it may send its stateless requests and leave.
+        Err(ServerInitializeError::ConnectionClosed(_)) => {
+            tracing::info!("MCP client left without a handshake");
+            return Ok(());
+        }
+        Err(err) => return Err(ServeError::Transport(err.to_string())),
+    };
     let reason = running
         .waiting()
         .await

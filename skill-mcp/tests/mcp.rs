@@ -462,6 +462,40 @@ async fn modern_clients_are_asked_by_an_input_required_result() {
     assert_eq!(*f.notes.0.lock().unwrap(), vec!["deleted x".to_string()]);
 }
 
+#[tokio::test]
+async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let f = fixture();
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let task = tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+        "params": {"_meta": wire::modern_meta(json!({}))}});
+    write.write_all(b"{not json\n").await.unwrap();
+    write
+        .write_all(format!("{discover}\n").as_bytes())
+        .await
+        .unwrap();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    schema::check_server_message(Era::Modern, Some("server/discover"), &answer);
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+    drop(write);
+    drop(lines);
+    let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+}
+
 // ---------------------------------------------------------------------------------------
 // HTTP
 
@@ -516,6 +550,7 @@ async fn http_serves_both_eras() {
         .request("tools/call", json!({"name": "nope", "arguments": {}}))
         .await;
     assert_eq!(unknown.response()["error"]["code"], -32602);
+    assert_eq!(legacy.end_session().await, 204, "session ended cleanly");
 
     let mut modern = HttpClient::new(srv.url.clone(), Era::Modern, None);
     let discover = modern.request("server/discover", json!({})).await;

@@ -304,6 +304,20 @@ impl HttpClient {
         self.exchange(req, method).await
     }
 
+    /// Ends a legacy session with `DELETE`; returns the status.
+    pub async fn end_session(&mut self) -> u16 {
+        let session = self.session.take().expect("a session to end");
+        let mut req = self
+            .http
+            .delete(&self.url)
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+        if let Some(token) = &self.token {
+            req = req.bearer_auth(token);
+        }
+        req.send().await.unwrap().status().as_u16()
+    }
+
     /// Legacy handshake: `initialize` (keeping the session id) and `initialized`.
     pub async fn initialize(&mut self) {
         assert_eq!(self.era, Era::Legacy);
