@@ -14,7 +14,9 @@ skill_core::link_skills!(skills);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     let dispatcher = Dispatcher::from_inventory()?;
     match std::env::args().nth(1) {
         None => skill_mcp::serve_stdio(dispatcher, SkillContext::new()).await?,

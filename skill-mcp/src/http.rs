@@ -143,6 +143,7 @@ pub async fn serve_listener(
             token.cancel();
         })
         .await?;
+    tracing::info!("MCP HTTP server stopped");
     Ok(())
 }
 

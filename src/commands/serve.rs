@@ -129,5 +129,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         }
         None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,
     }
+    // Served and answered: threads still blocked (the stdin reader) need not hold up the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)
 }
