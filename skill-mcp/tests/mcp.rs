@@ -743,6 +743,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
         assert_eq!(report["protocol_version"], version, "{report}");
         assert_eq!(report["tools"], ALL_TOOLS.len(), "{report}");
         assert_eq!(report["unknown_tool"], -32602, "{report}");
+        assert!(report["consent"].is_string(), "{report}");
     }
 
     use std::io::BufRead;
@@ -767,6 +768,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
             assert_eq!(report["transport"], "http");
             assert_eq!(report["protocol_version"], version, "{report}");
             assert_eq!(report["unknown_tool"], -32602, "{report}");
+            assert!(report["consent"].is_string(), "{report}");
         }
     });
     child.kill().ok();

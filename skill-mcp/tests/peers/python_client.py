@@ -17,7 +17,7 @@ import os
 import sys
 
 import httpx2
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -75,6 +75,38 @@ async def fixture_checks(client, report):
 
     report["unknown_tool"] = await unknown_tool(client)
 
+    # No elicitation callback: the client cannot ask its user, so the write waits.
+    waiting = await client.call_tool("delete_note", {"title": "draft"})
+    check(waiting.is_error, f"a write without consent does not run: {waiting}")
+    check("confirmation_required" in waiting.content[0].text, waiting.content[0].text)
+    check("skillkit/pendingConfirmation" in (waiting.meta or {}), f"pending in _meta: {waiting.meta}")
+
+
+async def consent_checks(server, mode, report):
+    """A client whose user answers: the write runs on consent only."""
+    asked = []
+
+    def answering(accept):
+        async def callback(context, params):
+            asked.append(params.message)
+            if accept:
+                return types.ElicitResult(action="accept", content={"confirm": True})
+            return types.ElicitResult(action="decline")
+
+        return callback
+
+    for accept in (True, False):
+        async with Client(server(), mode=mode, elicitation_callback=answering(accept)) as client:
+            done = await client.call_tool("delete_note", {"title": f"note-{accept}"})
+            if accept:
+                check(not done.is_error, f"consented write ran: {done}")
+                check(done.structured_content == {"result": "deleted note-True"}, f"{done}")
+            else:
+                check(done.is_error, f"declined write did not run: {done}")
+                check("confirmation_rejected" in done.content[0].text, done.content[0].text)
+    check(len(asked) == 2 and "delete_note" in asked[0], f"the user was asked: {asked}")
+    report["consent"] = "asked, ran on accept, refused on decline"
+
 
 async def contract_checks(client, report):
     names, pages = await all_tools(client)
@@ -95,13 +127,19 @@ async def main(mode, target):
         headers = {}
         if os.environ.get("SKILLKIT_TOKEN"):
             headers["Authorization"] = f"Bearer {os.environ['SKILLKIT_TOKEN']}"
-        server = streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
+
+        def server():
+            return streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
+
         transport = "http"
     else:
-        server = StdioServerParameters(command=target[0], args=target[1:])
+
+        def server():
+            return StdioServerParameters(command=target[0], args=target[1:])
+
         transport = "stdio"
     report = {"transport": transport, "mode": mode}
-    async with Client(server, mode=mode) as client:
+    async with Client(server(), mode=mode) as client:
         report["protocol_version"] = client.protocol_version
         check(
             client.protocol_version == EXPECTED_VERSION[mode],
@@ -111,6 +149,8 @@ async def main(mode, target):
             await contract_checks(client, report)
         else:
             await fixture_checks(client, report)
+    if os.environ.get("SKILLKIT_PEER_CHECK", "fixture") != "contract":
+        await consent_checks(server, mode, report)
     print(json.dumps(report), flush=True)
 
 
