@@ -181,4 +181,17 @@ mod tests {
         assert!(!reads_only("create"));
         assert!(!reads_only("ui"));
     }
+
+    #[test]
+    fn each_filter_is_rendered_once() {
+        let registry = Registry::new(Dispatcher::builder().build().unwrap());
+        let all = ToolFilter::all();
+        let demo = ToolFilter::all().domain("demo");
+        let first = registry.tools(&all).unwrap();
+        assert!(Arc::ptr_eq(&first, &registry.tools(&all).unwrap()));
+        let other = registry.tools(&demo).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(Arc::ptr_eq(&other, &registry.tools(&demo).unwrap()));
+        assert_eq!(registry.cache.read().unwrap().len(), 2);
+    }
 }
