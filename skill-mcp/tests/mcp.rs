@@ -693,19 +693,26 @@ fn python_sdk_available() -> bool {
     ok
 }
 
-/// The `peer_server` example, which `cargo test -p skill-mcp` builds next to the tests.
-fn peer_server() -> std::path::PathBuf {
+/// The `peer_server` example, which `cargo test -p skill-mcp` builds next to the tests
+/// (`--test mcp` alone does not: then the peer test is skipped, except on CI).
+fn peer_server() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(|p| p.parent()).unwrap();
     let path = dir
         .join("examples")
         .join(format!("peer_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p skill-mcp --example peer_server`",
+    if path.exists() {
+        return Some(path);
+    }
+    let message = format!(
+        "{} is missing: run `cargo test -p skill-mcp` or `cargo build -p skill-mcp --example peer_server`",
         path.display()
     );
-    path
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}");
+    }
+    eprintln!("skipped: {message}");
+    None
 }
 
 fn run_python_client(mode: &str, target: &[&str], token: Option<&str>) -> Value {
@@ -736,7 +743,9 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
     if !python_sdk_available() {
         return;
     }
-    let server = peer_server();
+    let Some(server) = peer_server() else {
+        return;
+    };
     let server = server.to_str().unwrap();
     for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
         let report = run_python_client(mode, &[server, "--stdio"], None);
