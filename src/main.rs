@@ -29,6 +29,8 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Review a contract with the skill library and print the risks found.
     Review(Box<commands::review::ReviewArgs>),
+    /// Serve the skills to MCP clients, on stdio or streamable HTTP.
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Call(args) => commands::call::run(&dispatcher, &args),
         Command::Check(args) => commands::check::run(&dispatcher, &args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
+        Command::Serve(args) => commands::serve::run(&dispatcher, &args),
     };
     match outcome {
         Ok(code) => code,

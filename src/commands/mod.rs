@@ -4,6 +4,7 @@ pub mod call;
 pub mod check;
 pub mod list;
 pub mod review;
+pub mod serve;
 pub mod tools;
 
 use skill_core::ToolFilter;
@@ -47,6 +48,9 @@ pub enum CliError {
     /// The command line asks for something that cannot be done.
     #[error("{0}")]
     Usage(String),
+    /// The MCP server could not start or stopped with an error.
+    #[error(transparent)]
+    Serve(#[from] skill_mcp::ServeError),
     /// Output could not be written.
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),

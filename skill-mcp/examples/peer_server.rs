@@ -1,0 +1,66 @@
+//! The test skills of `tests/support/skills.rs` served over stdio or HTTP, for MCP clients
+//! other than our own tests (the official Python SDK in `tests/peers/`).
+//!
+//! ```text
+//! peer_server --stdio
+//! peer_server --http 127.0.0.1:0 [--token T]   # prints "listening on http://ADDR/mcp"
+//! ```
+
+#[path = "../tests/support/skills.rs"]
+#[allow(dead_code)]
+mod skills;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use skill_core::{Dispatcher, SkillContext};
+use skill_mcp::{HttpOptions, McpServer};
+
+fn usage() -> ! {
+    eprintln!("usage: peer_server --stdio | --http ADDR [--token TOKEN]");
+    std::process::exit(2)
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let mut context = SkillContext::new();
+    context.insert_arc(Arc::new(skills::Notes::default()));
+    context.insert_arc(Arc::new(skills::DropProbe::default()));
+    let dispatcher = Dispatcher::from_inventory().expect("valid registry");
+    let server = McpServer::new(dispatcher, context).expect("server builds");
+
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match args.first().map(String::as_str) {
+        Some("--stdio") => skill_mcp::serve_stdio_with(server).await,
+        Some("--http") => {
+            let addr: SocketAddr = args
+                .get(1)
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| usage());
+            let mut options = HttpOptions::default();
+            if args.get(2).map(String::as_str) == Some("--token") {
+                options.token = Some(args.get(3).cloned().unwrap_or_else(|| usage()));
+            }
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .expect("address can be bound");
+            println!("listening on http://{}/mcp", listener.local_addr().unwrap());
+            skill_mcp::serve_listener(listener, server, options, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+        }
+        _ => usage(),
+    };
+    if let Err(err) = outcome {
+        eprintln!("error: {err}");
+        std::process::exit(1);
+    }
+}

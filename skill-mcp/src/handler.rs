@@ -1,0 +1,385 @@
+//! The protocol side: rmcp's [`ServerHandler`] over the registry and call adapters.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
+    InputRequests, InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, SealOptions, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::calls::{self, Outcome, Pending};
+use crate::registry::ServedSkill;
+use crate::McpServer;
+
+/// Key of the consent question in an input-required result.
+const CONSENT_KEY: &str = "confirm";
+/// How long a 2026 client has to come back with the user's answer.
+const CONSENT_TTL: Duration = Duration::from_secs(600);
+/// How long `tools/list` pages may be cached: the list does not change while serving.
+const LIST_TTL_MS: u64 = 300_000;
+
+/// What the sealed `requestState` of a consent question carries.
+#[derive(Debug, Serialize, Deserialize)]
+struct ConsentState {
+    /// Id in the dispatcher's confirmation queue.
+    pending: String,
+    /// The tool the consent is for; a retry of another tool is refused.
+    tool: String,
+}
+
+/// How the user can be asked for consent on this request.
+enum ConsentRoute {
+    /// 2026-07-28: answer `input_required`, the client retries with the answer.
+    InputRequired,
+    /// Handshake era: send `elicitation/create` and wait for the answer.
+    Elicit,
+    /// The client cannot ask: the call stays pending.
+    Unavailable,
+}
+
+impl McpServer {
+    fn consent_route(cx: &RequestContext<RoleServer>) -> ConsentRoute {
+        let can_form = cx
+            .client_capabilities()
+            .and_then(|c| c.elicitation)
+            .is_some_and(|e| e.form.is_some() || e.url.is_none());
+        if !can_form {
+            return ConsentRoute::Unavailable;
+        }
+        match cx.protocol_version() {
+            Some(v) if !v.has_initialize() => ConsentRoute::InputRequired,
+            _ => ConsentRoute::Elicit,
+        }
+    }
+
+    fn consent_request(
+        skill: ServedSkill,
+        pending: &Pending,
+    ) -> Result<ElicitRequestParams, McpError> {
+        let schema: ElicitationSchema = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {
+                CONSENT_KEY: {
+                    "type": "boolean",
+                    "title": "Run it",
+                    "description": "Allow this change to be made.",
+                    "default": false
+                }
+            },
+            "required": [CONSENT_KEY]
+        }))
+        .map_err(|e| McpError::internal_error(format!("consent form: {e}"), None))?;
+        Ok(ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!(
+                "`{}` changes data and needs your consent: {}",
+                skill.wire_name(),
+                pending.summary
+            ),
+            requested_schema: schema,
+        })
+    }
+
+    /// The 2026 consent question: an input-required result carrying the sealed pending id.
+    fn ask_in_result(
+        &self,
+        skill: ServedSkill,
+        pending: &Pending,
+    ) -> Result<CallToolResponse, McpError> {
+        let state = ConsentState {
+            pending: pending.id.clone(),
+            tool: skill.wire_name().to_string(),
+        };
+        let sealed = self
+            .inner
+            .state_codec
+            .seal_json_with(
+                &state,
+                &SealOptions::new()
+                    .associated_data(skill.wire_name().as_bytes())
+                    .ttl(CONSENT_TTL),
+            )
+            .map_err(|e| McpError::internal_error(format!("request state: {e}"), None))?;
+        let mut requests = InputRequests::new();
+        requests.insert(
+            CONSENT_KEY.into(),
+            InputRequest::Elicitation(ElicitRequest::new(Self::consent_request(skill, pending)?)),
+        );
+        tracing::info!(tool = skill.wire_name(), pending = %pending.id, "asking for consent (input required)");
+        Ok(InputRequiredResult::new(Some(requests), Some(sealed)).into())
+    }
+
+    /// The retry of a 2026 consent question: run the parked call on consent, drop it otherwise.
+    async fn resume(
+        &self,
+        skill: ServedSkill,
+        sealed: &str,
+        responses: Option<InputResponses>,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let state: ConsentState = self
+            .inner
+            .state_codec
+            .open_json_with(sealed, skill.wire_name().as_bytes())
+            .map_err(|e| {
+                McpError::invalid_params(
+                    format!("requestState is not valid for `{}`: {e}", skill.wire_name()),
+                    None,
+                )
+            })?;
+        if state.tool != skill.wire_name() {
+            return Err(McpError::invalid_params(
+                "requestState belongs to another tool",
+                None,
+            ));
+        }
+        let Some(answer) = responses.as_ref().and_then(|r| r.get(CONSENT_KEY)) else {
+            // Asked again: the client came back without the answer.
+            let pending = Pending {
+                id: state.pending,
+                summary: String::new(),
+                unanswered: CallToolResult::default(),
+            };
+            return self.ask_in_result(skill, &pending);
+        };
+        let dispatcher = self.inner.registry.dispatcher();
+        let result = if consents(answer) {
+            tokio::select! {
+                _ = cx.ct.cancelled() => return Err(cancelled()),
+                r = calls::confirm(dispatcher, skill, &state.pending, &self.inner.context) => r,
+            }
+        } else {
+            calls::reject(dispatcher, skill, &state.pending, "the user declined")
+        };
+        Ok(result.into())
+    }
+
+    /// The handshake-era consent question: `elicitation/create`, then run or drop.
+    async fn ask_and_run(
+        &self,
+        skill: ServedSkill,
+        pending: Pending,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let dispatcher = self.inner.registry.dispatcher();
+        let params = match Self::consent_request(skill, &pending) {
+            Ok(p) => p,
+            Err(e) => {
+                calls::reject(
+                    dispatcher,
+                    skill,
+                    &pending.id,
+                    "the user could not be asked",
+                );
+                return Err(e);
+            }
+        };
+        tracing::info!(tool = skill.wire_name(), pending = %pending.id, "asking for consent (elicitation)");
+        let answer = tokio::select! {
+            _ = cx.ct.cancelled() => {
+                calls::reject(dispatcher, skill, &pending.id, "the call was cancelled");
+                return Err(cancelled());
+            }
+            a = cx.peer.create_elicitation(params) => a,
+        };
+        match answer {
+            Ok(answer)
+                if answer.action == ElicitationAction::Accept
+                    && answer
+                        .content
+                        .as_ref()
+                        .is_some_and(|c| c[CONSENT_KEY] == true) =>
+            {
+                Ok(tokio::select! {
+                    _ = cx.ct.cancelled() => return Err(cancelled()),
+                    r = calls::confirm(dispatcher, skill, &pending.id, &self.inner.context) => r,
+                })
+            }
+            Ok(answer) => {
+                let reason = match answer.action {
+                    ElicitationAction::Cancel => "the user dismissed the question",
+                    _ => "the user declined",
+                };
+                Ok(calls::reject(dispatcher, skill, &pending.id, reason))
+            }
+            Err(err) => {
+                tracing::warn!(tool = skill.wire_name(), error = %err, "consent could not be asked");
+                Ok(calls::reject(
+                    dispatcher,
+                    skill,
+                    &pending.id,
+                    "the client could not ask the user",
+                ))
+            }
+        }
+    }
+
+    async fn progress(
+        cx: &RequestContext<RoleServer>,
+        token: &Option<ProgressToken>,
+        done: bool,
+        tool: &str,
+    ) {
+        let Some(token) = token else { return };
+        let (value, message) = if done {
+            (1.0, format!("`{tool}` finished"))
+        } else {
+            (0.0, format!("`{tool}` started"))
+        };
+        let param = ProgressNotificationParam::new(token.clone(), value)
+            .with_total(1.0)
+            .with_message(message);
+        if let Err(err) = cx.peer.notify_progress(param).await {
+            tracing::debug!(error = %err, "progress notification not sent");
+        }
+    }
+}
+
+/// Whether an elicitation answer (as JSON) accepts with `confirm: true`.
+fn consents(answer: &Value) -> bool {
+    answer.get("action").and_then(Value::as_str) == Some("accept")
+        && answer
+            .get("content")
+            .and_then(|c| c.get(CONSENT_KEY))
+            .and_then(Value::as_bool)
+            == Some(true)
+}
+
+fn cancelled() -> McpError {
+    McpError::internal_error("the request was cancelled", None)
+}
+
+/// The opaque cursor of the page starting at `offset` of the list `fingerprint`.
+fn encode_cursor(fingerprint: u64, offset: usize) -> String {
+    format!("{fingerprint:016x}{offset:x}")
+}
+
+fn decode_cursor(cursor: &str, fingerprint: u64, len: usize) -> Option<usize> {
+    let (list, offset) = cursor.split_at_checked(16)?;
+    if u64::from_str_radix(list, 16).ok()? != fingerprint {
+        return None;
+    }
+    usize::from_str_radix(offset, 16)
+        .ok()
+        .filter(|&o| o > 0 && o < len)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                self.inner.name.clone(),
+                self.inner.version.clone(),
+            ));
+        match &self.inner.instructions {
+            Some(text) => config.with_instructions(text.clone()),
+            None => config,
+        }
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.tools.tool(name).cloned()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let list = &self.inner.tools;
+        let len = list.tools.len();
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => decode_cursor(&cursor, list.fingerprint, len).ok_or_else(|| {
+                McpError::invalid_params(
+                    "invalid cursor: pass a nextCursor of this server's tools/list",
+                    Some(json!({ "cursor": cursor })),
+                )
+            })?,
+        };
+        let end = (start + self.inner.page_size).min(len);
+        let mut page = ListToolsResult::with_all_items(list.tools[start..end].to_vec());
+        page.next_cursor = (end < len).then(|| encode_cursor(list.fingerprint, end));
+        Ok(page
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(skill) = self.inner.tools.skill(&request.name) else {
+            tracing::warn!(tool = %request.name, "call of an unknown tool");
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool `{}`; call tools/list for the tools this server offers",
+                    request.name
+                ),
+                Some(json!({ "name": request.name })),
+            ));
+        };
+        if let Some(sealed) = &request.request_state {
+            return self
+                .resume(skill, sealed, request.input_responses, &cx)
+                .await;
+        }
+        let token = cx.meta.get_progress_token();
+        Self::progress(&cx, &token, false, skill.wire_name()).await;
+        let dispatcher = self.inner.registry.dispatcher();
+        let outcome = tokio::select! {
+            _ = cx.ct.cancelled() => {
+                tracing::info!(tool = skill.wire_name(), "call cancelled");
+                return Err(cancelled());
+            }
+            o = calls::call(dispatcher, skill, request.arguments, &self.inner.context) => o,
+        };
+        let result = match outcome {
+            Outcome::Finished(result) => result,
+            Outcome::AwaitingConsent(pending) => {
+                debug_assert!(skill.needs_confirmation());
+                match Self::consent_route(&cx) {
+                    ConsentRoute::InputRequired => return self.ask_in_result(skill, &pending),
+                    ConsentRoute::Elicit => self.ask_and_run(skill, pending, &cx).await?,
+                    ConsentRoute::Unavailable => pending.unanswered,
+                }
+            }
+        };
+        Self::progress(&cx, &token, true, skill.wire_name()).await;
+        Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_round_trips_and_refuses_other_lists_and_ranges() {
+        let c = encode_cursor(0xabc, 5);
+        assert_eq!(decode_cursor(&c, 0xabc, 10), Some(5));
+        assert_eq!(decode_cursor(&c, 0xabd, 10), None);
+        assert_eq!(decode_cursor(&c, 0xabc, 5), None);
+        assert_eq!(decode_cursor(&encode_cursor(0xabc, 0), 0xabc, 10), None);
+        assert_eq!(decode_cursor("garbage", 0xabc, 10), None);
+    }
+
+    #[test]
+    fn consent_needs_accept_and_true() {
+        assert!(consents(
+            &json!({"action": "accept", "content": {"confirm": true}})
+        ));
+        assert!(!consents(
+            &json!({"action": "accept", "content": {"confirm": false}})
+        ));
+        assert!(!consents(&json!({"action": "decline"})));
+        assert!(!consents(&json!({"action": "accept"})));
+    }
+}

@@ -1,0 +1,214 @@
+//! Streamable HTTP at `/mcp` (axum): JSON or SSE answers, `MCP-Protocol-Version` checked,
+//! `Host` and `Origin` allow-lists against DNS rebinding (a foreign `Origin` gets 403), an
+//! optional bearer token (401 without it), a request body limit (413) and graceful shutdown.
+//!
+//! The protocol checks are rmcp's; this module chooses safe settings and adds the token.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+pub use tokio_util::sync::CancellationToken;
+
+use crate::{McpServer, ServeError};
+
+/// The path the endpoint is mounted at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// Settings of the HTTP endpoint. The defaults are for a server on this machine: loopback
+/// hosts and origins only, no token, 1 MiB bodies.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `Host` values accepted (names or `host:port`); anything else gets 403.
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
+    /// another `Origin` gets 403, one without `Origin` (not a browser) passes.
+    pub allowed_origins: Vec<String>,
+    /// When set, every request needs `Authorization: Bearer <token>` (else 401).
+    pub token: Option<String>,
+    /// Largest request body accepted (else 413).
+    pub max_body_bytes: usize,
+    /// Answer single requests with one JSON body instead of an SSE stream where the
+    /// protocol lets the server choose.
+    pub json_response: bool,
+    /// Cancelled on shutdown: open streams end and new requests are refused.
+    pub shutdown: CancellationToken,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            token: None,
+            max_body_bytes: 1 << 20,
+            json_response: true,
+            shutdown: CancellationToken::new(),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Requires this bearer token on every request.
+    #[must_use]
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Sets the request body limit.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+}
+
+/// An axum router serving `server` at [`MCP_PATH`]; merge it into a larger app or serve it
+/// with [`serve_http`].
+pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(options.allowed_hosts.iter().cloned())
+        .with_allowed_origins(options.allowed_origins.iter().cloned())
+        .enforce_origin_validation()
+        .with_json_response(options.json_response)
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_sse_keep_alive(Some(Duration::from_secs(15)))
+        .with_cancellation_token(options.shutdown.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    let router = axum::Router::new()
+        .nest_service(MCP_PATH, service)
+        .layer(middleware::from_fn(session_end_no_content));
+    match &options.token {
+        Some(token) => router.layer(middleware::from_fn_with_state(
+            Arc::<str>::from(token.as_str()),
+            require_token,
+        )),
+        None => router,
+    }
+}
+
+/// Serves `server` on `addr` until `shutdown` completes, then stops taking requests, ends
+/// open streams and returns once in-flight requests are answered.
+///
+/// A non-loopback address is refused without a token: the endpoint runs skills.
+pub async fn serve_http(
+    addr: SocketAddr,
+    server: McpServer,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    check_exposure(addr, &options)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    serve_listener(listener, server, options, shutdown).await
+}
+
+/// Like [`serve_http`] on an already bound listener (for example one bound to port 0, whose
+/// address the caller wants to print first).
+pub async fn serve_listener(
+    listener: tokio::net::TcpListener,
+    server: McpServer,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let local = listener.local_addr()?;
+    check_exposure(local, &options)?;
+    tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
+    let app = router(server, &options);
+    let token = options.shutdown.clone();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                () = shutdown => {}
+                () = token.cancelled() => {}
+            }
+            tracing::info!("MCP HTTP server shutting down");
+            token.cancel();
+        })
+        .await?;
+    tracing::info!("MCP HTTP server stopped");
+    Ok(())
+}
+
+/// Refuses to expose the endpoint beyond this machine without a token.
+pub fn check_exposure(addr: SocketAddr, options: &HttpOptions) -> Result<(), ServeError> {
+    if !addr.ip().is_loopback() && options.token.is_none() {
+        return Err(ServeError::Config(format!(
+            "refusing to serve on {addr} without a token: bind a loopback address or set one"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses requests without the configured bearer token.
+async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        });
+    match presented {
+        Some(p) if constant_time_eq(p.as_bytes(), token.as_bytes()) => next.run(request).await,
+        _ => {
+            tracing::warn!("MCP request without a valid bearer token");
+            let mut response =
+                (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n").into_response();
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"skillkit\""),
+            );
+            response
+        }
+    }
+}
+
+/// rmcp answers a session's `DELETE` with 202; clients expect 200 or 204 there (the Python
+/// SDK logs a failed termination otherwise), and nothing is pending after the session ended.
+async fn session_end_no_content(request: Request, next: Next) -> Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    response
+}
+
+/// Compares without an early exit, so the time taken does not reveal the matching prefix.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_time_eq;
+
+    #[test]
+    fn token_comparison() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+    }
+}

@@ -1,0 +1,788 @@
+//! The MCP server end to end: in memory over the stdio framing, over HTTP on loopback, and
+//! against the official Python SDK client. Every message the server sends is checked
+//! against the official MCP schema of the client's protocol era.
+
+#[path = "support/schema.rs"]
+mod schema;
+#[path = "support/skills.rs"]
+mod skills;
+#[path = "support/wire.rs"]
+mod wire;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use skill_core::{Dispatcher, SkillContext, ToolFilter};
+use skill_mcp::{HttpOptions, McpServer};
+
+use schema::{check_tool, Era};
+use skills::{DropProbe, Notes};
+use wire::{HttpClient, LineClient};
+
+skill_core::link_skills!(skill_core);
+
+/// All test skills in sorted id order, as served without a filter.
+const ALL_TOOLS: [&str; 7] = [
+    "always_fails",
+    "check_clause",
+    "delete_note",
+    "echo_upper",
+    "math_add",
+    "too_slow",
+    "wait_long",
+];
+
+struct Fixture {
+    notes: Arc<Notes>,
+    probe: Arc<DropProbe>,
+    context: SkillContext,
+}
+
+fn fixture() -> Fixture {
+    let notes = Arc::new(Notes::default());
+    let probe = Arc::new(DropProbe::default());
+    let mut context = SkillContext::new();
+    context.insert_arc(Arc::clone(&notes));
+    context.insert_arc(Arc::clone(&probe));
+    Fixture {
+        notes,
+        probe,
+        context,
+    }
+}
+
+fn dispatcher() -> Dispatcher {
+    Dispatcher::from_inventory().expect("test registry is valid")
+}
+
+fn server(f: &Fixture) -> McpServer {
+    McpServer::new(dispatcher(), f.context.clone()).expect("server builds")
+}
+
+fn names(tools: &Value) -> Vec<String> {
+    tools
+        .as_array()
+        .expect("tools is an array")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn structured(response: &Value) -> &Value {
+    let result = &response["result"];
+    assert_eq!(result["isError"], false, "call failed: {response}");
+    let text = result["content"][0]["text"].as_str().expect("a text copy");
+    let copy: Value = serde_json::from_str(text).expect("the text copy is JSON");
+    assert_eq!(
+        copy, result["structuredContent"],
+        "text copy equals structuredContent"
+    );
+    &result["structuredContent"]
+}
+
+fn error_text(response: &Value) -> &str {
+    let result = &response["result"];
+    assert_eq!(
+        result["isError"], true,
+        "expected an error result: {response}"
+    );
+    result["content"][0]["text"].as_str().expect("error text")
+}
+
+fn legacy_caps() -> Value {
+    json!({})
+}
+
+#[tokio::test]
+async fn lists_every_tool_sorted_with_schemas_and_annotations() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let mut client = LineClient::connect(server(&f), era, legacy_caps()).await;
+        let list = client.request("tools/list", json!({})).await;
+        let result = &list["result"];
+        assert_eq!(names(&result["tools"]), ALL_TOOLS, "{era:?}");
+        assert!(result.get("nextCursor").is_none());
+        for tool in result["tools"].as_array().unwrap() {
+            check_tool(era, tool);
+            assert!(tool["inputSchema"]["type"] == "object");
+            assert!(tool["outputSchema"]["type"] == "object");
+            assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()));
+        }
+        let by_name = |n: &str| {
+            result["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == n)
+                .unwrap()
+                .clone()
+        };
+        let check = by_name("check_clause");
+        assert_eq!(
+            check["annotations"]["readOnlyHint"], true,
+            "validation reads only"
+        );
+        assert!(check["annotations"].get("destructiveHint").is_none());
+        let delete = by_name("delete_note");
+        assert_eq!(delete["annotations"]["readOnlyHint"], false);
+        assert_eq!(delete["annotations"]["destructiveHint"], true);
+        assert_eq!(by_name("echo_upper")["title"], "echo_upper");
+        if era == Era::Modern {
+            assert_eq!(result["resultType"], "complete");
+            assert_eq!(result["cacheScope"], "public");
+            assert!(result["ttlMs"].as_u64().is_some());
+        } else {
+            assert!(
+                result.get("resultType").is_none(),
+                "legacy peers get no resultType"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn pages_follow_opaque_cursors_and_bad_cursors_are_refused() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let server = McpServer::builder(dispatcher())
+            .context(f.context.clone())
+            .page_size(3)
+            .build()
+            .unwrap();
+        let mut client = LineClient::connect(server, era, legacy_caps()).await;
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let page = client.request("tools/list", params).await;
+            pages += 1;
+            seen.extend(names(&page["result"]["tools"]));
+            match page["result"]["nextCursor"].as_str() {
+                Some(next) => cursor = Some(next.to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 3);
+        assert_eq!(seen, ALL_TOOLS);
+        let bad = client
+            .request("tools/list", json!({"cursor": "not-a-cursor"}))
+            .await;
+        assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn filters_serve_a_domain_and_hide_the_rest() {
+    let f = fixture();
+    let server = McpServer::builder(dispatcher())
+        .context(f.context.clone())
+        .filter(ToolFilter::all().domain("demo"))
+        .build()
+        .unwrap();
+    let mut client = LineClient::connect(server, Era::Legacy, legacy_caps()).await;
+    let list = client.request("tools/list", json!({})).await;
+    let served = names(&list["result"]["tools"]);
+    assert!(served.contains(&"echo_upper".to_string()));
+    assert!(
+        served.contains(&"math_add".to_string()),
+        "universal skills stay"
+    );
+    assert!(!served.contains(&"always_fails".to_string()));
+    let hidden = client.call("always_fails", json!({})).await;
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+}
+
+#[tokio::test]
+async fn calls_return_structured_content_and_a_text_copy() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let mut client = LineClient::connect(server(&f), era, legacy_caps()).await;
+        let echo = client
+            .call("echo_upper", json!({"text": "ab", "times": 2}))
+            .await;
+        assert_eq!(structured(&echo), &json!({"text": "ABAB", "times": 2}));
+        assert!(echo["result"]["_meta"]
+            .get(skill_mcp::META_WARNINGS)
+            .is_none());
+        // A non-object output is wrapped as its outputSchema says.
+        let sum = client.call("math_add", json!({"a": 2, "b": 3})).await;
+        assert_eq!(structured(&sum), &json!({"result": 5}));
+        let valid = client
+            .call("check_clause", json!({"clause_id": "20.1"}))
+            .await;
+        assert_eq!(structured(&valid), &json!({"result": true}));
+    }
+}
+
+#[tokio::test]
+async fn loose_arguments_are_fixed_and_the_fixes_reported_in_meta() {
+    let f = fixture();
+    let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
+    let echo = client
+        .call("echo_upper", json!({"text": "ab", "times": "2"}))
+        .await;
+    assert_eq!(structured(&echo), &json!({"text": "ABAB", "times": 2}));
+    let warnings = &echo["result"]["_meta"][skill_mcp::META_WARNINGS];
+    assert_eq!(warnings[0]["path"], "$.times", "{echo}");
+    assert_eq!(warnings[0]["raw"], "2");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_an_error_result_with_path_expected_and_got() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let mut client = LineClient::connect(server(&f), era, legacy_caps()).await;
+        let bad = client
+            .call("echo_upper", json!({"text": "ab", "times": "many"}))
+            .await;
+        let text = error_text(&bad);
+        assert!(text.starts_with("invalid_arguments"), "{text}");
+        assert!(
+            text.contains("$.times") && text.contains("\"many\""),
+            "{text}"
+        );
+        let problems = &bad["result"]["_meta"][skill_mcp::META_ERROR]["problems"];
+        assert_eq!(problems[0]["path"], "$.times", "{bad}");
+        assert_eq!(problems[0]["got"], "many");
+        assert!(
+            problems[0]["expected"]
+                .as_str()
+                .is_some_and(|e| e.contains("integer")),
+            "{bad}"
+        );
+        let missing = client.call("echo_upper", json!({"times": 1})).await;
+        let text = error_text(&missing);
+        assert!(text.contains("$.text"), "{text}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_tools_are_a_protocol_error() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let mut client = LineClient::connect(server(&f), era, legacy_caps()).await;
+        let unknown = client.call("no_such_tool", json!({})).await;
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+        assert!(unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_tool"));
+    }
+}
+
+#[tokio::test]
+async fn failures_and_timeouts_are_error_results_the_model_can_read() {
+    let f = fixture();
+    let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
+    let failed = client.call("always_fails", json!({})).await;
+    assert_eq!(
+        error_text(&failed),
+        "not_found: there is no such record; ask the user for its number"
+    );
+    let slow = client.call("too_slow", json!({"ms": 2000})).await;
+    assert!(error_text(&slow).starts_with("timeout:"), "{slow}");
+    assert_eq!(
+        slow["result"]["_meta"][skill_mcp::META_ERROR]["timeout_ms"],
+        50
+    );
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_running_skill() {
+    let f = fixture();
+    let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
+    let id = client
+        .send_request(
+            "tools/call",
+            json!({"name": "wait_long", "arguments": {"ms": 60_000}}),
+        )
+        .await;
+    for _ in 0..200 {
+        if f.probe.started.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(f.probe.started.load(Ordering::SeqCst), "the skill started");
+    client
+        .notify(
+            "notifications/cancelled",
+            json!({"requestId": id.parse::<i64>().unwrap(), "reason": "user stopped it"}),
+        )
+        .await;
+    for _ in 0..200 {
+        if f.probe.dropped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        f.probe.dropped.load(Ordering::SeqCst),
+        "the skill was stopped"
+    );
+    // The connection still serves.
+    let sum = client.call("math_add", json!({"a": 1, "b": 1})).await;
+    assert_eq!(structured(&sum), &json!({"result": 2}));
+}
+
+#[tokio::test]
+async fn progress_is_reported_when_asked_for() {
+    let f = fixture();
+    let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
+    let sum = client
+        .request(
+            "tools/call",
+            json!({"name": "math_add", "arguments": {"a": 1, "b": 2}, "_meta": {"progressToken": "p1"}}),
+        )
+        .await;
+    assert_eq!(structured(&sum), &json!({"result": 3}));
+    let progress: Vec<&Value> = client
+        .inbox
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{:?}", client.inbox);
+    assert_eq!(progress[0]["params"]["progressToken"], "p1");
+    assert_eq!(progress[0]["params"]["progress"], 0.0);
+    assert_eq!(progress[1]["params"]["progress"], 1.0);
+}
+
+#[tokio::test]
+async fn writes_wait_for_consent_when_the_client_cannot_ask() {
+    let f = fixture();
+    for era in [Era::Legacy, Era::Modern] {
+        let mut client = LineClient::connect(server(&f), era, legacy_caps()).await;
+        let pending = client.call("delete_note", json!({"title": "draft"})).await;
+        assert!(
+            error_text(&pending).starts_with("confirmation_required"),
+            "{pending}"
+        );
+        let meta = &pending["result"]["_meta"][skill_mcp::META_PENDING];
+        assert_eq!(meta["arguments"], json!({"title": "draft"}), "{pending}");
+        assert!(f.notes.0.lock().unwrap().is_empty(), "nothing ran");
+    }
+}
+
+#[tokio::test]
+async fn legacy_clients_are_asked_by_elicitation() {
+    let f = fixture();
+    let caps = json!({"elicitation": {"form": {}}});
+    for (accept, expect_run) in [(true, true), (false, false)] {
+        let mut client = LineClient::connect(server(&f), Era::Legacy, caps.clone()).await;
+        let ran_before = f.notes.0.lock().unwrap().len();
+        let id = client
+            .send_request(
+                "tools/call",
+                json!({"name": "delete_note", "arguments": {"title": "old"}}),
+            )
+            .await;
+        let ask = client.next_message().await;
+        assert_eq!(ask["method"], "elicitation/create", "{ask}");
+        assert!(ask["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("delete_note"));
+        assert_eq!(
+            f.notes.0.lock().unwrap().len(),
+            ran_before,
+            "nothing ran before the answer"
+        );
+        let answer = if accept {
+            json!({"action": "accept", "content": {"confirm": true}})
+        } else {
+            json!({"action": "decline"})
+        };
+        client.respond(&ask["id"], answer).await;
+        let done = client.response(&id).await;
+        if expect_run {
+            assert_eq!(structured(&done), &json!({"result": "deleted old"}));
+        } else {
+            assert!(
+                error_text(&done).starts_with("confirmation_rejected"),
+                "{done}"
+            );
+        }
+    }
+    assert_eq!(*f.notes.0.lock().unwrap(), vec!["deleted old".to_string()]);
+}
+
+#[tokio::test]
+async fn modern_clients_are_asked_by_an_input_required_result() {
+    let f = fixture();
+    let caps = json!({"elicitation": {"form": {}}});
+    let mut client = LineClient::connect(server(&f), Era::Modern, caps).await;
+    let first = client.call("delete_note", json!({"title": "x"})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let question = &result["inputRequests"]["confirm"];
+    assert_eq!(question["method"], "elicitation/create", "{first}");
+    let state = result["requestState"].as_str().unwrap().to_string();
+    assert!(f.notes.0.lock().unwrap().is_empty());
+
+    let mut forged = state.clone();
+    forged.insert(forged.len() / 2, 'x');
+    let tampered = client
+        .request(
+            "tools/call",
+            json!({"name": "delete_note", "arguments": {"title": "x"},
+                   "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+                   "requestState": forged}),
+        )
+        .await;
+    assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
+    let other_tool = client
+        .request(
+            "tools/call",
+            json!({"name": "math_add", "arguments": {"a": 1, "b": 1},
+                   "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+                   "requestState": state}),
+        )
+        .await;
+    assert_eq!(other_tool["error"]["code"], -32602, "{other_tool}");
+    assert!(
+        f.notes.0.lock().unwrap().is_empty(),
+        "no forged consent ran"
+    );
+
+    let done = client
+        .request(
+            "tools/call",
+            json!({"name": "delete_note", "arguments": {"title": "x"},
+                   "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}},
+                   "requestState": state}),
+        )
+        .await;
+    assert_eq!(structured(&done), &json!({"result": "deleted x"}));
+    assert_eq!(*f.notes.0.lock().unwrap(), vec!["deleted x".to_string()]);
+}
+
+#[tokio::test]
+async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let f = fixture();
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let task = tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+        "params": {"_meta": wire::modern_meta(json!({}))}});
+    write.write_all(b"{not json\n").await.unwrap();
+    write
+        .write_all(format!("{discover}\n").as_bytes())
+        .await
+        .unwrap();
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    schema::check_server_message(Era::Modern, Some("server/discover"), &answer);
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+    drop(write);
+    drop(lines);
+    let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP
+
+struct HttpServer {
+    url: String,
+    shutdown: skill_mcp::CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), skill_mcp::ServeError>>,
+}
+
+async fn http_server(f: &Fixture, options: HttpOptions) -> HttpServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = options.shutdown.clone();
+    let task = tokio::spawn(skill_mcp::serve_listener(
+        listener,
+        server(f),
+        options,
+        std::future::pending(),
+    ));
+    HttpServer {
+        url: format!("http://{addr}/mcp"),
+        shutdown,
+        task,
+    }
+}
+
+#[tokio::test]
+async fn http_serves_both_eras() {
+    let f = fixture();
+    let srv = http_server(&f, HttpOptions::default()).await;
+
+    let mut legacy = HttpClient::new(srv.url.clone(), Era::Legacy, None);
+    legacy.initialize().await;
+    let list = legacy.request("tools/list", json!({})).await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    assert_eq!(names(&list.response()["result"]["tools"]), ALL_TOOLS);
+    let call = legacy
+        .request(
+            "tools/call",
+            json!({"name": "math_add", "arguments": {"a": 4, "b": 5}}),
+        )
+        .await;
+    assert_eq!(structured(call.response()), &json!({"result": 9}));
+    let bad = legacy
+        .request(
+            "tools/call",
+            json!({"name": "math_add", "arguments": {"a": "four", "b": 5}}),
+        )
+        .await;
+    assert!(error_text(bad.response()).contains("$.a"));
+    let unknown = legacy
+        .request("tools/call", json!({"name": "nope", "arguments": {}}))
+        .await;
+    assert_eq!(unknown.response()["error"]["code"], -32602);
+    assert_eq!(legacy.end_session().await, 204, "session ended cleanly");
+
+    let mut modern = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let discover = modern.request("server/discover", json!({})).await;
+    assert_eq!(discover.status, 200, "{}", discover.body);
+    let supported = &discover.response()["result"]["supportedVersions"];
+    assert!(
+        supported.as_array().unwrap().contains(&json!("2026-07-28")),
+        "{supported}"
+    );
+    let list = modern.request("tools/list", json!({})).await;
+    assert_eq!(list.status, 200, "{}", list.body);
+    assert_eq!(list.response()["result"]["resultType"], "complete");
+    assert_eq!(names(&list.response()["result"]["tools"]), ALL_TOOLS);
+    let call = modern
+        .request(
+            "tools/call",
+            json!({"name": "echo_upper", "arguments": {"text": "x", "times": 3}}),
+        )
+        .await;
+    assert_eq!(
+        structured(call.response()),
+        &json!({"text": "XXX", "times": 3})
+    );
+
+    srv.shutdown.cancel();
+    let ended = tokio::time::timeout(Duration::from_secs(10), srv.task).await;
+    assert!(
+        matches!(ended, Ok(Ok(Ok(())))),
+        "graceful shutdown: {ended:?}"
+    );
+}
+
+#[tokio::test]
+async fn http_refuses_foreign_origins_and_hosts() {
+    let f = fixture();
+    let srv = http_server(&f, HttpOptions::default()).await;
+    let mut client = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let body = client.body("tools/list", json!({}));
+    let foreign = client
+        .exchange(
+            client
+                .post("tools/list", None)
+                .header("Origin", "http://evil.example.com")
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(foreign.status, 403, "{}", foreign.body);
+    let local = client
+        .exchange(
+            client
+                .post("tools/list", None)
+                .header("Origin", srv.url.trim_end_matches("/mcp"))
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(local.status, 200, "{}", local.body);
+    let rebound = client
+        .exchange(
+            client
+                .post("tools/list", None)
+                .header("Host", "evil.example.com")
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(rebound.status, 403, "{}", rebound.body);
+    srv.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn http_token_is_required_when_set() {
+    let f = fixture();
+    let srv = http_server(&f, HttpOptions::default().token("s3cret")).await;
+    for (token, status) in [(None, 401), (Some("wrong"), 401), (Some("s3cret"), 200)] {
+        let mut client = HttpClient::new(srv.url.clone(), Era::Modern, token.map(String::from));
+        let list = client.request("tools/list", json!({})).await;
+        assert_eq!(list.status, status, "token {token:?}: {}", list.body);
+    }
+    srv.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn http_refuses_big_bodies_and_unknown_protocol_versions() {
+    let f = fixture();
+    let srv = http_server(&f, HttpOptions::default().max_body_bytes(4096)).await;
+    let mut client = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let big = client.body(
+        "tools/call",
+        json!({"name": "echo_upper", "arguments": {"text": "x".repeat(10_000), "times": 1}}),
+    );
+    let too_large = client
+        .exchange(
+            client.post("tools/call", Some("echo_upper")).json(&big),
+            "tools/call",
+        )
+        .await;
+    assert_eq!(too_large.status, 413, "{}", too_large.body);
+
+    let body = client.body("tools/list", json!({}));
+    let wrong = client
+        .exchange(
+            client
+                .http
+                .post(&srv.url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "1999-01-01")
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(wrong.status, 400, "{}", wrong.body);
+
+    let garbage = client
+        .exchange(
+            client.post("tools/list", None).body("{not json"),
+            "tools/list",
+        )
+        .await;
+    assert!((400..500).contains(&garbage.status), "{}", garbage.body);
+    srv.shutdown.cancel();
+}
+
+// ---------------------------------------------------------------------------------------
+// The official Python SDK as a peer
+
+/// Whether the Python SDK is importable; without it the peer test is skipped, except on CI.
+fn python_sdk_available() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("the MCP Python SDK is not installed: pip install 'mcp==2.3.0'");
+        }
+        eprintln!("skipped: the MCP Python SDK is not installed (pip install 'mcp==2.3.0')");
+    }
+    ok
+}
+
+/// The `peer_server` example, which `cargo test -p skill-mcp` builds next to the tests
+/// (`--test mcp` alone does not: then the peer test is skipped, except on CI).
+fn peer_server() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|p| p.parent()).unwrap();
+    let path = dir
+        .join("examples")
+        .join(format!("peer_server{}", std::env::consts::EXE_SUFFIX));
+    if path.exists() {
+        return Some(path);
+    }
+    let message = format!(
+        "{} is missing: run `cargo test -p skill-mcp` or `cargo build -p skill-mcp --example peer_server`",
+        path.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}");
+    }
+    eprintln!("skipped: {message}");
+    None
+}
+
+fn run_python_client(mode: &str, target: &[&str], token: Option<&str>) -> Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/python_client.py");
+    let mut command = std::process::Command::new("python3");
+    command.arg(script).arg(mode).args(target);
+    if let Some(token) = token {
+        command.env("SKILLKIT_TOKEN", token);
+    }
+    let output = command.output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "Python SDK client ({mode}, {target:?}) failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("Session termination failed"),
+        "the client could not end its session cleanly:\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no report from the Python client ({e}): {stdout}"));
+    report
+}
+
+#[test]
+fn python_sdk_client_over_stdio_and_http_in_both_modes() {
+    if !python_sdk_available() {
+        return;
+    }
+    let Some(server) = peer_server() else {
+        return;
+    };
+    let server = server.to_str().unwrap();
+    for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
+        let report = run_python_client(mode, &[server, "--stdio"], None);
+        assert_eq!(report["protocol_version"], version, "{report}");
+        assert_eq!(report["tools"], ALL_TOOLS.len(), "{report}");
+        assert_eq!(report["unknown_tool"], -32602, "{report}");
+        assert!(report["consent"].is_string(), "{report}");
+    }
+
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(server)
+        .args(["--http", "127.0.0.1:0", "--token", "peer-token"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("peer server starts");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
+        .to_string();
+    let outcome = std::panic::catch_unwind(|| {
+        for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
+            let report = run_python_client(mode, &[&url], Some("peer-token"));
+            assert_eq!(report["transport"], "http");
+            assert_eq!(report["protocol_version"], version, "{report}");
+            assert_eq!(report["unknown_tool"], -32602, "{report}");
+            assert!(report["consent"].is_string(), "{report}");
+        }
+    });
+    child.kill().ok();
+    child.wait().ok();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}

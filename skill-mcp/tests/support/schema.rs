@@ -1,0 +1,139 @@
+//! Every message the server sends, validated against the official MCP schemas of its era.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{json, Value};
+
+/// The protocol era a client speaks, and with it the schema its messages follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// `initialize` handshake, 2025-11-25.
+    Legacy,
+    /// Stateless 2026-07-28.
+    Modern,
+}
+
+impl Era {
+    pub fn version(self) -> &'static str {
+        match self {
+            Era::Legacy => "2025-11-25",
+            Era::Modern => "2026-07-28",
+        }
+    }
+}
+
+struct Schemas {
+    docs: HashMap<Era, Value>,
+    compiled: Mutex<HashMap<(Era, String), Arc<jsonschema::Validator>>>,
+}
+
+fn schema_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("SKILLKIT_MCP_SCHEMA_DIR") {
+        return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/reference/mcp-schema"))
+        .find(|p| p.is_dir())
+}
+
+fn schemas() -> Option<&'static Schemas> {
+    static SCHEMAS: OnceLock<Option<Schemas>> = OnceLock::new();
+    SCHEMAS
+        .get_or_init(|| {
+            let Some(dir) = schema_dir() else {
+                if std::env::var("CI").as_deref() == Ok("true") {
+                    panic!("MCP schema folder shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+                }
+                eprintln!("skipped: schema validation of server messages; shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+                return None;
+            };
+            let mut docs = HashMap::new();
+            for era in [Era::Legacy, Era::Modern] {
+                let path = dir.join(format!("{}.schema.json", era.version()));
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+                docs.insert(era, serde_json::from_str(&text).expect("schema is JSON"));
+            }
+            Some(Schemas {
+                docs,
+                compiled: Mutex::new(HashMap::new()),
+            })
+        })
+        .as_ref()
+}
+
+fn validator(schemas: &Schemas, era: Era, definition: &str) -> Arc<jsonschema::Validator> {
+    let mut compiled = schemas.compiled.lock().unwrap();
+    Arc::clone(
+        compiled
+            .entry((era, definition.to_string()))
+            .or_insert_with(|| {
+                let doc = &schemas.docs[&era];
+                assert!(
+                    doc["$defs"].get(definition).is_some(),
+                    "{} has no $defs/{definition}",
+                    era.version()
+                );
+                let root = json!({
+                    "$schema": doc["$schema"],
+                    "$defs": doc["$defs"],
+                    "$ref": format!("#/$defs/{definition}"),
+                });
+                Arc::new(jsonschema::validator_for(&root).expect("MCP schema compiles"))
+            }),
+    )
+}
+
+fn assert_valid(era: Era, definition: &str, instance: &Value) {
+    let Some(schemas) = schemas() else { return };
+    let errors: Vec<String> = validator(schemas, era, definition)
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "server message is not a valid {definition} ({}): {errors:?}\n{instance}",
+        era.version()
+    );
+}
+
+/// Checks one message the server sent; `method` is the method of the request it answers.
+pub fn check_server_message(era: Era, method: Option<&str>, message: &Value) {
+    assert_valid(era, "JSONRPCMessage", message);
+    if message.get("error").is_some() {
+        assert_valid(era, "JSONRPCErrorResponse", message);
+        return;
+    }
+    if let Some(result) = message.get("result") {
+        let definition = match (era, method) {
+            (_, Some("tools/list")) => "ListToolsResult",
+            (Era::Legacy, Some("tools/call")) => "CallToolResult",
+            (Era::Modern, Some("tools/call")) => {
+                assert_valid(era, "CallToolResultResponse", message);
+                return;
+            }
+            (_, Some("initialize")) => "InitializeResult",
+            (_, Some("server/discover")) => "DiscoverResult",
+            (_, Some("ping")) => "EmptyResult",
+            (_, other) => panic!("a result to an unexpected request {other:?}: {message}"),
+        };
+        assert_valid(era, definition, result);
+        return;
+    }
+    match (message.get("method"), message.get("id")) {
+        (Some(_), Some(_)) => {
+            assert_eq!(era, Era::Legacy, "2026 servers send no requests: {message}");
+            assert_valid(era, "ServerRequest", message);
+        }
+        (Some(_), None) => assert_valid(era, "ServerNotification", message),
+        _ => panic!("neither result, error, request nor notification: {message}"),
+    }
+}
+
+/// Checks a tool definition on its own (for lists assembled from pages).
+pub fn check_tool(era: Era, tool: &Value) {
+    assert_valid(era, "Tool", tool);
+}

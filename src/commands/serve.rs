@@ -1,0 +1,135 @@
+//! `skillkit serve`: the skills as a Model Context Protocol server, on stdio or HTTP.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use skill_core::{Dispatcher, SkillContext};
+use skill_mcp::{HttpOptions, McpServer};
+use skills::generic::bm25::ReferenceIndex;
+use skills::review::build_review_state;
+use skills::ClauseFocus;
+
+use super::review::{contract_inputs, ContractOptions};
+use super::{CliError, FilterArgs};
+
+/// Options of `skillkit serve`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
+pub struct ServeArgs {
+    /// Serve on standard input and output, for clients that start the server themselves.
+    #[arg(long)]
+    stdio: bool,
+    /// Serve streamable HTTP at http://ADDR/mcp (default 127.0.0.1:8765; a non-loopback
+    /// address needs a token).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+    http: Option<SocketAddr>,
+    /// A contract (file or sample folder, as for `review`) whose review state the skills are
+    /// prepared from; the contract-review skills need one.
+    #[arg(long)]
+    contract: Option<PathBuf>,
+    /// The clause under review: skills prepare `clause_id` from it when a call leaves it out.
+    #[arg(long)]
+    clause: Option<String>,
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// Bearer token HTTP clients must send (default: the SKILLKIT_TOKEN environment variable).
+    #[arg(long)]
+    token: Option<String>,
+}
+
+/// The state calls are prepared from: the review state of `--contract` (the domain filter,
+/// when it names a contract domain, is the contract's domain), its reference index and the
+/// clause of `--clause`.
+fn context(args: &ServeArgs) -> Result<SkillContext, CliError> {
+    let mut ctx = SkillContext::new();
+    if let Some(path) = &args.contract {
+        let options = ContractOptions {
+            domain: args
+                .filter
+                .domain
+                .clone()
+                .filter(|d| matches!(d.as_str(), "fidic" | "sha_spa")),
+            checklist: None,
+            criteria: None,
+            baseline: None,
+            references: Vec::new(),
+            our_party: String::new(),
+            language: "en".into(),
+        };
+        let inputs = contract_inputs(path, &options)?;
+        let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
+        ctx.insert(ReferenceIndex::build(&state));
+        ctx.insert_arc(Arc::new(state));
+    }
+    if let Some(clause) = &args.clause {
+        ctx.insert(ClauseFocus(clause.clone()));
+    }
+    Ok(ctx)
+}
+
+/// Completes on Ctrl-C (and on SIGTERM where there is one).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Serves until the client goes away (stdio) or the process is told to stop (HTTP).
+pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliError> {
+    let server = McpServer::builder(dispatcher.clone())
+        .context(context(args)?)
+        .filter(args.filter.to_filter())
+        .server_info("skillkit", env!("CARGO_PKG_VERSION"))
+        .build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    match args.http {
+        Some(addr) => {
+            let options = HttpOptions {
+                token: args
+                    .token
+                    .clone()
+                    .or_else(|| std::env::var("SKILLKIT_TOKEN").ok())
+                    .filter(|t| !t.is_empty()),
+                ..HttpOptions::default()
+            };
+            skill_mcp::http::check_exposure(addr, &options)?;
+            let listener = runtime
+                .block_on(tokio::net::TcpListener::bind(addr))
+                .map_err(|source| skill_mcp::ServeError::Bind { addr, source })?;
+            // The bound address (a port of 0 is chosen now), for people and scripts alike.
+            eprintln!(
+                "serving {} tools over MCP at http://{}/mcp{}; Ctrl-C stops",
+                server.tool_count(),
+                listener.local_addr()?,
+                if options.token.is_some() {
+                    " (bearer token required)"
+                } else {
+                    ""
+                }
+            );
+            runtime.block_on(skill_mcp::serve_listener(
+                listener,
+                server,
+                options,
+                shutdown_signal(),
+            ))?;
+        }
+        None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,
+    }
+    // Served and answered: threads still blocked (the stdin reader) need not hold up the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(ExitCode::SUCCESS)
+}

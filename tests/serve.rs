@@ -1,0 +1,176 @@
+//! `skillkit serve`: the library skills over MCP give what `skillkit call` gives.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+const CONTRACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/fidic");
+
+/// `skillkit call` of the time-bar skill on the FIDIC sample: the data the MCP call must give.
+fn call_output() -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["call", "fidic_calculate_time_bar", "--contract", CONTRACT])
+        .args(["--args", r#"{"clause_id": "20.1"}"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    result["data"].clone()
+}
+
+fn line(message: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).unwrap();
+    line.push(b'\n');
+    line
+}
+
+#[test]
+fn stdio_serves_the_contract_skills_like_call() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args([
+            "serve",
+            "--stdio",
+            "--contract",
+            CONTRACT,
+            "--domain",
+            "fidic",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || {
+        let mut text = String::new();
+        stdout.read_line(&mut text).unwrap();
+        serde_json::from_str::<Value>(&text)
+            .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC ({e}): {text:?}"))
+    };
+    stdin
+        .write_all(&line(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "0"}}}),
+        ))
+        .unwrap();
+    let init = read();
+    assert_eq!(init["result"]["serverInfo"]["name"], "skillkit", "{init}");
+    stdin
+        .write_all(&line(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ))
+        .unwrap();
+    stdin
+        .write_all(&line(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ))
+        .unwrap();
+    let list = read();
+    let tools: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"fidic_calculate_time_bar"), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t.starts_with("sha_")),
+        "domain filter: {tools:?}"
+    );
+    stdin
+        .write_all(&line(
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "fidic_calculate_time_bar", "arguments": {"clause_id": "20.1"}}}),
+        ))
+        .unwrap();
+    let call = read();
+    assert_eq!(call["result"]["isError"], false, "{call}");
+    assert_eq!(call["result"]["structuredContent"], call_output());
+    drop(stdin);
+    assert!(
+        child.wait().unwrap().success(),
+        "the server ends when stdin closes"
+    );
+}
+
+/// One raw HTTP/1.1 POST; returns the status and the body.
+fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let body = body.to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn http_serves_with_a_token_from_the_environment() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["serve", "--http", "127.0.0.1:0", "--contract", CONTRACT])
+        .env("SKILLKIT_TOKEN", "cli-token")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut banner = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut banner)
+        .unwrap();
+    let addr = banner
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/mcp").next())
+        .unwrap_or_else(|| panic!("no address in {banner:?}"))
+        .to_string();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "fidic_calculate_time_bar", "arguments": {"clause_id": "20.1"}, "_meta": meta}});
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "fidic_calculate_time_bar"),
+    ];
+    let (status, _) = post(&addr, &headers, &call);
+    let outcome = std::panic::catch_unwind(|| {
+        assert_eq!(status, 401, "no token");
+        let mut with_token = headers.to_vec();
+        with_token.push(("Authorization", "Bearer cli-token"));
+        let (status, body) = post(&addr, &with_token, &call);
+        assert_eq!(status, 200, "{body}");
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            answer["result"]["structuredContent"],
+            call_output(),
+            "{answer}"
+        );
+    });
+    child.kill().ok();
+    child.wait().ok();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
