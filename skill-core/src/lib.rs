@@ -77,7 +77,7 @@ pub mod __private;
 
 pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
 pub use context::{FromSkillContext, Inject, SkillContext};
-pub use dialect::{Dialect, DialectError, ProviderCall, WireArguments};
+pub use dialect::{mcp_structured_content, Dialect, DialectError, ProviderCall, WireArguments};
 pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
 pub use error::{codes, SkillError};
 pub use prepare::{PrepareScope, Preparer};

@@ -7,7 +7,6 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use serde_json::{json, Value};
-use skill_core::dialect::is_object_schema;
 use skill_core::{codes, Dispatcher, SkillContext, SkillResult};
 
 use crate::registry::ServedSkill;
@@ -135,12 +134,7 @@ pub(crate) fn to_mcp(skill: ServedSkill, result: &SkillResult) -> CallToolResult
     }
     if result.success {
         let data = result.data_value();
-        let object_output = is_object_schema((skill.registration.output_schema)());
-        let structured = if object_output && data.is_object() {
-            data
-        } else {
-            json!({ "result": data })
-        };
+        let structured = skill_core::mcp_structured_content(Some(skill.registration), data);
         let answer = CallToolResult::structured(structured);
         return if meta.is_empty() {
             answer

@@ -100,7 +100,7 @@ impl Registry {
     }
 
     fn render(&self, filter: &ToolFilter) -> Result<ToolList, ServeError> {
-        let definitions = self.dispatcher.tool_definitions_for(Dialect::Mcp, filter)?;
+        let definitions = self.dispatcher.tools_in(Dialect::Mcp, filter)?;
         let mut tools = Vec::with_capacity(definitions.len());
         let mut by_name = HashMap::with_capacity(definitions.len());
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -108,7 +108,7 @@ impl Registry {
             let name = definition["name"].as_str().unwrap_or_default();
             let registration = self
                 .dispatcher
-                .get_registration(name)
+                .registration(name)
                 .filter(|s| s.wire_name == name)
                 .ok_or_else(|| ServeError::Render {
                     tool: name.to_string(),

@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -35,18 +35,22 @@ pub struct CallArgs {
     options: ContractOptions,
 }
 
-/// The host values the call gets: the review state of `--contract`, its reference index,
-/// and the clause of `--clause`.
-fn context(args: &CallArgs) -> Result<SkillContext, CliError> {
+/// The host values a call gets: the review state of `contract`, its reference index, and
+/// the clause in focus. Shared by `call` and `serve`, so a skill behaves the same in both.
+pub(super) fn contract_context(
+    contract: Option<&Path>,
+    clause: Option<&str>,
+    options: &ContractOptions,
+) -> Result<SkillContext, CliError> {
     let mut ctx = SkillContext::new();
-    if let Some(path) = &args.contract {
-        let inputs = contract_inputs(path, &args.options)?;
+    if let Some(path) = contract {
+        let inputs = contract_inputs(path, options)?;
         let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
         ctx.insert(ReferenceIndex::build(&state));
         ctx.insert_arc(Arc::new(state));
     }
-    if let Some(clause) = &args.clause {
-        ctx.insert(ClauseFocus(clause.clone()));
+    if let Some(clause) = clause {
+        ctx.insert(ClauseFocus(clause.to_string()));
     }
     Ok(ctx)
 }
@@ -77,7 +81,11 @@ pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliErro
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let ctx = context(args)?;
+    let ctx = contract_context(
+        args.contract.as_deref(),
+        args.clause.as_deref(),
+        &args.options,
+    )?;
     let result = runtime.block_on(dispatcher.prepare_and_call(&args.id, &ctx, Some(&arguments)));
     for warning in &result.warnings {
         eprintln!(

@@ -3,15 +3,12 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use skill_core::{Dispatcher, SkillContext};
 use skill_mcp::{HttpOptions, McpServer};
-use skills::generic::bm25::ReferenceIndex;
-use skills::review::build_review_state;
-use skills::ClauseFocus;
 
-use super::review::{contract_inputs, ContractOptions};
+use super::call::contract_context;
+use super::review::ContractOptions;
 use super::{CliError, FilterArgs};
 
 /// Options of `skillkit serve`.
@@ -43,30 +40,20 @@ pub struct ServeArgs {
 /// when it names a contract domain, is the contract's domain), its reference index and the
 /// clause of `--clause`.
 fn context(args: &ServeArgs) -> Result<SkillContext, CliError> {
-    let mut ctx = SkillContext::new();
-    if let Some(path) = &args.contract {
-        let options = ContractOptions {
-            domain: args
-                .filter
-                .domain
-                .clone()
-                .filter(|d| matches!(d.as_str(), "fidic" | "sha_spa")),
-            checklist: None,
-            criteria: None,
-            baseline: None,
-            references: Vec::new(),
-            our_party: String::new(),
-            language: "en".into(),
-        };
-        let inputs = contract_inputs(path, &options)?;
-        let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
-        ctx.insert(ReferenceIndex::build(&state));
-        ctx.insert_arc(Arc::new(state));
-    }
-    if let Some(clause) = &args.clause {
-        ctx.insert(ClauseFocus(clause.clone()));
-    }
-    Ok(ctx)
+    let options = ContractOptions {
+        domain: args
+            .filter
+            .domain
+            .clone()
+            .filter(|d| matches!(d.as_str(), "fidic" | "sha_spa")),
+        checklist: None,
+        criteria: None,
+        baseline: None,
+        references: Vec::new(),
+        our_party: String::new(),
+        language: "en".into(),
+    };
+    contract_context(args.contract.as_deref(), args.clause.as_deref(), &options)
 }
 
 /// Completes on Ctrl-C (and on SIGTERM where there is one).

@@ -10,7 +10,6 @@
 
 use serde_json::{json, Value};
 
-use super::mcp::is_object_schema;
 use super::{anthropic, Dialect, DialectError};
 use crate::registration::{CallArgs, SkillRegistration};
 use crate::result::SkillResult;
@@ -338,13 +337,7 @@ pub(crate) fn render_result(
         Dialect::Mcp => {
             if result.success {
                 let data = result.data_value();
-                let object_output =
-                    skill.map_or(data.is_object(), |s| is_object_schema((s.output_schema)()));
-                let structured = if object_output && data.is_object() {
-                    data.clone()
-                } else {
-                    json!({ "result": data })
-                };
+                let structured = super::mcp::mcp_structured_content(skill, data.clone());
                 json!({
                     "content": [{ "type": "text", "text": data.to_string() }],
                     "structuredContent": structured,

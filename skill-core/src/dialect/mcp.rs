@@ -62,6 +62,18 @@ pub(crate) fn mcp_output_schema(skill: &SkillRegistration) -> Value {
     wrapped
 }
 
+/// A skill's output as MCP `structuredContent`: an object output as is, anything else
+/// wrapped as `{"result": ...}`, matching the `outputSchema` of [`mcp_output_schema`].
+/// Without the skill, only the value's own shape decides.
+pub fn mcp_structured_content(skill: Option<&SkillRegistration>, data: Value) -> Value {
+    let object_output = skill.map_or(data.is_object(), |s| is_object_schema((s.output_schema)()));
+    if object_output && data.is_object() {
+        data
+    } else {
+        json!({ "result": data })
+    }
+}
+
 /// Whether an output schema is an object at the root (so output goes to
 /// `structuredContent` unwrapped).
 pub(crate) fn is_object_schema(schema: &Value) -> bool {

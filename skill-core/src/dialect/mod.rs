@@ -25,6 +25,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use calls::render_result;
 pub use calls::{ProviderCall, WireArguments};
+pub use mcp::mcp_structured_content;
 
 use crate::registration::SkillRegistration;
 use lower::Unfit;
