@@ -197,7 +197,7 @@ where
         ));
         return out;
     }
-    let offered: HashSet<&str> = tools.names().iter().copied().collect();
+    let offered: HashSet<&str> = tools.names().collect();
     let mut used_ids: HashSet<String> = HashSet::new();
 
     for iteration in 1..=options.max_iterations {

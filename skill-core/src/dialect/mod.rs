@@ -338,10 +338,10 @@ fn fragment(
     skill: &'static SkillRegistration,
     render: impl FnOnce() -> String,
 ) -> Arc<str> {
-    type Fragments = RwLock<HashMap<(Dialect, usize), Arc<str>>>;
-    static RENDERED: OnceLock<Fragments> = OnceLock::new();
-    let cache = RENDERED.get_or_init(Default::default);
-    let key = (dialect, skill as *const SkillRegistration as usize);
+    type Fragments = RwLock<HashMap<usize, Arc<str>>>;
+    static RENDERED: OnceLock<[Fragments; Dialect::ALL.len()]> = OnceLock::new();
+    let cache = &RENDERED.get_or_init(Default::default)[dialect as usize];
+    let key = skill as *const SkillRegistration as usize;
     if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Arc::clone(hit);
     }

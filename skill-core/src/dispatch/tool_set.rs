@@ -22,13 +22,16 @@ pub struct ToolSet(Arc<Rendered>);
 struct Rendered {
     dialect: Dialect,
     json: String,
-    names: Vec<&'static str>,
+    skills: Vec<&'static SkillRegistration>,
     definitions: OnceLock<Vec<Value>>,
 }
 
 impl ToolSet {
-    fn new(dialect: Dialect, skills: &[&'static SkillRegistration], tools: RenderedTools) -> Self {
-        let names = skills.iter().map(|s| s.wire_name).collect();
+    fn new(
+        dialect: Dialect,
+        skills: Vec<&'static SkillRegistration>,
+        tools: RenderedTools,
+    ) -> Self {
         let (json, definitions) = match tools {
             RenderedTools::Fragments(fragments) => {
                 let mut json =
@@ -51,7 +54,7 @@ impl ToolSet {
         Self(Arc::new(Rendered {
             dialect,
             json,
-            names,
+            skills,
             definitions,
         }))
     }
@@ -74,18 +77,18 @@ impl ToolSet {
     }
 
     /// The tool names the model sees (wire names), in the order of the definitions.
-    pub fn names(&self) -> &[&'static str] {
-        &self.0.names
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.0.skills.iter().map(|s| s.wire_name)
     }
 
     /// Number of definitions.
     pub fn len(&self) -> usize {
-        self.0.names.len()
+        self.0.skills.len()
     }
 
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
-        self.0.names.is_empty()
+        self.0.skills.is_empty()
     }
 
     /// Whether two handles share one rendering (the cache handed out the same set).
@@ -111,6 +114,14 @@ impl Dispatcher {
     /// OpenAI function-tool definitions (the SPEC-19 shape most servers speak) of the active
     /// skills that pass `filter`, sorted by id. Rendered once per filter and cached.
     pub fn tools(&self, filter: &ToolFilter) -> ToolSet {
+        // The hot path of every agent turn: a hit is one probe and an `Arc` clone.
+        if let Some(Ok(hit)) = self.inner.tool_cache[Dialect::OpenAi as usize]
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(filter)
+        {
+            return hit.clone();
+        }
         self.tools_in(Dialect::OpenAi, filter)
             .expect("every skill renders as an OpenAI function tool")
     }
@@ -132,7 +143,7 @@ impl Dispatcher {
             .collect();
         let rendered = dialect
             .render_set(&skills, &filter.exclude_fields)
-            .map(|tools| ToolSet::new(dialect, &skills, tools));
+            .map(|tools| ToolSet::new(dialect, skills, tools));
         let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
         cache.entry(filter.clone()).or_insert(rendered).clone()
     }

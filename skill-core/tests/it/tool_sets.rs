@@ -44,7 +44,7 @@ fn dispatcher() -> Dispatcher {
 }
 
 fn names(set: &skill_core::ToolSet) -> Vec<&'static str> {
-    set.names().to_vec()
+    set.names().collect()
 }
 
 #[test]
