@@ -25,7 +25,7 @@
 //! |---|---|
 //! | declaring | [`pack!`], [`Pack`], [`Exports`], [`Imports`], [`PackManifest`] and its parts ([`PackExports`], [`ExportedTool`], [`Access`], [`ToolRateLimit`], [`Deprecation`], [`ImportDecl`]), [`linked_packs`] |
 //! | checking | [`check_packs`], [`check_manifests`], [`assert_packs_valid`], [`assert_manifests_valid`], [`PackProblem`], [`MIN_DEPRECATION_DAYS`] |
-//! | calling | [`Gateway`], [`GatewayBuilder`], [`Caller`], [`PackSession`], [`PackTools`], [`GatewayError`], [`codes`], [`MAX_CALL_DEPTH`], [`SHOW_SUBSCRIBE_CARD`] |
+//! | calling | [`Gateway`], [`GatewayBuilder`], [`Caller`], [`PackSession`], [`GatewayError`], [`codes`], [`MAX_CALL_DEPTH`], [`SHOW_SUBSCRIBE_CARD`] |
 //! | limiting | [`RateLimit`], [`Window`], [`RateLimitParseError`] |
 //! | storing | [`SubscriptionStore`], [`QuotaStore`], [`AuditLog`], [`StateStore`], [`SqliteStore`], [`AuditRecord`], [`AuditQuery`], [`QuotaDecision`], [`StoreError`] |
 
@@ -45,7 +45,7 @@ pub use check::{
     MIN_DEPRECATION_DAYS,
 };
 pub use gateway::{
-    Caller, Gateway, GatewayBuilder, GatewayError, PackTools, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD,
+    Caller, Gateway, GatewayBuilder, GatewayError, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD,
 };
 pub use manifest::{
     linked_packs, Access, Deprecation, ExportedTool, Exports, ImportDecl, Imports, Pack,

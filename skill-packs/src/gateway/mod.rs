@@ -63,9 +63,6 @@ pub enum GatewayError {
     Store(#[from] StoreError),
 }
 
-/// Tool definitions (OpenAI function shape) offered to one pack's model; shared.
-pub type PackTools = Arc<Vec<Value>>;
-
 type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
 struct Inner {
@@ -78,7 +75,7 @@ struct Inner {
     audit: Arc<dyn AuditLog>,
     state: Arc<dyn StateStore>,
     clock: Clock,
-    tool_sets: RwLock<HashMap<(&'static str, NaiveDate), PackTools>>,
+    tool_sets: RwLock<HashMap<(&'static str, NaiveDate), skill_core::ToolSet>>,
 }
 
 /// Runs calls of packs under their contracts. Cheap to clone; share one per process (or one

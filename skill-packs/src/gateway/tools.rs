@@ -1,21 +1,21 @@
 //! The tools a pack's model may call: core tools, the pack's own, and what it imports.
 
-use std::sync::Arc;
-
 use chrono::NaiveDate;
-use skill_core::{SkillRegistration, ToolFilter};
+use skill_core::{SkillRegistration, ToolFilter, ToolSet};
 
 use super::route::is_removed;
-use super::{Gateway, GatewayError, PackTools};
+use super::{Gateway, GatewayError};
 use crate::manifest::PackManifest;
 
 impl Gateway {
-    /// The tools the model of `pack` may call (SPEC `get_tools_for_skill`): core tools, the
-    /// pack's own active tools, then the tools it imports that the provider exports and has
-    /// not removed. An import that is not authorised never appears.
+    /// The tools the model of `pack` may call, as OpenAI definitions sorted by id: core
+    /// tools, the pack's own active tools, and the tools it imports that the provider exports
+    /// and has not removed. An import that is not authorised never appears.
     ///
-    /// Cached per pack and day, since removal dates change the set at midnight.
-    pub fn tools_for_pack(&self, pack: &str) -> Result<PackTools, GatewayError> {
+    /// The definitions come from the dispatcher's tool-set cache; the set is kept per pack
+    /// and day, since removal dates change it at midnight. Other dialects:
+    /// [`Gateway::pack_filter`] with `Dispatcher::tools_in`.
+    pub fn tools_for_pack(&self, pack: &str) -> Result<ToolSet, GatewayError> {
         let manifest = self
             .pack(pack)
             .ok_or_else(|| GatewayError::UnknownPack(pack.into()))?;
@@ -28,28 +28,30 @@ impl Gateway {
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
         {
-            return Ok(Arc::clone(hit));
+            return Ok(hit.clone());
         }
-        let dispatcher = &self.inner.dispatcher;
-        let chosen = self
-            .pack_tool_ids(manifest, today)
-            .into_iter()
-            .filter_map(|id| dispatcher.registration(id));
-        let set: PackTools = Arc::new(skill_core::skills_to_tool_definitions(
-            chosen,
-            &ToolFilter::all(),
-        ));
+        let filter = ToolFilter::all().ids(self.pack_tool_ids(manifest, today));
+        let set = self.inner.dispatcher.tools(&filter);
         let mut cache = self
             .inner
             .tool_sets
             .write()
             .unwrap_or_else(|p| p.into_inner());
-        Ok(Arc::clone(cache.entry(key).or_insert(set)))
+        Ok(cache.entry(key).or_insert(set).clone())
     }
 
-    /// The ids of the tools `pack` may call on `today`, in the order its model sees them:
-    /// core tools, the pack's own, then its authorised imports; active skills only, each
-    /// once.
+    /// The filter that selects the tools `pack` may call today, for a tool set in any
+    /// dialect: `dispatcher.tools_in(Dialect::Mcp, &gateway.pack_filter("jungastro")?)`.
+    pub fn pack_filter(&self, pack: &str) -> Result<ToolFilter, GatewayError> {
+        let manifest = self
+            .pack(pack)
+            .ok_or_else(|| GatewayError::UnknownPack(pack.into()))?;
+        let today = self.now().date_naive();
+        Ok(ToolFilter::all().ids(self.pack_tool_ids(manifest, today)))
+    }
+
+    /// The ids of the tools `pack` may call on `today`: core tools, the pack's own, then its
+    /// authorised imports; active skills only, each once.
     pub(crate) fn pack_tool_ids(
         &self,
         pack: &'static PackManifest,

@@ -56,7 +56,7 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     assert_eq!(unknown.error_code(), Some(skill_core::codes::UNKNOWN_SKILL));
     let message = &unknown.error.as_ref().unwrap().message;
     assert!(
-        message.contains("tools of pack `horoscope`: show_card, horoscope_impersonate"),
+        message.contains("tools of pack `horoscope`: flaky_explode, flaky_fail"),
         "{message}"
     );
     assert!(

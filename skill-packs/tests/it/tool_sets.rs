@@ -7,16 +7,17 @@ use skill_packs::{codes, Caller, GatewayError};
 
 use crate::support::*;
 
-/// The model's tool set is core ∪ own ∪ authorised imports; nothing else appears.
+/// The model's tool set is core ∪ own ∪ authorised imports, sorted by id; nothing else
+/// appears.
 #[tokio::test]
 async fn tool_set_is_core_own_and_authorised_imports_only() {
     let (gateway, clock) = setup("toolset");
     assert_eq!(
         tool_names(&gateway, "jungastro"),
         [
-            "show_card",
             "jungastro_archetype_reading",
             "jungastro_get_zodiac_chart",
+            "show_card",
             "zodiac_calculate_zodiac",
             "zodiac_get_chart_snapshot"
         ]
@@ -25,15 +26,15 @@ async fn tool_set_is_core_own_and_authorised_imports_only() {
     assert_eq!(
         horoscope,
         [
-            "show_card",
+            "flaky_explode",
+            "flaky_fail",
+            "flaky_slow",
             "horoscope_impersonate",
             "horoscope_peek",
             "horoscope_recurse",
             "horoscope_scribble",
-            "zodiac_get_chart_snapshot",
-            "flaky_explode",
-            "flaky_fail",
-            "flaky_slow"
+            "show_card",
+            "zodiac_get_chart_snapshot"
         ]
     );
     // Not imported (calculate_zodiac), of no pack (lonely_tool), or another consumer's own.
@@ -80,5 +81,23 @@ async fn tool_set_is_core_own_and_authorised_imports_only() {
 
     assert!(
         matches!(gateway.tools_for_pack("nope"), Err(GatewayError::UnknownPack(p)) if p == "nope")
+    );
+}
+
+/// A pack's tool set in another dialect comes from the same filter and the dispatcher's
+/// cache: the same tools, in MCP's shape.
+#[tokio::test]
+async fn pack_filter_gives_the_same_tools_in_any_dialect() {
+    let (gateway, _clock) = setup("toolset_dialect");
+    let filter = gateway.pack_filter("jungastro").unwrap();
+    let mcp = gateway
+        .dispatcher()
+        .tools_in(skill_core::Dialect::Mcp, &filter)
+        .unwrap();
+    let names: Vec<&str> = mcp.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, tool_names(&gateway, "jungastro"));
+    assert!(mcp.iter().all(|t| t["inputSchema"].is_object()));
+    assert!(
+        matches!(gateway.pack_filter("nope"), Err(GatewayError::UnknownPack(p)) if p == "nope")
     );
 }
