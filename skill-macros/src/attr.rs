@@ -20,7 +20,7 @@ pub struct Spanned<T> {
 macro_rules! keys {
     ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, PartialEq, Eq)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $name { $($variant,)* }
 
         impl $name {
@@ -357,13 +357,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn key_lists_follow_the_enums() {
-        assert_eq!(
-            SkillKey::from_ident("timeout_ms"),
-            Some(SkillKey::TimeoutMs)
-        );
+    fn every_key_reads_back_as_itself() {
+        for key in SkillKey::ALL {
+            assert_eq!(SkillKey::from_ident(key.as_str()), Some(*key));
+        }
+        for key in ArgKey::ALL {
+            assert_eq!(ArgKey::from_ident(key.as_str()), Some(*key));
+        }
         assert_eq!(ArgKey::from_ident("defualt"), None);
-        assert_eq!(SkillKey::ALL[0].as_str(), "id");
-        assert_eq!(ArgKey::ALL.len(), 6);
+    }
+
+    #[test]
+    fn unknown_keys_get_the_closest_known_one() {
+        let keys: Vec<&str> = SkillKey::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            rules::closest("timout_ms", keys.iter().copied()),
+            Some("timeout_ms")
+        );
+        assert_eq!(
+            rules::closest("idempotnet", keys.iter().copied()),
+            Some("idempotent")
+        );
+        assert_eq!(rules::closest("colour", keys.iter().copied()), None);
     }
 }

@@ -3,14 +3,18 @@ use skill_core::prelude::*;
 /// Pages through results.
 #[skill(id = "page")]
 fn page(
-    /// Page size.
-    #[arg(default = "ten")]
-    size: u32,
+    /// Whether to say more.
+    #[arg(default = "yes")]
+    verbose: bool,
     /// Page number.
     #[arg(default = 1.5)]
     number: u32,
 ) -> u32 {
-    size * number
+    if verbose {
+        number
+    } else {
+        0
+    }
 }
 
 fn main() {}
