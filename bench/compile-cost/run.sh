@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compile cost of a skill: N generated three-argument `#[skill]` fns against the same N fns
-# with hand-written serde + schemars input structs and a hand-written dispatch `match` (the
-# floor). Times `cargo check` and `cargo build --release` of each crate after touching its
+# with hand-written serde + schemars input structs, a schema fn and a boxed entry point each
+# (the floor). Times `cargo check` and `cargo build --release` of each crate after touching its
 # source file, RUNS times each (minimum kept), and prints the ratios.
 #
 #   bench/compile-cost/run.sh [N]          # N defaults to 100
@@ -48,11 +48,18 @@ RS
     done
 } >"$OUT/skills/src/lib.rs"
 
-# The floor: the same fns, input structs and schemas written by hand, dispatched by a match.
+# The floor: the same fns with hand-written input structs, and per fn what a hand-written
+# tool needs: its schema, and a type-erased entry point that reads the arguments, runs the
+# fn and serializes the output (boxed, as a tool table would hold it).
 {
     echo "//! Generated: $N hand-written tools (the floor)."
     echo "use schemars::JsonSchema;"
     echo "use serde::Deserialize;"
+    echo "use std::future::Future;"
+    echo "use std::pin::Pin;"
+    echo
+    echo "/// A tool call in flight."
+    echo "pub type Call = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;"
     for i in $(seq 1 "$N"); do
         cat <<RS
 
@@ -73,28 +80,22 @@ pub async fn lookup_$i(input: Lookup${i}Input) -> Result<String, String> {
     let Lookup${i}Input { query, limit, archived } = input;
     Ok(format!("{query}:{limit}:{archived:?}:$i"))
 }
+
+/// Input schema of lookup_$i.
+pub fn lookup_${i}_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Lookup${i}Input)).unwrap()
+}
+
+/// Runs one call of lookup_$i.
+pub fn lookup_${i}_call(args: String) -> Call {
+    Box::pin(async move {
+        let input: Lookup${i}Input = serde_json::from_str(&args).map_err(|e| e.to_string())?;
+        let out = lookup_$i(input).await?;
+        serde_json::to_string(&out).map_err(|e| e.to_string())
+    })
+}
 RS
     done
-    echo
-    echo "/// Name, description and input schema of every tool."
-    echo "pub fn definitions() -> Vec<(&'static str, &'static str, serde_json::Value)> {"
-    echo "    vec!["
-    for i in $(seq 1 "$N"); do
-        echo "        (\"lookup_$i\", \"Looks up the records of set $i that match a query.\", serde_json::to_value(schemars::schema_for!(Lookup${i}Input)).unwrap()),"
-    done
-    echo "    ]"
-    echo "}"
-    echo
-    echo "/// Runs one call: reads the arguments, runs the fn, serializes its output."
-    echo "pub async fn dispatch(name: &str, args: &str) -> Result<String, String> {"
-    echo "    let out = match name {"
-    for i in $(seq 1 "$N"); do
-        echo "        \"lookup_$i\" => lookup_$i(serde_json::from_str(args).map_err(|e| e.to_string())?).await?,"
-    done
-    echo "        other => return Err(format!(\"unknown tool {other}\")),"
-    echo "    };"
-    echo "    serde_json::to_string(&out).map_err(|e| e.to_string())"
-    echo "}"
 } >"$OUT/floor/src/lib.rs"
 
 cd "$OUT"
