@@ -33,6 +33,9 @@ impl SkillContext {
     }
 
     /// Adds `value`, replacing any earlier value of the same type (builder style).
+    ///
+    /// The value is stored as its own type: `with(Arc::new(x))` stores an `Arc<X>`, which
+    /// `Inject<X>` does not find; share an `Arc` with [`SkillContext::with_arc`].
     #[must_use]
     pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.insert(value);
@@ -166,8 +169,21 @@ impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
     ) -> Result<Self, SkillError> {
         ctx.get_arc::<T>()
             .map(Inject)
-            .ok_or_else(|| SkillError::missing_injection(skill_id, type_name::<T>()))
+            .ok_or_else(|| missing_injection::<T>(ctx, skill_id))
     }
+}
+
+/// The missing-injection error, with the likely fix when the host added the value wrapped
+/// in an `Arc`: `with(Arc<T>)` stores an `Arc<T>`, which `Inject<T>` does not look for.
+fn missing_injection<T: Send + Sync + 'static>(ctx: &SkillContext, skill_id: &str) -> SkillError {
+    let mut err = SkillError::missing_injection(skill_id, type_name::<T>());
+    if ctx.contains::<Arc<T>>() {
+        err.message.push_str(&format!(
+            "; it holds an `Arc<{0}>`: add shared values with `with_arc`/`insert_arc`, which store the `{0}` itself",
+            type_name::<T>()
+        ));
+    }
+    err
 }
 
 impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Option<Inject<T>> {
@@ -203,6 +219,20 @@ mod tests {
         assert_eq!(ctx.get::<String>().map(String::as_str), Some("b"));
         assert_eq!(ctx.len(), 2);
         assert!(ctx.get::<i64>().is_none());
+    }
+
+    #[test]
+    fn missing_injection_points_at_with_arc_when_an_arc_was_added() {
+        let ctx = SkillContext::new().with(Arc::new(7_u64));
+        let err = Inject::<u64>::from_skill_context(&ctx, "demo").unwrap_err();
+        assert!(err.message.contains("with_arc"), "{}", err.message);
+        let plain = SkillContext::new().with(7_u32);
+        let err = Inject::<u64>::from_skill_context(&plain, "demo").unwrap_err();
+        assert!(!err.message.contains("with_arc"), "{}", err.message);
+        assert!(SkillContext::new()
+            .with_arc(Arc::new(7_u64))
+            .get::<u64>()
+            .is_some());
     }
 
     #[test]

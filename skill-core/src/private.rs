@@ -10,6 +10,7 @@ pub use serde_json::value::RawValue;
 pub use serde_json::Value;
 pub use std::sync::OnceLock;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -25,47 +26,105 @@ pub use crate::registration::{
 pub use crate::schema::{input_schema_of, output_schema_of};
 pub use crate::skill::Skill;
 
-/// Reads the wire struct from the call's arguments: one `serde_json` pass on the fast path;
-/// on failure a second, path-tracking pass names the offending argument.
+#[path = "rules.rs"]
+pub mod rules;
+
+/// The type-erased entry point of skill `S` (a [`crate::registration::InvokeFn`]): read the
+/// input, run, serialize the output. One generic fn instead of a copy per skill.
+pub fn invoke<'a, S: Skill>(
+    ctx: &'a SkillContext,
+    args: CallArgs<'a>,
+    mode: PrepareMode,
+) -> BoxFuture<'a, Result<Box<RawValue>, InvokeError>> {
+    Box::pin(async move {
+        let input = S::prepare_args(ctx, args, mode).map_err(InvokeError::Input)?;
+        let output = S::run(input, ctx).await.map_err(InvokeError::Run)?;
+        to_raw(&output)
+    })
+}
+
+/// The canonical input schema of `I`, built on first use into the skill's own `cell`.
+pub fn cached_input_schema<I: JsonSchema>(
+    cell: &'static OnceLock<Value>,
+    prepared: &[&str],
+) -> &'static Value {
+    cell.get_or_init(|| input_schema_of::<I>(prepared))
+}
+
+/// The output schema of `O`, built on first use into the skill's own `cell`.
+pub fn cached_output_schema<O: JsonSchema>(cell: &'static OnceLock<Value>) -> &'static Value {
+    cell.get_or_init(output_schema_of::<O>)
+}
+
+/// Reads the input (or wire) struct from the call's arguments: one `serde_json` pass on the
+/// text fast path, and only on failure a second, path-tracking pass over the parsed value
+/// that names the offending argument. Parsed values (Anthropic's `input`, MCP's
+/// `arguments`) are read once, with the path tracked, so each skill's `Deserialize` is
+/// instantiated for two deserializers only.
 pub fn deserialize_args<W: DeserializeOwned>(
     args: CallArgs<'_>,
     skill_id: &str,
 ) -> Result<W, SkillError> {
-    let first = match args {
-        CallArgs::Text(text) if !text.trim().is_empty() => serde_json::from_str::<W>(text),
-        CallArgs::Value(value) => W::deserialize(value),
-        _ => serde_json::from_str::<W>("{}"),
+    match args {
+        CallArgs::Text(text) if !text.trim().is_empty() => {
+            serde_json::from_str::<W>(text).map_err(|err| {
+                match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(value) => retrace_error::<W>(&value, skill_id, &err),
+                    Err(_) => SkillError::invalid_arguments(format!(
+                        "arguments of `{skill_id}` are not valid JSON ({}); send one JSON object",
+                        without_position(&err)
+                    ))
+                    .with_details(serde_json::json!({ "path": "$", "serde": err.to_string() })),
+                }
+            })
+        }
+        CallArgs::Value(value) => {
+            serde_path_to_error::deserialize::<_, W>(value).map_err(|located| {
+                let serde = located.inner().to_string();
+                let path = located.path().to_string();
+                argument_error(
+                    value,
+                    skill_id,
+                    path,
+                    without_position(located.inner()),
+                    serde,
+                )
+            })
+        }
+        _ => serde_json::from_str::<W>("{}").map_err(|err| {
+            retrace_error::<W>(
+                &serde_json::Value::Object(Default::default()),
+                skill_id,
+                &err,
+            )
+        }),
+    }
+}
+
+/// Reads `value` again with the path tracked, to say where the first read failed.
+fn retrace_error<W: DeserializeOwned>(
+    value: &serde_json::Value,
+    skill_id: &str,
+    err: &serde_json::Error,
+) -> SkillError {
+    let (path, message) = match serde_path_to_error::deserialize::<_, W>(value) {
+        Err(located) => (
+            located.path().to_string(),
+            without_position(located.inner()),
+        ),
+        Ok(_) => (String::from("."), without_position(err)),
     };
-    first.map_err(|err| argument_error::<W>(args, skill_id, err))
+    argument_error(value, skill_id, path, message, err.to_string())
 }
 
 /// Builds the model-facing error for arguments that do not fit the skill's input.
-fn argument_error<W: DeserializeOwned>(
-    args: CallArgs<'_>,
+fn argument_error(
+    value: &serde_json::Value,
     skill_id: &str,
-    err: serde_json::Error,
+    path: String,
+    message: String,
+    serde: String,
 ) -> SkillError {
-    let parsed;
-    let value: &serde_json::Value = match args {
-        CallArgs::Value(v) => v,
-        CallArgs::Text(t) if !t.trim().is_empty() => match serde_json::from_str(t) {
-            Ok(v) => {
-                parsed = v;
-                &parsed
-            }
-            Err(_) => {
-                return SkillError::invalid_arguments(format!(
-                    "arguments of `{skill_id}` are not valid JSON ({}); send one JSON object",
-                    without_position(&err)
-                ))
-                .with_details(serde_json::json!({ "path": "$", "serde": err.to_string() }))
-            }
-        },
-        _ => {
-            parsed = serde_json::Value::Object(Default::default());
-            &parsed
-        }
-    };
     if !value.is_object() {
         return SkillError::invalid_arguments(format!(
             "arguments of `{skill_id}` must be a JSON object, got {}",
@@ -73,13 +132,6 @@ fn argument_error<W: DeserializeOwned>(
         ))
         .with_details(serde_json::json!({ "path": "$", "got": value }));
     }
-    let (path, message) = match serde_path_to_error::deserialize::<_, W>(value) {
-        Err(located) => {
-            let path = located.path().to_string();
-            (path, without_position(located.inner()))
-        }
-        Ok(_) => (String::from("."), without_position(&err)),
-    };
     let path = if path == "." {
         "$".to_string()
     } else {
@@ -93,7 +145,7 @@ fn argument_error<W: DeserializeOwned>(
         ),
     };
     SkillError::invalid_arguments(message)
-        .with_details(serde_json::json!({ "path": path, "serde": err.to_string() }))
+        .with_details(serde_json::json!({ "path": path, "serde": serde }))
 }
 
 fn without_position(err: &serde_json::Error) -> String {
@@ -136,7 +188,7 @@ pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
                     return Ok(default());
                 }
                 None => {
-                    let hint = if err.message.contains(&format!("`{param}`")) {
+                    let hint = if mentions_word(&err.message, param) {
                         String::new()
                     } else {
                         format!("; pass `{param}` explicitly")
@@ -154,6 +206,17 @@ pub fn prepared_or_default<T, M, P: Preparer<T, M>>(
         }
     }
     default_or_missing(skill_id, param, default)
+}
+
+/// Whether `text` already names `word` (as a whole word, quoted or not), so a hint to pass
+/// it would repeat what the preparer said.
+fn mentions_word(text: &str, word: &str) -> bool {
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
 }
 
 /// The declared default of an argument the model left out, or an error naming it.
@@ -217,5 +280,116 @@ impl<T, E: Into<SkillError>> IntoSkillOutcome<T> for Result<T, E> {
     }
 }
 
+/// What a model argument's type needs: the model writes it as JSON (`Deserialize`), reads
+/// its schema (`JsonSchema`), and typed calls copy and send it (`Serialize`, `Clone`,
+/// `Debug`). The expansion checks it of each argument's type before the input struct, so
+/// the first error about such a type is at the argument and names everything it needs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a model argument: the model fills arguments in as JSON",
+    label = "a model argument needs `Deserialize + Serialize + JsonSchema + Clone + Debug`",
+    note = "derive them: `#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]`",
+    note = "if the host provides this value and the model never sees it, inject it: `Inject<{Self}>`"
+)]
+pub trait ModelArgument {}
+
+// Only the first need is checked here: one unmet bound gives one error, and that error
+// names everything; the derives on the input struct report the rest in their own words.
+impl<T: DeserializeOwned> ModelArgument for T {}
+
+/// Builds a declared default written as a string literal (`#[arg(default = "draft")]`).
+#[diagnostic::on_unimplemented(
+    message = "a text default cannot build a `{Self}`",
+    label = "this default is text, the argument is a `{Self}`",
+    note = "a string default works for types with `From<&'static str>`, such as `String`; write numbers and booleans without quotes: `default = 5`, `default = true`"
+)]
+pub trait FromDefaultText {
+    /// The value the text stands for.
+    fn from_default_text(text: &'static str) -> Self;
+}
+
+impl<T: From<&'static str>> FromDefaultText for T {
+    fn from_default_text(text: &'static str) -> Self {
+        T::from(text)
+    }
+}
+
+/// Compile-time check that a type can be a model argument (see [`ModelArgument`]).
+pub const fn assert_model_argument<T: ModelArgument>() {}
+
 /// Compile-time check that an output type can be returned to the model.
 pub const fn assert_output<T: Serialize + schemars::JsonSchema>() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failing(_: &SkillContext) -> Result<String, SkillError> {
+        Err(SkillError::new(
+            "no_task",
+            "no task is selected; pass task_id",
+        ))
+    }
+
+    fn failing_quiet(_: &SkillContext) -> Result<String, SkillError> {
+        Err(SkillError::new("no_task", "nothing is selected"))
+    }
+
+    #[test]
+    fn prepare_failure_adds_the_hint_once() {
+        let ctx = SkillContext::new();
+        let run = |prepare: fn(&SkillContext) -> Result<String, SkillError>| {
+            prepared_or_default::<String, _, _>(
+                "demo",
+                "task_id",
+                &ctx,
+                CallArgs::None,
+                PrepareMode::FromState,
+                prepare,
+                None,
+            )
+            .unwrap_err()
+            .message
+        };
+        let named = run(failing);
+        assert_eq!(named.matches("task_id").count(), 2, "{named}");
+        assert!(!named.contains("explicitly"), "{named}");
+        let unnamed = run(failing_quiet);
+        assert!(
+            unnamed.ends_with("; pass `task_id` explicitly"),
+            "{unnamed}"
+        );
+        assert!(!mentions_word("pass task_ids", "task_id"));
+    }
+
+    #[test]
+    fn shared_kind_names_parse_as_value_kinds() {
+        for name in rules::KIND_NAMES {
+            assert!(name.parse::<crate::catalog::ValueKind>().is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn shared_status_names_follow_skill_status() {
+        use crate::registration::SkillStatus;
+        let statuses = [
+            SkillStatus::Active,
+            SkillStatus::Disabled,
+            SkillStatus::Deprecated,
+        ];
+        for (name, status) in rules::STATUS_NAMES.iter().zip(statuses) {
+            assert_eq!(*name, status.as_str());
+        }
+    }
+
+    #[test]
+    fn id_rules_and_suggestions() {
+        assert_eq!(rules::id_problem("crm.search_client"), None);
+        assert!(rules::id_problem("a..b").is_some());
+        assert!(rules::id_problem(&"x".repeat(65)).is_some());
+        assert_eq!(
+            rules::closest("timout_ms", ["timeout_ms", "id"]),
+            Some("timeout_ms")
+        );
+        assert_eq!(rules::closest("colour", ["id", "name"]), None);
+    }
+}

@@ -179,6 +179,10 @@ pub struct SkillRegistration {
     pub timeout_ms: Option<u64>,
     /// Explicit confirmation setting; `None` follows the category.
     pub requires_confirmation: Option<bool>,
+    /// `#[skill(confirm = "Delete task {id}")]`: the sentence, written by the skill's
+    /// author, that a pending confirmation shows; `{name}` stands for an argument's value.
+    /// Fill it in with [`SkillRegistration::confirmation_summary`].
+    pub confirm_summary: Option<&'static str>,
     /// Explicit idempotency hint; `None` follows the category.
     pub idempotent: Option<bool>,
     /// Explicit open-world hint (talks to systems outside the host); `None` means false.
@@ -210,6 +214,30 @@ impl SkillRegistration {
     pub fn needs_confirmation(&self) -> bool {
         self.requires_confirmation
             .unwrap_or(matches!(self.category, "create" | "update" | "delete"))
+    }
+
+    /// The author's confirmation sentence with each `{name}` replaced by that argument's
+    /// value in `arguments` (strings without quotes, other values as JSON, a missing
+    /// argument as `?`); `None` when the skill has no `confirm` sentence.
+    pub fn confirmation_summary(&self, arguments: &Value) -> Option<String> {
+        let template = self.confirm_summary?;
+        let mut out = String::with_capacity(template.len());
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            out.push_str(&rest[..open]);
+            let name = &rest[open + 1..open + close];
+            match arguments.get(name) {
+                Some(Value::String(s)) => out.push_str(s),
+                Some(Value::Null) | None => out.push('?'),
+                Some(other) => out.push_str(&other.to_string()),
+            }
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
     }
 
     /// The parameter with this wire name.

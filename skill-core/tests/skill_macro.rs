@@ -360,3 +360,57 @@ async fn value_arguments_and_prepare_scope() {
     assert_eq!(scope.str_argument("top_k").as_deref(), Some("1"));
     assert!(scope.argument("missing").is_none());
 }
+
+/// Deletes a note.
+#[skill(
+    id = "test.delete_note",
+    category = "delete",
+    confirm = "Delete note {note_id} ({reason})"
+)]
+fn delete_note(
+    /// Id of the note.
+    note_id: u32,
+    /// Why it goes.
+    reason: Option<String>,
+) -> u32 {
+    let _ = reason;
+    note_id
+}
+
+#[test]
+fn confirmation_sentence_is_the_authors_with_arguments_filled_in() {
+    let reg = <TestDeleteNote as Skill>::registration();
+    assert_eq!(
+        reg.confirm_summary,
+        Some("Delete note {note_id} ({reason})")
+    );
+    assert!(reg.needs_confirmation());
+    assert_eq!(
+        reg.confirmation_summary(&json!({"note_id": 7, "reason": "stale"}))
+            .as_deref(),
+        Some("Delete note 7 (stale)")
+    );
+    assert_eq!(
+        reg.confirmation_summary(&json!({"note_id": 7})).as_deref(),
+        Some("Delete note 7 (?)")
+    );
+    let search = <SearchReferenceDoc as Skill>::registration();
+    assert_eq!(search.confirmation_summary(&json!({})), None);
+}
+
+#[tokio::test]
+async fn missing_injection_suggests_with_arc_for_an_arc_in_the_context() {
+    let ctx = SkillContext::new()
+        .with(std::sync::Arc::new(ReferenceDocs { passages: vec![] }))
+        .with(CurrentClause("x".into()));
+    let r = dispatcher()
+        .prepare_and_call(
+            "search_reference_doc",
+            &ctx,
+            Some(&json!({"clause_id": "4.1"})),
+        )
+        .await;
+    assert_eq!(r.error_code(), Some(codes::MISSING_INJECTION));
+    let msg = r.error.unwrap().message;
+    assert!(msg.contains("with_arc"), "{msg}");
+}

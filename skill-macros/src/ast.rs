@@ -3,7 +3,9 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+use syn::{
+    Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, Path, PathArguments, ReturnType, Type,
+};
 
 use crate::attr::ArgAttr;
 use crate::ctxt::Ctxt;
@@ -124,17 +126,6 @@ pub struct SkillFn {
     pub output: Output,
 }
 
-fn last_segment_is(ty: &Type, name: &str) -> bool {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            p.path.segments.last().is_some_and(|s| s.ident == name)
-        }
-        Type::Group(g) => last_segment_is(&g.elem, name),
-        Type::Paren(p) => last_segment_is(&p.elem, name),
-        _ => false,
-    }
-}
-
 /// The single generic argument of `Outer<T>`, if `ty` is one.
 pub fn generic_arg<'a>(ty: &'a Type, outer: &str) -> Option<&'a Type> {
     let Type::Path(p) = ty else { return None };
@@ -151,24 +142,61 @@ pub fn generic_arg<'a>(ty: &'a Type, outer: &str) -> Option<&'a Type> {
     }
 }
 
+/// Whether `ty` names skillkit's own `name` (`Inject`, `SkillContext`) by its path: bare
+/// (`Inject<T>`, as the prelude imports it), or through the crate: `skill_core::Inject<T>`,
+/// `::skill_core::prelude::Inject<T>`, or the path given by `crate = "..."`. Any other path
+/// (`crate::Inject`, `self::Inject`, `models::Inject`) is the author's own type.
+fn is_own_type(ty: &Type, name: &str, krate: &Path) -> bool {
+    let path = match ty {
+        Type::Path(p) if p.qself.is_none() => &p.path,
+        Type::Group(g) => return is_own_type(&g.elem, name, krate),
+        Type::Paren(p) => return is_own_type(&p.elem, name, krate),
+        _ => return false,
+    };
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    if last.ident != name {
+        return false;
+    }
+    let prefix: Vec<String> = path
+        .segments
+        .iter()
+        .take(path.segments.len() - 1)
+        .map(|s| s.ident.to_string())
+        .collect();
+    if prefix.is_empty() {
+        return path.leading_colon.is_none();
+    }
+    let krate: Vec<String> = krate.segments.iter().map(|s| s.ident.to_string()).collect();
+    let roots = [vec!["skill_core".to_string()], krate];
+    roots.iter().any(|root| {
+        let Some(rest) = prefix.strip_prefix(root.as_slice()) else {
+            return false;
+        };
+        rest.len() <= 1 && rest.iter().all(|m| m == "prelude" || m == "context")
+    })
+}
+
 /// Whether the type is one the framework injects: `Inject<T>`, `Option<Inject<T>>`,
-/// `&SkillContext`.
-fn is_injected_type(ty: &Type) -> bool {
-    if last_segment_is(ty, "Inject") {
+/// `&SkillContext`, each named by its path to skillkit (see [`is_own_type`]).
+fn is_injected_type(ty: &Type, krate: &Path) -> bool {
+    if is_own_type(ty, "Inject", krate) {
         return true;
     }
     if let Some(inner) = generic_arg(ty, "Option") {
-        if last_segment_is(inner, "Inject") {
+        if is_own_type(inner, "Inject", krate) {
             return true;
         }
     }
     if let Type::Reference(r) = ty {
-        return last_segment_is(&r.elem, "SkillContext");
+        return is_own_type(&r.elem, "SkillContext", krate);
     }
     false
 }
 
-fn contains_impl_trait(ty: &Type) -> Option<Span> {
+/// The span of the first `impl Trait` inside `ty`, if any.
+pub fn contains_impl_trait(ty: &Type) -> Option<Span> {
     struct Finder(Option<Span>);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_type_impl_trait(&mut self, node: &'ast syn::TypeImplTrait) {
@@ -182,7 +210,7 @@ fn contains_impl_trait(ty: &Type) -> Option<Span> {
 
 impl SkillFn {
     /// Reads the fn; problems of the signature go to `cx`.
-    pub fn parse(cx: &mut Ctxt, mut item: ItemFn) -> SkillFn {
+    pub fn parse(cx: &mut Ctxt, mut item: ItemFn, krate: &Path) -> SkillFn {
         let sig = &item.sig;
         if let Some(c) = &sig.constness {
             cx.error_spanned_by(c, "a skill cannot be a `const fn`");
@@ -259,7 +287,7 @@ impl SkillFn {
                     });
                     let ty = (*pt.ty).clone();
                     let role = if inject_marker.is_some()
-                        || (input_marker.is_none() && is_injected_type(&ty))
+                        || (input_marker.is_none() && is_injected_type(&ty, krate))
                     {
                         Role::Inject
                     } else if input_marker.is_some() {

@@ -1,13 +1,33 @@
-//! Checks a parsed skill and resolves its attribute into plain values. Every problem is
-//! reported at the span of the token that causes it.
+//! Checks a parsed skill and resolves its attribute into plain values. Each rule is one
+//! `check_*` fn; every problem is reported at the span of the token that causes it.
 
 use proc_macro2::Span;
-use quote::quote;
 use syn::Path;
 
-use crate::ast::{Role, SkillFn};
-use crate::attr::{DefaultValue, SkillAttr};
+use crate::ast::{Param, Role, SkillFn};
+use crate::attr::{SkillAttr, Spanned};
 use crate::ctxt::Ctxt;
+use crate::rules;
+
+/// `#[skill(status = "...")]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Active,
+    Disabled,
+    Deprecated,
+}
+
+impl Status {
+    fn from_name(name: &str) -> Option<Status> {
+        let [active, disabled, deprecated] = rules::STATUS_NAMES;
+        match name {
+            n if n == active => Some(Status::Active),
+            n if n == disabled => Some(Status::Disabled),
+            n if n == deprecated => Some(Status::Deprecated),
+            _ => None,
+        }
+    }
+}
 
 /// The attribute, checked and with defaults filled in.
 pub struct Config {
@@ -16,10 +36,12 @@ pub struct Config {
     pub name: String,
     pub domain: String,
     pub category: String,
-    pub status: String,
+    pub status: Status,
     pub version: String,
     pub timeout_ms: Option<u64>,
     pub requires_confirmation: Option<bool>,
+    /// `confirm = "..."`: the sentence a pending confirmation shows, with `{argument}`s.
+    pub confirm: Option<String>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub krate: Path,
@@ -27,51 +49,54 @@ pub struct Config {
     pub marker: Option<syn::Ident>,
 }
 
-/// Why an id is not a valid tool name, if it is not (mirrors the runtime check).
-pub fn id_problem(id: &str) -> Option<String> {
-    if id.is_empty() {
-        return Some("the id is empty".into());
-    }
-    if let Some(bad) = id
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Some(format!(
-            "`{bad}` is not allowed in a tool name; use letters, digits, `_`, `-`, and `.` between parts (`crm.search_client`)"
-        ));
-    }
-    if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
-        return Some("`.` separates non-empty parts, as in `crm.search_client`".into());
-    }
-    if id.len() > 64 {
-        return Some(format!(
-            "the id is {} characters long, and its wire name `{}` too; providers accept at most 64",
-            id.len(),
-            id.replace('.', "_")
-        ));
-    }
-    None
-}
-
-fn property_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() || name.len() > 64 {
-        return Some("argument names must be 1 to 64 characters".into());
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .map(|bad| {
-            format!("`{bad}` is not allowed in an argument name; providers accept `[A-Za-z0-9_.-]`")
-        })
+/// The path of skill_core in generated code: `crate = "..."`, else `::skill_core`.
+pub fn crate_path(attr: &SkillAttr) -> Path {
+    attr.krate
+        .as_ref()
+        .map(|k| k.value.clone())
+        .unwrap_or_else(|| syn::parse_quote!(::skill_core))
 }
 
 pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> Config {
-    let fn_ident = &skill.item.sig.ident;
+    let id = check_id(cx, attr, skill, attr_span);
+    check_fn_docs(cx, skill);
+    let status = check_status(cx, attr);
+    let domain = check_non_empty(cx, &attr.domain, "domain", "*");
+    let category = check_non_empty(cx, &attr.category, "category", "general");
+    let name = check_non_empty(cx, &attr.name, "name", &id);
+    let timeout_ms = check_timeout(cx, attr);
+    check_params(cx, skill);
+    let confirm = check_confirm(cx, attr, skill);
+    let marker = check_marker(cx, attr);
+    Config {
+        marker,
+        wire_name: id.replace('.', "_"),
+        id,
+        name,
+        domain,
+        category,
+        status,
+        version: attr
+            .version
+            .as_ref()
+            .map(|v| v.value.value())
+            .unwrap_or_default(),
+        timeout_ms,
+        requires_confirmation: attr.requires_confirmation.as_ref().map(|b| b.value.value),
+        confirm,
+        idempotent: attr.idempotent.as_ref().map(|b| b.value.value),
+        open_world: attr.open_world.as_ref().map(|b| b.value.value),
+        krate: crate_path(attr),
+    }
+}
 
-    // The id.
-    let id = match &attr.id {
+/// The id is given and is a valid tool name (the runtime's own rule, `rules::id_problem`).
+fn check_id(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> String {
+    let fn_ident = &skill.item.sig.ident;
+    match &attr.id {
         Some(lit) => {
             let id = lit.value.value();
-            if let Some(problem) = id_problem(&id) {
+            if let Some(problem) = rules::id_problem(&id) {
                 cx.error_spanned_by(&lit.value, format!("invalid skill id `{id}`: {problem}"));
             }
             id
@@ -83,9 +108,12 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
             ));
             fn_ident.to_string()
         }
-    };
+    }
+}
 
-    // Texts the model reads.
+/// The fn has a doc comment: its first paragraph is the tool description.
+fn check_fn_docs(cx: &mut Ctxt, skill: &SkillFn) {
+    let fn_ident = &skill.item.sig.ident;
     if skill.docs.is_empty() {
         cx.error_spanned_by(
             fn_ident,
@@ -94,99 +122,77 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
             ),
         );
     }
+}
 
-    let status = match &attr.status {
-        Some(lit) => {
-            let value = lit.value.value();
-            if !matches!(value.as_str(), "active" | "disabled" | "deprecated") {
-                cx.error_spanned_by(&lit.value, format!("unknown status `{value}`; expected \"active\", \"disabled\" or \"deprecated\""));
-            }
-            value
-        }
-        None => "active".into(),
+fn check_status(cx: &mut Ctxt, attr: &SkillAttr) -> Status {
+    let Some(lit) = &attr.status else {
+        return Status::Active;
     };
-    let non_empty = |cx: &mut Ctxt,
-                     lit: &Option<crate::attr::Spanned<syn::LitStr>>,
-                     key: &str,
-                     default: &str|
-     -> String {
-        match lit {
-            Some(l) if l.value.value().trim().is_empty() => {
-                cx.error_spanned_by(&l.value, format!("`{key}` cannot be empty"));
-                default.to_string()
-            }
-            Some(l) => l.value.value(),
-            None => default.to_string(),
-        }
-    };
-    let domain = non_empty(cx, &attr.domain, "domain", "*");
-    let category = non_empty(cx, &attr.category, "category", "general");
-    let name = non_empty(cx, &attr.name, "name", &id);
-    let version = attr
-        .version
-        .as_ref()
-        .map(|v| v.value.value())
-        .unwrap_or_default();
-    let timeout_ms = attr
-        .timeout_ms
-        .as_ref()
-        .and_then(|t| match t.value.base10_parse::<u64>() {
-            Ok(0) => {
-                cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
-                None
-            }
-            Ok(ms) => Some(ms),
-            Err(_) => {
-                cx.error_spanned_by(
-                    &t.value,
-                    "`timeout_ms` must be a whole number of milliseconds",
-                );
-                None
-            }
-        });
+    let value = lit.value.value();
+    Status::from_name(&value).unwrap_or_else(|| {
+        let message = match rules::closest(&value, rules::STATUS_NAMES) {
+            Some(close) => format!("unknown status `{value}`; did you mean \"{close}\"?"),
+            None => format!(
+                "unknown status `{value}`; expected \"active\", \"disabled\" or \"deprecated\""
+            ),
+        };
+        cx.error_spanned_by(&lit.value, message);
+        Status::Active
+    })
+}
 
-    // Parameters.
+fn check_non_empty(
+    cx: &mut Ctxt,
+    lit: &Option<Spanned<syn::LitStr>>,
+    key: &str,
+    default: &str,
+) -> String {
+    match lit {
+        Some(l) if l.value.value().trim().is_empty() => {
+            cx.error_spanned_by(&l.value, format!("`{key}` cannot be empty"));
+            default.to_string()
+        }
+        Some(l) => l.value.value(),
+        None => default.to_string(),
+    }
+}
+
+fn check_timeout(cx: &mut Ctxt, attr: &SkillAttr) -> Option<u64> {
+    let t = attr.timeout_ms.as_ref()?;
+    match t.value.base10_parse::<u64>() {
+        Ok(0) => {
+            cx.error_spanned_by(&t.value, "`timeout_ms` must be greater than 0");
+            None
+        }
+        Ok(ms) => Some(ms),
+        Err(_) => {
+            cx.error_spanned_by(
+                &t.value,
+                "`timeout_ms` must be a whole number of milliseconds",
+            );
+            None
+        }
+    }
+}
+
+fn check_params(cx: &mut Ctxt, skill: &SkillFn) {
     let inputs: Vec<_> = skill
         .params
         .iter()
         .filter(|p| matches!(p.role, Role::Input))
         .collect();
-    if inputs.len() > 1 {
-        for extra in &inputs[1..] {
-            cx.error_spanned_by(
-                &extra.ident,
-                "only one parameter can be `#[input]`: it carries the whole input",
-            );
-        }
+    for extra in inputs.iter().skip(1) {
+        cx.error_spanned_by(
+            &extra.ident,
+            "only one parameter can be `#[input]`: it carries the whole input",
+        );
     }
     let mut seen: Vec<String> = Vec::new();
     for param in &skill.params {
         match param.role {
             Role::Llm => {
-                if !inputs.is_empty() {
-                    cx.error_spanned_by(
-                        &param.ident,
-                        format!(
-                            "`{}` is a model argument, but `#[input]` already carries the whole input; move it into the input struct or inject it",
-                            param.ident
-                        ),
-                    );
-                }
-                if param.docs.is_empty() {
-                    cx.error_spanned_by(
-                        &param.ident,
-                        format!(
-                            "argument `{}` has no description; add a `///` doc comment above it: the model reads it to fill the argument in",
-                            param.ident
-                        ),
-                    );
-                }
+                check_model_arg(cx, param, !inputs.is_empty());
                 let wire = param.wire_name();
-                if let Some(rename) = &param.arg.rename {
-                    if let Some(problem) = property_name_problem(&wire) {
-                        cx.error_spanned_by(&rename.value, problem);
-                    }
-                }
                 if seen.contains(&wire) {
                     cx.error_spanned_by(
                         &param.ident,
@@ -194,88 +200,185 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
                     );
                 }
                 seen.push(wire);
-                if param.optional {
-                    if let Some(d) = &param.arg.default {
-                        cx.syn_error(syn::Error::new(
-                            d.span,
-                            "`Option<T>` is already optional (missing means `None`); remove `default` or drop the `Option`",
-                        ));
-                    }
-                }
-                if let Some(d) = &param.arg.default {
-                    if let DefaultValue::Expr(expr) = &d.value {
-                        let _ = quote!(#expr);
-                    }
-                }
             }
-            Role::Inject => {
-                if let Some(span) = param.arg.spans.first() {
-                    cx.syn_error(syn::Error::new(
-                        *span,
-                        format!(
-                            "`{}` is injected from the SkillContext and never seen by the model; `#[arg]` does not apply to it",
-                            param.ident
-                        ),
-                    ));
-                }
-                if let Some(span) = param.doc_span {
-                    cx.syn_error(syn::Error::new(
-                        span,
-                        format!(
-                            "`{}` is injected from the SkillContext and never shown to the model, so this doc comment would be lost; use a `//` comment",
-                            param.ident
-                        ),
-                    ));
-                }
-                if let (Some(_), Some(input)) = (param.inject_marker, param.input_marker) {
-                    cx.syn_error(syn::Error::new(
-                        input,
-                        "a parameter is either `#[input]` or `#[inject]`, not both",
-                    ));
-                }
-            }
-            Role::Input => {
-                if let Some(span) = param.arg.spans.first() {
-                    cx.syn_error(syn::Error::new(
-                        *span,
-                        "`#[arg]` does not apply to an `#[input]` struct; put serde/schemars attributes on its fields",
-                    ));
-                }
-            }
+            Role::Inject => check_injected_arg(cx, param),
+            Role::Input => check_input_arg(cx, param),
         }
     }
+}
 
-    let krate = attr
-        .krate
-        .as_ref()
-        .map(|k| k.value.clone())
-        .unwrap_or_else(|| syn::parse_quote!(::skill_core));
-    let marker =
-        attr.marker
-            .as_ref()
-            .and_then(|m| match syn::parse_str::<syn::Ident>(&m.value.value()) {
-                Ok(ident) => Some(syn::Ident::new(&ident.to_string(), m.value.span())),
-                Err(_) => {
-                    cx.error_spanned_by(
-                        &m.value,
-                        "`marker` must be a type name, e.g. \"SearchClients\"",
-                    );
-                    None
-                }
-            });
-    Config {
-        marker,
-        wire_name: id.replace('.', "_"),
-        id,
-        name,
-        domain,
-        category,
-        status,
-        version,
-        timeout_ms,
-        requires_confirmation: attr.requires_confirmation.as_ref().map(|b| b.value.value),
-        idempotent: attr.idempotent.as_ref().map(|b| b.value.value),
-        open_world: attr.open_world.as_ref().map(|b| b.value.value),
-        krate,
+/// A model argument: documented, named validly on the wire, optional in one way only.
+fn check_model_arg(cx: &mut Ctxt, param: &Param, has_whole_input: bool) {
+    if has_whole_input {
+        cx.error_spanned_by(
+            &param.ident,
+            format!(
+                "`{}` is a model argument, but `#[input]` already carries the whole input; move it into the input struct or inject it",
+                param.ident
+            ),
+        );
+    }
+    if param.docs.is_empty() {
+        let ident = &param.ident;
+        let message = match state_like_type(&param.ty) {
+            Some(ty) => format!(
+                "argument `{ident}` has no description; if `{ident}` is host state the model never sees, did you mean `{ident}: Inject<{ty}>`? Otherwise add a `///` doc comment above it: the model reads it to fill the argument in"
+            ),
+            None => format!(
+                "argument `{ident}` has no description; add a `///` doc comment above it: the model reads it to fill the argument in"
+            ),
+        };
+        cx.error_spanned_by(ident, message);
+    }
+    if let Some(rename) = &param.arg.rename {
+        if let Some(problem) = rules::argument_name_problem(&param.wire_name()) {
+            cx.error_spanned_by(&rename.value, problem);
+        }
+    }
+    if param.optional {
+        if let Some(d) = &param.arg.default {
+            cx.syn_error(syn::Error::new(
+                d.span,
+                "`Option<T>` is already optional (missing means `None`); remove `default` or drop the `Option`",
+            ));
+        }
+    }
+}
+
+/// The name of a type that looks like host state rather than a value the model writes:
+/// a plain named type that is not one of the standard value types.
+fn state_like_type(ty: &syn::Type) -> Option<String> {
+    const VALUES: &[&str] = &[
+        "String",
+        "Vec",
+        "Option",
+        "HashMap",
+        "BTreeMap",
+        "HashSet",
+        "BTreeSet",
+        "Value",
+        "Box",
+        "Cow",
+        "bool",
+        "char",
+        "f32",
+        "f64",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "DateTime",
+        "NaiveDate",
+        "Url",
+    ];
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let name = last.ident.to_string();
+    if VALUES.contains(&name.as_str()) || !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let ty = quote::quote!(#ty).to_string().replace(' ', "");
+    Some(ty)
+}
+
+/// An injected parameter carries no `#[arg]` and no doc comment (the model never sees it).
+fn check_injected_arg(cx: &mut Ctxt, param: &Param) {
+    if let Some(span) = param.arg.spans.first() {
+        cx.syn_error(syn::Error::new(
+            *span,
+            format!(
+                "`{}` is injected from the SkillContext and never seen by the model; `#[arg]` does not apply to it",
+                param.ident
+            ),
+        ));
+    }
+    if let Some(span) = param.doc_span {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "`{}` is injected from the SkillContext and never shown to the model, so this doc comment would be lost; use a `//` comment",
+                param.ident
+            ),
+        ));
+    }
+    if let (Some(_), Some(input)) = (param.inject_marker, param.input_marker) {
+        cx.syn_error(syn::Error::new(
+            input,
+            "a parameter is either `#[input]` or `#[inject]`, not both",
+        ));
+    }
+}
+
+fn check_input_arg(cx: &mut Ctxt, param: &Param) {
+    if let Some(span) = param.arg.spans.first() {
+        cx.syn_error(syn::Error::new(
+            *span,
+            "`#[arg]` does not apply to an `#[input]` struct; put serde/schemars attributes on its fields",
+        ));
+    }
+}
+
+/// `confirm = "Delete task {id}"`: every `{name}` is a model argument of this skill.
+fn check_confirm(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn) -> Option<String> {
+    let lit = &attr.confirm.as_ref()?.value;
+    let text = lit.value();
+    if text.trim().is_empty() {
+        cx.error_spanned_by(
+            lit,
+            "`confirm` cannot be empty: it is the sentence the user confirms",
+        );
+        return None;
+    }
+    let names: Vec<String> = skill
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Llm))
+        .map(Param::wire_name)
+        .collect();
+    let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            cx.error_spanned_by(lit, "`confirm` has a `{` without its `}`");
+            return None;
+        };
+        let name = &after[..close];
+        if !whole_input && !names.iter().any(|n| n == name) {
+            let message = match rules::closest(name, names.iter().map(String::as_str)) {
+                Some(close) => format!(
+                    "`confirm` names `{{{name}}}`, which is not an argument of this skill; did you mean `{{{close}}}`?"
+                ),
+                None => format!(
+                    "`confirm` names `{{{name}}}`, which is not an argument of this skill; arguments: {}",
+                    names.join(", ")
+                ),
+            };
+            cx.error_spanned_by(lit, message);
+        }
+        rest = &after[close + 1..];
+    }
+    Some(text)
+}
+
+fn check_marker(cx: &mut Ctxt, attr: &SkillAttr) -> Option<syn::Ident> {
+    let m = attr.marker.as_ref()?;
+    match syn::parse_str::<syn::Ident>(&m.value.value()) {
+        Ok(ident) => Some(syn::Ident::new(&ident.to_string(), m.value.span())),
+        Err(_) => {
+            cx.error_spanned_by(
+                &m.value,
+                "`marker` must be a type name, e.g. \"SearchClients\"",
+            );
+            None
+        }
     }
 }

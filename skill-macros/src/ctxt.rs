@@ -23,6 +23,11 @@ impl Ctxt {
         self.errors.push(err);
     }
 
+    /// Takes over every problem `other` collected.
+    pub fn append(&mut self, other: Ctxt) {
+        self.errors.extend(other.errors);
+    }
+
     /// Whether anything went wrong.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()

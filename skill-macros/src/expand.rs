@@ -1,14 +1,18 @@
-//! Generates the input struct, the typed marker, the invocation glue and the link-time
-//! registration of a checked skill. Generated code only calls into
-//! `<crate>::__private`, so the logic lives (and is tested) in the runtime crate.
+//! Generates the items of a checked skill, one fn each: the input struct
+//! ([`input_item`]), the wire struct when arguments are prepared ([`prepare_body`]), the
+//! marker and its `Skill` impl ([`marker_item`], [`skill_impl`]) and the link-time
+//! registration ([`registration`]). Generated code stays small: everything a generic fn can
+//! do is a call into `<crate>::__private` (invocation, argument reading, schema caching), so
+//! each skill costs the compiler little more than its input struct.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Expr, Lit};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Lit};
 
 use crate::ast::{Param, Role, SkillFn};
 use crate::attr::DefaultValue;
-use crate::check::Config;
+use crate::check::{Config, Status};
 
 /// `search_reference_doc` / `crm.search-client` -> `SearchReferenceDoc` / `CrmSearchClient`.
 pub fn camel_case(id: &str) -> String {
@@ -69,196 +73,314 @@ fn serde_json_string(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// The names of the generated marker and input types.
+pub struct Names {
+    pub marker: Ident,
+    pub input: Ident,
+}
+
+impl Names {
+    /// `None` when the id gives no valid type name (the id error is reported already).
+    pub fn of(skill: &SkillFn, cfg: &Config) -> Option<Names> {
+        let fn_span = skill.item.sig.ident.span();
+        let (marker, span) = match &cfg.marker {
+            Some(marker) => (marker.to_string(), marker.span()),
+            None => (camel_case(&cfg.id), fn_span),
+        };
+        let marker = syn::parse_str::<Ident>(&marker).ok()?;
+        Some(Names {
+            marker: Ident::new(&marker.to_string(), span),
+            // A renamed marker names the input too: `marker = "CalculateZodiac"` ->
+            // `CalculateZodiacInput`.
+            input: format_ident!("{}Input", marker, span = span),
+        })
+    }
+}
+
+/// Every generated item of a checked skill.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
-    let krate = &cfg.krate;
-    let p = quote!(#krate::__private);
     let item = &skill.item;
-    let vis = &item.vis;
-    let fn_ident = &item.sig.ident;
-    let is_async = item.sig.asyncness.is_some();
-    let camel = camel_case(&cfg.id);
-    let marker = cfg
-        .marker
-        .clone()
-        .unwrap_or_else(|| format_ident!("{}", camel, span = fn_ident.span()));
-    // A renamed marker names the input too: `marker = "CalculateZodiac"` -> `CalculateZodiacInput`.
-    let input_ident = match &cfg.marker {
-        Some(marker) => format_ident!("{}Input", marker, span = marker.span()),
-        None => format_ident!("{}Input", camel, span = fn_ident.span()),
+    let Some(names) = Names::of(skill, cfg) else {
+        return quote!(#item);
     };
-    let id = &cfg.id;
-    let output_ty = &skill.output.ty;
+    let input_item = input_item(skill, cfg, &names);
+    let marker_item = marker_item(skill, cfg, &names);
+    let skill_impl = skill_impl(skill, cfg, &names);
+    let registration = registration(skill, cfg, &names);
+    quote! {
+        #item
+        #input_item
+        #marker_item
+        const _: () = {
+            #skill_impl
+            #registration
+        };
+    }
+}
 
-    let llm: Vec<&Param> = skill
-        .params
+/// What is emitted next to the errors of a skill that failed its checks: the fn, and the
+/// marker and input types in a minimal form, so code that names them does not add errors
+/// of its own to the one mistake.
+pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
+    let item = &skill.item;
+    // A method (it takes `self`) sits in an impl, where no type can be declared.
+    let in_impl = item
+        .sig
+        .inputs
         .iter()
-        .filter(|p| matches!(p.role, Role::Llm))
-        .collect();
-    let whole_input = skill.params.iter().find(|p| matches!(p.role, Role::Input));
-
-    // ---- the input type -------------------------------------------------------------
-    let input_doc = format!("Arguments of the `{id}` skill, as the model fills them in.");
-    let (input_item, prepare_body, prepared_names) = match whole_input {
-        Some(param) => {
+        .any(|arg| matches!(arg, syn::FnArg::Receiver(_)));
+    let names = match Names::of(skill, cfg) {
+        _ if in_impl => return quote!(#item),
+        Some(names) if marker_ok => names,
+        _ => return quote!(#item),
+    };
+    let vis = &item.vis;
+    let (marker, input) = (&names.marker, &names.input);
+    let input_item = match skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
+        Some(param) if crate::ast::contains_impl_trait(&param.ty).is_none() => {
             let ty = &param.ty;
-            let item = quote! {
-                #[doc = #input_doc]
-                #vis type #input_ident = #ty;
-            };
-            let body = quote! {
-                #p::deserialize_args::<#input_ident>(args, #id)
-            };
-            (item, body, Vec::<String>::new())
+            quote!(#vis type #input = #ty;)
         }
-        None => {
-            let mut fields = Vec::new();
-            let mut wire_fields = Vec::new();
-            let mut build = Vec::new();
-            let mut defaults = Vec::new();
-            let mut prepared = Vec::new();
-            for param in &llm {
-                let ident = &param.ident;
-                let ty = &param.ty;
-                let wire = param.wire_name();
-                let wire_lit = lit_str(&wire);
-                let docs: Vec<TokenStream> = param
-                    .docs
-                    .lines
-                    .iter()
-                    .map(|l| {
-                        let l = format!(" {l}");
-                        quote!(#[doc = #l])
-                    })
-                    .collect();
-                let rename = param
-                    .arg
-                    .rename
-                    .as_ref()
-                    .map(|_| quote!(#[serde(rename = #wire_lit)]));
-                let default_fn = format_ident!("__default_{}", ident);
-                let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
-                let (serde_default, default_ptr) = match &param.arg.default {
-                    Some(d) => {
-                        let value = match &d.value {
-                            DefaultValue::Trait => {
-                                quote!(<#ty as ::core::default::Default>::default())
-                            }
-                            DefaultValue::Expr(Expr::Lit(syn::ExprLit {
-                                lit: Lit::Str(s),
-                                ..
-                            })) => {
-                                quote_spanned!(s.span()=> <#ty as ::core::convert::From<&'static str>>::from(#s))
-                            }
-                            DefaultValue::Expr(expr) => quote!(#expr),
-                        };
-                        defaults.push(quote! {
-                            #[doc(hidden)]
-                            #[allow(clippy::useless_conversion)]
-                            fn #default_fn() -> #ty { #value }
-                        });
-                        (
-                            quote!(#[serde(default = #default_fn_path)]),
-                            Some(quote!(#input_ident::#default_fn as fn() -> #ty)),
-                        )
-                    }
-                    None => (quote!(), None),
-                };
-                let example = param.arg.example.as_ref().map(|e| match &e.value {
-                    // schemars reads a bare string literal as a function path; pass the value.
-                    Expr::Lit(syn::ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) => quote!(#[schemars(example = &#s)]),
-                    expr => quote!(#[schemars(example = #expr)]),
+        _ => {
+            let fields = skill
+                .params
+                .iter()
+                .filter(|p| matches!(p.role, Role::Llm))
+                .filter(|p| crate::ast::contains_impl_trait(&p.ty).is_none())
+                .map(|p| {
+                    let (ident, ty) = (&p.ident, &p.ty);
+                    quote!(pub #ident: #ty,)
                 });
-                fields.push(quote! {
-                    #(#docs)*
-                    #rename
-                    #serde_default
-                    #example
-                    pub #ident: #ty,
-                });
-                let local = format_ident!("__arg_{}", ident);
-                let prepare_ptr = param.arg.prepare.as_ref().map(|prep| {
-                    let path = &prep.value;
-                    quote_spanned!(syn::spanned::Spanned::span(path)=> #path)
-                });
-                if prepare_ptr.is_some() {
-                    prepared.push(wire.clone());
-                }
-                let optional_like =
-                    param.optional || param.arg.default.is_some() || param.arg.prepare.is_some();
-                if param.optional {
-                    wire_fields.push(quote!(#rename #[serde(default)] #ident: #ty,));
-                    match prepare_ptr {
-                        Some(ptr) => build.push(quote! {
-                            #ident: match wire.#ident {
-                                ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
-                                ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
-                            },
-                        }),
-                        None => build.push(quote!(#ident: wire.#ident,)),
-                    }
-                } else if optional_like {
-                    wire_fields.push(
-                        quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,),
-                    );
-                    let def = opt(default_ptr);
-                    let fill = match prepare_ptr {
-                        Some(ptr) => {
-                            let span = param
-                                .arg
-                                .prepare
-                                .as_ref()
-                                .map_or_else(proc_macro2::Span::call_site, |p| {
-                                    syn::spanned::Spanned::span(&p.value)
-                                });
-                            quote_spanned!(span=> #p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?)
-                        }
-                        None => quote!(#p::default_or_missing::<#ty>(#id, #wire_lit, #def)?),
-                    };
-                    build.push(quote! {
-                        #ident: match wire.#ident {
-                            ::core::option::Option::Some(v) => v,
-                            ::core::option::Option::None => #fill,
-                        },
-                    });
-                } else {
-                    wire_fields.push(quote!(#rename #ident: #ty,));
-                    build.push(quote!(#ident: wire.#ident,));
-                }
-                let _ = local;
+            quote! {
+                #[allow(dead_code)]
+                #vis struct #input { #(#fields)* }
             }
-            let serde_path = lit_str(&format!("{}", quote!(#p::serde)).replace(' ', ""));
-            let schemars_path = lit_str(&format!("{}", quote!(#p::schemars)).replace(' ', ""));
-            let item = quote! {
-                #[doc = #input_doc]
-                #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Serialize, #p::serde::Deserialize, #p::schemars::JsonSchema)]
-                #[serde(crate = #serde_path)]
-                #[schemars(crate = #schemars_path)]
-                #vis struct #input_ident {
-                    #(#fields)*
-                }
-                impl #input_ident {
-                    #(#defaults)*
-                }
-            };
-            let body = quote! {
-                #[derive(#p::serde::Deserialize)]
-                #[serde(crate = #serde_path)]
-                struct __Wire {
-                    #(#wire_fields)*
-                }
-                let wire: __Wire = #p::deserialize_args(args, #id)?;
-                let _ = args;
-                ::core::result::Result::Ok(#input_ident {
-                    #(#build)*
-                })
-            };
-            (item, body, prepared)
         }
     };
+    quote! {
+        #item
+        #[allow(dead_code)]
+        #vis struct #marker;
+        #input_item
+    }
+}
 
-    // ---- the call of the user's fn ------------------------------------------------------
+fn private(cfg: &Config) -> TokenStream {
+    let krate = &cfg.krate;
+    quote!(#krate::__private)
+}
+
+fn model_args(skill: &SkillFn) -> impl Iterator<Item = &Param> {
+    skill.params.iter().filter(|p| matches!(p.role, Role::Llm))
+}
+
+/// Gives every token of `tokens` the span `span`, so errors about them point there.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                TokenTree::Group(group)
+            }
+            mut tt => {
+                tt.set_span(span);
+                tt
+            }
+        })
+        .collect()
+}
+
+/// `{Camel}Input`: the arguments the model fills in (or an alias of the `#[input]` struct),
+/// with `#[serde(default = ...)]` fns for declared defaults.
+fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let p = private(cfg);
+    let vis = &skill.item.vis;
+    let input_ident = &names.input;
+    let input_doc = format!(
+        "Arguments of the `{}` skill, as the model fills them in.",
+        cfg.id
+    );
+    if let Some(param) = skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
+        let ty = &param.ty;
+        return quote! {
+            #[doc = #input_doc]
+            #vis type #input_ident = #ty;
+        };
+    }
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut bounds = Vec::new();
+    for param in model_args(skill) {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        bounds.push(quote_spanned!(ty.span()=> const _: () = #p::assert_model_argument::<#ty>();));
+        let docs = param.docs.lines.iter().map(|l| {
+            let l = format!(" {l}");
+            quote!(#[doc = #l])
+        });
+        let rename = rename_attr(param);
+        let serde_default = param.arg.default.as_ref().map(|d| {
+            let default_fn = format_ident!("__default_{}", ident);
+            let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
+            let value = match &d.value {
+                DefaultValue::Trait => quote!(<#ty as ::core::default::Default>::default()),
+                // Spanned on the expression, so a default of the wrong type is reported at the
+                // default, not at the parameter's type.
+                DefaultValue::Expr(Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                })) => {
+                    let ty = respan(quote!(#ty), s.span());
+                    quote_spanned!(s.span()=> <#ty as #p::FromDefaultText>::from_default_text(#s))
+                }
+                DefaultValue::Expr(expr) => {
+                    let ty = respan(quote!(#ty), expr.span());
+                    quote_spanned!(expr.span()=> { let __default: #ty = #expr; __default })
+                }
+            };
+            defaults.push(quote! {
+                #[doc(hidden)]
+                fn #default_fn() -> #ty { #value }
+            });
+            quote!(#[serde(default = #default_fn_path)])
+        });
+        let example = param.arg.example.as_ref().map(|e| match &e.value {
+            // schemars reads a bare string literal as a function path; pass the value.
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => quote!(#[schemars(example = &#s)]),
+            expr => quote!(#[schemars(example = #expr)]),
+        });
+        fields.push(quote! {
+            #(#docs)*
+            #rename
+            #serde_default
+            #example
+            pub #ident: #ty,
+        });
+    }
+    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
+    let schemars_path = lit_str(&quote!(#p::schemars).to_string().replace(' ', ""));
+    let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
+
+    quote! {
+        #(#bounds)*
+        #[doc = #input_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Serialize, #p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[serde(crate = #serde_path)]
+        #[schemars(crate = #schemars_path)]
+        #vis struct #input_ident {
+            #(#fields)*
+        }
+        #defaults
+    }
+}
+
+fn rename_attr(param: &Param) -> Option<TokenStream> {
+    param.arg.rename.as_ref().map(|_| {
+        let wire = lit_str(&param.wire_name());
+        quote!(#[serde(rename = #wire)])
+    })
+}
+
+/// Reads the input from the call's arguments. Without preparers the input struct is read
+/// straight from the arguments (serde fills in defaults); with them a private wire struct
+/// in which every argument that may be missing is an `Option` is read first, and each gap
+/// is filled by `__private` helpers in the order model value, prepared value, default.
+fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let p = private(cfg);
+    let id = &cfg.id;
+    let input_ident = &names.input;
+    let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
+    let prepared = model_args(skill).any(|p| p.arg.prepare.is_some());
+    if whole_input || !prepared {
+        return quote!(#p::deserialize_args::<#input_ident>(args, #id));
+    }
+    let mut wire_fields = Vec::new();
+    let mut build = Vec::new();
+    for param in model_args(skill) {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        let wire_lit = lit_str(&param.wire_name());
+        let rename = rename_attr(param);
+        let prepare = param.arg.prepare.as_ref().map(|prep| {
+            let path = &prep.value;
+            (quote_spanned!(path.span()=> #path), path.span())
+        });
+        let default_ptr = param.arg.default.as_ref().map(|_| {
+            let default_fn = format_ident!("__default_{}", ident);
+            quote!(#input_ident::#default_fn as fn() -> #ty)
+        });
+        if param.optional {
+            wire_fields.push(quote!(#rename #[serde(default)] #ident: #ty,));
+            match prepare {
+                Some((ptr, _)) => build.push(quote! {
+                    #ident: match wire.#ident {
+                        ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
+                        ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
+                    },
+                }),
+                None => build.push(quote!(#ident: wire.#ident,)),
+            }
+        } else if prepare.is_some() || default_ptr.is_some() {
+            wire_fields
+                .push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
+            let def = opt(default_ptr);
+            let fill = match prepare {
+                Some((ptr, span)) => {
+                    quote_spanned!(span=> #p::prepared_or_default::<#ty, _, _>(#id, #wire_lit, ctx, args, mode, #ptr, #def)?)
+                }
+                None => quote!(#p::default_or_missing::<#ty>(#id, #wire_lit, #def)?),
+            };
+            build.push(quote! {
+                #ident: match wire.#ident {
+                    ::core::option::Option::Some(v) => v,
+                    ::core::option::Option::None => #fill,
+                },
+            });
+        } else {
+            wire_fields.push(quote!(#rename #ident: #ty,));
+            build.push(quote!(#ident: wire.#ident,));
+        }
+    }
+    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
+    quote! {
+        #[derive(#p::serde::Deserialize)]
+        #[serde(crate = #serde_path)]
+        struct __Wire {
+            #(#wire_fields)*
+        }
+        let wire: __Wire = #p::deserialize_args(args, #id)?;
+        ::core::result::Result::Ok(#input_ident {
+            #(#build)*
+        })
+    }
+}
+
+/// The marker type: the skill's typed handle.
+fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let vis = &skill.item.vis;
+    let marker = &names.marker;
+    let marker_doc = format!(
+        "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
+        cfg.id
+    );
+    quote! {
+        #[doc = #marker_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+        #vis struct #marker;
+    }
+}
+
+/// `impl Skill for {Camel}`: reads the input, takes the injected values, calls the fn.
+fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let krate = &cfg.krate;
+    let p = private(cfg);
+    let id = &cfg.id;
+    let (marker, input_ident) = (&names.marker, &names.input);
+    let fn_ident = &skill.item.sig.ident;
+    let output_ty = &skill.output.ty;
     let mut injections = Vec::new();
     let mut call_args = Vec::new();
     let mut field_binds = Vec::new();
@@ -273,192 +395,168 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
             Role::Input => call_args.push(quote!(input)),
             Role::Inject => {
                 let ty = &param.ty;
-                injections.push(quote_spanned! {ty_span(ty)=>
+                injections.push(quote_spanned! {ty.span()=>
                     let #local = <#ty as #p::FromSkillContext>::from_skill_context(ctx, #id)?;
                 });
                 call_args.push(quote!(#local));
             }
         }
     }
-    let destructure = if whole_input.is_none() {
-        quote!(let #input_ident { #(#field_binds),* } = input;)
-    } else {
-        quote!()
-    };
-    let await_ = if is_async { quote!(.await) } else { quote!() };
+    let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
+    let destructure =
+        (!whole_input).then(|| quote!(let #input_ident { #(#field_binds),* } = input;));
+    // A sync fn runs right here, on the thread polling the call's future.
+    let await_ = skill.item.sig.asyncness.map(|_| quote!(.await));
     let outcome = if skill.output.is_result {
         quote!(#p::IntoSkillOutcome::into_outcome(#fn_ident(#(#call_args),*)#await_))
     } else {
         quote!(::core::result::Result::Ok(#fn_ident(#(#call_args),*)#await_))
     };
-
-    // ---- the registration ---------------------------------------------------------------
-    let description = skill.docs.first_paragraph();
-    let long_help = skill.docs.text();
-    let status = match cfg.status.as_str() {
-        "disabled" => quote!(#p::SkillStatus::Disabled),
-        "deprecated" => quote!(#p::SkillStatus::Deprecated),
-        _ => quote!(#p::SkillStatus::Active),
+    let output_check = quote_spanned! {skill.output.span=>
+        const _: () = #p::assert_output::<#output_ty>();
     };
-    let params_info: Vec<TokenStream> = llm
-        .iter()
-        .map(|param| {
-            let name = param.wire_name();
-            let rust_name = param.ident.to_string();
-            let ty = &param.ty;
-            let rust_type = quote!(#ty).to_string().replace(' ', "");
-            let description = param.docs.one_line();
-            let has_default = param.arg.default.is_some();
-            let prepared = param.arg.prepare.is_some();
-            let optional = param.optional;
-            let required = !(optional || has_default || prepared);
-            let example = opt(param
-                .arg
-                .example
-                .as_ref()
-                .and_then(|e| example_json(&e.value)));
-            let kind = opt(param.arg.kind.as_ref().map(|k| k.value.value()));
-            let case_sensitive = opt(param.arg.case_sensitive.as_ref().map(|c| c.value.value));
-            quote! {
-                #p::ParamInfo {
-                    name: #name,
-                    rust_name: #rust_name,
-                    rust_type: #rust_type,
-                    description: #description,
-                    required: #required,
-                    optional: #optional,
-                    has_default: #has_default,
-                    prepared: #prepared,
-                    example: #example,
-                    kind: #kind,
-                    case_sensitive: #case_sensitive,
+    let prepare_body = prepare_body(skill, cfg, names);
+    let uses_ctx = skill.params.iter().any(|p| matches!(p.role, Role::Inject));
+    let ctx_unused = (!uses_ctx).then(|| quote!(let _ = ctx;));
+    quote! {
+        #output_check
+
+        impl #p::Skill for #marker {
+            const ID: &'static str = #id;
+            type Input = #input_ident;
+            type Output = #output_ty;
+
+            fn registration() -> &'static #p::SkillRegistration {
+                &__REGISTRATION
+            }
+
+            fn prepare_args(
+                ctx: &#krate::SkillContext,
+                args: #p::CallArgs<'_>,
+                mode: #p::PrepareMode,
+            ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
+                let _ = (ctx, mode);
+                #prepare_body
+            }
+
+            #[allow(clippy::manual_async_fn)]
+            fn run(
+                input: #input_ident,
+                ctx: &#krate::SkillContext,
+            ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #krate::SkillError>> + ::core::marker::Send + '_ {
+                async move {
+                    #ctx_unused
+                    #(#injections)*
+                    #destructure
+                    #outcome
                 }
             }
-        })
+        }
+    }
+}
+
+/// The `static SkillRegistration` and its `inventory::submit!`.
+fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let p = private(cfg);
+    let (marker, input_ident) = (&names.marker, &names.input);
+    let fn_ident = &skill.item.sig.ident;
+    let output_ty = &skill.output.ty;
+    let prepared_names: Vec<String> = model_args(skill)
+        .filter(|p| p.arg.prepare.is_some())
+        .map(Param::wire_name)
         .collect();
-    let name = &cfg.name;
-    let wire_name = &cfg.wire_name;
-    let domain = &cfg.domain;
-    let category = &cfg.category;
-    let version = &cfg.version;
+    let description = skill.docs.first_paragraph();
+    let long_help = skill.docs.text();
+    let status = match cfg.status {
+        Status::Active => quote!(#p::SkillStatus::Active),
+        Status::Disabled => quote!(#p::SkillStatus::Disabled),
+        Status::Deprecated => quote!(#p::SkillStatus::Deprecated),
+    };
+    let params_info = model_args(skill).map(|param| {
+        let name = param.wire_name();
+        let rust_name = param.ident.to_string();
+        let ty = &param.ty;
+        let rust_type = quote!(#ty).to_string().replace(' ', "");
+        let description = param.docs.one_line();
+        let has_default = param.arg.default.is_some();
+        let prepared = param.arg.prepare.is_some();
+        let optional = param.optional;
+        let required = !(optional || has_default || prepared);
+        let example = opt(param
+            .arg
+            .example
+            .as_ref()
+            .and_then(|e| example_json(&e.value)));
+        let kind = opt(param.arg.kind.as_ref().map(|k| k.value.value()));
+        let case_sensitive = opt(param.arg.case_sensitive.as_ref().map(|c| c.value.value));
+        quote! {
+            #p::ParamInfo {
+                name: #name,
+                rust_name: #rust_name,
+                rust_type: #rust_type,
+                description: #description,
+                required: #required,
+                optional: #optional,
+                has_default: #has_default,
+                prepared: #prepared,
+                example: #example,
+                kind: #kind,
+                case_sensitive: #case_sensitive,
+            }
+        }
+    });
+    let (id, name, wire_name) = (&cfg.id, &cfg.name, &cfg.wire_name);
+    let (domain, category, version) = (&cfg.domain, &cfg.category, &cfg.version);
     let timeout_ms = opt(cfg.timeout_ms);
-    let requires_confirmation = opt(cfg.requires_confirmation);
+    // A confirmation sentence implies that calls wait for confirmation, unless said otherwise.
+    let requires_confirmation = opt(cfg
+        .requires_confirmation
+        .or(cfg.confirm.as_ref().map(|_| true)));
+    let confirm_summary = opt(cfg.confirm.as_deref());
     let idempotent = opt(cfg.idempotent);
     let open_world = opt(cfg.open_world);
     let input_type = input_ident.to_string();
     let output_type = quote!(#output_ty).to_string().replace(' ', "");
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
-    let output_check = quote_spanned! {skill.output.span=>
-        const _: () = #p::assert_output::<#output_ty>();
-    };
-    let marker_doc =
-        format!("Typed handle of the `{id}` skill: implements `Skill` for calls without JSON.");
-
     quote! {
-        #item
+        fn __input_schema() -> &'static #p::Value {
+            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
+            #p::cached_input_schema::<#input_ident>(&SCHEMA, &[#(#prepared_names),*])
+        }
 
-        #input_item
+        fn __output_schema() -> &'static #p::Value {
+            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
+            #p::cached_output_schema::<#output_ty>(&SCHEMA)
+        }
 
-        #[doc = #marker_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-        #vis struct #marker;
-
-        #output_check
-
-        const _: () = {
-            fn __prepare<'a>(
-                ctx: &'a #krate::SkillContext,
-                args: #krate::CallArgs<'a>,
-                mode: #krate::PrepareMode,
-            ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
-                let _ = (ctx, mode, &args);
-                #prepare_body
-            }
-
-            impl #p::Skill for #marker {
-                const ID: &'static str = #id;
-                type Input = #input_ident;
-                type Output = #output_ty;
-
-                fn registration() -> &'static #p::SkillRegistration {
-                    &__REGISTRATION
-                }
-
-                fn prepare_input(
-                    ctx: &#krate::SkillContext,
-                    llm_arguments: ::core::option::Option<&#p::Value>,
-                ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
-                    __prepare(ctx, #krate::CallArgs::from(llm_arguments), #krate::PrepareMode::FromState)
-                }
-
-                #[allow(clippy::manual_async_fn)]
-                fn run(
-                    input: #input_ident,
-                    ctx: &#krate::SkillContext,
-                ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #krate::SkillError>> + ::core::marker::Send + '_ {
-                    async move {
-                        let _ = ctx;
-                        #(#injections)*
-                        #destructure
-                        #outcome
-                    }
-                }
-            }
-
-            fn __invoke<'a>(
-                ctx: &'a #krate::SkillContext,
-                args: #krate::CallArgs<'a>,
-                mode: #krate::PrepareMode,
-            ) -> #p::BoxFuture<'a, ::core::result::Result<::std::boxed::Box<#p::RawValue>, #p::InvokeError>> {
-                ::std::boxed::Box::pin(async move {
-                    let input = __prepare(ctx, args, mode).map_err(#p::InvokeError::Input)?;
-                    let output = <#marker as #p::Skill>::run(input, ctx).await.map_err(#p::InvokeError::Run)?;
-                    #p::to_raw(&output)
-                })
-            }
-
-            fn __input_schema() -> &'static #p::Value {
-                static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
-                SCHEMA.get_or_init(|| #p::input_schema_of::<#input_ident>(&[#(#prepared_names),*]))
-            }
-
-            fn __output_schema() -> &'static #p::Value {
-                static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
-                SCHEMA.get_or_init(#p::output_schema_of::<#output_ty>)
-            }
-
-            static __REGISTRATION: #p::SkillRegistration = #p::SkillRegistration {
-                id: #id,
-                wire_name: #wire_name,
-                name: #name,
-                description: #description,
-                long_help: #long_help,
-                domain: #domain,
-                category: #category,
-                status: #status,
-                version: #version,
-                timeout_ms: #timeout_ms,
-                requires_confirmation: #requires_confirmation,
-                idempotent: #idempotent,
-                open_world: #open_world,
-                params: &[#(#params_info),*],
-                input_schema: __input_schema,
-                output_schema: __output_schema,
-                input_type: #input_type,
-                output_type: #output_type,
-                source: #p::SourceLocation {
-                    file: ::core::file!(),
-                    line: #line,
-                    module_path: ::core::module_path!(),
-                },
-                invoke: __invoke,
-            };
-
-            #p::inventory::submit! { #p::RegisteredSkill(&__REGISTRATION) }
+        static __REGISTRATION: #p::SkillRegistration = #p::SkillRegistration {
+            id: #id,
+            wire_name: #wire_name,
+            name: #name,
+            description: #description,
+            long_help: #long_help,
+            domain: #domain,
+            category: #category,
+            status: #status,
+            version: #version,
+            timeout_ms: #timeout_ms,
+            requires_confirmation: #requires_confirmation,
+            confirm_summary: #confirm_summary,
+            idempotent: #idempotent,
+            open_world: #open_world,
+            params: &[#(#params_info),*],
+            input_schema: __input_schema,
+            output_schema: __output_schema,
+            input_type: #input_type,
+            output_type: #output_type,
+            source: #p::SourceLocation {
+                file: ::core::file!(),
+                line: #line,
+                module_path: ::core::module_path!(),
+            },
+            invoke: #p::invoke::<#marker>,
         };
-    }
-}
 
-fn ty_span(ty: &syn::Type) -> proc_macro2::Span {
-    syn::spanned::Spanned::span(ty)
+        #p::inventory::submit! { #p::RegisteredSkill(&__REGISTRATION) }
+    }
 }

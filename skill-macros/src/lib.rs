@@ -9,6 +9,8 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+#[path = "../../skill-core/src/rules.rs"]
+mod rules;
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -28,13 +30,49 @@ use quote::quote;
 /// ) -> Result<SearchHits, SkillError> { /* ... */ }
 /// ```
 ///
-/// Keys: `id` (required), `name`, `domain` (`"*"`), `category` (`"general"`), `status`
-/// (`"active"`, `"disabled"`, `"deprecated"`), `version`, `timeout_ms`,
-/// `requires_confirmation`, `idempotent`, `open_world`, `marker` (name of the generated
-/// marker type, by default the id in CamelCase), `crate` (path of `skill_core`).
-/// Parameter attributes: `#[arg(default)]`, `#[arg(default = expr)]`,
+/// # Keys of `#[skill(...)]`
+///
+/// `id` (required; `[A-Za-z0-9_-]`, `.` between parts, at most 64 characters), `name`,
+/// `domain` (`"*"`), `category` (`"general"`), `status` (`"active"`, `"disabled"`,
+/// `"deprecated"`), `version`, `timeout_ms`, `requires_confirmation`, `confirm` (the sentence
+/// a pending confirmation shows, with `{argument}` placeholders: `confirm = "Delete task
+/// {task_id}"`; implies `requires_confirmation = true` unless that is set), `idempotent`,
+/// `open_world`, `marker` (name of the generated marker type, by default the id in
+/// CamelCase), `crate` (path of `skill_core`, for a renamed dependency). A misspelt key is
+/// reported with the closest known one.
+///
+/// # Parameters
+///
+/// Each parameter is a model argument (documented with `///`; its doc comment is the
+/// argument's description), an injected value, or, marked `#[input]`, the whole input in
+/// one struct. Attributes of model arguments: `#[arg(default)]`, `#[arg(default = expr)]`,
 /// `#[arg(prepare = path)]`, `#[arg(rename = "...")]`, `#[arg(example = expr)]`,
-/// `#[arg(kind = "...")]`, `#[arg(case_sensitive = bool)]`, `#[input]`, `#[inject]`.
+/// `#[arg(kind = "...")]`, `#[arg(case_sensitive = bool)]`.
+///
+/// A parameter is injected from the `SkillContext` (and never shown to the model) when its
+/// type is skillkit's own by its path: `Inject<T>`, `Option<Inject<T>>` or `&SkillContext`,
+/// written bare (as the prelude imports them), as `skill_core::Inject<T>` /
+/// `skill_core::prelude::Inject<T>`, or through the path given by `crate = "..."`; or when
+/// it is marked `#[inject]` (for your own `FromSkillContext` extractors). The last path
+/// segment alone never decides: `models::Inject<T>`, `crate::Inject`, `self::SkillContext`
+/// are your own types and therefore model arguments. Only a *bare* `Inject<..>` or
+/// `&SkillContext` cannot be told apart from skillkit's by its path, so it is taken as
+/// skillkit's; write your own type of that name with a path (`self::Inject<T>`).
+///
+/// # Sync and async fns
+///
+/// The fn may be `async` or not. A sync fn is called directly inside the skill's future, on
+/// the thread that polls it (a Tokio worker under the dispatcher): it does not leave the
+/// runtime, so blocking work (file or database I/O, heavy computation) there stalls that
+/// worker and the skill's `timeout_ms` cannot interrupt it. Make such skills `async` and
+/// move the blocking part to `tokio::task::spawn_blocking`.
+///
+/// # What is generated
+///
+/// `{CamelId}Input` (the arguments, `Serialize + Deserialize + JsonSchema`), the marker
+/// `{CamelId}: Skill`, and a link-time registration. The rest of the work (reading
+/// arguments, invoking, caching schemas) is done by generic functions of the runtime, so
+/// each skill adds little to compile times.
 #[proc_macro_attribute]
 pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);
@@ -57,12 +95,13 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#err #item).into();
         }
     };
-    let skill = ast::SkillFn::parse(&mut cx, item);
+    let skill = ast::SkillFn::parse(&mut cx, item, &check::crate_path(&attr));
     let config = check::check(&mut cx, &attr, &skill, attr_span);
     if cx.has_errors() {
-        let item = &skill.item;
+        let marker_ok = attr.marker.is_none() || config.marker.is_some();
+        let dummy = expand::dummy(&skill, &config, marker_ok);
         let errors = cx.into_compile_errors();
-        return quote!(#item #errors).into();
+        return quote!(#dummy #errors).into();
     }
     expand::expand(&skill, &config).into()
 }

@@ -49,27 +49,8 @@ pub enum RegistryError {
 /// Checks an id: 1 to 64 characters of `[A-Za-z0-9_-]`, optionally in `.`-separated parts
 /// (`crm.search_client`), which go on the wire with `_` instead of `.`.
 pub fn validate_skill_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        return Err("it is empty".into());
-    }
-    if id.len() > 64 {
-        return Err(format!(
-            "it is {} characters long; tool names allow 64",
-            id.len()
-        ));
-    }
-    if let Some(bad) = id
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Err(format!(
-            "`{bad}` is not allowed; use letters, digits, `_`, `-` and `.`"
-        ));
-    }
-    if id.starts_with('.') || id.ends_with('.') || id.contains("..") {
-        return Err("`.` separates non-empty parts, as in `crm.search_client`".into());
-    }
-    Ok(())
+    // The same rule `#[skill]` applies at compile time.
+    crate::__private::rules::id_problem(id).map_or(Ok(()), Err)
 }
 
 /// Builds a [`Dispatcher`] from explicit registrations and/or the link-time registry.
