@@ -54,10 +54,12 @@ pub(crate) struct ConfirmationQueue {
 }
 
 impl ConfirmationQueue {
-    /// Stores a new pending call and returns it.
+    /// Stores a new pending call, with the sentence a person is asked to agree to, and
+    /// returns it.
     pub(crate) fn push(
         &self,
         skill_id: &str,
+        summary: String,
         arguments: Value,
         mode: PrepareMode,
     ) -> PendingConfirmation {
@@ -65,7 +67,7 @@ impl ConfirmationQueue {
         let pending = PendingConfirmation {
             id: format!("confirm-{n}"),
             skill_id: skill_id.to_string(),
-            summary: format!("run `{skill_id}` with {arguments}"),
+            summary,
             arguments,
             mode,
         };

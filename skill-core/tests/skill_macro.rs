@@ -414,3 +414,25 @@ async fn missing_injection_suggests_with_arc_for_an_arc_in_the_context() {
     let msg = r.error.unwrap().message;
     assert!(msg.contains("with_arc"), "{msg}");
 }
+
+#[tokio::test]
+async fn a_pending_confirmation_carries_the_authors_sentence() {
+    let d = Dispatcher::builder()
+        .skill(<TestDeleteNote as Skill>::registration())
+        .build()
+        .unwrap();
+    let r = d
+        .call(
+            "test.delete_note",
+            r#"{"note_id": 7, "reason": "stale"}"#,
+            &SkillContext::new(),
+        )
+        .await;
+    assert_eq!(r.error_code(), Some(codes::CONFIRMATION_REQUIRED));
+    let pending = r.pending_confirmation().expect("a pending confirmation");
+    assert_eq!(pending.summary, "Delete note 7 (stale)");
+    assert_eq!(
+        d.pending_confirmations()[0].summary,
+        "Delete note 7 (stale)"
+    );
+}

@@ -34,7 +34,13 @@ impl Dispatcher {
             Ok(ok) => ok,
             Err(errors) => return self.fixable_error(skill, &errors, None, Vec::new(), started),
         };
-        let pending = self.inner.confirmations.push(skill.id, arguments, mode);
+        let summary = skill
+            .confirmation_summary(&arguments)
+            .unwrap_or_else(|| format!("run `{}` with {arguments}", skill.id));
+        let pending = self
+            .inner
+            .confirmations
+            .push(skill.id, summary, arguments, mode);
         tracing::info!(skill = skill.id, pending = %pending.id, "call waits for confirmation");
         let err = SkillError::new(
             codes::CONFIRMATION_REQUIRED,
