@@ -80,7 +80,7 @@ impl Lcg {
     /// A word: mostly one of the common contract words, otherwise one of 4,000 rarer
     /// made-up words with a skewed (Zipf-like) frequency, as in real documents.
     fn word(&mut self) -> String {
-        if self.next() % 2 == 0 {
+        if self.next().is_multiple_of(2) {
             return WORDS[self.next() % WORDS.len()].to_string();
         }
         let u = (self.next() % 10_000) as f64 / 10_000.0;
@@ -135,7 +135,7 @@ fn contract(clauses: usize, variant: u64) -> String {
             }
             let days = [14, 28, 42, 56, 84][rng.next() % 5];
             // Draw the number in both variants so the two texts stay aligned.
-            let changed = rng.next() % 3 == 0 && variant == 1;
+            let changed = rng.next().is_multiple_of(3) && variant == 1;
             let days = if changed { days / 2 } else { days };
             let _ = write!(
                 body,

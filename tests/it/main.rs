@@ -1,0 +1,14 @@
+//! The `skillkit` command line and the contract-review library as a whole, in one test
+//! binary. Crate discovery tests (`second_crate`, `unlinked_crate`) stay separate: what is
+//! linked into their binary is what they test.
+
+skill_core::link_skills!(skills);
+
+mod cli;
+mod cli_agent;
+mod serve;
+
+/// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP
+/// schema), run again over every skill of the contract-review library.
+#[path = "../../skill-core/tests/dialect_rules.rs"]
+mod library_dialect_rules;
