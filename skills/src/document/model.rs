@@ -26,6 +26,26 @@ pub struct Clause {
     pub children: Vec<Clause>,
 }
 
+impl Clause {
+    /// The clause's text and that of all its sub-clauses, in order, one per line.
+    pub fn full_text(&self) -> String {
+        fn collect(clause: &Clause, out: &mut String) {
+            if !clause.text.is_empty() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&clause.text);
+            }
+            for child in &clause.children {
+                collect(child, out);
+            }
+        }
+        let mut out = String::new();
+        collect(self, &mut out);
+        out
+    }
+}
+
 /// A reference from one clause to another ("see Sub-Clause 20.1", "第4.1条").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CrossReference {
@@ -83,21 +103,7 @@ impl DocumentStructure {
 
     /// Text of the clause and of all its sub-clauses, in order.
     pub fn clause_full_text(&self, clause_id: &str) -> Option<String> {
-        fn collect(clause: &Clause, out: &mut String) {
-            if !clause.text.is_empty() {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&clause.text);
-            }
-            for child in &clause.children {
-                collect(child, out);
-            }
-        }
-        let clause = self.find_clause(clause_id)?;
-        let mut out = String::new();
-        collect(clause, &mut out);
-        Some(out)
+        self.find_clause(clause_id).map(Clause::full_text)
     }
 
     /// Id of the parent clause, if the clause is nested.

@@ -90,21 +90,7 @@ impl<'a> Doc<'a> {
 
     /// Text of the clause and all its sub-clauses.
     pub(crate) fn full_text(&self, clause_id: &str) -> Option<String> {
-        fn collect(clause: &Clause, out: &mut String) {
-            if !clause.text.is_empty() {
-                if !out.is_empty() {
-                    out.push('\n');
-                }
-                out.push_str(&clause.text);
-            }
-            for child in &clause.children {
-                collect(child, out);
-            }
-        }
-        let clause = self.clause(clause_id)?;
-        let mut out = String::new();
-        collect(clause, &mut out);
-        Some(out)
+        self.clause(clause_id).map(Clause::full_text)
     }
 }
 
