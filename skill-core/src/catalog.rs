@@ -5,7 +5,7 @@
 //! The catalog is derived from each skill's canonical input schema (so `#[input]` skills are
 //! covered too) and refined by the macro's [`ParamInfo`](crate::ParamInfo) overrides
 //! (`#[arg(kind, case_sensitive, example)]`). Besides the flat parameter list it keeps a
-//! compiled [`Shape`](crate::args::Shape) tree of the whole input, which the coercion walks
+//! compiled [`Shape`] tree of the whole input, which the coercion walks
 //! (the grammar lives next to the coercion, in `args`).
 
 use std::collections::HashMap;
