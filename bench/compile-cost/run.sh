@@ -7,12 +7,15 @@
 #   bench/compile-cost/run.sh [N]          # N defaults to 100
 #   RUNS=5 bench/compile-cost/run.sh 200
 #   SKILL_CORE=/tmp/base/skill-core OUT=/tmp/cc-base bench/compile-cost/run.sh
+#   MODES=check bench/compile-cost/run.sh  # only `cargo check` (MODES="check release" default)
+#   CC_TARGET=/tmp/cc-target ...           # share one target dir between checkouts
 #
 # Everything is generated under target/compile-cost/ and never committed.
 set -euo pipefail
 
 N="${1:-100}"
 RUNS="${RUNS:-3}"
+MODES="${MODES:-check release}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/bench/compile-cost"
 OUT="${OUT:-$ROOT/target/compile-cost}"
@@ -99,10 +102,10 @@ RS
 } >"$OUT/floor/src/lib.rs"
 
 cd "$OUT"
-export CARGO_TARGET_DIR="$OUT/target"
+export CARGO_TARGET_DIR="${CC_TARGET:-$OUT/target}"
 echo "warming up (dependencies; first run builds skill-core and friends)..." >&2
-cargo check --offline -q -p cc-skills -p cc-floor
-cargo build --offline -q --release -p cc-skills -p cc-floor
+case " $MODES " in *" check "*) cargo check --offline -q -p cc-skills -p cc-floor ;; esac
+case " $MODES " in *" release "*) cargo build --offline -q --release -p cc-skills -p cc-floor ;; esac
 
 # time_one <package> <cargo args...>: minimum wall time in seconds over RUNS rebuilds.
 time_one() {
@@ -122,11 +125,16 @@ time_one() {
     printf '%.2f' "$best"
 }
 
-check_floor=$(time_one cc-floor check)
-check_skills=$(time_one cc-skills check)
-release_floor=$(time_one cc-floor build --release)
-release_skills=$(time_one cc-skills build --release)
-
 printf '%-28s %10s %10s %8s\n' "N=$N, min of $RUNS" floor skillkit ratio
-printf '%-28s %9ss %9ss %7.2fx\n' "cargo check" "$check_floor" "$check_skills" "$(echo "$check_skills / $check_floor" | bc -l)"
-printf '%-28s %9ss %9ss %7.2fx\n' "cargo build --release" "$release_floor" "$release_skills" "$(echo "$release_skills / $release_floor" | bc -l)"
+case " $MODES " in *" check "*)
+    check_floor=$(time_one cc-floor check)
+    check_skills=$(time_one cc-skills check)
+    printf '%-28s %9ss %9ss %7.2fx\n' "cargo check" "$check_floor" "$check_skills" "$(echo "$check_skills / $check_floor" | bc -l)"
+    ;;
+esac
+case " $MODES " in *" release "*)
+    release_floor=$(time_one cc-floor build --release)
+    release_skills=$(time_one cc-skills build --release)
+    printf '%-28s %9ss %9ss %7.2fx\n' "cargo build --release" "$release_floor" "$release_skills" "$(echo "$release_skills / $release_floor" | bc -l)"
+    ;;
+esac
