@@ -1,8 +1,8 @@
 //! Procedural macros of skillkit. Use them through `skill_core` (which re-exports them).
 //!
 //! `#[skill]` follows serde_derive's shape: parse the attribute and the fn into a model
-//! ([`ast`], [`attr`]), check it and collect every problem with its span ([`check`],
-//! [`ctxt`]), then generate code that calls into `skill_core::__private` ([`expand`]).
+//! (`ast`, `attr`), check it and collect every problem with its span (`check`,
+//! `ctxt`), then generate code that calls into `skill_core::__private` (`expand`).
 
 mod ast;
 mod attr;
