@@ -7,6 +7,15 @@
 //! | Anthropic | `tool_use` content blocks (`input` object) | `tool_result` blocks with `is_error` |
 //! | Gemini | `functionCall` parts (+ `thoughtSignature`, echoed back) | `functionResponse` parts (`output` / `error`) |
 //! | MCP | `tools/call` requests | `{content, structuredContent, isError, resultType}` |
+//!
+//! The per-provider readers of one call (`openai::chat_call`, `anthropic::tool_use`) are
+//! shared by [`Dialect::parse_calls`], the HTTP clients' answer readers and the history's serde
+//! form, so each call shape is read in one place.
+//!
+//! [`WireArguments`] is the owned form of [`CallArgs`]: `CallArgs` borrows (it is `Copy` and
+//! costs nothing on the dispatch hot path), while a [`ProviderCall`] outlives the payload it
+//! was read from and must own its arguments. Making `CallArgs` own would put a clone or a
+//! `Cow` on every dispatch; making `ProviderCall` borrow would tie it to the response body.
 
 use serde_json::{json, Value};
 
@@ -30,6 +39,14 @@ impl WireArguments {
         match self {
             WireArguments::Text(text) => CallArgs::Text(text),
             WireArguments::Json(value) => CallArgs::Value(value),
+        }
+    }
+
+    /// As JSON text, without copying text arguments.
+    pub(crate) fn into_text(self) -> String {
+        match self {
+            WireArguments::Text(text) => text,
+            WireArguments::Json(value) => value.to_string(),
         }
     }
 
@@ -74,14 +91,10 @@ impl ProviderCall {
 
     /// The neutral call a client hands to the agent loop (arguments as JSON text).
     pub(crate) fn into_tool_call(self) -> ToolCall {
-        let arguments = match self.arguments {
-            WireArguments::Text(text) => text,
-            WireArguments::Json(value) => value.to_string(),
-        };
         ToolCall {
             id: self.id,
             name: self.name,
-            arguments,
+            arguments: self.arguments.into_text(),
         }
     }
 }

@@ -462,3 +462,44 @@ pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectE
     }
     Ok(LlmResponse { text, tool_calls })
 }
+
+#[cfg(all(test, feature = "openai"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_calls_are_read_like_history_calls() {
+        let answer = json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "n", "arguments": null}},
+            {"id": "c2", "type": "function", "function": {"name": "m", "arguments": {"k": 1}}}
+        ]}}]});
+        let read = read_chat_completion(&answer).unwrap();
+        assert_eq!(read.text, "ab");
+        assert_eq!(read.tool_calls[0].arguments, "{}");
+        assert_eq!(read.tool_calls[1].arguments, r#"{"k":1}"#);
+        let history: ChatMessage = serde_json::from_value(
+            json!({"role": "assistant", "content": null, "tool_calls": answer["choices"][0]["message"]["tool_calls"]}),
+        )
+        .unwrap();
+        assert_eq!(history.tool_calls(), read.tool_calls.as_slice());
+    }
+
+    #[test]
+    fn a_tool_calls_field_that_is_no_list_is_unreadable() {
+        let err =
+            read_chat_completion(&json!({"choices": [{"message": {"tool_calls": {"id": "c1"}}}]}))
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unreadable openai response: `tool_calls` is not a list of function calls"
+        );
+        let err = read_chat_completion(
+            &json!({"choices": [{"message": {"tool_calls": [{"id": "c1"}]}}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "malformed openai tool call at tool_calls[0]: no `function`"
+        );
+    }
+}
