@@ -1,8 +1,16 @@
 //! Which tools to offer ([`ToolFilter`]) and tool calls coming back ([`ToolCall`],
 //! [`ParsedCall`]). Definitions are rendered by [`crate::Dialect`]; the SPEC-19 names
 //! [`skills_to_tool_definitions`] and [`parse_tool_calls`] are the OpenAI-shape entry points.
+//!
+//! Why two call types: a [`ToolCall`] is the call exactly as the model sent it, arguments as
+//! raw text, because that text goes back into the history verbatim (the provider checks the
+//! echo) and is what [`crate::agent::LlmResponse`] carries and a stored history serializes.
+//! A [`ParsedCall`] is the same call after checking: its arguments are always a JSON object
+//! and what was wrong travels as warnings to the result. Folding them into one type would
+//! either lose the verbatim text or the "always an object" guarantee the dispatcher relies on.
+//! The provider-side forms are [`crate::ProviderCall`] (a call in one dialect, with its
+//! dialect-only fields such as Gemini's `thoughtSignature`) and [`crate::WireArguments`].
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -213,11 +221,8 @@ pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
                 .and_then(|f| f.get("name"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let arguments: Cow<'_, str> = match function.and_then(|f| f.get("arguments")) {
-                Some(Value::String(text)) => Cow::Borrowed(text),
-                Some(Value::Null) | None => Cow::Borrowed("{}"),
-                Some(other) => Cow::Owned(other.to_string()),
-            };
+            let arguments =
+                crate::dialect::openai::wire_arguments(function.and_then(|f| f.get("arguments")));
             ParsedCall::from_tool_call(ToolCall {
                 id: tc
                     .get("id")
@@ -225,7 +230,7 @@ pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
                     .unwrap_or_default()
                     .to_string(),
                 name: name.to_string(),
-                arguments: arguments.into_owned(),
+                arguments: arguments.into_text(),
             })
         })
         .collect()

@@ -1,17 +1,18 @@
 //! Client for the Anthropic Messages API: tools as `{name, description, input_schema}`,
 //! calls as `tool_use` blocks, results as `tool_result` blocks with `is_error`.
+//!
+//! Only HTTP lives here (URL, headers, retries); the body and the answer are written and read
+//! by the Anthropic dialect.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use super::client::{LlmClient, LlmError, LlmResponse};
-use super::http::{build_client, join_url, key_from_env, Transport};
-use super::messages::ChatMessage;
+use super::client::{LlmClient, LlmError};
+use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
 use super::retry::RetryPolicy;
-use crate::dialect::{anthropic, Dialect};
-use crate::tools::ToolCall;
+use crate::dialect::{anthropic, ChatMessage, Dialect, LlmResponse};
 
 const PROVIDER: &str = "anthropic";
 
@@ -125,143 +126,24 @@ impl AnthropicClient {
         &self.config
     }
 
-    /// The request body for one turn: system messages go to `system`, tool results become
-    /// `tool_result` blocks of a user turn, consecutive turns of one role are merged. `tools`
-    /// are Anthropic definitions ([`Dialect::Anthropic`]), sent as they are.
+    /// The request body for one turn, rendered by the Anthropic dialect: system messages go
+    /// to `system`, tool results become `tool_result` blocks of a user turn, consecutive turns
+    /// of one role are merged. `tools` are Anthropic definitions ([`Dialect::Anthropic`]),
+    /// sent as they are.
     pub fn request_body(
         &self,
         messages: &[ChatMessage],
         tools: &[Value],
         temperature: f32,
     ) -> Value {
-        let (system, turns) = to_anthropic_messages(messages);
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.config.model));
-        body.insert("max_tokens".into(), json!(self.config.max_tokens));
-        if !system.is_empty() {
-            body.insert("system".into(), json!(system));
-        }
-        body.insert("messages".into(), Value::Array(turns));
-        if !tools.is_empty() {
-            body.insert("tools".into(), Value::Array(tools.to_vec()));
-        }
-        body.insert("temperature".into(), json!(temperature.clamp(0.0, 1.0)));
-        Value::Object(body)
+        anthropic::messages_request(
+            &self.config.model,
+            self.config.max_tokens,
+            messages,
+            tools,
+            temperature,
+        )
     }
-}
-
-fn to_anthropic_messages(messages: &[ChatMessage]) -> (String, Vec<Value>) {
-    let mut system = Vec::new();
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let mut push = |role: &'static str, blocks: Vec<Value>| {
-        if blocks.is_empty() {
-            return;
-        }
-        match turns.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(blocks),
-            _ => turns.push((role, blocks)),
-        }
-    };
-    for message in messages {
-        match message {
-            ChatMessage::System { content } => system.push(content.as_str()),
-            ChatMessage::User { content } => push("user", vec![text_block(content)]),
-            ChatMessage::Assistant {
-                content,
-                tool_calls,
-            } => {
-                let mut blocks = Vec::new();
-                if let Some(text) = content.as_deref().filter(|t| !t.trim().is_empty()) {
-                    blocks.push(text_block(text));
-                }
-                blocks.extend(tool_calls.iter().map(tool_use_block));
-                push("assistant", blocks);
-            }
-            ChatMessage::Tool {
-                tool_call_id,
-                content,
-                is_error,
-            } => {
-                push(
-                    "user",
-                    vec![anthropic::tool_result_block(
-                        tool_call_id,
-                        content,
-                        *is_error,
-                    )],
-                );
-            }
-        }
-    }
-    let turns = turns
-        .into_iter()
-        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
-        .collect();
-    (system.join("\n\n"), turns)
-}
-
-fn text_block(text: &str) -> Value {
-    json!({"type": "text", "text": text})
-}
-
-fn tool_use_block(call: &ToolCall) -> Value {
-    let input = serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null);
-    anthropic::tool_use_block(&call.id, &call.name, input)
-}
-
-/// Reads a Messages API answer: text blocks joined, `tool_use` blocks as neutral calls.
-pub(crate) fn parse_message_response(body: &Value) -> Result<LlmResponse, LlmError> {
-    let invalid = |message: String| LlmError::InvalidResponse {
-        provider: PROVIDER,
-        message,
-    };
-    if body.get("type").and_then(Value::as_str) == Some("error") {
-        let message = body
-            .pointer("/error/message")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown error");
-        return Err(invalid(format!(
-            "error in a successful response: {message}"
-        )));
-    }
-    let blocks = body
-        .get("content")
-        .and_then(Value::as_array)
-        .ok_or_else(|| invalid("no `content` list in the response".into()))?;
-    let mut text = String::new();
-    let mut tool_calls = Vec::new();
-    for (i, block) in blocks.iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
-            Some("text") => text.push_str(
-                block
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            ),
-            Some("tool_use") => {
-                let name = block
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| invalid(format!("content[{i}] is a tool_use without `name`")))?;
-                tool_calls.push(ToolCall {
-                    id: block
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    name: name.to_string(),
-                    arguments: block
-                        .get("input")
-                        .map_or_else(|| "{}".to_string(), Value::to_string),
-                });
-            }
-            _ => {}
-        }
-    }
-    if body.get("stop_reason").and_then(Value::as_str) == Some("max_tokens") {
-        tracing::warn!(provider = PROVIDER, "answer was cut at max_tokens");
-    }
-    Ok(LlmResponse { text, tool_calls })
 }
 
 #[async_trait]
@@ -282,54 +164,6 @@ impl LlmClient for AnthropicClient {
             ("anthropic-version", ANTHROPIC_VERSION),
         ];
         let answer = self.transport.post_json(&self.url, &headers, &body).await?;
-        parse_message_response(&answer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn history_becomes_alternating_turns_with_blocks() {
-        let messages = vec![
-            ChatMessage::system("rules"),
-            ChatMessage::user("review 4.1"),
-            ChatMessage::assistant_tool_calls(
-                Some("looking".into()),
-                vec![
-                    ToolCall {
-                        id: "a".into(),
-                        name: "x".into(),
-                        arguments: r#"{"k":1}"#.into(),
-                    },
-                    ToolCall {
-                        id: "b".into(),
-                        name: "y".into(),
-                        arguments: "not json".into(),
-                    },
-                ],
-            ),
-            ChatMessage::tool("a", "{\"ok\":1}", false),
-            ChatMessage::tool("b", "bad", true),
-            ChatMessage::user("go on"),
-        ];
-        let (system, turns) = to_anthropic_messages(&messages);
-        assert_eq!(system, "rules");
-        assert_eq!(turns.len(), 3);
-        assert_eq!(
-            turns[1]["content"][1],
-            json!({"type": "tool_use", "id": "a", "name": "x", "input": {"k": 1}})
-        );
-        assert_eq!(turns[1]["content"][2]["input"], json!({}));
-        let results = turns[2]["content"].as_array().unwrap();
-        assert_eq!(
-            results.len(),
-            3,
-            "two tool results and the user text merge into one user turn"
-        );
-        assert_eq!(results[0].get("is_error"), None);
-        assert_eq!(results[1]["is_error"], json!(true));
-        assert_eq!(results[2]["type"], "text");
+        anthropic::read_message(&answer).map_err(|e| unreadable(PROVIDER, e))
     }
 }

@@ -5,36 +5,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::messages::ChatMessage;
-use crate::dialect::Dialect;
-use crate::tools::ToolCall;
-
-/// What the model answered in one turn.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LlmResponse {
-    /// The text it wrote (empty when it only called tools).
-    pub text: String,
-    /// The tools it asked for, in order, in neutral form.
-    pub tool_calls: Vec<ToolCall>,
-}
-
-impl LlmResponse {
-    /// A final answer without tool calls.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            tool_calls: Vec::new(),
-        }
-    }
-
-    /// A turn that calls tools.
-    pub fn tool_calls(tool_calls: Vec<ToolCall>) -> Self {
-        Self {
-            text: String::new(),
-            tool_calls,
-        }
-    }
-}
+use crate::dialect::{ChatMessage, Dialect, LlmResponse};
 
 /// Why a chat turn failed.
 #[derive(Debug, thiserror::Error)]

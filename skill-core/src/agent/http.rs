@@ -1,4 +1,5 @@
-//! One JSON POST with timeout and retries, shared by the HTTP clients.
+//! One JSON POST with timeout and retries, shared by the HTTP clients: statuses become
+//! [`LlmError`]s here; what a body means (answer or error text) is read by `dialect`.
 
 use std::time::{Duration, SystemTime};
 
@@ -6,9 +7,7 @@ use serde_json::Value;
 
 use super::client::LlmError;
 use super::retry::{parse_retry_after, RetryPolicy};
-
-/// Longest provider body quoted in an error.
-const MAX_ERROR_BODY_CHARS: usize = 500;
+use crate::dialect::{error_message, excerpt, DialectError};
 
 /// Transport settings common to every HTTP client.
 #[derive(Debug, Clone)]
@@ -94,7 +93,7 @@ impl Transport {
         let err = LlmError::Http {
             provider: self.provider,
             status: status.as_u16(),
-            message: provider_message(&bytes),
+            message: error_message(&bytes),
             attempts: attempt,
         };
         if status.as_u16() == 429 || status.is_server_error() {
@@ -139,35 +138,14 @@ impl Transport {
     }
 }
 
-/// The provider's own error text: `error.message` (OpenAI and Anthropic), `error` as a
-/// string, `message`, or the start of the body.
-pub(crate) fn provider_message(body: &[u8]) -> String {
-    if let Ok(json) = serde_json::from_slice::<Value>(body) {
-        let found = json
-            .pointer("/error/message")
-            .or_else(|| json.get("error").filter(|e| e.is_string()))
-            .or_else(|| json.get("message"))
-            .or_else(|| json.get("detail"))
-            .and_then(Value::as_str);
-        if let Some(text) = found {
-            return text.to_string();
-        }
-    }
-    let text = excerpt(body);
-    if text.is_empty() {
-        "(empty body)".to_string()
-    } else {
-        text
-    }
-}
-
-fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    match text.char_indices().nth(MAX_ERROR_BODY_CHARS) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
+/// A successful answer the dialect could not read, as the client's error: the dialect's
+/// reason for a wrong shape, its full message for a malformed tool call.
+pub(crate) fn unreadable(provider: &'static str, err: DialectError) -> LlmError {
+    let message = match err {
+        DialectError::UnreadableResponse { reason, .. } => reason,
+        other => other.to_string(),
+    };
+    LlmError::InvalidResponse { provider, message }
 }
 
 /// Joins a base URL and a path without doubling or dropping the slash.

@@ -40,7 +40,6 @@
 
 mod answer;
 mod client;
-mod messages;
 mod react;
 mod retry;
 mod scripted;
@@ -52,9 +51,9 @@ mod http;
 #[cfg(feature = "openai")]
 mod openai;
 
+pub use crate::dialect::{ChatMessage, LlmResponse};
 pub use answer::extract_json;
-pub use client::{LlmClient, LlmError, LlmResponse};
-pub use messages::ChatMessage;
+pub use client::{LlmClient, LlmError};
 pub use react::{
     react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
     StopReason, MAX_TOOL_RESULT_CHARS,

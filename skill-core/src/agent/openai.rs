@@ -1,15 +1,18 @@
 //! Client for OpenAI-compatible Chat Completions: OpenAI, DeepSeek, vLLM, Ollama,
 //! llama.cpp server and any other server speaking `POST {base}/chat/completions`.
+//!
+//! Only HTTP lives here (URL, headers, retries); the body and the answer are written and read
+//! by the OpenAI dialect.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use super::client::{LlmClient, LlmError, LlmResponse};
-use super::http::{build_client, join_url, key_from_env, Transport};
-use super::messages::{tool_calls_from_openai, ChatMessage};
+use super::client::{LlmClient, LlmError};
+use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
 use super::retry::RetryPolicy;
+use crate::dialect::{openai, ChatMessage, LlmResponse};
 
 const PROVIDER: &str = "openai";
 
@@ -125,84 +128,21 @@ impl OpenAiClient {
         &self.config
     }
 
-    /// The request body for one turn.
+    /// The request body for one turn, rendered by the OpenAI dialect.
     pub fn request_body(
         &self,
         messages: &[ChatMessage],
         tools: &[Value],
         temperature: f32,
     ) -> Value {
-        let mut body = Map::new();
-        body.insert("model".into(), json!(self.config.model));
-        body.insert(
-            "messages".into(),
-            Value::Array(messages.iter().map(wire_message).collect()),
-        );
-        if !tools.is_empty() {
-            // `tool_choice` is left out: "auto" is the default when tools are sent, and some
-            // servers (vLLM without --enable-auto-tool-choice) reject it spelled out.
-            body.insert("tools".into(), Value::Array(tools.to_vec()));
-        }
-        body.insert("temperature".into(), json!(temperature));
-        if let Some(max) = self.config.max_tokens {
-            body.insert("max_tokens".into(), json!(max));
-        }
-        Value::Object(body)
+        openai::chat_request(
+            &self.config.model,
+            messages,
+            tools,
+            temperature,
+            self.config.max_tokens,
+        )
     }
-}
-
-/// A message in the wire shape: the neutral serde shape minus `is_error`, which OpenAI does
-/// not define.
-fn wire_message(message: &ChatMessage) -> Value {
-    let mut value = serde_json::to_value(message)
-        .unwrap_or_else(|_| json!({"role": message.role(), "content": ""}));
-    if let Value::Object(map) = &mut value {
-        map.remove("is_error");
-    }
-    value
-}
-
-/// Reads the first choice of a Chat Completions answer.
-pub(crate) fn parse_chat_completion(body: &Value) -> Result<LlmResponse, LlmError> {
-    let invalid = |message: String| LlmError::InvalidResponse {
-        provider: PROVIDER,
-        message,
-    };
-    if let Some(err) = body.get("error").filter(|e| !e.is_null()) {
-        let message = err
-            .get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| err.to_string());
-        return Err(invalid(format!(
-            "error in a successful response: {message}"
-        )));
-    }
-    let message = body
-        .pointer("/choices/0/message")
-        .ok_or_else(|| invalid("no `choices[0].message` in the response".into()))?;
-    let text = match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
-    };
-    let tool_calls = match message.get("tool_calls") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(calls) => tool_calls_from_openai(calls.clone())
-            .map_err(|e| invalid(format!("`tool_calls` is not a list of function calls: {e}")))?,
-    };
-    if body
-        .pointer("/choices/0/finish_reason")
-        .and_then(Value::as_str)
-        == Some("length")
-    {
-        tracing::warn!(provider = PROVIDER, "answer was cut at max_tokens");
-    }
-    Ok(LlmResponse { text, tool_calls })
 }
 
 #[async_trait]
@@ -218,6 +158,6 @@ impl LlmClient for OpenAiClient {
         let headers: Vec<(&str, &str)> =
             auth.iter().map(|a| ("authorization", a.as_str())).collect();
         let answer = self.transport.post_json(&self.url, &headers, &body).await?;
-        parse_chat_completion(&answer)
+        openai::read_chat_completion(&answer).map_err(|e| unreadable(PROVIDER, e))
     }
 }

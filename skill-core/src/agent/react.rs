@@ -10,8 +10,8 @@ use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
 
 use super::client::LlmClient;
-use super::messages::ChatMessage;
 use crate::context::SkillContext;
+use crate::dialect::ChatMessage;
 use crate::dispatch::Dispatcher;
 use crate::error::{codes, SkillError};
 use crate::result::SkillResult;

@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::client::{LlmClient, LlmError, LlmResponse};
-use super::messages::ChatMessage;
+use super::client::{LlmClient, LlmError};
+use crate::dialect::ChatMessage;
+use crate::dialect::LlmResponse;
 
 /// One request the scripted client received.
 #[derive(Debug, Clone)]

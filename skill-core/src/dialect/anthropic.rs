@@ -1,11 +1,18 @@
 //! Anthropic Messages: tools as `{name, description, input_schema[, strict]}`, the strict-mode
-//! subset and its per-request budget, `tool_use` / `tool_result` blocks.
+//! subset and its per-request budget, `tool_use` / `tool_result` blocks, the request body of a
+//! turn ([`messages_request`]) and its answer ([`read_message`]); the HTTP client only sends
+//! them.
 
 use serde_json::{json, Map, Value};
 
+use super::calls::{malformed, ProviderCall, WireArguments};
+#[cfg(feature = "anthropic")]
+use super::chat::{ChatMessage, LlmResponse};
 use super::lower::*;
-use super::DialectError;
+use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
+#[cfg(feature = "anthropic")]
+use crate::tools::ToolCall;
 
 /// The plain Anthropic tool definition.
 pub(crate) fn tool(skill: &SkillRegistration, input_schema: Value) -> Value {
@@ -33,6 +40,157 @@ pub(crate) fn tool_result_block(id: &str, content: &str, is_error: bool) -> Valu
         block["is_error"] = Value::Bool(true);
     }
     block
+}
+
+/// Reads content block `i`, a `tool_use`: `name` and `id` are required, a missing `input`
+/// reads as `{}`.
+pub(crate) fn tool_use(
+    dialect: Dialect,
+    i: usize,
+    block: &Value,
+) -> Result<ProviderCall, DialectError> {
+    let field = |key: &str| block.get(key).and_then(Value::as_str).map(str::to_string);
+    let name = field("name").ok_or_else(|| {
+        malformed(
+            dialect,
+            format!("content[{i}]"),
+            "a tool_use without `name`",
+        )
+    })?;
+    let id = field("id").ok_or_else(|| malformed(dialect, format!("content[{i}]"), "no `id`"))?;
+    Ok(ProviderCall {
+        dialect,
+        id,
+        name,
+        arguments: WireArguments::Json(block.get("input").cloned().unwrap_or_else(|| json!({}))),
+        thought_signature: None,
+    })
+}
+
+#[cfg(feature = "anthropic")]
+/// The body of one Messages request: system messages go to `system`, tool results become
+/// `tool_result` blocks of a user turn, consecutive turns of one role are merged. `tools` are
+/// [`Dialect::Anthropic`] definitions, sent as they are; the temperature is clamped to the
+/// API's 0..=1.
+pub(crate) fn messages_request(
+    model: &str,
+    max_tokens: u32,
+    messages: &[ChatMessage],
+    tools: &[Value],
+    temperature: f32,
+) -> Value {
+    let (system, turns) = turns(messages);
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert("max_tokens".into(), json!(max_tokens));
+    if !system.is_empty() {
+        body.insert("system".into(), json!(system));
+    }
+    body.insert("messages".into(), Value::Array(turns));
+    if !tools.is_empty() {
+        body.insert("tools".into(), Value::Array(tools.to_vec()));
+    }
+    body.insert("temperature".into(), json!(temperature.clamp(0.0, 1.0)));
+    Value::Object(body)
+}
+
+#[cfg(feature = "anthropic")]
+/// The system text and the alternating turns of a history, as content blocks.
+pub(crate) fn turns(messages: &[ChatMessage]) -> (String, Vec<Value>) {
+    let mut system = Vec::new();
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut push = |role: &'static str, blocks: Vec<Value>| {
+        if blocks.is_empty() {
+            return;
+        }
+        match turns.last_mut() {
+            Some((last, existing)) if *last == role => existing.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    };
+    for message in messages {
+        match message {
+            ChatMessage::System { content } => system.push(content.as_str()),
+            ChatMessage::User { content } => push("user", vec![text_block(content)]),
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let mut blocks = Vec::new();
+                if let Some(text) = content.as_deref().filter(|t| !t.trim().is_empty()) {
+                    blocks.push(text_block(text));
+                }
+                blocks.extend(tool_calls.iter().map(neutral_tool_use_block));
+                push("assistant", blocks);
+            }
+            ChatMessage::Tool {
+                tool_call_id,
+                content,
+                is_error,
+            } => push(
+                "user",
+                vec![tool_result_block(tool_call_id, content, *is_error)],
+            ),
+        }
+    }
+    let turns = turns
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
+        .collect();
+    (system.join("\n\n"), turns)
+}
+
+#[cfg(feature = "anthropic")]
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+#[cfg(feature = "anthropic")]
+fn neutral_tool_use_block(call: &ToolCall) -> Value {
+    let input = serde_json::from_str::<Value>(&call.arguments).unwrap_or(Value::Null);
+    tool_use_block(&call.id, &call.name, input)
+}
+
+#[cfg(feature = "anthropic")]
+/// Reads a Messages answer: text blocks joined, `tool_use` blocks as neutral calls.
+pub(crate) fn read_message(body: &Value) -> Result<LlmResponse, DialectError> {
+    let unreadable = |reason: String| DialectError::UnreadableResponse {
+        dialect: Dialect::Anthropic,
+        reason,
+    };
+    if body.get("type").and_then(Value::as_str) == Some("error") {
+        let message = body
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown error");
+        return Err(unreadable(format!(
+            "error in a successful response: {message}"
+        )));
+    }
+    let blocks = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| unreadable("no `content` list in the response".into()))?;
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(
+                block
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            ),
+            Some("tool_use") => {
+                tool_calls.push(tool_use(Dialect::Anthropic, i, block)?.into_tool_call());
+            }
+            _ => {}
+        }
+    }
+    if body.get("stop_reason").and_then(Value::as_str) == Some("max_tokens") {
+        tracing::warn!(provider = "anthropic", "answer was cut at max_tokens");
+    }
+    Ok(LlmResponse { text, tool_calls })
 }
 
 /// Anthropic strict-mode budget per request.
@@ -166,4 +324,52 @@ pub(crate) fn anthropic_budget(schema: &Value) -> (usize, usize) {
 /// Whether a property schema is a union (`anyOf` or a type array).
 pub(crate) fn is_union(prop: &Value) -> bool {
     prop.get("anyOf").is_some() || prop.get("type").is_some_and(Value::is_array)
+}
+
+#[cfg(all(test, feature = "anthropic"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn history_becomes_alternating_turns_with_blocks() {
+        let messages = vec![
+            ChatMessage::system("rules"),
+            ChatMessage::user("review 4.1"),
+            ChatMessage::assistant_tool_calls(
+                Some("looking".into()),
+                vec![
+                    ToolCall {
+                        id: "a".into(),
+                        name: "x".into(),
+                        arguments: r#"{"k":1}"#.into(),
+                    },
+                    ToolCall {
+                        id: "b".into(),
+                        name: "y".into(),
+                        arguments: "not json".into(),
+                    },
+                ],
+            ),
+            ChatMessage::tool("a", "{\"ok\":1}", false),
+            ChatMessage::tool("b", "bad", true),
+            ChatMessage::user("go on"),
+        ];
+        let (system, turns) = turns(&messages);
+        assert_eq!(system, "rules");
+        assert_eq!(turns.len(), 3);
+        assert_eq!(
+            turns[1]["content"][1],
+            json!({"type": "tool_use", "id": "a", "name": "x", "input": {"k": 1}})
+        );
+        assert_eq!(turns[1]["content"][2]["input"], json!({}));
+        let results = turns[2]["content"].as_array().unwrap();
+        assert_eq!(
+            results.len(),
+            3,
+            "two tool results and the user text merge into one user turn"
+        );
+        assert_eq!(results[0].get("is_error"), None);
+        assert_eq!(results[1]["is_error"], json!(true));
+        assert_eq!(results[2]["type"], "text");
+    }
 }

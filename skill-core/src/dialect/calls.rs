@@ -7,10 +7,19 @@
 //! | Anthropic | `tool_use` content blocks (`input` object) | `tool_result` blocks with `is_error` |
 //! | Gemini | `functionCall` parts (+ `thoughtSignature`, echoed back) | `functionResponse` parts (`output` / `error`) |
 //! | MCP | `tools/call` requests | `{content, structuredContent, isError, resultType}` |
+//!
+//! The per-provider readers of one call (`openai::chat_call`, `anthropic::tool_use`) are
+//! shared by [`Dialect::parse_calls`], the HTTP clients' answer readers and the history's serde
+//! form, so each call shape is read in one place.
+//!
+//! [`WireArguments`] is the owned form of [`CallArgs`]: `CallArgs` borrows (it is `Copy` and
+//! costs nothing on the dispatch hot path), while a [`ProviderCall`] outlives the payload it
+//! was read from and must own its arguments. Making `CallArgs` own would put a clone or a
+//! `Cow` on every dispatch; making `ProviderCall` borrow would tie it to the response body.
 
 use serde_json::{json, Value};
 
-use super::{anthropic, Dialect, DialectError};
+use super::{anthropic, openai, Dialect, DialectError};
 use crate::registration::{CallArgs, SkillRegistration};
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolCall};
@@ -30,6 +39,14 @@ impl WireArguments {
         match self {
             WireArguments::Text(text) => CallArgs::Text(text),
             WireArguments::Json(value) => CallArgs::Value(value),
+        }
+    }
+
+    /// As JSON text, without copying text arguments.
+    pub(crate) fn into_text(self) -> String {
+        match self {
+            WireArguments::Text(text) => text,
+            WireArguments::Json(value) => value.to_string(),
         }
     }
 
@@ -69,15 +86,20 @@ impl ProviderCall {
 
     /// The call in the neutral form the dispatcher runs (`Dispatcher::dispatch`).
     pub fn to_parsed_call(&self) -> ParsedCall {
-        ParsedCall::from_tool_call(ToolCall {
-            id: self.id.clone(),
-            name: self.name.clone(),
-            arguments: self.arguments.to_text(),
-        })
+        ParsedCall::from_tool_call(self.clone().into_tool_call())
+    }
+
+    /// The neutral call a client hands to the agent loop (arguments as JSON text).
+    pub(crate) fn into_tool_call(self) -> ToolCall {
+        ToolCall {
+            id: self.id,
+            name: self.name,
+            arguments: self.arguments.into_text(),
+        }
     }
 }
 
-fn malformed(dialect: Dialect, location: String, reason: &str) -> DialectError {
+pub(super) fn malformed(dialect: Dialect, location: String, reason: &str) -> DialectError {
     DialectError::MalformedCall {
         dialect,
         location,
@@ -112,40 +134,18 @@ pub(crate) fn parse_calls(
     payload: &Value,
 ) -> Result<Vec<ProviderCall>, DialectError> {
     match dialect {
-        Dialect::OpenAi | Dialect::OpenAiStrict => {
-            let items = list_at(
-                payload,
-                &[
-                    "/choices/0/message/tool_calls",
-                    "/tool_calls",
-                    "/message/tool_calls",
-                ],
-            );
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, tc)| {
-                    let function = tc.get("function").ok_or_else(|| {
-                        malformed(dialect, format!("tool_calls[{i}]"), "no `function`")
-                    })?;
-                    let name = str_field(function, "name").ok_or_else(|| {
-                        malformed(dialect, format!("tool_calls[{i}].function"), "no `name`")
-                    })?;
-                    let arguments = match function.get("arguments") {
-                        Some(Value::String(text)) => WireArguments::Text(text.clone()),
-                        None | Some(Value::Null) => WireArguments::Text(String::new()),
-                        Some(other) => WireArguments::Json(other.clone()),
-                    };
-                    Ok(ProviderCall {
-                        dialect,
-                        id: str_field(tc, "id").unwrap_or_default(),
-                        name,
-                        arguments,
-                        thought_signature: None,
-                    })
-                })
-                .collect()
-        }
+        Dialect::OpenAi | Dialect::OpenAiStrict => list_at(
+            payload,
+            &[
+                "/choices/0/message/tool_calls",
+                "/tool_calls",
+                "/message/tool_calls",
+            ],
+        )
+        .into_iter()
+        .enumerate()
+        .map(|(i, entry)| openai::chat_call(dialect, i, entry))
+        .collect(),
         Dialect::Responses => list_at(payload, &["/output"])
             .into_iter()
             .enumerate()
@@ -155,16 +155,11 @@ pub(crate) fn parse_calls(
                     .ok_or_else(|| malformed(dialect, format!("output[{i}]"), "no `name`"))?;
                 let id = str_field(item, "call_id")
                     .ok_or_else(|| malformed(dialect, format!("output[{i}]"), "no `call_id`"))?;
-                let arguments = match item.get("arguments") {
-                    Some(Value::String(text)) => WireArguments::Text(text.clone()),
-                    None | Some(Value::Null) => WireArguments::Text(String::new()),
-                    Some(other) => WireArguments::Json(other.clone()),
-                };
                 Ok(ProviderCall {
                     dialect,
                     id,
                     name,
-                    arguments,
+                    arguments: openai::wire_arguments(item.get("arguments")),
                     thought_signature: None,
                 })
             })
@@ -173,21 +168,7 @@ pub(crate) fn parse_calls(
             .into_iter()
             .enumerate()
             .filter(|(_, block)| block.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .map(|(i, block)| {
-                let name = str_field(block, "name")
-                    .ok_or_else(|| malformed(dialect, format!("content[{i}]"), "no `name`"))?;
-                let id = str_field(block, "id")
-                    .ok_or_else(|| malformed(dialect, format!("content[{i}]"), "no `id`"))?;
-                Ok(ProviderCall {
-                    dialect,
-                    id,
-                    name,
-                    arguments: WireArguments::Json(
-                        block.get("input").cloned().unwrap_or_else(|| json!({})),
-                    ),
-                    thought_signature: None,
-                })
-            })
+            .map(|(i, block)| anthropic::tool_use(dialect, i, block))
             .collect(),
         Dialect::Gemini | Dialect::GeminiJsonSchema => list_at(
             payload,
@@ -255,11 +236,11 @@ pub(crate) fn parse_calls(
 /// `functionCall` part with its `thoughtSignature`, MCP's `tools/call` request.
 pub(crate) fn render_call(call: &ProviderCall) -> Value {
     match call.dialect {
-        Dialect::OpenAi | Dialect::OpenAiStrict => json!({
-            "id": call.id,
-            "type": "function",
-            "function": { "name": call.name, "arguments": call.arguments.to_text() },
-        }),
+        Dialect::OpenAi | Dialect::OpenAiStrict => {
+            let arguments = call.arguments.to_text();
+            serde_json::to_value(openai::WireCall::new(&call.id, &call.name, &arguments))
+                .expect("a tool call always serializes")
+        }
         Dialect::Responses => json!({
             "type": "function_call",
             "call_id": call.id,

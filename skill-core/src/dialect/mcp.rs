@@ -63,7 +63,7 @@ pub(crate) fn mcp_output_schema(skill: &SkillRegistration) -> Value {
 }
 
 /// A skill's output as MCP `structuredContent`: an object output as is, anything else
-/// wrapped as `{"result": ...}`, matching the `outputSchema` MCP tool definitions carry.
+/// wrapped as `{"result": ...}`, matching the `outputSchema` the tool is listed with.
 /// Without the skill, only the value's own shape decides.
 pub fn mcp_structured_content(skill: Option<&SkillRegistration>, data: Value) -> Value {
     let object_output = skill.map_or(data.is_object(), |s| is_object_schema((s.output_schema)()));

@@ -11,6 +11,7 @@
 
 pub(crate) mod anthropic;
 mod calls;
+mod chat;
 mod gemini;
 mod lower;
 pub(crate) mod mcp;
@@ -25,6 +26,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use calls::render_result;
 pub use calls::{ProviderCall, WireArguments};
+pub use chat::{ChatMessage, LlmResponse};
 pub use mcp::mcp_structured_content;
 
 use crate::registration::SkillRegistration;
@@ -292,6 +294,14 @@ pub enum DialectError {
         /// Which limit and by how much.
         reason: String,
     },
+    /// A provider's answer is not its documented response shape.
+    #[error("unreadable {dialect} response: {reason}")]
+    UnreadableResponse {
+        /// The dialect.
+        dialect: Dialect,
+        /// What is wrong.
+        reason: String,
+    },
     /// A tool call in a provider's payload is malformed.
     #[error("malformed {dialect} tool call at {location}: {reason}")]
     MalformedCall {
@@ -348,4 +358,42 @@ fn fragment(
     let json: Arc<str> = Arc::from(render());
     let mut cache = cache.write().unwrap_or_else(|p| p.into_inner());
     Arc::clone(cache.entry(key).or_insert(json))
+}
+
+/// Longest provider body quoted in an error.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+const MAX_ERROR_BODY_CHARS: usize = 500;
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The provider's own error text: `error.message` (OpenAI and Anthropic), `error` as a
+/// string, `message`, or the start of the body.
+pub(crate) fn error_message(body: &[u8]) -> String {
+    if let Ok(json) = serde_json::from_slice::<Value>(body) {
+        let found = json
+            .pointer("/error/message")
+            .or_else(|| json.get("error").filter(|e| e.is_string()))
+            .or_else(|| json.get("message"))
+            .or_else(|| json.get("detail"))
+            .and_then(Value::as_str);
+        if let Some(text) = found {
+            return text.to_string();
+        }
+    }
+    let text = excerpt(body);
+    if text.is_empty() {
+        "(empty body)".to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The start of a body, as text, for an error message.
+pub(crate) fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    match text.char_indices().nth(MAX_ERROR_BODY_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
 }

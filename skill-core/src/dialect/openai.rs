@@ -1,18 +1,28 @@
 //! OpenAI: Chat Completions function tools (plain and strict), Responses API tools, and the
 //! strict-mode lowering of the neutral schema.
 //!
+//! Chat Completions requests and answers are read and written here too: the request body
+//! ([`chat_request`]), tool-call entries ([`WireCall`], [`chat_call`]) and the answer
+//! ([`read_chat_completion`]); the HTTP client only sends them.
+//!
 //! The plain Chat Completions definition is the hot path (every agent turn offers it): it is
 //! serialized straight from the cached schema into a JSON fragment once per registration and
 //! process, and a tool set is those fragments joined.
 
 use std::sync::{Arc, OnceLock};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(feature = "openai")]
+use serde_json::json;
 use serde_json::{Map, Value};
 
+use super::calls::{ProviderCall, WireArguments};
+#[cfg(feature = "openai")]
+use super::chat::{ChatMessage, LlmResponse};
 use super::lower::*;
-use super::Dialect;
+use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
+use crate::tools::ToolCall;
 
 /// The one shape of an OpenAI Chat Completions function tool:
 /// `{"type": "function", "function": {"name", "description", "parameters"[, "strict"]}}`.
@@ -265,4 +275,231 @@ pub(crate) fn check_openai_limits(schema: &Value) -> Result<(), Unfit> {
         ));
     }
     Ok(())
+}
+
+/// A tool call in the Chat Completions shape, as the assistant turn carries it:
+/// `{"id", "type": "function", "function": {"name", "arguments"}}`, arguments as JSON text.
+#[derive(Serialize)]
+pub(crate) struct WireCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+impl<'a> WireCall<'a> {
+    pub(crate) fn new(id: &'a str, name: &'a str, arguments: &'a str) -> Self {
+        Self {
+            id,
+            kind: "function",
+            function: WireFunction { name, arguments },
+        }
+    }
+}
+
+/// Arguments of a function call as sent: JSON text, or (some servers) the object itself.
+/// `null` means no arguments (`{}`); a missing field stays empty text.
+pub(crate) fn wire_arguments(arguments: Option<&Value>) -> WireArguments {
+    match arguments {
+        Some(Value::String(text)) => WireArguments::Text(text.clone()),
+        None => WireArguments::Text(String::new()),
+        Some(Value::Null) => WireArguments::Text("{}".into()),
+        Some(other) => WireArguments::Json(other.clone()),
+    }
+}
+
+/// Reads entry `i` of a Chat Completions `tool_calls` list: `function` and its `name` are
+/// required, a missing id reads as `""`.
+pub(crate) fn chat_call(
+    dialect: Dialect,
+    i: usize,
+    entry: &Value,
+) -> Result<ProviderCall, DialectError> {
+    let function = entry.get("function").ok_or_else(|| {
+        super::calls::malformed(dialect, format!("tool_calls[{i}]"), "no `function`")
+    })?;
+    let name = function
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            super::calls::malformed(dialect, format!("tool_calls[{i}].function"), "no `name`")
+        })?;
+    Ok(ProviderCall {
+        dialect,
+        id: entry
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        name: name.to_string(),
+        arguments: wire_arguments(function.get("arguments")),
+        thought_signature: None,
+    })
+}
+
+/// Writes neutral calls as a `tool_calls` list (the history's serde form).
+pub(crate) fn ser_tool_calls<S: Serializer>(calls: &[ToolCall], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(
+        calls
+            .iter()
+            .map(|c| WireCall::new(&c.id, &c.name, &c.arguments)),
+    )
+}
+
+/// Reads a `tool_calls` list (the history's serde form) with [`chat_call`].
+pub(crate) fn de_tool_calls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolCall>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                chat_call(Dialect::OpenAi, i, entry).map(ProviderCall::into_tool_call)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(serde::de::Error::custom),
+        Some(_) => Err(serde::de::Error::custom("`tool_calls` is not a list")),
+    }
+}
+
+#[cfg(feature = "openai")]
+/// A message in the request shape: the neutral serde shape minus `is_error`, which OpenAI
+/// does not define.
+fn chat_message(message: &ChatMessage) -> Value {
+    let mut value = serde_json::to_value(message)
+        .unwrap_or_else(|_| json!({"role": message.role(), "content": ""}));
+    if let Value::Object(map) = &mut value {
+        map.remove("is_error");
+    }
+    value
+}
+
+#[cfg(feature = "openai")]
+/// The body of one Chat Completions request; `tools` are [`Dialect::OpenAi`] definitions,
+/// sent as they are.
+pub(crate) fn chat_request(
+    model: &str,
+    messages: &[ChatMessage],
+    tools: &[Value],
+    temperature: f32,
+    max_tokens: Option<u32>,
+) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    body.insert(
+        "messages".into(),
+        Value::Array(messages.iter().map(chat_message).collect()),
+    );
+    if !tools.is_empty() {
+        // `tool_choice` is left out: "auto" is the default when tools are sent, and some
+        // servers (vLLM without --enable-auto-tool-choice) reject it spelled out.
+        body.insert("tools".into(), Value::Array(tools.to_vec()));
+    }
+    body.insert("temperature".into(), json!(temperature));
+    if let Some(max) = max_tokens {
+        body.insert("max_tokens".into(), json!(max));
+    }
+    Value::Object(body)
+}
+
+#[cfg(feature = "openai")]
+/// Reads the first choice of a Chat Completions answer: its text (a string or text parts)
+/// and its tool calls in neutral form.
+pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectError> {
+    let unreadable = |reason: String| DialectError::UnreadableResponse {
+        dialect: Dialect::OpenAi,
+        reason,
+    };
+    if let Some(err) = body.get("error").filter(|e| !e.is_null()) {
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| err.to_string());
+        return Err(unreadable(format!(
+            "error in a successful response: {message}"
+        )));
+    }
+    let message = body
+        .pointer("/choices/0/message")
+        .ok_or_else(|| unreadable("no `choices[0].message` in the response".into()))?;
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    };
+    let tool_calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                chat_call(Dialect::OpenAi, i, entry).map(ProviderCall::into_tool_call)
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(unreadable(
+                "`tool_calls` is not a list of function calls".into(),
+            ))
+        }
+    };
+    if body
+        .pointer("/choices/0/finish_reason")
+        .and_then(Value::as_str)
+        == Some("length")
+    {
+        tracing::warn!(provider = "openai", "answer was cut at max_tokens");
+    }
+    Ok(LlmResponse { text, tool_calls })
+}
+
+#[cfg(all(test, feature = "openai"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answer_calls_are_read_like_history_calls() {
+        let answer = json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "n", "arguments": null}},
+            {"id": "c2", "type": "function", "function": {"name": "m", "arguments": {"k": 1}}}
+        ]}}]});
+        let read = read_chat_completion(&answer).unwrap();
+        assert_eq!(read.text, "ab");
+        assert_eq!(read.tool_calls[0].arguments, "{}");
+        assert_eq!(read.tool_calls[1].arguments, r#"{"k":1}"#);
+        let history: ChatMessage = serde_json::from_value(
+            json!({"role": "assistant", "content": null, "tool_calls": answer["choices"][0]["message"]["tool_calls"]}),
+        )
+        .unwrap();
+        assert_eq!(history.tool_calls(), read.tool_calls.as_slice());
+    }
+
+    #[test]
+    fn a_tool_calls_field_that_is_no_list_is_unreadable() {
+        let err =
+            read_chat_completion(&json!({"choices": [{"message": {"tool_calls": {"id": "c1"}}}]}))
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unreadable openai response: `tool_calls` is not a list of function calls"
+        );
+        let err = read_chat_completion(
+            &json!({"choices": [{"message": {"tool_calls": [{"id": "c1"}]}}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "malformed openai tool call at tool_calls[0]: no `function`"
+        );
+    }
 }

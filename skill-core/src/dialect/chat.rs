@@ -1,12 +1,46 @@
-//! Chat messages in neutral form, serialized in the OpenAI Chat Completions shape.
+//! A chat turn in neutral form: the messages sent ([`ChatMessage`]) and the answer read
+//! ([`LlmResponse`]). Each provider file renders the messages into its request shape and reads
+//! its response into an [`LlmResponse`].
 //!
-//! The OpenAI shape is the lingua franca of tool-calling servers (OpenAI, DeepSeek, vLLM,
-//! Ollama, llama.cpp), so a stored history (`final_messages`) can be replayed against any of
-//! them; the Anthropic client converts it to content blocks itself.
+//! The types live here, not in `agent`, so that the dialect layer depends on nothing of the
+//! agent loop: `agent` (clients, loop) uses `dialect`, never the other way round.
+//!
+//! A stored history (`final_messages`) serializes in the OpenAI Chat Completions shape, the
+//! lingua franca of tool-calling servers (OpenAI, DeepSeek, vLLM, Ollama, llama.cpp), so it can
+//! be replayed against any of them; the tool-call entries are written and read by
+//! [`super::openai`], the one owner of that shape.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
+use super::openai::{de_tool_calls, ser_tool_calls};
 use crate::tools::ToolCall;
+
+/// What the model answered in one turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LlmResponse {
+    /// The text it wrote (empty when it only called tools).
+    pub text: String,
+    /// The tools it asked for, in order, in neutral form.
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl LlmResponse {
+    /// A final answer without tool calls.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// A turn that calls tools.
+    pub fn tool_calls(tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            text: String::new(),
+            tool_calls,
+        }
+    }
+}
 
 /// One message of a chat with tools.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -128,65 +162,4 @@ impl ChatMessage {
             _ => None,
         }
     }
-}
-
-/// `{"id", "type": "function", "function": {"name", "arguments"}}` on the wire.
-#[derive(Serialize, Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: String,
-    #[serde(rename = "type", default = "function_type")]
-    kind: String,
-    function: WireFunction,
-}
-
-#[derive(Serialize, Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default, deserialize_with = "de_arguments")]
-    arguments: String,
-}
-
-fn function_type() -> String {
-    "function".into()
-}
-
-/// Arguments are a JSON string in the OpenAI shape; some servers send the object itself.
-fn de_arguments<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::String(s) => s,
-        serde_json::Value::Null => "{}".into(),
-        other => other.to_string(),
-    })
-}
-
-fn ser_tool_calls<S: Serializer>(calls: &[ToolCall], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(calls.iter().map(|c| WireToolCall {
-        id: c.id.clone(),
-        kind: function_type(),
-        function: WireFunction {
-            name: c.name.clone(),
-            arguments: c.arguments.clone(),
-        },
-    }))
-}
-
-fn de_tool_calls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolCall>, D::Error> {
-    let wire = Option::<Vec<WireToolCall>>::deserialize(d)?.unwrap_or_default();
-    Ok(wire
-        .into_iter()
-        .map(|w| ToolCall {
-            id: w.id,
-            name: w.function.name,
-            arguments: w.function.arguments,
-        })
-        .collect())
-}
-
-/// Reads tool calls in the OpenAI wire shape (used by the OpenAI client's response parser).
-#[cfg(feature = "openai")]
-pub(crate) fn tool_calls_from_openai(
-    value: serde_json::Value,
-) -> Result<Vec<ToolCall>, serde_json::Error> {
-    de_tool_calls(value)
 }
