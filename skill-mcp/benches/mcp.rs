@@ -8,6 +8,8 @@
 //!   and server on one `current_thread` runtime.
 //! - `http/*`: [`skill_mcp::serve_listener`] on 127.0.0.1, a `reqwest` client, JSON
 //!   responses, on the same kind of runtime.
+//! - `http_nodelay/*`: the same router served by `axum::serve` on sockets with
+//!   `TCP_NODELAY`, to show what Nagle's algorithm costs small responses.
 //! - `tools_list/16`: the whole list of 16 skills (one page).
 //! - `tools_list/1000_page`: the first page (the default 100 tools) of 1,000 skills.
 //! - `tools_list/1000_all`: all 1,000 tools in one response (page size 1,000), as rmcp
@@ -19,6 +21,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use axum::serve::ListenerExt;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -133,7 +136,14 @@ fn initialize_params() -> Value {
 
 /// Checks a response before it is timed: the right id, a result, and what `check` wants.
 fn check_response(text: &str, id: u64, check: &dyn Fn(&Value)) {
-    let message: Value = serde_json::from_str(text).expect("response is JSON");
+    // An SSE body carries the response as the last `data:` line.
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .rfind(|data| !data.is_empty())
+        .unwrap_or(text);
+    let message: Value = serde_json::from_str(json).expect("response is JSON");
     assert_eq!(message["id"], id, "{text:.300}");
     assert!(message.get("result").is_some(), "{text:.300}");
     check(&message["result"]);
@@ -222,18 +232,29 @@ struct HttpClient {
 }
 
 impl HttpClient {
-    /// Serves `server` on 127.0.0.1 (on the current runtime) and completes the handshake.
-    async fn connect(server: McpServer) -> Self {
+    /// Serves `server` on 127.0.0.1 (on the current runtime) and completes the handshake;
+    /// `nodelay` serves [`skill_mcp::router`] on sockets with `TCP_NODELAY` instead of
+    /// [`skill_mcp::serve_listener`] as shipped.
+    async fn connect(server: McpServer, nodelay: bool) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind loopback");
         let addr = listener.local_addr().expect("bound address");
-        tokio::spawn(skill_mcp::serve_listener(
-            listener,
-            server,
-            HttpOptions::default(),
-            std::future::pending(),
-        ));
+        if nodelay {
+            // The shipped router, served with Nagle's algorithm off on accepted sockets.
+            let app = skill_mcp::router(server, &HttpOptions::default());
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            tokio::spawn(async move { axum::serve(listener, app).await });
+        } else {
+            tokio::spawn(skill_mcp::serve_listener(
+                listener,
+                server,
+                HttpOptions::default(),
+                std::future::pending(),
+            ));
+        }
         let mut client = Self {
             url: format!("http://{addr}/mcp"),
             http: reqwest::Client::builder()
@@ -375,10 +396,19 @@ fn bench_duplex(c: &mut Criterion) {
 }
 
 fn bench_http(c: &mut Criterion) {
+    for (group_name, nodelay) in [("http", false), ("http_nodelay", true)] {
+        bench_http_group(c, group_name, nodelay);
+    }
+}
+
+fn bench_http_group(c: &mut Criterion, group_name: &str, nodelay: bool) {
     let rt = runtime();
-    let mut group = c.benchmark_group("http");
+    let mut group = c.benchmark_group(group_name);
     for case in &LIST_CASES {
-        let mut client = rt.block_on(HttpClient::connect(server(case.skills, case.page_size)));
+        let mut client = rt.block_on(HttpClient::connect(
+            server(case.skills, case.page_size),
+            nodelay,
+        ));
         let params = json!({});
         let id = rt.block_on(client.round_trip("tools/list", &params));
         check_response(&client.body, id, &list_check(case.tools, case.more));
@@ -394,10 +424,10 @@ fn bench_http(c: &mut Criterion) {
             })
         });
     }
-    let mut client = rt.block_on(HttpClient::connect(server(
-        16,
-        skill_mcp::DEFAULT_PAGE_SIZE,
-    )));
+    let mut client = rt.block_on(HttpClient::connect(
+        server(16, skill_mcp::DEFAULT_PAGE_SIZE),
+        nodelay,
+    ));
     let params = call_params();
     let id = rt.block_on(client.round_trip("tools/call", &params));
     check_response(&client.body, id, &call_check);
