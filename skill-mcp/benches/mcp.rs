@@ -78,6 +78,10 @@ fn search_reference_doc(
 
 const TOOL: &str = "search_reference_doc";
 
+/// Buffer of the in-memory duplex: larger than the whole 1,000-tool list, so the server
+/// writes a response without waiting for the client to read.
+const DUPLEX_BYTES: usize = 4 << 20;
+
 /// The arguments rmcp's round trip was timed with.
 fn call_params() -> Value {
     json!({
@@ -175,7 +179,7 @@ struct LineClient {
 impl LineClient {
     /// Starts `server` on a duplex (on the current runtime) and completes the handshake.
     async fn connect(server: McpServer) -> Self {
-        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let (client_end, server_end) = tokio::io::duplex(DUPLEX_BYTES);
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(async move {
             if let Err(err) = skill_mcp::serve_io(server, server_read, server_write).await {
@@ -185,7 +189,7 @@ impl LineClient {
         let (read, writer) = tokio::io::split(client_end);
         let mut client = Self {
             writer,
-            reader: BufReader::new(read),
+            reader: BufReader::with_capacity(64 << 10, read),
             line: String::new(),
             next_id: 0,
         };
