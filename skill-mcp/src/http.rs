@@ -13,6 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 pub use tokio_util::sync::CancellationToken;
@@ -133,6 +134,12 @@ pub async fn serve_listener(
     tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
     let app = router(server, &options);
     let token = options.shutdown.clone();
+    // Small JSON-RPC answers must not wait for the peer's delayed ACK (Nagle): ~40 ms each.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "TCP_NODELAY not set");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             tokio::select! {
