@@ -8,8 +8,6 @@
 //!   and server on one `current_thread` runtime.
 //! - `http/*`: [`skill_mcp::serve_listener`] on 127.0.0.1, a `reqwest` client, JSON
 //!   responses, on the same kind of runtime.
-//! - `http_nodelay/*`: the same router served by `axum::serve` on sockets with
-//!   `TCP_NODELAY`, to show what Nagle's algorithm costs small responses.
 //! - `tools_list/16`: the whole list of 16 skills (one page).
 //! - `tools_list/1000_page`: the first page (the default 100 tools) of 1,000 skills.
 //! - `tools_list/1000_all`: all 1,000 tools in one response (page size 1,000), as rmcp
@@ -21,7 +19,6 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use axum::serve::ListenerExt;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -236,29 +233,19 @@ struct HttpClient {
 }
 
 impl HttpClient {
-    /// Serves `server` on 127.0.0.1 (on the current runtime) and completes the handshake;
-    /// `nodelay` serves [`skill_mcp::router`] on sockets with `TCP_NODELAY` instead of
-    /// [`skill_mcp::serve_listener`] as shipped.
-    async fn connect(server: McpServer, nodelay: bool) -> Self {
+    /// Serves `server` on 127.0.0.1 (on the current runtime) through
+    /// [`skill_mcp::serve_listener`] as shipped, and completes the handshake.
+    async fn connect(server: McpServer) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind loopback");
         let addr = listener.local_addr().expect("bound address");
-        if nodelay {
-            // The shipped router, served with Nagle's algorithm off on accepted sockets.
-            let app = skill_mcp::router(server, &HttpOptions::default());
-            let listener = listener.tap_io(|tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            tokio::spawn(async move { axum::serve(listener, app).await });
-        } else {
-            tokio::spawn(skill_mcp::serve_listener(
-                listener,
-                server,
-                HttpOptions::default(),
-                std::future::pending(),
-            ));
-        }
+        tokio::spawn(skill_mcp::serve_listener(
+            listener,
+            server,
+            HttpOptions::default(),
+            std::future::pending(),
+        ));
         let mut client = Self {
             url: format!("http://{addr}/mcp"),
             http: reqwest::Client::builder()
@@ -400,19 +387,10 @@ fn bench_duplex(c: &mut Criterion) {
 }
 
 fn bench_http(c: &mut Criterion) {
-    for (group_name, nodelay) in [("http", false), ("http_nodelay", true)] {
-        bench_http_group(c, group_name, nodelay);
-    }
-}
-
-fn bench_http_group(c: &mut Criterion, group_name: &str, nodelay: bool) {
     let rt = runtime();
-    let mut group = c.benchmark_group(group_name);
+    let mut group = c.benchmark_group("http");
     for case in &LIST_CASES {
-        let mut client = rt.block_on(HttpClient::connect(
-            server(case.skills, case.page_size),
-            nodelay,
-        ));
+        let mut client = rt.block_on(HttpClient::connect(server(case.skills, case.page_size)));
         let params = json!({});
         let id = rt.block_on(client.round_trip("tools/list", &params));
         check_response(&client.body, id, &list_check(case.tools, case.more));
@@ -428,10 +406,10 @@ fn bench_http_group(c: &mut Criterion, group_name: &str, nodelay: bool) {
             })
         });
     }
-    let mut client = rt.block_on(HttpClient::connect(
-        server(16, skill_mcp::DEFAULT_PAGE_SIZE),
-        nodelay,
-    ));
+    let mut client = rt.block_on(HttpClient::connect(server(
+        16,
+        skill_mcp::DEFAULT_PAGE_SIZE,
+    )));
     let params = call_params();
     let id = rt.block_on(client.round_trip("tools/call", &params));
     check_response(&client.body, id, &call_check);
