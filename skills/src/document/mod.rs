@@ -1,9 +1,10 @@
 //! Contract documents: the clause tree model and how it is read from text or JSON.
 
+pub mod formats;
 mod model;
 mod parser;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub(crate) use model::{chinese_numeral, normalize_clause_id};
 pub use model::{Clause, CrossReference, DocumentStructure};
@@ -13,15 +14,10 @@ pub use parser::{find_references, parse_text, FoundReference};
 /// Why a document could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum DocumentError {
-    /// The file could not be read.
-    #[error("cannot read document `{path}`: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file could not be read as a document (missing, unreadable, empty, corrupt,
+    /// encrypted or scanned, over the size limit, or in no supported format).
+    #[error(transparent)]
+    Format(#[from] formats::FormatError),
     /// The JSON is not a document in the spec's shape.
     #[error("document `{document_id}` is not valid document JSON (expected {{document_id, clauses: [{{clause_id, title, text, children}}], definitions, ...}}): {source}")]
     Json {
@@ -44,23 +40,17 @@ pub fn parse_json(document_id: &str, json: &str) -> Result<DocumentStructure, Do
     Ok(parser::finalize_json_document(doc, document_id))
 }
 
-/// Loads a document from a file: `.json` as document JSON, anything else (`.txt`, `.md`) as
-/// text. The document id is the file stem.
+/// Loads a document from a file: `.json` as document JSON; `.docx`, `.pdf`, `.md`, `.txt`
+/// read into text by [`formats::read_document_text`] and parsed into clauses. The document
+/// id is the file stem.
 pub fn load_document(path: impl AsRef<Path>) -> Result<DocumentStructure, DocumentError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| DocumentError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let (text, format) = formats::read_document_text(path)?;
     let document_id = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("document");
-    let is_json = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
+    if format == formats::DocumentFormat::Json {
         parse_json(document_id, &text)
     } else {
         Ok(parse_text(document_id, &text))
@@ -98,7 +88,13 @@ mod tests {
     #[test]
     fn missing_file_is_an_io_error() {
         let err = load_document("/nonexistent/contract.md").unwrap_err();
-        assert!(matches!(err, DocumentError::Io { .. }));
+        assert!(matches!(
+            err,
+            DocumentError::Format(formats::FormatError {
+                kind: formats::FormatErrorKind::Io(_),
+                ..
+            })
+        ));
         assert!(err.to_string().contains("/nonexistent/contract.md"));
     }
 }

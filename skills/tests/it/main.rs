@@ -4,6 +4,8 @@
 mod checklist_review;
 mod fidic_skills;
 mod fidic_text_robustness;
+mod format_fixtures;
+mod formats;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
