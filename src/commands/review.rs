@@ -45,8 +45,8 @@ pub struct ContractOptions {
 /// Options of `skillkit review`.
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
-    /// The contract to review (`.md`, `.txt`, `.json`), or a folder whose files get their roles
-    /// by name: `checklist.json`, `criteria.json|csv`, general conditions as baseline and
+    /// The contract to review (`.docx`, `.pdf`, `.md`, `.txt`, `.json`; at most 50 MiB), or a
+    /// folder whose files get their roles by name: `checklist.json`, `criteria.json|csv`, general conditions as baseline and
     /// contract, particular conditions and employer's requirements as references.
     path: PathBuf,
     #[command(flatten)]
@@ -219,7 +219,8 @@ fn read_bundle(dir: &Path) -> Result<Bundle, CliError> {
             .map_or(name.as_str(), |(s, _)| s)
             .to_string();
         let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-        if !matches!(ext, "md" | "txt" | "json" | "csv") || stem == "readme" {
+        let document = skills::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
+        if !(document || ext == "csv") || stem == "readme" {
             continue;
         }
         if stem.contains("checklist") {
@@ -259,7 +260,7 @@ pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInpu
         let bundle = read_bundle(path)?;
         let primary = bundle.primary.ok_or_else(|| {
             CliError::Usage(format!(
-                "folder {} holds no contract (.md, .txt or .json)",
+                "folder {} holds no contract (.docx, .pdf, .md, .txt or .json)",
                 path.display()
             ))
         })?;

@@ -6,6 +6,9 @@ skill_core::link_skills!(skills);
 
 mod cli;
 mod cli_agent;
+#[path = "../../skills/tests/it/format_fixtures.rs"]
+mod format_fixtures;
+mod formats;
 mod serve;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP
