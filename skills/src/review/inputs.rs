@@ -8,7 +8,7 @@ use crate::state::{ChecklistItem, DocumentRole, ReviewDocument, ReviewState};
 /// The files and settings of a review.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReviewInputs {
-    /// The contract under review (`.md`, `.txt` or document `.json`).
+    /// The contract under review (`.docx`, `.pdf`, `.md`, `.txt` or document `.json`).
     pub primary: PathBuf,
     /// The standard form it is compared with.
     pub baseline: Option<PathBuf>,
