@@ -227,6 +227,18 @@ fn furniture_key(text: &str) -> String {
     key
 }
 
+/// Whether a line starts or ends with a bare number (a page number in a running head).
+fn has_edge_number(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let first = words.next();
+    let last = words.next_back();
+    last.is_some()
+        && [first, last]
+            .into_iter()
+            .flatten()
+            .any(|w| (1..=4).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Which lines of a page may be furniture: (index, true for the top band) of the lines
 /// nearest the top and the bottom edge within the bands.
 fn edge_lines(page: &Page) -> Vec<(usize, bool)> {
@@ -265,9 +277,16 @@ fn assemble(mut pages: Vec<Page>) -> String {
     for (page, edge) in pages.iter_mut().zip(&edges) {
         for &(i, top) in edge {
             let line = &mut page.lines[i];
+            // A running head with its page number (`Chapter 2: Scope 7`) changes with the
+            // chapter: two pages are enough.
+            let needed = if has_edge_number(&line.text) {
+                2
+            } else {
+                repeated_on
+            };
             let repeated = seen
                 .get(&(top, furniture_key(&line.text)))
-                .is_some_and(|&n| n >= repeated_on);
+                .is_some_and(|&n| n >= needed);
             if repeated || is_page_number(&line.text) {
                 line.text.clear();
             }
@@ -401,6 +420,29 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn running_heads_with_page_numbers_are_dropped() {
+        let pages = (1..=6)
+            .map(|n| {
+                let chapter = if n <= 3 {
+                    "Chapter 1: Scope"
+                } else {
+                    "Chapter 2: Price"
+                };
+                let head = format!("{chapter} {n}");
+                let body = format!("Body line {n}");
+                page(&[(30.0, &head), (100.0, &body)])
+            })
+            .collect();
+        let text = assemble(pages);
+        assert!(!text.contains("Chapter"), "{text}");
+        assert!(
+            has_edge_number("12 Libtasn1")
+                && !has_edge_number("12")
+                && !has_edge_number("1.1 Scope")
+        );
     }
 
     #[test]
