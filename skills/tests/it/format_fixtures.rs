@@ -314,12 +314,18 @@ pub fn contract_pdf(pages: usize) -> Vec<u8> {
 
 /// A PDF that opens only with the user password `secret` (RC4, 128 bits).
 pub fn encrypted_pdf() -> Vec<u8> {
+    encrypted_pdf_with("secret")
+}
+
+/// A one-page contract PDF encrypted with an owner password and this user password (empty:
+/// anyone may open it, as most "protected" PDFs).
+pub fn encrypted_pdf_with(user_password: &str) -> Vec<u8> {
     let plain = contract_pdf(1);
     let mut doc = Document::load_mem(&plain).expect("reload");
     let state = lopdf::EncryptionState::try_from(lopdf::EncryptionVersion::V2 {
         document: &doc,
         owner_password: "owner",
-        user_password: "secret",
+        user_password,
         key_length: 128,
         permissions: lopdf::Permissions::all(),
     })

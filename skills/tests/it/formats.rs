@@ -94,6 +94,12 @@ fn encrypted_and_scanned_pdfs_say_so() {
 }
 
 #[test]
+fn a_pdf_protected_only_by_an_owner_password_is_read() {
+    let text = read("protected.pdf", &encrypted_pdf_with("")).unwrap();
+    assert!(text.contains("1. Clause 1\n1.1 The Contractor"), "{text}");
+}
+
+#[test]
 fn a_pdf_without_any_text_or_image_is_empty() {
     let err = read("blank.pdf", &pdf(&[vec![], vec![]])).unwrap_err();
     assert!(matches!(err, FormatErrorKind::Empty), "{err}");
