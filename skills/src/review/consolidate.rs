@@ -126,6 +126,7 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
             at.entry(clause.clause_id.as_str()).or_insert(i);
         }
     }
+    let parties = provisions::document_parties(doc);
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     for clause in doc.iter_clauses() {
@@ -137,7 +138,7 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
         } else {
             format!("{}\n\n{}", clause.title, clause.text)
         };
-        for finding in provisions::scan_clause(&text, &state.our_party) {
+        for finding in provisions::scan_clause_for(&text, &state.our_party, &parties) {
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
                 same_family(finding.provision, &r.risk_type)

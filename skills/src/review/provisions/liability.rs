@@ -16,6 +16,7 @@ static CAP: LazyLock<Regex> = LazyLock::new(|| {
         r"|limitation\s+(?:of|on)\s+liabilit|limitations\s+of\s+liabilit|(?:cap|ceiling|limit)\s+on\s+(?:\w+\s+){0,2}liabilit",
         r"|(?:in\s+no\s+event|under\s+no\s+circumstances)[^.;]{0,200}?(?:liable|liability|responsible)",
         r"|(?:shall|will)\s+not\s+be\s+(?:liable|responsible)[^.;]{0,120}?(?:indirect|consequential|special|incidental|punitive|exemplary|lost\s+profits?|loss\s+of\s+(?:profits?|revenue|business|use|data))",
+        r"|(?:shall|will)\s+not\s+be\s+(?:held\s+)?(?:liable|responsible)\s+(?:to\s+[^.;]{0,60}?)?for\s+any",
         r"|(?:exclude|disclaim)s?\s+(?:all\s+)?(?:liability|responsibility)\s+for[^.;]{0,80}?(?:indirect|consequential)",
         r"|(?:赔偿|责任|违约金)[^。；]{0,20}(?:总额|上限|限额|最高|累计)|(?:总额|累计|最高)[^。；]{0,20}不(?:得|应)?超过[^。；]{0,30}(?:赔偿|责任|违约金)|不(?:得|应)?超过[^。；]{0,20}(?:赔偿|责任)(?:总额|上限)|(?:间接损失|可得利益|利润损失)[^。；]{0,20}不(?:承担|负责|负赔偿)",
     ))
@@ -36,7 +37,7 @@ static CARVE_OUT: LazyLock<Regex> = LazyLock::new(|| {
 static UNLIMITED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"unlimited\s+liabilit|liabilit(?:y|ies)\s+(?:shall\s+be\s+|is\s+|will\s+be\s+)?unlimited|without\s+(?:any\s+)?(?:limit|limitation|cap)\s+(?:as\s+to\s+amount|of\s+(?:its\s+)?liabilit|on\s+(?:its\s+)?liabilit)",
-        r"|no\s+(?:limit|limitation|cap)\s+(?:on|of|to)\s+(?:the\s+)?(?:\w+\s+)?liabilit|there\s+shall\s+be\s+no\s+limitation|(?:shall|will)\s+not\s+be\s+(?:subject\s+to\s+(?:any|the)\s+(?:limitation|cap)|limited)\b",
+        r"|no\s+(?:limit|limitation|cap)\s+(?:on|of|to)\s+(?:the\s+)?(?:\w+\s+)?liabilit|there\s+shall\s+be\s+no\s+limitation|(?:shall|will)\s+not\s+be\s+(?:subject\s+to\s+(?:any|the)\s+(?:limitation|cap)|limited\s+(?:in|as\s+to)\s+amount)",
         r"|(?:excludes?|limits?)\s+(?:or\s+(?:limits?|excludes?)\s+)?any\s+liabilit[^.;]{0,60}?(?:death|personal\s+injury|fraud)",
         r"|(?:fully|solely|wholly)\s+(?:liable|responsible)\s+for\s+(?:any\s+and\s+)?all\s+(?:losses|damages|claims|liabilities)|liable\s+for\s+(?:any\s+and\s+)?all\s+(?:losses|damages|costs)",
         r"|无限(?:连带)?责任|不受[^。；]{0,20}(?:限额|上限|限制)[^。；]{0,10}(?:赔偿|责任)|(?:赔偿|承担)[^。；]{0,10}(?:全部|一切|所有)(?:经济)?损失",
@@ -62,7 +63,7 @@ static LD_CAP: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words of paying.
 static PAY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bpay\b|\bpays\b|\bpaid\b|\bliable\b|\bdeduct|\bforfeit|支付|赔偿|承担").unwrap()
+    Regex::new(r"\bpay\b|\bpays\b|\bpaid\b|\bpayment|\bpayable|\bliable\b|\bdeduct|\bforfeit|\bowe|\bcharge|(?:recover|claim|receive)\s+(?:from|as)|支付|赔偿|承担|缴付|交纳").unwrap()
 });
 
 pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
@@ -107,7 +108,8 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
     if let Some(m) = find(&LIQUIDATED, s) {
         // "not liable for liquidated damages" is a cap or an exclusion, not a charge.
         let denies = lower.contains("no liquidated damages")
-            || lower.contains("not be liable for liquidated");
+            || lower.contains("not be liable for liquidated")
+            || !PAY.is_match(lower);
         if !denies {
             let following: Vec<&str> = window.next(2).iter().map(|n| n.lower.as_str()).collect();
             let capped = LD_CAP.is_match(lower)

@@ -308,6 +308,13 @@ fn ends_with_abbreviation(current: &str) -> bool {
 
 /// Scans one clause: every provision its sentences contain, weighed for `our_party`.
 pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
+    scan_clause_for(text, our_party, &[])
+}
+
+/// [`scan_clause`] knowing the document's parties ([`document_parties`]): a provision that
+/// binds a named party other than ours counts as binding the other side only when that name
+/// is one of the parties or a standard role (not an affiliate or a third party).
+pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<ProvisionFinding> {
     let sentences = split_sentences(text);
     let mut hits = Vec::new();
     for index in 0..sentences.len() {
@@ -332,18 +339,24 @@ pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
         {
             continue;
         }
-        out.push(weigh(hit, our_party));
+        out.push(weigh(hit, our_party, parties));
     }
     out
 }
 
 /// The level of a hit for `our_party`: the family's level when it binds us, both sides or
 /// an unnamed side; `low` when it binds only the other side.
-fn weigh(hit: Hit, our_party: &str) -> ProvisionFinding {
+fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
     let base = hit.level.unwrap_or_else(|| hit.provision.base_level());
     let named_is_us = match &hit.bound {
         Bound::Party(name) if !our_party.trim().is_empty() => {
-            Some(parties::same_party(name, our_party))
+            if parties::same_party(name, our_party) {
+                Some(true)
+            } else if is_standard_role(name) || known.iter().any(|p| parties::same_party(name, p)) {
+                Some(false)
+            } else {
+                None
+            }
         }
         _ => None,
     };

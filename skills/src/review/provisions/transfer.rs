@@ -20,6 +20,22 @@ static CHANGE_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// Words that name a change of control outright.
+static STRONG_CHANGE_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"change\s+(?:of|in)\s+(?:the\s+)?control|控制权[^。；]{0,6}(?:变更|变化|转移|发生变动)|实际控制人[^。；]{0,6}(?:变更|变化)").unwrap()
+});
+
+/// What a change of control leads to: a right to end the contract, a consent, a notice, an
+/// option or a deemed event.
+static COC_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"terminat|consent|approv|notif|notice|assign|transfer|deemed|option|purchase|right|trigger|accelerat|treated\s+as|liquidation\s+event|解除|终止|同意|通知|批准|视为").unwrap()
+});
+
+/// Insolvency wording, where "reorganization" or "amalgamation" is not a change of owner.
+static INSOLVENCY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"bankrupt|insolven|receiver|creditors|winding[- ]up|dissol|破产|清算").unwrap()
+});
+
 /// A restriction on assigning the contract or its rights.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -67,7 +83,17 @@ fn only_defines_control(s: &Sentence) -> bool {
 
 pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
     let s = window.this();
-    if let Some(m) = find(&CHANGE_OF_CONTROL, s).filter(|_| !only_defines_control(s)) {
+    let consequence = COC_CONSEQUENCE.is_match(&s.lower) && !INSOLVENCY.is_match(&s.lower);
+    // "Change of control" says it all; a merger or an acquisition matters when it leads to
+    // something (a right to terminate, a consent), in this sentence or its lead-in.
+    let lead_in = window
+        .previous()
+        .filter(|p| p.text.trim_end().ends_with(':'))
+        .is_some_and(|p| COC_CONSEQUENCE.is_match(&p.lower));
+    let coc = find(&STRONG_CHANGE_OF_CONTROL, s).or_else(|| {
+        find(&CHANGE_OF_CONTROL, s).filter(|_| (consequence || lead_in) && !only_defines_control(s))
+    });
+    if let Some(m) = coc {
         hits.push(Hit::new(
             Provision::ChangeOfControl,
             party_just_before(s, m.start()),
