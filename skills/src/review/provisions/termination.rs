@@ -17,10 +17,18 @@ static TERMINATE: LazyLock<Regex> = LazyLock::new(|| {
 static CONVENIENCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"for\s+(?:its|their|his|the\s+\w+'s|\w+'s)?\s*(?:own\s+)?convenience|without\s+cause|with\s+or\s+without\s+cause|for\s+any\s+reason|for\s+no\s+reason|without\s+(?:assigning|giving|stating|providing)\s+(?:any\s+)?reasons?",
-        r"|at\s+(?:its|their|his)\s+(?:sole\s+|absolute\s+)?(?:discretion|option|election)|at\s+any\s+time[^.;]{0,120}(?:by|upon|on|with|after)\s+(?:giving\s+)?(?:at\s+least\s+|not\s+less\s+than\s+|no\s+less\s+than\s+|not\s+fewer\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s+)?(?:\w+\s+)?(?:days?|weeks?|months?|years?)['’]?s?\s+(?:prior\s+|advance\s+)?(?:written\s+)?notice",
+        r"|at\s+(?:its|their|his)\s+(?:sole\s+|absolute\s+)?(?:discretion|option|election)",
         r"|(?:may|shall\s+have\s+the\s+right\s+to|is\s+entitled\s+to|will\s+have\s+the\s+right\s+to)\s+(?:voluntarily\s+)?withdraw\s+from[^.;]{0,60}at\s+any\s+time",
-        r"|(?:may|can)\s+terminate[^.;]{0,120}(?:by|upon|on)\s+(?:giving\s+)?(?:at\s+least\s+|not\s+less\s+than\s+|no\s+less\s+than\s+)?(?:\w+\s+)?(?:\(\d+\)\s+)?(?:days?|weeks?|months?|years?)['’]?s?\s+(?:prior\s+|advance\s+)?(?:written\s+)?notice",
-        r"|随时[^。；]{0,15}(?:解除|终止)|(?:无需|无须|不需)[^。；]{0,10}(?:理由|原因)[^。；]{0,15}(?:解除|终止)|(?:为|出于)(?:其)?(?:自身)?便利[^。；]{0,10}(?:解除|终止)|提前[^。；]{0,10}(?:天|日|个月)[^。；]{0,10}(?:书面)?通知[^。；]{0,15}(?:解除|终止)",
+        r"|随时[^。；]{0,15}(?:解除|终止)|(?:无需|无须|不需)[^。；]{0,10}(?:理由|原因)[^。；]{0,15}(?:解除|终止)|(?:为|出于)(?:其)?(?:自身)?便利[^。；]{0,10}(?:解除|终止)",
+    ))
+    .unwrap()
+});
+
+/// Termination on notice alone: without cause unless the sentence names one.
+static ON_NOTICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:terminat\w*|at\s+any\s+time)[^.;]{0,160}?(?:by|upon|on|with|after|giving)\s+(?:giving\s+|providing\s+|serving\s+)?(?:at\s+least\s+|not\s+less\s+than\s+|no\s+less\s+than\s+|not\s+fewer\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s+)?(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|years?)['’]?s?\s+(?:\w+\s+)?(?:prior\s+|advance\s+)?(?:written\s+)?notice",
+        r"|提前[^。；]{0,10}(?:天|日|个月)[^。；]{0,10}(?:书面)?通知[^。；]{0,15}(?:解除|终止)",
     ))
     .unwrap()
 });
@@ -28,7 +36,7 @@ static CONVENIENCE: LazyLock<Regex> = LazyLock::new(|| {
 /// A right (or an agreed way) to end the contract.
 static TERMINATION_RIGHT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?:may|can|shall\s+(?:have\s+the\s+right|be\s+entitled)|will\s+have\s+the\s+right|has\s+the\s+right|have\s+the\s+right|is\s+entitled|are\s+entitled|right\s+to|entitled\s+to|option\s+to|elect\s+to)\s+(?:\w+\s+){0,8}?(?:\(?\w+\)?\s+)?(?:terminat|cancel|withdraw|exit|end\s+this)",
+        r"(?:\bmay|\bcan|shall\s+(?:have\s+the\s+right|be\s+entitled)|will\s+have\s+the\s+right|has\s+the\s+right|have\s+the\s+right|is\s+entitled|are\s+entitled|right\s+to|entitled\s+to|option\s+to|elect\s+to)\b[^.;]{0,100}?(?:terminat|cancel|withdraw|exit|end\s+this)",
         r"|(?:may|can)\s+be\s+terminated|(?:有权|可以|可|得)[^。；]{0,20}(?:解除|终止)",
     ))
     .unwrap()
@@ -37,7 +45,7 @@ static TERMINATION_RIGHT: LazyLock<Regex> = LazyLock::new(|| {
 /// Cause: breach, default, insolvency.
 static CAUSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\bbreach|default|fails?\s+to|failure\s+to|insolven|bankrupt|liquidat|receiver|winding[- ]up|abandon|repudiat|violat|(?:cure|remedy)\b|force\s+majeure|not\s+(?:been\s+)?(?:cured|remedied)|change\s+(?:of|in)\s+control|convicted|fraud",
+        r"\bbreach|default|fails?\s+to|failure\s+to|insolven|bankrupt|liquidat|receiver|winding[- ]up|abandon|repudiat|violat|force\s+majeure|not\s+(?:been\s+)?(?:cured|remedied)|change\s+(?:of|in)\s+control|convicted|fraud",
         r"|违约|违反|未能|不能履行|破产|清算|不可抗力|拖延|逾期[^。；]{0,10}(?:未|不)",
     ))
     .unwrap()
@@ -91,8 +99,15 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
         .previous()
         .filter(|p| TERMINATE.is_match(&p.lower) && p.text.trim_end().ends_with(':'));
     let holder = |at: usize| actor_at(s, at);
-    let right = TERMINATION_RIGHT.is_match(lower);
-    if let Some(c) = find(&CONVENIENCE, s).filter(|_| right && !CAUSE.is_match(lower)) {
+    // The right may sit in a lead-in ("X may terminate the Term by notice: … (b) for
+    // convenience").
+    let right = TERMINATION_RIGHT.is_match(lower)
+        || window.previous().is_some_and(|p| {
+            TERMINATION_RIGHT.is_match(&p.lower) && p.text.trim_end().ends_with([':', ';', '：'])
+        });
+    let explicit = find(&CONVENIENCE, s);
+    let on_notice = || find(&ON_NOTICE, s).filter(|_| !CAUSE.is_match(lower));
+    if let Some(c) = explicit.or_else(on_notice).filter(|_| right) {
         let following: Vec<&str> = window.next(2).iter().map(|n| n.lower.as_str()).collect();
         let compensated =
             COMPENSATION.is_match(lower) || following.iter().any(|n| COMPENSATION.is_match(n));
