@@ -28,7 +28,7 @@ static STRONG_CHANGE_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
 /// What a change of control leads to: a right to end the contract, a consent, a notice, an
 /// option or a deemed event.
 static COC_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"terminat|consent|approv|notif|notice|assign|transfer|deemed|option|purchase|right|trigger|accelerat|treated\s+as|liquidation\s+event|解除|终止|同意|通知|批准|视为").unwrap()
+    Regex::new(r"terminat|consent|notif|notice|assign|transfer|deemed|option|purchase|right|trigger|accelerat|treated\s+as|liquidation\s+event|解除|终止|同意|通知|批准|视为").unwrap()
 });
 
 /// Insolvency wording, where "reorganization" or "amalgamation" is not a change of owner.
