@@ -32,11 +32,12 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
     let undefined = take_undefined_terms(report);
     let parties = provisions::document_parties(primary);
     let incorporated = provisions::incorporates_definitions(primary);
+    let defined_elsewhere = provisions::defined_by_reference(primary);
     if !incorporated {
         let mut listed: Vec<String> = Vec::new();
         for (term, clauses) in &undefined {
             let is_party = parties.iter().any(|p| p.eq_ignore_ascii_case(term));
-            if is_party || provisions::is_standard_role(term) {
+            if is_party || provisions::is_standard_role(term) || defined_elsewhere.contains(term) {
                 continue;
             }
             listed.push(format!("{term} ({})", clauses.join(", ")));

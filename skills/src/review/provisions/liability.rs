@@ -94,8 +94,10 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
     }
     if let Some(m) = cap {
         let bound = liable(m.start());
+        // A cap protects the liable party: it binds the side that cannot recover more.
         hits.push(Hit {
             level: Some(RiskLevel::Medium),
+            bound_benefits: true,
             ..Hit::new(
                 Provision::LiabilityCap,
                 bound,

@@ -26,7 +26,9 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use parties::{document_parties, incorporates_definitions, is_standard_role};
+pub use parties::{
+    defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
+};
 
 use super::RiskLevel;
 
@@ -372,6 +374,9 @@ fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
     };
     let whom = match (&hit.bound, hit.bound_benefits) {
         (Bound::Party(name), false) => format!(" (binds {name})"),
+        (Bound::Party(name), true) if hit.provision == Provision::LiabilityCap => {
+            format!(" (protects {name})")
+        }
         (Bound::Party(name), true) => format!(" (a right of {name})"),
         (Bound::Mutual, _) => " (binds both parties)".to_string(),
         (Bound::Unknown, _) => String::new(),

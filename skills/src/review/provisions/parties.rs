@@ -116,8 +116,25 @@ pub fn is_standard_role(term: &str) -> bool {
 
 /// Role words in English and Chinese that name the same side.
 const SAME_SIDE: &[&[&str]] = &[
-    &["contractor", "承包人", "承包方", "施工方", "施工单位"],
-    &["employer", "owner", "发包人", "发包方", "业主", "建设单位"],
+    &[
+        "contractor",
+        "承包人",
+        "承包方",
+        "承包商",
+        "总承包商",
+        "施工方",
+        "施工单位",
+    ],
+    &[
+        "employer",
+        "owner",
+        "发包人",
+        "发包方",
+        "业主",
+        "业主方",
+        "建设方",
+        "建设单位",
+    ],
     &["engineer", "监理人", "监理工程师", "工程师"],
     &[
         "investor",
@@ -215,6 +232,13 @@ const NOT_PARTIES: &[&str] = &[
     "and",
     "a",
     "an",
+    "contract",
+    "works",
+    "services",
+    "goods",
+    "products",
+    "project",
+    "price",
     "thereafter",
     "accordingly",
     "therefore",
@@ -346,6 +370,26 @@ pub fn incorporates_definitions(doc: &DocumentStructure) -> bool {
         .any(|c| INCORPORATED.is_match(&c.text) || INCORPORATED.is_match(&c.title))
 }
 
+static AS_DEFINED_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:["“]([^"”]{2,60})["”]|\b((?:[A-Z][\w'-]*\s+(?:of\s+|and\s+)?){0,4}[A-Z][\w'-]*))\s*,?\s*\(?\s*(?:as\s+(?:such\s+term\s+is\s+)?defined\s+in|(?:has|have)\s+the\s+meanings?\s+(?:given|set\s+forth|ascribed|assigned)\s+(?:to\s+(?:it|them|such\s+term)\s+)?in)"#).unwrap()
+});
+
+/// Terms the document says are defined in another document ("Deemed Liquidation Event (as
+/// defined in the Charter)", "\"Closing\" has the meaning given in the Purchase Agreement").
+pub fn defined_by_reference(doc: &DocumentStructure) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for clause in doc.iter_clauses() {
+        for c in AS_DEFINED_IN.captures_iter(&clause.text) {
+            if let Some(term) = c.get(1).or(c.get(2)) {
+                let term = term.as_str().trim();
+                let term = term.strip_prefix("The ").unwrap_or(term);
+                out.insert(term.to_string());
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +414,17 @@ mod tests {
         );
         let parties = document_parties(&doc);
         assert_eq!(&parties[..2], ["Acme", "Supplier"], "{parties:?}");
+    }
+
+    #[test]
+    fn terms_defined_by_reference_are_collected() {
+        let doc = crate::document::parse_text(
+            "t",
+            "1. Terms\n\nOn a Deemed Liquidation Event (as defined in the Charter) and the \"Closing\" has the meaning given in the Purchase Agreement.\n",
+        );
+        let terms = defined_by_reference(&doc);
+        assert!(terms.contains("Deemed Liquidation Event"), "{terms:?}");
+        assert!(terms.contains("Closing"), "{terms:?}");
     }
 
     #[test]
