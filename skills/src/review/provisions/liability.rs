@@ -61,6 +61,11 @@ static LD_CAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"maximum|not\s+(?:to\s+)?exceed|shall\s+not\s+exceed|capped|\bcap\b|\blimit(?:ed)?\s+(?:to|of)|up\s+to\s+(?:a\s+)?(?:total|maximum|aggregate)|in\s+aggregate|aggregate\s+(?:amount|liability)|最高|不超过|不得超过|上限|累计[^。；]{0,10}(?:不|以)").unwrap()
 });
 
+/// "liability of the Contractor", "责任" has no such form.
+static LIABILITY_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i:liabilit(?:y|ies))\s+of\s+(?:the\s+)?([A-Z][A-Za-z&\-]+)").unwrap()
+});
+
 /// Words of paying.
 static PAY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bpay\b|\bpays\b|\bpaid\b|\bpayment|\bpayable|\bliable\b|\bdeduct|\bforfeit|\bowe|\bcharge|(?:recover|claim|receive)\s+(?:from|as)|支付|赔偿|承担|缴付|交纳").unwrap()
@@ -93,7 +98,13 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
         ));
     }
     if let Some(m) = cap {
-        let bound = liable(m.start());
+        // "the total liability of the Contractor": the party named after "liability of".
+        let bound = match LIABILITY_OF.captures(&s.text).and_then(|c| c.get(1)) {
+            Some(name) if !name.as_str().eq_ignore_ascii_case("either") => {
+                Bound::Party(name.as_str().to_string())
+            }
+            _ => liable(m.start()),
+        };
         // A cap protects the liable party: it binds the side that cannot recover more.
         hits.push(Hit {
             level: Some(RiskLevel::Medium),

@@ -416,7 +416,7 @@ pub(crate) fn actor_before(text: &str, at: usize) -> Bound {
         .map_or(0, |(i, _)| i);
     let zone = &subject_zone[start..];
     if let Some(m) = MUTUAL.find_iter(zone).last() {
-        if zone[m.end()..].trim().split_whitespace().count() <= 3 {
+        if zone[m.end()..].split_whitespace().count() <= 3 {
             return Bound::Mutual;
         }
     }
