@@ -29,6 +29,8 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Review a contract with the skill library and print the risks found.
     Review(Box<commands::review::ReviewArgs>),
+    /// Measure the review against a labelled corpus (recall, false alarms).
+    Eval(commands::eval::EvalArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
     Serve(commands::serve::ServeArgs),
 }
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Call(args) => commands::call::run(&dispatcher, &args),
         Command::Check(args) => commands::check::run(&dispatcher, &args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
+        Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),
     };
     match outcome {

@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod check;
+pub mod eval;
 pub mod list;
 pub mod review;
 pub mod serve;

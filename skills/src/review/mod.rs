@@ -25,8 +25,11 @@
 mod agent;
 mod answer;
 mod checklist;
+mod consolidate;
+pub mod eval;
 mod inputs;
 mod prompts;
+pub mod provisions;
 mod react_prompt;
 mod report;
 mod risk;
@@ -351,7 +354,7 @@ fn run_items(
         .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
         .collect();
     let summary = summarize(&clauses);
-    ReviewReport {
+    let mut report = ReviewReport {
         document_id: state
             .primary()
             .map(|d| d.document_id.clone())
@@ -361,7 +364,9 @@ fn run_items(
         checklist_generated,
         clauses,
         summary,
-    }
+    };
+    consolidate::finalize(&mut report, &state, true);
+    report
 }
 
 /// The generated checklist without skills the state cannot feed (no reference documents:
@@ -460,14 +465,15 @@ async fn review_item(
         .into_iter()
         .enumerate()
         .map(|(n, d)| {
-            let original = if d.original_text.is_empty() {
+            // A finding about another clause or the whole agreement does not quote this one.
+            let original = if d.original_text.is_empty() && d.anchor.is_none() {
                 truncate_chars(&clause_text, 200)
             } else {
                 d.original_text
             };
             Risk {
                 id: format!("R-{}-{}", item.clause_id, n + 1),
-                clause_id: item.clause_id.clone(),
+                clause_id: d.anchor.unwrap_or_else(|| item.clause_id.clone()),
                 risk_level: d.risk_level,
                 risk_type: d.risk_type,
                 description: d.description,

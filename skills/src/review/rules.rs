@@ -45,6 +45,13 @@ use crate::sha_spa::extract_reps_warranties::WarrantiesReport;
 use crate::sha_spa::governance_check::GovernanceReport;
 use crate::sha_spa::indemnity_analysis::IndemnityReport;
 
+/// The clause id of findings about the agreement as a whole ("no quorum provision").
+pub const DOCUMENT_ANCHOR: &str = "document";
+
+/// How an `undefined_term` risk starts; the terms follow, separated by `, ` (per clause) or
+/// `; ` with their clauses (the document-level finding).
+pub const UNDEFINED_TERMS_PREFIX: &str = "Terms used but never defined: ";
+
 /// A risk before it gets its id and clause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RiskDraft {
@@ -62,6 +69,9 @@ pub struct RiskDraft {
     pub original_text: String,
     /// The skill whose output produced it.
     pub source_skill: String,
+    /// Where it belongs when that is not the clause reviewed: another clause's id, or
+    /// [`DOCUMENT_ANCHOR`] for the agreement as a whole (reported once).
+    pub anchor: Option<String>,
 }
 
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
@@ -105,7 +115,18 @@ pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft>
                 findings(&r.findings, out)
             }),
             "sha_governance_check" => typed(skill, data, &mut out, |r: &GovernanceReport, out| {
-                findings(&r.findings, out)
+                let before = out.len();
+                findings(&r.findings, out);
+                // The check reads the whole agreement: a finding without a clause is about the
+                // agreement, one with a clause belongs there, whichever clause is reviewed.
+                for (draft, finding) in out[before..].iter_mut().zip(&r.findings) {
+                    draft.anchor = Some(
+                        finding
+                            .clause_id
+                            .clone()
+                            .unwrap_or_else(|| DOCUMENT_ANCHOR.to_string()),
+                    );
+                }
             }),
             "get_clause_context"
             | "search_reference_doc"
@@ -180,6 +201,7 @@ fn draft(
         analysis,
         original_text,
         source_skill: String::new(),
+        anchor: None,
     }
 }
 
@@ -372,7 +394,7 @@ fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
             RiskLevel::Low,
             "undefined_term",
             format!(
-                "Terms used but never defined: {}",
+                "{UNDEFINED_TERMS_PREFIX}{}",
                 report.undefined_terms.join(", ")
             ),
             "an undefined term written as a defined one is open to interpretation",

@@ -1,0 +1,472 @@
+//! The provisions reviewers look for first, found in the clause text in whatever words they
+//! are written (English and Chinese): liability and its cap, liquidated damages, notice
+//! periods that bar recovery, termination for convenience and for default, site risk,
+//! change of control, assignment, drag / tag / pre-emption / first-refusal rights, reserved
+//! matters and unanimity, deadlock, non-compete, exclusivity and automatic renewal.
+//!
+//! Each family lives in a module of its own and reads one sentence at a time (a window of
+//! the next sentences where a consequence usually follows). A finding quotes the words it
+//! rests on and says whom the provision binds; [`ProvisionFinding::level`] follows from that
+//! and from the party the review acts for: a provision that binds our party (or both
+//! parties, or one the text does not name) keeps the family's level, one that only binds the
+//! other side is `low`.
+
+mod governance;
+mod liability;
+mod notice;
+mod parties;
+mod restrictive;
+mod site;
+mod termination;
+mod transfer;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use parties::{
+    defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
+};
+
+use super::RiskLevel;
+
+/// A kind of provision, named by the `risk_type` of the risks it gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Provision {
+    /// Liability with no cap, or a cap that excludes some liabilities.
+    UncappedLiability,
+    /// A cap on liability or an exclusion of indirect loss.
+    LiabilityCap,
+    /// Liquidated or delay damages (with or without a cap).
+    LiquidatedDamages,
+    /// A notice or claim period that is a condition of recovery.
+    NoticeTimeBar,
+    /// A right to end the contract without cause.
+    TerminationForConvenience,
+    /// Termination for breach, default or insolvency, and what the defaulting party pays.
+    TerminationForDefault,
+    /// Site, ground or physical conditions placed at one party's risk.
+    SiteRisk,
+    /// Rights triggered by a change of control, merger or acquisition.
+    ChangeOfControl,
+    /// A restriction on assigning or transferring the contract.
+    AssignmentRestriction,
+    /// Majority holders can force the others to sell.
+    DragAlong,
+    /// Minority holders can join a sale.
+    TagAlong,
+    /// Holders may subscribe for new shares before others.
+    PreEmption,
+    /// Right of first refusal, first offer or first negotiation.
+    FirstRefusal,
+    /// Matters that need a special consent, unanimity or a supermajority.
+    ReservedMatters,
+    /// What happens when the parties or the board cannot decide.
+    Deadlock,
+    /// A promise not to compete.
+    NonCompete,
+    /// An exclusive appointment, licence or dealing obligation.
+    Exclusivity,
+    /// Automatic renewal unless notice is given by a date.
+    RenewalNotice,
+}
+
+impl Provision {
+    /// Every provision, in report order.
+    pub const ALL: [Provision; 18] = [
+        Self::UncappedLiability,
+        Self::LiabilityCap,
+        Self::LiquidatedDamages,
+        Self::NoticeTimeBar,
+        Self::TerminationForConvenience,
+        Self::TerminationForDefault,
+        Self::SiteRisk,
+        Self::ChangeOfControl,
+        Self::AssignmentRestriction,
+        Self::DragAlong,
+        Self::TagAlong,
+        Self::PreEmption,
+        Self::FirstRefusal,
+        Self::ReservedMatters,
+        Self::Deadlock,
+        Self::NonCompete,
+        Self::Exclusivity,
+        Self::RenewalNotice,
+    ];
+
+    /// The `risk_type` of its risks.
+    pub fn risk_type(self) -> &'static str {
+        match self {
+            Self::UncappedLiability => "uncapped_liability",
+            Self::LiabilityCap => "liability_cap",
+            Self::LiquidatedDamages => "liquidated_damages",
+            Self::NoticeTimeBar => "notice_time_bar",
+            Self::TerminationForConvenience => "termination_for_convenience",
+            Self::TerminationForDefault => "termination_for_default",
+            Self::SiteRisk => "site_risk",
+            Self::ChangeOfControl => "change_of_control",
+            Self::AssignmentRestriction => "assignment_restriction",
+            Self::DragAlong => "drag_along",
+            Self::TagAlong => "tag_along",
+            Self::PreEmption => "pre_emption",
+            Self::FirstRefusal => "first_refusal",
+            Self::ReservedMatters => "reserved_matters",
+            Self::Deadlock => "deadlock",
+            Self::NonCompete => "non_compete",
+            Self::Exclusivity => "exclusivity",
+            Self::RenewalNotice => "renewal_notice",
+        }
+    }
+
+    /// The level when the provision binds our party.
+    fn base_level(self) -> RiskLevel {
+        match self {
+            Self::UncappedLiability
+            | Self::NoticeTimeBar
+            | Self::TerminationForConvenience
+            | Self::SiteRisk => RiskLevel::High,
+            _ => RiskLevel::Medium,
+        }
+    }
+}
+
+/// Whom a provision binds, as far as its words say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "party")]
+pub enum Bound {
+    /// A named party bears it.
+    Party(String),
+    /// Both (all) parties bear it ("neither party", "each party", 双方).
+    Mutual,
+    /// The text does not say.
+    Unknown,
+}
+
+/// One provision found in a clause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProvisionFinding {
+    /// The kind of provision.
+    pub provision: Provision,
+    /// Who bears it.
+    pub bound: Bound,
+    /// Whether it binds the party the review acts for (`None` when that party or the bound
+    /// party is not known).
+    pub binds_our_party: Option<bool>,
+    /// How serious it is for our party.
+    pub level: RiskLevel,
+    /// What the provision does.
+    pub description: String,
+    /// Why it matters.
+    pub reason: String,
+    /// The contract's words it rests on.
+    pub quote: String,
+}
+
+/// A sentence of a clause with its lower-cased, whitespace-collapsed form.
+pub(crate) struct Sentence {
+    /// The words as written, whitespace collapsed.
+    pub text: String,
+    /// `text` lower-cased.
+    pub lower: String,
+}
+
+/// What a family's scanner reads: the clause's sentences, one in focus.
+pub(crate) struct Window<'a> {
+    sentences: &'a [Sentence],
+    index: usize,
+}
+
+impl Window<'_> {
+    /// The sentence in focus.
+    pub(crate) fn this(&self) -> &Sentence {
+        &self.sentences[self.index]
+    }
+
+    /// Up to `n` sentences after the one in focus.
+    pub(crate) fn next(&self, n: usize) -> &[Sentence] {
+        let from = (self.index + 1).min(self.sentences.len());
+        let to = (from + n).min(self.sentences.len());
+        &self.sentences[from..to]
+    }
+
+    /// The sentence before the one in focus (a lead-in such as "may terminate as follows:").
+    pub(crate) fn previous(&self) -> Option<&Sentence> {
+        self.index
+            .checked_sub(1)
+            .and_then(|i| self.sentences.get(i))
+    }
+}
+
+/// A finding before the party it binds is weighed.
+pub(crate) struct Hit {
+    pub provision: Provision,
+    pub bound: Bound,
+    /// Whether `bound` is the party that gains from the provision (the holder of a right to
+    /// terminate), not the one that bears it.
+    pub bound_benefits: bool,
+    /// Level when it binds our party (defaults to the provision's own).
+    pub level: Option<RiskLevel>,
+    pub description: String,
+    pub reason: String,
+    pub quote: String,
+}
+
+impl Hit {
+    pub(crate) fn new(
+        provision: Provision,
+        bound: Bound,
+        description: String,
+        reason: &str,
+        quote: String,
+    ) -> Self {
+        Self {
+            provision,
+            bound,
+            bound_benefits: false,
+            level: None,
+            description,
+            reason: reason.to_string(),
+            quote,
+        }
+    }
+}
+
+/// Splits clause text into sentences: line breaks inside a sentence (PDF extractions) are
+/// joined; a sentence ends at `.`, `;`, `:` before a list, `。`, `；`, or a blank line.
+pub(crate) fn split_sentences(text: &str) -> Vec<Sentence> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<Sentence>| {
+        let text = current.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.chars().filter(|c| c.is_alphanumeric()).count() >= 3 {
+            let lower = text.to_lowercase();
+            out.push(Sentence { text, lower });
+        }
+        current.clear();
+    };
+    for paragraph in text.split("\n\n") {
+        let chars: Vec<char> = paragraph.chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            current.push(if c == '\n' { ' ' } else { c });
+            let next = chars.get(i + 1).copied();
+            let ends = match c {
+                '。' | '；' | '！' | '？' | ';' => true,
+                '.' => {
+                    next.is_none_or(char::is_whitespace)
+                        && !ends_with_abbreviation(&current)
+                        && current.chars().count() > 3
+                }
+                _ => false,
+            };
+            if ends && current.chars().count() > 12 {
+                flush(&mut current, &mut out);
+            }
+        }
+        flush(&mut current, &mut out);
+    }
+    out
+}
+
+/// "Inc.", "Ltd.", "No.", "Co.", "e.g.", a section number "4.": not the end of a sentence.
+fn ends_with_abbreviation(current: &str) -> bool {
+    let last = current
+        .trim_end_matches('.')
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    let lower = last.to_lowercase();
+    matches!(
+        lower.as_str(),
+        "inc"
+            | "ltd"
+            | "co"
+            | "corp"
+            | "no"
+            | "nos"
+            | "e.g"
+            | "i.e"
+            | "u.s"
+            | "mr"
+            | "ms"
+            | "dr"
+            | "art"
+            | "sec"
+            | "para"
+            | "st"
+            | "s.a"
+            | "n.v"
+            | "b.v"
+            | "l.p"
+            | "etc"
+            | "vs"
+            | "p.r.c"
+            | "prc"
+    ) || (!last.is_empty() && last.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        || (last.chars().count() == 1 && last.chars().all(char::is_alphabetic))
+}
+
+/// Scans one clause: every provision its sentences contain, weighed for `our_party`.
+pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
+    scan_clause_for(text, our_party, &[])
+}
+
+/// [`scan_clause`] knowing the document's parties ([`document_parties`]): a provision that
+/// binds a named party other than ours counts as binding the other side only when that name
+/// is one of the parties or a standard role (not an affiliate or a third party).
+pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<ProvisionFinding> {
+    let sentences = split_sentences(text);
+    let mut hits = Vec::new();
+    for index in 0..sentences.len() {
+        let window = Window {
+            sentences: &sentences,
+            index,
+        };
+        liability::scan(&window, &mut hits);
+        notice::scan(&window, &mut hits);
+        termination::scan(&window, &mut hits);
+        site::scan(&window, &mut hits);
+        transfer::scan(&window, &mut hits);
+        governance::scan(&window, &mut hits);
+        restrictive::scan(&window, &mut hits);
+    }
+    let mut out: Vec<ProvisionFinding> = Vec::new();
+    for hit in hits {
+        // One finding per provision and quote.
+        if out
+            .iter()
+            .any(|f| f.provision == hit.provision && f.quote == hit.quote)
+        {
+            continue;
+        }
+        out.push(weigh(hit, our_party, parties));
+    }
+    out
+}
+
+/// The level of a hit for `our_party`: the family's level when it binds us, both sides or
+/// an unnamed side; `low` when it binds only the other side.
+fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
+    let base = hit.level.unwrap_or_else(|| hit.provision.base_level());
+    let named_is_us = match &hit.bound {
+        Bound::Party(name) if !our_party.trim().is_empty() => {
+            if parties::same_party(name, our_party) {
+                Some(true)
+            } else if is_standard_role(name) || known.iter().any(|p| parties::same_party(name, p)) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    // For a right (to terminate, to buy), the party bound is the other one.
+    let binds_our_party = match (&hit.bound, named_is_us) {
+        (Bound::Mutual, _) if !our_party.trim().is_empty() => Some(true),
+        (Bound::Party(_), Some(us)) => Some(us != hit.bound_benefits),
+        _ => None,
+    };
+    let level = match binds_our_party {
+        Some(false) => RiskLevel::Low,
+        _ => base,
+    };
+    let whom = match (&hit.bound, hit.bound_benefits) {
+        (Bound::Party(name), false) => format!(" (binds {name})"),
+        (Bound::Party(name), true) if hit.provision == Provision::LiabilityCap => {
+            format!(" (protects {name})")
+        }
+        (Bound::Party(name), true) => format!(" (a right of {name})"),
+        (Bound::Mutual, _) => " (binds both parties)".to_string(),
+        (Bound::Unknown, _) => String::new(),
+    };
+    ProvisionFinding {
+        provision: hit.provision,
+        bound: hit.bound,
+        binds_our_party,
+        level,
+        description: format!("{}{whom}", hit.description),
+        reason: hit.reason,
+        quote: crate::text::truncate_chars(&hit.quote, 600),
+    }
+}
+
+static MUTUAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:neither|either|each|both|any|no|a|the other|all)\s+(?:of the\s+)?(?:part(?:y|ies)|participants?|shareholders?|members?)\b|\bthe parties\b|\bparties hereto\b|双方|任何一方|各方|合营各方|一方").unwrap()
+});
+
+/// Modal verbs after which the subject of a sentence is the party bound.
+static MODAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:'s|’s)?\s+(?:shall|will|may|must|agrees?|undertakes?|covenants?|hereby|is\s+(?:entitled|obliged|obligated|required|responsible|liable)|are\s+(?:entitled|obliged|required|responsible|liable)|has\s+the\s+right|have\s+the\s+right|bears?|assumes?|cannot|can)\b|应当|应|不得|有权|可以|须|必须|负责|承担").unwrap()
+});
+
+/// The party that is the subject of the words just before `at` (a byte offset of `text`).
+pub(crate) fn actor_before(text: &str, at: usize) -> Bound {
+    let head = &text[..at.min(text.len())];
+    // The nearest modal before `at` starts the predicate; its subject precedes it.
+    let Some(modal) = MODAL.find_iter(head).last() else {
+        return Bound::Unknown;
+    };
+    let subject_zone = &head[..modal.start()];
+    let start = subject_zone
+        .char_indices()
+        .rev()
+        .nth(60)
+        .map_or(0, |(i, _)| i);
+    let zone = &subject_zone[start..];
+    if let Some(m) = MUTUAL.find_iter(zone).last() {
+        if zone[m.end()..].split_whitespace().count() <= 3 {
+            return Bound::Mutual;
+        }
+    }
+    parties::last_party(zone).map_or(Bound::Unknown, Bound::Party)
+}
+
+/// The party that is the subject of the words before byte `lower_at` of the sentence's
+/// lower-cased text (read in the original text, whose capitals name parties).
+pub(crate) fn actor_at(sentence: &Sentence, lower_at: usize) -> Bound {
+    if sentence.text.len() == sentence.lower.len() && sentence.text.is_char_boundary(lower_at) {
+        actor_before(&sentence.text, lower_at)
+    } else {
+        subject(&sentence.text)
+    }
+}
+
+/// The party named just before byte `lower_at` of the sentence's lower-cased text ("if the
+/// Contractor fails", "the other party breaches").
+pub(crate) fn party_just_before(sentence: &Sentence, lower_at: usize) -> Bound {
+    if sentence.text.len() != sentence.lower.len() || !sentence.text.is_char_boundary(lower_at) {
+        return Bound::Unknown;
+    }
+    let head = &sentence.text[..lower_at];
+    let start = head.char_indices().rev().nth(40).map_or(0, |(i, _)| i);
+    let zone = &head[start..];
+    if let Some(m) = MUTUAL.find_iter(zone).last() {
+        if zone[m.end()..].split_whitespace().count() <= 2 {
+            return Bound::Mutual;
+        }
+    }
+    parties::last_party(zone).map_or(Bound::Unknown, Bound::Party)
+}
+
+/// The party that is the subject of the first modal verb of `text`.
+pub(crate) fn subject(text: &str) -> Bound {
+    match MODAL.find(text) {
+        Some(m) => actor_before(text, m.end()),
+        None => Bound::Unknown,
+    }
+}
+
+/// The first match of `re` in the sentence's lower-cased text.
+pub(crate) fn find<'a>(re: &Regex, sentence: &'a Sentence) -> Option<regex::Match<'a>> {
+    re.find(&sentence.lower)
+}
+
+/// A short description naming the words found.
+pub(crate) fn quoted(words: &str) -> String {
+    crate::text::truncate_chars(words.trim(), 80)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,139 @@
+use super::*;
+
+fn kinds(text: &str, our_party: &str) -> Vec<(Provision, RiskLevel)> {
+    scan_clause(text, our_party)
+        .into_iter()
+        .map(|f| (f.provision, f.level))
+        .collect()
+}
+
+fn has(text: &str, provision: Provision) -> bool {
+    kinds(text, "").iter().any(|(p, _)| *p == provision)
+}
+
+#[test]
+fn every_family_in_english_and_chinese() {
+    let cases: &[(&str, Provision)] = &[
+        ("Except for fraud or wilful misconduct, the Supplier's aggregate liability shall not exceed the fees paid.", Provision::UncappedLiability),
+        ("The Contractor shall be liable without limitation as to amount for any breach of confidentiality.", Provision::UncappedLiability),
+        ("乙方应赔偿甲方因此遭受的全部损失。", Provision::UncappedLiability),
+        ("In no event shall either party be liable for any indirect or consequential loss.", Provision::LiabilityCap),
+        ("乙方的赔偿总额不超过合同价款的百分之十。", Provision::LiabilityCap),
+        ("The Contractor shall pay delay damages of USD 5,000 for each day of delay.", Provision::LiquidatedDamages),
+        ("承包人逾期竣工的，每逾期一日按合同价款的千分之一支付违约金。", Provision::LiquidatedDamages),
+        ("The Contractor shall give notice within 28 days, failing which the Contractor shall not be entitled to any additional payment.", Provision::NoticeTimeBar),
+        ("The Contractor shall promptly, and before the conditions are disturbed, give written notice.\nNo request for an adjustment shall be allowed unless the Contractor has given the written notice required.", Provision::NoticeTimeBar),
+        ("承包人应在索赔事件发生后28天内提出索赔意向通知，逾期未提出的，视为放弃索赔权利。", Provision::NoticeTimeBar),
+        ("The Employer may terminate this Contract for convenience at any time.", Provision::TerminationForConvenience),
+        ("Either party may terminate this Agreement at any time upon ninety (90) days' prior written notice.", Provision::TerminationForConvenience),
+        ("发包人可以随时解除合同。", Provision::TerminationForConvenience),
+        ("If the Contractor fails to remedy the breach, the Employer may terminate the Contract and the Contractor shall pay the excess cost of completion.", Provision::TerminationForDefault),
+        ("因乙方违约导致合同解除的，乙方应赔偿甲方的全部损失。", Provision::TerminationForDefault),
+        ("The Contractor shall be deemed to have inspected the Site and to have satisfied itself as to the ground conditions.", Provision::SiteRisk),
+        ("地下障碍物等现场条件由承包人自行承担风险。", Provision::SiteRisk),
+        ("If the Operator undergoes a Change of Control, the Owner may terminate this Agreement.", Provision::ChangeOfControl),
+        ("一方控制权发生变更的，另一方有权解除本合同。", Provision::ChangeOfControl),
+        ("Neither party may assign this Agreement without the prior written consent of the other party.", Provision::AssignmentRestriction),
+        ("未经发包人同意，承包人不得将工程转包。", Provision::AssignmentRestriction),
+        ("Holders of 60% of the shares may require the other shareholders to sell their shares on the same terms.", Provision::DragAlong),
+        ("The Investors shall have a tag-along right on any sale by the Founders.", Provision::TagAlong),
+        ("Each Major Investor has a pro rata right to purchase new securities issued by the Company.", Provision::PreEmption),
+        ("The other shareholders shall have a right of first refusal on any transfer.", Provision::FirstRefusal),
+        ("一方转让其出资额时，他方有优先购买权。", Provision::FirstRefusal),
+        ("The following matters require the unanimous approval of the directors.", Provision::ReservedMatters),
+        ("下列事项须经出席董事会会议的董事一致通过。", Provision::ReservedMatters),
+        ("If the board is unable to reach a decision on a Reserved Matter, the matter shall be referred to the chief executives.", Provision::Deadlock),
+        ("The Seller shall not, for three years, engage in any business that competes with the Business.", Provision::NonCompete),
+        ("甲方不得从事与合营公司相竞争的业务。", Provision::NonCompete),
+        ("The Supplier appoints the Distributor as its exclusive distributor in the Territory.", Provision::Exclusivity),
+        ("甲方授予乙方在中国境内的独家代理权。", Provision::Exclusivity),
+        ("This Agreement shall automatically renew for successive one-year terms unless either party gives notice of non-renewal.", Provision::RenewalNotice),
+    ];
+    for (text, provision) in cases {
+        assert!(
+            has(text, *provision),
+            "{provision:?} not found in {text:?}: {:?}",
+            kinds(text, "")
+        );
+    }
+}
+
+#[test]
+fn ordinary_words_are_not_provisions() {
+    for text in [
+        "The courts of England shall have exclusive jurisdiction.",
+        "This is the sole and exclusive remedy of the Buyer.",
+        "Prices are exclusive of VAT.",
+        "The Contractor shall submit the programme within 28 days.",
+        "The Supplier shall deliver the Goods to the Site.",
+        "The Company grants a non-exclusive licence.",
+    ] {
+        assert!(
+            kinds(text, "").is_empty(),
+            "{text:?}: {:?}",
+            kinds(text, "")
+        );
+    }
+}
+
+#[test]
+fn levels_follow_our_party() {
+    let text = "The Contractor shall pay liquidated damages of 0.1% per day of delay, without any maximum.";
+    let text = text.replace(", without any maximum", "");
+    let level = |party: &str| {
+        scan_clause(&text, party)
+            .into_iter()
+            .find(|f| f.provision == Provision::LiquidatedDamages)
+            .map(|f| (f.level, f.binds_our_party))
+    };
+    assert_eq!(level("Contractor"), Some((RiskLevel::High, Some(true))));
+    assert_eq!(level("Employer"), Some((RiskLevel::Low, Some(false))));
+    assert_eq!(level(""), Some((RiskLevel::High, None)));
+    let tfc = "The Employer may terminate the Contract for convenience.";
+    let level = |party: &str| scan_clause(tfc, party)[0].level;
+    assert_eq!(
+        level("Contractor"),
+        RiskLevel::High,
+        "a right of the other side binds us"
+    );
+    assert_eq!(level("Employer"), RiskLevel::Low, "our own right");
+    let mutual = "Neither Party shall assign this Agreement without consent.";
+    assert_eq!(scan_clause(mutual, "Buyer")[0].level, RiskLevel::Medium);
+}
+
+#[test]
+fn findings_quote_the_words() {
+    let text = "1.1 Scope.\nThe Contractor shall give notice\nwithin 14 days, failing which no extension shall be granted.";
+    let found = scan_clause(text, "Contractor");
+    let bar = found
+        .iter()
+        .find(|f| f.provision == Provision::NoticeTimeBar)
+        .expect("time bar");
+    assert!(
+        bar.quote.contains("within 14 days, failing which"),
+        "{}",
+        bar.quote
+    );
+    assert!(
+        bar.description.contains("within 14 days"),
+        "{}",
+        bar.description
+    );
+    assert_eq!(bar.bound, Bound::Party("Contractor".into()));
+}
+
+#[test]
+fn sentences_join_broken_lines() {
+    let s = split_sentences(
+        "The Company, Inc. shall\npay the fee.  Next one here.\n\nNew paragraph text",
+    );
+    let texts: Vec<&str> = s.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "The Company, Inc. shall pay the fee.",
+            "Next one here.",
+            "New paragraph text"
+        ]
+    );
+}
