@@ -197,6 +197,48 @@ pub(crate) fn collapse_const_unions(node: &mut Value) {
     }
 }
 
+/// Rewrites every multi-type `type` (schemars' `["number", "null"]` for an `Option`) as
+/// `anyOf` branches with one `type` each. The two spellings accept the same values, but
+/// clients that map schemas onto a single-`type` dialect (MCP Inspector's strict check, the
+/// OpenAPI subset behind Gemini) reject or drop the array form. Other keywords stay beside
+/// the `anyOf`: each applies to one instance type only, so its meaning does not change.
+/// Values (`enum`, `const`, `default`, `examples`) are data and left alone.
+pub(crate) fn split_type_arrays(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if !matches!(key.as_str(), "enum" | "const" | "default" | "examples") {
+                    split_type_arrays(value);
+                }
+            }
+            let Some(Value::Array(types)) = map.get("type") else {
+                return;
+            };
+            if types.len() == 1 {
+                let only = types[0].clone();
+                map.insert("type".into(), only);
+                return;
+            }
+            let branches: Vec<Value> = types.iter().map(|t| json!({ "type": t })).collect();
+            map.remove("type");
+            let union = Value::Array(branches);
+            if !map.contains_key("anyOf") {
+                map.insert("anyOf".into(), union);
+            } else {
+                let entry = map
+                    .entry("allOf")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                match entry {
+                    Value::Array(all) => all.push(json!({ "anyOf": union })),
+                    other => *other = json!([other.take(), { "anyOf": union }]),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(split_type_arrays),
+        _ => {}
+    }
+}
+
 /// Whether the schema contains a recursive definition.
 pub(crate) fn recursion_in(schema: &Value) -> Option<String> {
     match inline_refs(schema) {
@@ -474,6 +516,97 @@ pub(crate) fn drop_null(node: &mut Value) {
                     map.entry(k).or_insert(v);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::split_type_arrays;
+
+    #[test]
+    fn nullable_types_become_single_type_branches() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "rate": { "type": ["number", "null"], "minimum": 0, "description": "d" },
+                "tags": { "type": ["array", "null"], "items": { "type": ["string", "null"] } },
+                "one": { "type": ["integer"] }
+            },
+            "$defs": { "T": { "type": ["string", "null"], "format": "date" } }
+        });
+        split_type_arrays(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "rate": {
+                        "anyOf": [{ "type": "number" }, { "type": "null" }],
+                        "minimum": 0,
+                        "description": "d"
+                    },
+                    "tags": {
+                        "anyOf": [{ "type": "array" }, { "type": "null" }],
+                        "items": { "anyOf": [{ "type": "string" }, { "type": "null" }] }
+                    },
+                    "one": { "type": "integer" }
+                },
+                "$defs": {
+                    "T": { "anyOf": [{ "type": "string" }, { "type": "null" }], "format": "date" }
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn an_existing_any_of_is_kept_and_values_are_not_rewritten() {
+        let mut schema = json!({
+            "type": ["object", "null"],
+            "anyOf": [{ "required": ["a"] }, { "required": ["b"] }],
+            "default": { "type": ["x", "y"] },
+            "enum": [{ "type": ["x", "y"] }, null],
+            "properties": { "type": { "type": "string" } }
+        });
+        split_type_arrays(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "anyOf": [{ "required": ["a"] }, { "required": ["b"] }],
+                "allOf": [{ "anyOf": [{ "type": "object" }, { "type": "null" }] }],
+                "default": { "type": ["x", "y"] },
+                "enum": [{ "type": ["x", "y"] }, null],
+                "properties": { "type": { "type": "string" } }
+            })
+        );
+    }
+
+    #[test]
+    fn accepted_values_do_not_change() {
+        let original = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": ["integer", "null"], "minimum": 1 },
+                "s": { "type": ["string", "null"], "maxLength": 3 }
+            }
+        });
+        let mut split = original.clone();
+        split_type_arrays(&mut split);
+        let before = jsonschema::validator_for(&original).unwrap();
+        let after = jsonschema::validator_for(&split).unwrap();
+        for value in [
+            json!({}),
+            json!({ "n": null, "s": null }),
+            json!({ "n": 2, "s": "abc" }),
+            json!({ "n": 0 }),
+            json!({ "n": "2" }),
+            json!({ "s": "abcd" }),
+            json!({ "s": 1 }),
+            json!({ "n": 1.5 }),
+        ] {
+            assert_eq!(before.is_valid(&value), after.is_valid(&value), "{value}");
         }
     }
 }
