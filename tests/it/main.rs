@@ -6,6 +6,8 @@ skill_core::link_skills!(skills);
 
 mod cli;
 mod cli_agent;
+mod mcp_conformance;
+mod mcp_peers;
 mod serve;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP

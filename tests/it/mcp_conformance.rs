@@ -1,0 +1,131 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`) against the
+//! fixture server `fixtures/mcp-conformance` (skills served by skill-mcp, plus the suite's
+//! fixed-name resources and prompts), for the scenarios required by the 2025-11-25 and
+//! 2026-07-28 revisions. A scenario outside the documented expected failures
+//! (`fixtures/mcp-conformance/expected-failures.yaml`, see docs/MCP-CONFORMANCE.md) fails
+//! the test, and so does an expected failure that now passes.
+//!
+//! Needs the peers of `.ci/mcp-peers.sh` (which also builds the fixture binary next to
+//! `skillkit`); without them the test says so and passes, unless `CI=true`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use crate::mcp_peers::Peers;
+
+const EXPECTED_FAILURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/mcp-conformance/expected-failures.yaml"
+);
+
+/// The spec revisions whose frozen requirement sets are run.
+const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+/// The fixture server binary (built by `cargo build -p mcp-conformance`).
+fn fixture_binary() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_BIN_EXE_skillkit")).with_file_name("mcp-conformance");
+    if path.is_file() {
+        return Some(path);
+    }
+    let why = format!(
+        "conformance fixture {} not built (cargo build -p mcp-conformance, or .ci/mcp-peers.sh)",
+        path.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why}; CI=true needs it");
+    }
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// The fixture on a free loopback port, stopped on drop.
+struct Fixture {
+    child: Child,
+    url: String,
+}
+
+impl Fixture {
+    fn start(binary: &Path) -> Self {
+        let mut child = Command::new(binary)
+            .args(["--addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} starts: {e}", binary.display()));
+        let mut banner = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut banner)
+            .unwrap();
+        let url = banner
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("no address in {banner:?}"))
+            .to_string();
+        Self { child, url }
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+/// The per-scenario lines of the suite's summary (`✓ name: N passed, 0 failed`).
+fn summary(stdout: &str) -> Vec<&str> {
+    stdout
+        .split("=== SUMMARY ===")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('✓') || l.starts_with('✗'))
+        .collect()
+}
+
+#[test]
+fn conformance_suite_passes_for_both_revisions() {
+    let Some(peers) = Peers::find() else { return };
+    let Some(binary) = fixture_binary() else {
+        return;
+    };
+    let fixture = Fixture::start(&binary);
+    let suite = peers.script("@modelcontextprotocol/conformance", "conformance");
+    let mut failures = Vec::new();
+    for revision in REVISIONS {
+        let out = peers
+            .command(&suite)
+            .args(["server", "--url", &fixture.url])
+            .args(["--requirements", revision])
+            .args(["--expected-failures", EXPECTED_FAILURES])
+            .args(["--timeout", "15000"])
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("conformance suite runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines = summary(&stdout);
+        let passed = lines.iter().filter(|l| l.starts_with('✓')).count();
+        eprintln!(
+            "conformance {revision}: {passed} of {} scenarios pass",
+            lines.len()
+        );
+        for line in &lines {
+            eprintln!("  {line}");
+        }
+        assert!(
+            !lines.is_empty(),
+            "{revision}: no summary from the suite\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        );
+        if !out.status.success() {
+            failures.push(format!(
+                "{revision}: suite exited with {} (an unexpected failure or a stale expected \
+                 failure)\nstdout:\n{stdout}\nstderr:\n{stderr}",
+                out.status
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
