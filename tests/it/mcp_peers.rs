@@ -76,12 +76,11 @@ impl Peers {
         let mut dirs = vec![bin];
         dirs.extend(std::env::split_paths(&path));
         cmd.env("PATH", std::env::join_paths(dirs).unwrap());
-        // Keep the Inspector's catalog and stored settings out of the user's home.
-        cmd.env("MCP_CATALOG_PATH", self.dir.join("catalog.json"));
-        cmd.env(
-            "MCP_CLIENT_CONFIG_PATH",
-            self.dir.join("storage/client.json"),
-        );
+        // The Inspector keeps a catalog, settings and OAuth state under ~/.mcp-inspector: a
+        // home of its own keeps the user's out of the tests and the tests out of it.
+        let home = self.dir.join("home");
+        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("{}: {e}", home.display()));
+        cmd.env("HOME", home);
         cmd
     }
 
