@@ -23,7 +23,7 @@ const EXPECTED_FAILURES: &str = concat!(
 const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
 /// The fixture server binary (built by `cargo build -p mcp-conformance`).
-fn fixture_binary() -> Option<PathBuf> {
+pub(crate) fn fixture_binary() -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_BIN_EXE_skillkit")).with_file_name("mcp-conformance");
     if path.is_file() {
         return Some(path);
@@ -40,13 +40,15 @@ fn fixture_binary() -> Option<PathBuf> {
 }
 
 /// The fixture on a free loopback port, stopped on drop.
-struct Fixture {
+pub(crate) struct Fixture {
     child: Child,
-    url: String,
+    /// The endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
 }
 
 impl Fixture {
-    fn start(binary: &Path) -> Self {
+    /// Starts the fixture on a free loopback port.
+    pub(crate) fn start(binary: &Path) -> Self {
         let mut child = Command::new(binary)
             .args(["--addr", "127.0.0.1:0"])
             // The suite probes unknown tools and methods on purpose: only errors are news.

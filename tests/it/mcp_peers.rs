@@ -231,3 +231,52 @@ fn inspector_lists_strictly_and_calls_over_http() {
         }
     }
 }
+
+/// The fixture server's `echo_json` skill has an untyped (`serde_json::Value`) and optional
+/// fields in its input and output: the MCP dialect spells them so strict mode has nothing to
+/// say, and the call's structured output still matches.
+#[test]
+fn inspector_accepts_untyped_and_optional_fields() {
+    let Some(peers) = Peers::find() else { return };
+    let Some(binary) = crate::mcp_conformance::fixture_binary() else {
+        return;
+    };
+    let fixture = crate::mcp_conformance::Fixture::start(&binary);
+    for era in ERAS {
+        let what = format!("fixture {era} tools/list");
+        let out = peers
+            .inspector()
+            .arg(&fixture.url)
+            .args(["--method", "tools/list", "--strict", "--protocol-era", era])
+            .output()
+            .expect("inspector runs");
+        let list = checked(&what, &out);
+        let tool = list["tools"]
+            .as_array()
+            .and_then(|tools| tools.iter().find(|t| t["name"] == "echo_json"))
+            .unwrap_or_else(|| panic!("{what}: echo_json listed in {list}"));
+        assert!(
+            tool["inputSchema"]["properties"]["value"]["anyOf"].is_array(),
+            "{what}: untyped value spelled out: {tool}"
+        );
+        let what = format!("fixture {era} tools/call");
+        let out = peers
+            .inspector()
+            .arg(&fixture.url)
+            .args(["--method", "tools/call", "--tool-name", "echo_json"])
+            .args([
+                "--tool-args-json",
+                r#"{"value": {"a": [1, null]}, "note": null}"#,
+            ])
+            .args(["--protocol-era", era])
+            .output()
+            .expect("inspector runs");
+        let result = checked(&what, &out);
+        assert_ne!(result["isError"], true, "{what}: {result}");
+        assert_eq!(
+            result["structuredContent"],
+            serde_json::json!({"value": {"a": [1, null]}, "note": null, "depth": 2}),
+            "{what}: {result}"
+        );
+    }
+}
