@@ -571,11 +571,25 @@ fn every_dialect_obeys_its_rules_for_every_skill() {
                 }
                 Dialect::Mcp => {
                     assert!(mcp_name(name), "{tool}: name");
-                    assert_eq!(def["inputSchema"], neutral);
+                    assert_eq!(
+                        key_set(def["inputSchema"].get("properties")),
+                        key_set(neutral.get("properties")),
+                        "{tool}: inputSchema has the neutral properties"
+                    );
+                    assert_eq!(def["inputSchema"]["required"], neutral["required"]);
                     assert_eq!(
                         def["outputSchema"]["type"], "object",
                         "{tool}: object-rooted outputSchema"
                     );
+                    for schema in ["inputSchema", "outputSchema"] {
+                        for (path, node) in nodes(&def[schema]) {
+                            assert!(
+                                !node.get("type").is_some_and(Value::is_array),
+                                "{tool}: {schema}{path} has a `type` array (clients' strict \
+                                 checks want one `type` per anyOf branch)"
+                            );
+                        }
+                    }
                     assert_eq!(def["title"], skill.name);
                 }
             }

@@ -10,6 +10,8 @@ mod eval;
 #[path = "../../skills/tests/it/format_fixtures.rs"]
 mod format_fixtures;
 mod formats;
+mod mcp_conformance;
+mod mcp_peers;
 mod serve;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP

@@ -197,6 +197,186 @@ pub(crate) fn collapse_const_unions(node: &mut Value) {
     }
 }
 
+/// Rewrites every multi-type `type` (schemars' `["number", "null"]` for an `Option`) as
+/// `anyOf` branches with one `type` each. The two spellings accept the same values, but
+/// clients that map schemas onto a single-`type` dialect (MCP Inspector's strict check, the
+/// OpenAPI subset behind Gemini) reject or drop the array form. Other keywords stay beside
+/// the `anyOf`: each applies to one instance type only, so its meaning does not change.
+/// Values (`enum`, `const`, `default`, `examples`) are data and left alone.
+pub(crate) fn split_type_arrays(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if !matches!(key.as_str(), "enum" | "const" | "default" | "examples") {
+                    split_type_arrays(value);
+                }
+            }
+            let Some(Value::Array(types)) = map.get("type") else {
+                return;
+            };
+            if types.len() == 1 {
+                let only = types[0].clone();
+                map.insert("type".into(), only);
+                return;
+            }
+            let branches: Vec<Value> = types.iter().map(|t| json!({ "type": t })).collect();
+            map.remove("type");
+            let union = Value::Array(branches);
+            if !map.contains_key("anyOf") {
+                map.insert("anyOf".into(), union);
+            } else {
+                let entry = map
+                    .entry("allOf")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                match entry {
+                    Value::Array(all) => all.push(json!({ "anyOf": union })),
+                    other => *other = json!([other.take(), { "anyOf": union }]),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(split_type_arrays),
+        _ => {}
+    }
+}
+
+/// Keywords whose value is one subschema.
+const SUBSCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "not",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+/// Keywords whose value is an array of subschemas.
+const SUBSCHEMA_ARRAY_KEYWORDS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value maps names to subschemas.
+const SUBSCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
+/// Keywords that constrain the instance (anything else is an annotation).
+const CONSTRAINING_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "format",
+    "contentMediaType",
+    "contentEncoding",
+    "contentSchema",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "items",
+    "prefixItems",
+    "contains",
+    "additionalItems",
+    "unevaluatedItems",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// Spells out the schemas that accept anything (schemars' `true` or `{"description": ..}`
+/// for a `serde_json::Value`): an `anyOf` over the six JSON types, which accepts the same
+/// values but says so, where clients' schema checks flag a bare `true` (an error in MCP
+/// Inspector's strict mode) or a schema without a constraint. A bare `false` becomes the
+/// object form `{"not": {}}`. Boolean-valued keywords (`additionalProperties: true`) stay.
+pub(crate) fn explicit_any_schemas(node: &mut Value) {
+    let Value::Object(map) = node else { return };
+    for (key, value) in map.iter_mut() {
+        let key = key.as_str();
+        if key == "items" && value.is_array() || SUBSCHEMA_ARRAY_KEYWORDS.contains(&key) {
+            if let Value::Array(items) = value {
+                items.iter_mut().for_each(|v| explicit_any_schema(v, key));
+            }
+        } else if SUBSCHEMA_KEYWORDS.contains(&key) {
+            explicit_any_schema(value, key);
+        } else if SUBSCHEMA_MAP_KEYWORDS.contains(&key) {
+            if let Value::Object(children) = value {
+                children
+                    .values_mut()
+                    .for_each(|v| explicit_any_schema(v, key));
+            }
+        }
+    }
+}
+
+/// Keywords that take `true` / `false` as their own spelling.
+const BOOLEAN_VALUED_KEYWORDS: &[&str] = &[
+    "additionalProperties",
+    "unevaluatedProperties",
+    "additionalItems",
+    "unevaluatedItems",
+];
+
+/// The schema under `keyword`: rewritten when it accepts anything, else walked.
+fn explicit_any_schema(node: &mut Value, keyword: &str) {
+    match node {
+        Value::Bool(_) if BOOLEAN_VALUED_KEYWORDS.contains(&keyword) => {}
+        Value::Bool(true) => *node = any_value(Map::new()),
+        Value::Bool(false) => *node = json!({ "not": {} }),
+        Value::Object(map) => {
+            let constrains = map
+                .keys()
+                .any(|k| CONSTRAINING_KEYWORDS.contains(&k.as_str()))
+                || (map.contains_key("if")
+                    && (map.contains_key("then") || map.contains_key("else")));
+            // `{"not": {}}` is the object form of `false`: its `{}` stays.
+            if constrains || keyword == "not" {
+                explicit_any_schemas(node);
+            } else {
+                *node = any_value(std::mem::take(map));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `annotations` (a description, a title ...) plus an `anyOf` of every JSON type.
+fn any_value(mut annotations: Map<String, Value>) -> Value {
+    let types = ["object", "array", "string", "number", "boolean", "null"];
+    annotations.insert(
+        "anyOf".into(),
+        Value::Array(types.iter().map(|t| json!({ "type": t })).collect()),
+    );
+    Value::Object(annotations)
+}
+
 /// Whether the schema contains a recursive definition.
 pub(crate) fn recursion_in(schema: &Value) -> Option<String> {
     match inline_refs(schema) {
@@ -474,6 +654,147 @@ pub(crate) fn drop_null(node: &mut Value) {
                     map.entry(k).or_insert(v);
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{explicit_any_schemas, split_type_arrays};
+
+    #[test]
+    fn schemas_that_accept_anything_say_so() {
+        let any = json!([
+            { "type": "object" }, { "type": "array" }, { "type": "string" },
+            { "type": "number" }, { "type": "boolean" }, { "type": "null" }
+        ]);
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "payload": true,
+                "documented": { "description": "Anything." },
+                "never": false,
+                "list": { "type": "array", "items": true },
+                "map": { "type": "object", "additionalProperties": true },
+                "typed": { "type": "string", "description": "Text." },
+                "nothing": { "not": {} }
+            },
+            "$defs": { "Free": {} }
+        });
+        explicit_any_schemas(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "payload": { "anyOf": any },
+                    "documented": { "description": "Anything.", "anyOf": any },
+                    "never": { "not": {} },
+                    "list": { "type": "array", "items": { "anyOf": any } },
+                    "map": { "type": "object", "additionalProperties": true },
+                    "typed": { "type": "string", "description": "Text." },
+                    "nothing": { "not": {} }
+                },
+                "$defs": { "Free": { "anyOf": any } }
+            })
+        );
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        for value in [
+            json!(1),
+            json!("x"),
+            json!(null),
+            json!([1]),
+            json!({"a": 1}),
+            json!(true),
+        ] {
+            assert!(validator.is_valid(&json!({ "payload": value, "list": [value] })));
+        }
+        assert!(!validator.is_valid(&json!({ "never": 1 })));
+    }
+
+    #[test]
+    fn nullable_types_become_single_type_branches() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "rate": { "type": ["number", "null"], "minimum": 0, "description": "d" },
+                "tags": { "type": ["array", "null"], "items": { "type": ["string", "null"] } },
+                "one": { "type": ["integer"] }
+            },
+            "$defs": { "T": { "type": ["string", "null"], "format": "date" } }
+        });
+        split_type_arrays(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "rate": {
+                        "anyOf": [{ "type": "number" }, { "type": "null" }],
+                        "minimum": 0,
+                        "description": "d"
+                    },
+                    "tags": {
+                        "anyOf": [{ "type": "array" }, { "type": "null" }],
+                        "items": { "anyOf": [{ "type": "string" }, { "type": "null" }] }
+                    },
+                    "one": { "type": "integer" }
+                },
+                "$defs": {
+                    "T": { "anyOf": [{ "type": "string" }, { "type": "null" }], "format": "date" }
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn an_existing_any_of_is_kept_and_values_are_not_rewritten() {
+        let mut schema = json!({
+            "type": ["object", "null"],
+            "anyOf": [{ "required": ["a"] }, { "required": ["b"] }],
+            "default": { "type": ["x", "y"] },
+            "enum": [{ "type": ["x", "y"] }, null],
+            "properties": { "type": { "type": "string" } }
+        });
+        split_type_arrays(&mut schema);
+        assert_eq!(
+            schema,
+            json!({
+                "anyOf": [{ "required": ["a"] }, { "required": ["b"] }],
+                "allOf": [{ "anyOf": [{ "type": "object" }, { "type": "null" }] }],
+                "default": { "type": ["x", "y"] },
+                "enum": [{ "type": ["x", "y"] }, null],
+                "properties": { "type": { "type": "string" } }
+            })
+        );
+    }
+
+    #[test]
+    fn accepted_values_do_not_change() {
+        let original = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": ["integer", "null"], "minimum": 1 },
+                "s": { "type": ["string", "null"], "maxLength": 3 }
+            }
+        });
+        let mut split = original.clone();
+        split_type_arrays(&mut split);
+        let before = jsonschema::validator_for(&original).unwrap();
+        let after = jsonschema::validator_for(&split).unwrap();
+        for value in [
+            json!({}),
+            json!({ "n": null, "s": null }),
+            json!({ "n": 2, "s": "abc" }),
+            json!({ "n": 0 }),
+            json!({ "n": "2" }),
+            json!({ "s": "abcd" }),
+            json!({ "s": 1 }),
+            json!({ "n": 1.5 }),
+        ] {
+            assert_eq!(before.is_valid(&value), after.is_valid(&value), "{value}");
         }
     }
 }

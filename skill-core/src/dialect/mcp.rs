@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::lower::{explicit_any_schemas, split_type_arrays};
 use crate::registration::SkillRegistration;
 
 /// MCP behaviour hints derived from the category (seed 004): `query`/`stats`, `validation`
@@ -80,13 +81,21 @@ pub(crate) fn is_object_schema(schema: &Value) -> bool {
     schema.get("type") == Some(&json!("object")) && schema.get("properties").is_some()
 }
 
-pub(crate) fn mcp_tool(skill: &SkillRegistration, params: Value) -> Value {
+/// The MCP tool of a skill. Multi-type `type`s (nullable fields) are written as `anyOf`
+/// branches and schemas that accept anything say so, the forms MCP clients' schema checks
+/// accept without warnings.
+pub(crate) fn mcp_tool(skill: &SkillRegistration, mut params: Value) -> Value {
+    let mut output = mcp_output_schema(skill);
+    for schema in [&mut params, &mut output] {
+        explicit_any_schemas(schema);
+        split_type_arrays(schema);
+    }
     json!({
         "name": skill.wire_name,
         "title": skill.name,
         "description": skill.description,
         "inputSchema": params,
-        "outputSchema": mcp_output_schema(skill),
+        "outputSchema": output,
         "annotations": mcp_annotations(skill),
     })
 }
