@@ -6,7 +6,7 @@ mod parser;
 use std::path::{Path, PathBuf};
 
 pub(crate) use model::{chinese_numeral, normalize_clause_id};
-pub use model::{Clause, CrossReference, DocumentStructure};
+pub use model::{Clause, CrossReference, DocumentStructure, SkippedText};
 pub(crate) use parser::quoted_terms;
 pub use parser::{find_references, parse_text, FoundReference};
 

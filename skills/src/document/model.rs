@@ -81,6 +81,31 @@ pub struct DocumentStructure {
     /// Number of clauses at every level.
     #[serde(default)]
     pub total_clauses: usize,
+    /// Unnumbered text before the first clause (title, parties, recitals), kept apart so it
+    /// is neither merged into clause 1 nor lost.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub preamble: String,
+    /// What the parser left out as not being contract text, so a reader can see why.
+    #[serde(default, skip_serializing_if = "SkippedText::is_empty")]
+    pub skipped: SkippedText,
+}
+
+/// Lines the parser did not read as contract text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedText {
+    /// Lines of a table of contents (entries repeat headings found later).
+    #[serde(default)]
+    pub table_of_contents: usize,
+    /// Page numbers and repeated page headers or footers of a PDF extraction.
+    #[serde(default)]
+    pub page_furniture: usize,
+}
+
+impl SkippedText {
+    /// Whether nothing was skipped.
+    pub fn is_empty(&self) -> bool {
+        self.table_of_contents == 0 && self.page_furniture == 0
+    }
 }
 
 impl DocumentStructure {
