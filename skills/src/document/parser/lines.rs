@@ -62,12 +62,17 @@ pub(crate) fn is_page_number(line: &str) -> bool {
     false
 }
 
-/// The key under which repeated header and footer lines are counted: the line with its digits
-/// blanked, so `Page 3 - Confidential` and `Page 4 - Confidential` count as one.
+/// The key under which repeated header and footer lines are counted: the line itself, or,
+/// when it names a page, the line with its digits blanked, so `Agreement - Page 3` and
+/// `Agreement - Page 4` count as one. Other lines that differ only in figures (`Milestone 1:
+/// 10%`, `Milestone 2: 20%`) are contract text, not furniture.
 pub(crate) fn furniture_key(line: &str) -> Option<String> {
     let len = line.chars().count();
     if !(4..=160).contains(&len) || starts_item(line) {
         return None;
+    }
+    if !line.to_ascii_lowercase().contains("page") {
+        return Some(line.to_string());
     }
     Some(
         line.chars()

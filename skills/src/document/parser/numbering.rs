@@ -37,6 +37,8 @@ pub(crate) enum Style {
     Roman,
     /// `B. Title`.
     Letter,
+    /// An unnumbered Markdown heading of this many `#` marks (`### Liquidation Preference`).
+    Markdown(u8),
 }
 
 impl Style {
@@ -50,6 +52,7 @@ impl Style {
             | Style::ChineseItem
             | Style::ChineseParen => "chinese",
             Style::Federal => "federal",
+            Style::Markdown(_) => "headings",
         }
     }
 }
@@ -76,6 +79,8 @@ pub(crate) struct Heading {
     /// Whether the title ends in a page number or dot leader (`Definitions ..... 5`), the
     /// mark of a table of contents entry.
     pub(crate) page_tail: bool,
+    /// Recognised as a numbered paragraph, which counts only in sequence (`1`, `2`, `3`).
+    pub(crate) sequenced: bool,
     /// For a single `I`, `V` or `X`: the letter reading, used when the context is letters.
     pub(crate) letter_alternative: bool,
 }
@@ -376,7 +381,8 @@ fn number_heading(line: &str) -> Option<Heading> {
     // `4.1 The Contractor shall ...` is a clause with its text on the heading line; a plain
     // `1.` or `14` must be followed by a title, so list items (`1. The Contractor shall
     // pay.`) and sentences (`14 days after ...`) stay body text.
-    if !(tail.starts_with(['.', ' ', '\t', '、', '\u{3000}', '\u{a0}']) || (dotted && cjk_next))
+    let closes = !dotted && tail.starts_with(')');
+    if !(tail.starts_with(['.', ' ', '\t', '、', '\u{3000}', '\u{a0}']) || (dotted && cjk_next) || closes)
     {
         return None;
     }
@@ -419,6 +425,54 @@ fn roman_or_letter_heading(line: &str) -> Option<Heading> {
         return None;
     }
     Some(make_heading(token.to_string(), tail, Style::Letter, false))
+}
+
+/// A numbered paragraph whose text is a sentence: `1. The Company shall ...`,
+/// `1.DGT shall pay ...`, `8) Notices`, `II. As required by Party B ...`. Read only when a
+/// document has too few headings, and kept only in sequence.
+pub(crate) fn numbered_paragraph(line: &str) -> Option<Heading> {
+    let (number, tail, style) = if line.starts_with(|c: char| c.is_ascii_digit()) {
+        let (number, tail) = take_number(line)?;
+        if number.contains('.') || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        (number, tail.strip_prefix(['.', ')'])?, Style::Number)
+    } else {
+        let end = line.find(|c: char| !c.is_ascii_uppercase())?;
+        let value = roman_value(&line[..end])?;
+        (value.to_string(), line[end..].strip_prefix('.')?, Style::Roman)
+    };
+    let text = tail.trim_start();
+    if !text.starts_with(|c: char| c.is_uppercase() || is_cjk(c) || c == '"' || c == '“') {
+        return None;
+    }
+    let mut heading = make_heading(number, tail, style, false);
+    heading.sequenced = true;
+    Some(heading)
+}
+
+/// An unnumbered Markdown heading (`### Liquidation Preference:`); its text is its id.
+pub(crate) fn markdown_heading(line: &str, level: u8) -> Option<Heading> {
+    let title = line
+        .trim_end_matches("**")
+        .trim()
+        .trim_end_matches([':', '：'])
+        .trim();
+    if level == 0 || title.is_empty() || title.chars().count() > 80 {
+        return None;
+    }
+    Some(Heading {
+        id: title.to_string(),
+        title: title.to_string(),
+        inline_text: String::new(),
+        style: Style::Markdown(level),
+        fidic_keyword: false,
+        keyword: false,
+        bare: false,
+        sequenced: false,
+        page_tail: false,
+        letter_alternative: false,
+    })
 }
 
 /// Splits `4.1.2 rest` into (`4.1.2`, ` rest`); a trailing dot is not part of the number.
@@ -531,6 +585,7 @@ fn make_heading(id: String, tail: &str, style: Style, fidic_keyword: bool) -> He
         fidic_keyword,
         keyword: false,
         bare: false,
+        sequenced: false,
         page_tail,
         letter_alternative: false,
     }

@@ -237,8 +237,13 @@ fn find_chinese_references(text: &str, out: &mut Vec<FoundReference>) {
 /// [`FoundReference::candidates`] exists; a valid reference names the clause it resolved to.
 pub(crate) fn collect_cross_references(doc: &DocumentStructure) -> Vec<CrossReference> {
     let mut by_id: HashMap<&str, &Clause> = HashMap::new();
+    let mut by_plain_number: HashMap<String, &Clause> = HashMap::new();
     for clause in doc.iter_clauses() {
         by_id.entry(clause.clause_id.as_str()).or_insert(clause);
+        let plain = without_leading_zeros(&clause.clause_id);
+        if plain != clause.clause_id {
+            by_plain_number.entry(plain).or_insert(clause);
+        }
     }
     let mut out = Vec::new();
     for clause in doc.iter_clauses() {
@@ -246,7 +251,13 @@ pub(crate) fn collect_cross_references(doc: &DocumentStructure) -> Vec<CrossRefe
             if found.target == clause.clause_id {
                 continue;
             }
-            let resolved = found.resolve(|id| by_id.get(id).copied());
+            // `Section 5.1` names a clause written `5.01` too.
+            let resolved = found.resolve(|id| {
+                by_id
+                    .get(id)
+                    .or_else(|| by_plain_number.get(id))
+                    .copied()
+            });
             out.push(CrossReference {
                 source_clause_id: clause.clause_id.clone(),
                 is_valid: resolved.is_some(),
