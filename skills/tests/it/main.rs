@@ -7,6 +7,7 @@ mod fidic_text_robustness;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
+mod parse_corpus;
 mod registry;
 mod sample_reviews;
 mod samples_common;

@@ -31,6 +31,37 @@ pub(crate) fn segments(line: &str) -> impl Iterator<Item = &str> {
     .filter(|s| !s.trim().is_empty())
 }
 
+/// Splits a line before numbers that start a paragraph run into the previous one, as PDF
+/// extractions write them: `... as follows: 1. Services ...`, `... herein. 2. Duties ...`.
+/// The pieces count as headings only in sequence, which the parser checks.
+pub(crate) fn run_in_numbers(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let mut cuts = vec![0];
+    let mut i = 1;
+    while i + 4 < bytes.len() {
+        // A sentence end, a space, 1-3 digits, a full stop, a space, a capital letter.
+        if matches!(bytes[i - 1], b'.' | b':' | b';' | b'"' | b')') && bytes[i] == b' ' {
+            let digits = bytes[i + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let at = i + 1 + digits;
+            if (1..=3).contains(&digits)
+                && bytes.get(at) == Some(&b'.')
+                && bytes.get(at + 1) == Some(&b' ')
+                && bytes.get(at + 2).is_some_and(u8::is_ascii_uppercase)
+            {
+                cuts.push(i + 1);
+                i = at + 2;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    cuts.push(line.len());
+    cuts.windows(2).map(|w| line[w[0]..w[1]].trim()).collect()
+}
+
 /// Whether a cleaned line is page furniture by its form: `Page 3`, `Page 3 of 40`, `- 3 -`,
 /// `3`, `ii`, `第 3 页`, `3/40`.
 pub(crate) fn is_page_number(line: &str) -> bool {
@@ -165,6 +196,14 @@ mod tests {
         for line in ["Page Limits", "12 months", "3.1", "Pages 3 to 5 are blank."] {
             assert!(!is_page_number(line), "{line}");
         }
+    }
+
+    #[test]
+    fn numbers_run_into_the_previous_sentence_are_cut() {
+        assert_eq!(
+            run_in_numbers("as follows: 1. Services The firm serves. 2. Duties Some 3.5 kg."),
+            ["as follows:", "1. Services The firm serves.", "2. Duties Some 3.5 kg."]
+        );
     }
 
     #[test]

@@ -118,6 +118,31 @@ fn read_structure(text: &str, mode: Mode) -> Structure<'_> {
     let mut lines: Vec<Line<'_>> = Vec::new();
     for raw_line in text.lines() {
         for segment in segments(raw_line) {
+            let pieces = if mode == Mode::NumberedParagraphs {
+                lines::run_in_numbers(segment)
+            } else {
+                vec![segment]
+            };
+            for piece in pieces {
+                push_line(&mut lines, piece, mode);
+            }
+        }
+        // Keep paragraph breaks: they separate wrapped prose from the next paragraph.
+        if raw_line.trim().is_empty() {
+            lines.push(Line {
+                text: "",
+                markdown_level: 0,
+                heading: None,
+            });
+        }
+    }
+    finish_structure(lines)
+}
+
+/// Cleans one line, recognises its heading in `mode` and adds it.
+fn push_line<'a>(lines: &mut Vec<Line<'a>>, segment: &'a str, mode: Mode) {
+    {
+        {
             let line = clean_line(segment);
             let markdown_level = segment
                 .trim_start()
@@ -137,15 +162,12 @@ fn read_structure(text: &str, mode: Mode) -> Structure<'_> {
                 heading,
             });
         }
-        // Keep paragraph breaks: they separate wrapped prose from the next paragraph.
-        if raw_line.trim().is_empty() {
-            lines.push(Line {
-                text: "",
-                markdown_level: 0,
-                heading: None,
-            });
-        }
     }
+}
+
+/// Drops what is not contract text, settles headings by context and groups body lines under
+/// their headings.
+fn finish_structure(mut lines: Vec<Line<'_>>) -> Structure<'_> {
     let mut skipped = SkippedText::default();
     let mut keep = drop_furniture(&lines, &mut skipped);
     drop_contents(&lines, &mut keep, &mut skipped);
