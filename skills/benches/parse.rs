@@ -82,7 +82,10 @@ fn bench(c: &mut Criterion) {
     for clauses in [2_000, 20_000] {
         let text = contract(clauses);
         let doc = parse_text("contract", &text);
-        assert_eq!(doc.total_clauses, clauses, "generated numbering not recovered");
+        assert_eq!(
+            doc.total_clauses, clauses,
+            "generated numbering not recovered"
+        );
         parse.bench_with_input(BenchmarkId::new("clauses", clauses), &text, |b, text| {
             b.iter(|| black_box(parse_text("contract", text)))
         });

@@ -19,7 +19,11 @@ pub(crate) struct TermIndex {
 impl TermIndex {
     /// Indexes the non-empty terms.
     pub(crate) fn new<'t>(terms: impl IntoIterator<Item = &'t String>) -> Self {
-        let terms: Vec<String> = terms.into_iter().filter(|t| !t.is_empty()).cloned().collect();
+        let terms: Vec<String> = terms
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .cloned()
+            .collect();
         let automaton = aho_corasick::AhoCorasick::new(&terms)
             .map_err(|err| tracing::warn!(error = %err, "term index not built; terms are searched one by one"))
             .ok();

@@ -6,6 +6,7 @@ skill_core::link_skills!(skills);
 
 mod cli;
 mod cli_agent;
+mod parse;
 mod serve;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP

@@ -47,14 +47,21 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn every_corpus_document_parses_into_numbered_clauses() {
     let Some(dir) = corpus() else { return };
     let files = files(&dir);
-    assert!(files.len() >= 40, "corpus has only {} documents", files.len());
+    assert!(
+        files.len() >= 40,
+        "corpus has only {} documents",
+        files.len()
+    );
     let mut problems = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let doc = load_document(path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy();
         // Words, counting each Chinese character as one.
-        let cjk = text.chars().filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c)).count();
+        let cjk = text
+            .chars()
+            .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+            .count();
         let words = text.split_whitespace().count().max(cjk);
         // A clause per 2,000 words at the least, and at least five words per clause.
         let sane = doc.total_clauses >= (words / 2000).max(3) && doc.total_clauses <= words / 5;
@@ -65,7 +72,11 @@ fn every_corpus_document_parses_into_numbered_clauses() {
             ));
         }
     }
-    assert!(problems.is_empty(), "not parsed into numbered clauses:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "not parsed into numbered clauses:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -75,7 +86,17 @@ fn chinese_model_forms_nest_articles_under_their_parts() {
     assert_eq!(doc.structure_type, "chinese");
     // 41 articles (第一条 … 第四十一条) in the conditions, each found.
     for n in 1..=41 {
-        assert!(doc.find_clause(&n.to_string()).is_some(), "article {n} missing");
+        assert!(
+            doc.find_clause(&n.to_string()).is_some(),
+            "article {n} missing"
+        );
     }
-    assert!(doc.cross_references.iter().all(|r| r.is_valid), "{:?}", doc.cross_references.iter().filter(|r| !r.is_valid).collect::<Vec<_>>());
+    assert!(
+        doc.cross_references.iter().all(|r| r.is_valid),
+        "{:?}",
+        doc.cross_references
+            .iter()
+            .filter(|r| !r.is_valid)
+            .collect::<Vec<_>>()
+    );
 }

@@ -190,7 +190,16 @@ mod tests {
 
     #[test]
     fn page_furniture_forms() {
-        for line in ["Page 3", "Page 3 of 40", "- 3 -", "12", "ii", "第 3 页", "3/40", "[7]"] {
+        for line in [
+            "Page 3",
+            "Page 3 of 40",
+            "- 3 -",
+            "12",
+            "ii",
+            "第 3 页",
+            "3/40",
+            "[7]",
+        ] {
             assert!(is_page_number(line), "{line}");
         }
         for line in ["Page Limits", "12 months", "3.1", "Pages 3 to 5 are blank."] {
@@ -202,7 +211,11 @@ mod tests {
     fn numbers_run_into_the_previous_sentence_are_cut() {
         assert_eq!(
             run_in_numbers("as follows: 1. Services The firm serves. 2. Duties Some 3.5 kg."),
-            ["as follows:", "1. Services The firm serves.", "2. Duties Some 3.5 kg."]
+            [
+                "as follows:",
+                "1. Services The firm serves.",
+                "2. Duties Some 3.5 kg."
+            ]
         );
     }
 

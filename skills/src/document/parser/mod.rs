@@ -237,16 +237,32 @@ fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedTex
         return;
     };
     let mut listed: HashSet<(Style, &str)> = HashSet::new();
-    let mut end = None;
+    let mut repeat = None;
+    let mut last_entry = start;
     for (i, line) in lines.iter().enumerate().skip(start + 1) {
         if let Some(h) = &line.heading {
             if !listed.insert((h.style, h.id.as_str())) {
-                end = Some(i);
+                repeat = Some(i);
                 break;
             }
+            last_entry = i;
         }
     }
-    let Some(end) = end else { return };
+    if repeat.is_none() {
+        return;
+    }
+    // The table ends with its last entry and the page numbers after it; text between it and
+    // the first repeated heading (the parties, the recitals) is the preamble.
+    let end = (last_entry + 1..lines.len())
+        .find(|i| {
+            let line = lines[*i].text;
+            !(line.is_empty() || is_page_number(line) || !keep[*i])
+                && !(lines[*i].heading.is_none()
+                    && numbering::looks_like_title(line)
+                    && line.chars().count() < 60
+                    && *i == last_entry + 1)
+        })
+        .unwrap_or(lines.len());
     for (k, line) in keep[start..end].iter_mut().zip(&lines[start..end]) {
         skipped.table_of_contents += usize::from(*k && !line.text.is_empty());
         *k = false;
@@ -279,7 +295,9 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
             i += 1;
             continue;
         }
-        let run_end = (i..flat.len()).find(|j| !candidate[*j]).unwrap_or(flat.len());
+        let run_end = (i..flat.len())
+            .find(|j| !candidate[*j])
+            .unwrap_or(flat.len());
         let page_tails = (i..run_end).filter(|j| flat[*j].0.page_tail).count();
         if run_end - i >= 3 || page_tails * 2 > run_end - i {
             for d in &mut drop_entry[i..run_end] {
@@ -578,7 +596,14 @@ The amount shall be 10% of the Contract Price.
         let doc = parse_text("spa", text);
         assert_eq!(
             levels(&doc),
-            [("1", 1), ("1.1", 2), ("1.2", 2), ("2", 1), ("2.1", 2), ("12A", 2)]
+            [
+                ("1", 1),
+                ("1.1", 2),
+                ("1.2", 2),
+                ("2", 1),
+                ("2.1", 2),
+                ("12A", 2)
+            ]
         );
         assert_eq!(doc.find_clause("1").unwrap().title, "DEFINITIONS");
         assert_eq!(doc.find_clause("1.1").unwrap().title, "Terms");
@@ -594,9 +619,15 @@ The amount shall be 10% of the Contract Price.
         }
         let doc = parse_text("long", &many);
         assert_eq!(doc.total_clauses, 9);
-        assert_eq!(doc.find_clause("1000").unwrap().text, "Text of clause 1000.");
+        assert_eq!(
+            doc.find_clause("1000").unwrap().text,
+            "Text of clause 1000."
+        );
         // A year at the start of a line is not clause 2019.
-        let doc = parse_text("y", "1 Term\nThe term starts in\n2019 Annual Meeting\nand ends later.");
+        let doc = parse_text(
+            "y",
+            "1 Term\nThe term starts in\n2019 Annual Meeting\nand ends later.",
+        );
         assert_eq!(ids(&doc), ["1"]);
     }
 
@@ -605,7 +636,9 @@ The amount shall be 10% of the Contract Price.
         let text = "I. Definitions\nText.\nII. Scope\nText.\nIII. Price\nText.\nIV. Term\nText.\nV. Notices\nText.";
         let doc = parse_text("r", text);
         assert_eq!(ids(&doc), ["1", "2", "3", "4", "5"]);
-        let letters: String = ('A'..='I').map(|c| format!("{c}. Heading {c}\nText.\n")).collect();
+        let letters: String = ('A'..='I')
+            .map(|c| format!("{c}. Heading {c}\nText.\n"))
+            .collect();
         let doc = parse_text("l", &letters);
         assert_eq!(ids(&doc), ["A", "B", "C", "D", "E", "F", "G", "H", "I"]);
     }
@@ -616,7 +649,15 @@ The amount shall be 10% of the Contract Price.
         let doc = parse_text("gf", text);
         assert_eq!(
             levels(&doc),
-            [("一", 1), ("1.1", 2), ("1.2", 2), ("二", 1), ("2.1", 2), ("2.1（一）", 3), ("12.3", 2)]
+            [
+                ("一", 1),
+                ("1.1", 2),
+                ("1.2", 2),
+                ("二", 1),
+                ("2.1", 2),
+                ("2.1（一）", 3),
+                ("12.3", 2)
+            ]
         );
         assert_eq!(doc.find_clause("1.1").unwrap().title, "通用条款");
         assert_eq!(doc.preamble, "建设工程施工合同");
@@ -652,7 +693,10 @@ The amount shall be 10% of the Contract Price.
         let text = "1. Definitions ........ 1\n2. Supply ........ 3\n\n1. Definitions\n\"Products\" means the goods.\n2. Supply\nThe Seller supplies.";
         let doc = parse_text("toc", text);
         assert_eq!(ids(&doc), ["1", "2"]);
-        assert_eq!(doc.find_clause("1").unwrap().text, "\"Products\" means the goods.");
+        assert_eq!(
+            doc.find_clause("1").unwrap().text,
+            "\"Products\" means the goods."
+        );
         let text = "1 Definitions\n2 Supply\n3 Price\n1 Definitions\nText one.\n2 Supply\nText two.\n3 Price\nText three.";
         let doc = parse_text("toc", text);
         assert_eq!(ids(&doc), ["1", "2", "3"]);
@@ -670,7 +714,10 @@ The amount shall be 10% of the Contract Price.
         }
         let doc = parse_text("pdf", &text);
         assert_eq!(ids(&doc), ["1", "2", "3", "4"]);
-        assert_eq!(doc.find_clause("3").unwrap().text, "The parties agree on the warranty of the goods (warranty).");
+        assert_eq!(
+            doc.find_clause("3").unwrap().text,
+            "The parties agree on the warranty of the goods (warranty)."
+        );
         assert_eq!(doc.skipped.page_furniture, 8);
         assert_eq!(doc.preamble, "Preamble of the agreement.");
     }
@@ -700,7 +747,11 @@ The amount shall be 10% of the Contract Price.
         let text = "Agreement between A and B.\n1. The Seller shall deliver the goods.\n2. The Buyer shall pay within 30 days.\n3. The Buyer may terminate on notice.\n5. A stray number.";
         let doc = parse_text("np", text);
         assert_eq!(ids(&doc), ["1", "2", "3"]);
-        assert!(doc.find_clause("3").unwrap().text.contains("5. A stray number."));
+        assert!(doc
+            .find_clause("3")
+            .unwrap()
+            .text
+            .contains("5. A stray number."));
         let text = "# Term Sheet\n\n## Offering Terms\n\n### Securities:\n\nSeries Seed.\n\n### Price:\n\n$1.00 per share.\n\n## Other Terms\n\n### Expenses:\n\nEach party pays its own.";
         let doc = parse_text("ts", text);
         assert_eq!(
@@ -724,7 +775,13 @@ The amount shall be 10% of the Contract Price.
         let refs: Vec<(&str, &str, bool)> = doc
             .cross_references
             .iter()
-            .map(|r| (r.reference_text.as_str(), r.target_clause_id.as_str(), r.is_valid))
+            .map(|r| {
+                (
+                    r.reference_text.as_str(),
+                    r.target_clause_id.as_str(),
+                    r.is_valid,
+                )
+            })
             .collect();
         assert_eq!(
             refs,

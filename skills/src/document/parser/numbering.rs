@@ -196,7 +196,10 @@ const KEYWORDS: [(&str, Style, bool); 9] = [
 /// `Sub-Clause 20.1 Title`, `Clause 14 Title`, `Section 5.1`, `ARTICLE V`, `Article 5`,
 /// `PART II`, `Chapter 3`.
 fn keyword_heading(line: &str) -> Option<Heading> {
-    let lower = line.get(..12.min(line.len())).unwrap_or(line).to_ascii_lowercase();
+    let lower = line
+        .get(..12.min(line.len()))
+        .unwrap_or(line)
+        .to_ascii_lowercase();
     let (prefix, style, fidic) = KEYWORDS
         .iter()
         .find(|(prefix, _, _)| lower.starts_with(prefix))?;
@@ -220,8 +223,7 @@ fn keyword_heading(line: &str) -> Option<Heading> {
     // "Clause 14 shall apply ...", "Section 5.1, the Buyer ..." and "Section 5.1(a) of" are
     // sentences, not headings.
     let after_number = tail.trim_start_matches([' ', '\t', '\u{a0}']);
-    if after_number.starts_with(|c: char| c.is_lowercase() || matches!(c, ',' | ';' | '(' | ')'))
-    {
+    if after_number.starts_with(|c: char| c.is_lowercase() || matches!(c, ',' | ';' | '(' | ')')) {
         return None;
     }
     let title = trim_separators(tail);
@@ -277,7 +279,20 @@ fn chinese_heading(line: &str) -> Option<Heading> {
 fn is_chinese_digit(c: char) -> bool {
     matches!(
         c,
-        '零' | '〇' | '一' | '二' | '两' | '三' | '四' | '五' | '六' | '七' | '八' | '九' | '十' | '百' | '千'
+        '零' | '〇'
+            | '一'
+            | '二'
+            | '两'
+            | '三'
+            | '四'
+            | '五'
+            | '六'
+            | '七'
+            | '八'
+            | '九'
+            | '十'
+            | '百'
+            | '千'
     )
 }
 
@@ -301,15 +316,18 @@ fn chinese_item_heading(line: &str) -> Option<Heading> {
     if title.is_empty() || !looks_like_title(title) {
         return None;
     }
-    Some(make_heading(inner.to_string(), tail, Style::ChineseItem, false))
+    Some(make_heading(
+        inner.to_string(),
+        tail,
+        Style::ChineseItem,
+        false,
+    ))
 }
 
 /// `（一）定义` and `(一) 定义`: a heading only when what follows is a short title; a
 /// sentence after it (`（一）甲方应当……。`) is a list item and stays in the clause text.
 fn chinese_paren_heading(line: &str) -> Option<Heading> {
-    let rest = line
-        .strip_prefix('（')
-        .or_else(|| line.strip_prefix('('))?;
+    let rest = line.strip_prefix('（').or_else(|| line.strip_prefix('('))?;
     let end = rest.find(['）', ')'])?;
     let inner = &rest[..end];
     if inner.is_empty() || !inner.chars().all(is_chinese_digit) {
@@ -382,7 +400,9 @@ fn number_heading(line: &str) -> Option<Heading> {
     // `1.` or `14` must be followed by a title, so list items (`1. The Contractor shall
     // pay.`) and sentences (`14 days after ...`) stay body text.
     let closes = !dotted && tail.starts_with(')');
-    if !(tail.starts_with(['.', ' ', '\t', '、', '\u{3000}', '\u{a0}']) || (dotted && cjk_next) || closes)
+    if !(tail.starts_with(['.', ' ', '\t', '、', '\u{3000}', '\u{a0}'])
+        || (dotted && cjk_next)
+        || closes)
     {
         return None;
     }
@@ -440,7 +460,11 @@ pub(crate) fn numbered_paragraph(line: &str) -> Option<Heading> {
     } else {
         let end = line.find(|c: char| !c.is_ascii_uppercase())?;
         let value = roman_value(&line[..end])?;
-        (value.to_string(), line[end..].strip_prefix('.')?, Style::Roman)
+        (
+            value.to_string(),
+            line[end..].strip_prefix('.')?,
+            Style::Roman,
+        )
     };
     let text = tail.trim_start();
     if !text.starts_with(|c: char| c.is_uppercase() || is_cjk(c) || c == '"' || c == '“') {
@@ -489,8 +513,7 @@ pub(crate) fn take_number(text: &str) -> Option<(String, &str)> {
             if part_len > 4 {
                 return None;
             }
-        } else if b == b'.' && part_len > 0 && bytes.get(end + 1).is_some_and(u8::is_ascii_digit)
-        {
+        } else if b == b'.' && part_len > 0 && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
             part_len = 0;
             first_part = false;
         } else if b.is_ascii_uppercase()
@@ -513,8 +536,10 @@ pub(crate) fn take_number(text: &str) -> Option<(String, &str)> {
 
 /// Removes the punctuation between a number and its title.
 fn trim_separators(text: &str) -> &str {
-    text.trim_start_matches(['.', ':', '：', ')', '、', ' ', '\t', '\u{3000}', '\u{a0}', '-', '–', '—'])
-        .trim()
+    text.trim_start_matches([
+        '.', ':', '：', ')', '、', ' ', '\t', '\u{3000}', '\u{a0}', '-', '–', '—',
+    ])
+    .trim()
 }
 
 /// Whether text reads like a heading: short, capitalised or Chinese, not a sentence.
@@ -536,7 +561,7 @@ fn short_title(text: &str) -> bool {
     let Some(title) = text.strip_suffix('.') else {
         return false;
     };
-    title.split_whitespace().count() <= 6 && is_english_title(title)
+    !title.contains(". ") && title.split_whitespace().count() <= 6 && is_english_title(title)
 }
 
 fn is_english_title(title: &str) -> bool {
@@ -631,14 +656,26 @@ mod tests {
             ))
         );
         assert_eq!(id("Section 5.1 Payment"), Some("5.1".into()));
-        assert_eq!(heading("ARTICLE V").map(|h| (h.0, h.2)), Some(("5".into(), Style::Article)));
+        assert_eq!(
+            heading("ARTICLE V").map(|h| (h.0, h.2)),
+            Some(("5".into(), Style::Article))
+        );
         assert_eq!(id("Article 5 - Term"), Some("5".into()));
         assert_eq!(id("5.1.1 Invoices"), Some("5.1.1".into()));
         assert_eq!(id("1000 Final Provisions"), Some("1000".into()));
         assert_eq!(id("12A Additional Covenants"), Some("12A".into()));
-        assert_eq!(heading("PART II GENERAL").map(|h| h.0), Some("Part 2".into()));
-        assert_eq!(heading("IV. Term").map(|h| (h.0, h.2)), Some(("4".into(), Style::Roman)));
-        assert_eq!(heading("B. Recitals").map(|h| (h.0, h.2)), Some(("B".into(), Style::Letter)));
+        assert_eq!(
+            heading("PART II GENERAL").map(|h| h.0),
+            Some("Part 2".into())
+        );
+        assert_eq!(
+            heading("IV. Term").map(|h| (h.0, h.2)),
+            Some(("4".into(), Style::Roman))
+        );
+        assert_eq!(
+            heading("B. Recitals").map(|h| (h.0, h.2)),
+            Some(("B".into(), Style::Letter))
+        );
         assert_eq!(id("1.1"), Some("1.1".into()));
         assert_eq!(id("5."), Some("5".into()));
     }
@@ -664,7 +701,10 @@ mod tests {
         assert_eq!(id("第一条 定义"), Some("1".into()));
         assert_eq!(id("第1条 定义"), Some("1".into()));
         assert_eq!(id("第十四条"), Some("14".into()));
-        assert_eq!(heading("第一章 总则").map(|h| (h.0, h.2)), Some(("第1章".into(), Style::Part)));
+        assert_eq!(
+            heading("第一章 总则").map(|h| (h.0, h.2)),
+            Some(("第1章".into(), Style::Part))
+        );
         assert_eq!(id("第二节 工期"), Some("第2节".into()));
         assert_eq!(
             heading("一、词语定义及合同文件"),

@@ -252,12 +252,8 @@ pub(crate) fn collect_cross_references(doc: &DocumentStructure) -> Vec<CrossRefe
                 continue;
             }
             // `Section 5.1` names a clause written `5.01` too.
-            let resolved = found.resolve(|id| {
-                by_id
-                    .get(id)
-                    .or_else(|| by_plain_number.get(id))
-                    .copied()
-            });
+            let resolved =
+                found.resolve(|id| by_id.get(id).or_else(|| by_plain_number.get(id)).copied());
             out.push(CrossReference {
                 source_clause_id: clause.clause_id.clone(),
                 is_valid: resolved.is_some(),
@@ -274,7 +270,10 @@ mod tests {
     use super::*;
 
     fn targets(text: &str) -> Vec<String> {
-        find_references(text).into_iter().map(|r| r.target).collect()
+        find_references(text)
+            .into_iter()
+            .map(|r| r.target)
+            .collect()
     }
 
     #[test]
