@@ -141,28 +141,24 @@ fn read_structure(text: &str, mode: Mode) -> Structure<'_> {
 
 /// Cleans one line, recognises its heading in `mode` and adds it.
 fn push_line<'a>(lines: &mut Vec<Line<'a>>, segment: &'a str, mode: Mode) {
-    {
-        {
-            let line = clean_line(segment);
-            let markdown_level = segment
-                .trim_start()
-                .bytes()
-                .take_while(|b| *b == b'#')
-                .count()
-                .min(6) as u8;
-            let folded = fold_width(line);
-            let heading = parse_heading(&folded).or_else(|| match mode {
-                Mode::Headings => None,
-                Mode::NumberedParagraphs => numbering::numbered_paragraph(&folded),
-                Mode::Markdown => numbering::markdown_heading(line, markdown_level),
-            });
-            lines.push(Line {
-                text: line,
-                markdown_level,
-                heading,
-            });
-        }
-    }
+    let line = clean_line(segment);
+    let markdown_level = segment
+        .trim_start()
+        .bytes()
+        .take_while(|b| *b == b'#')
+        .count()
+        .min(6) as u8;
+    let folded = fold_width(line);
+    let heading = parse_heading(&folded).or_else(|| match mode {
+        Mode::Headings => None,
+        Mode::NumberedParagraphs => numbering::numbered_paragraph(&folded),
+        Mode::Markdown => numbering::markdown_heading(line, markdown_level),
+    });
+    lines.push(Line {
+        text: line,
+        markdown_level,
+        heading,
+    });
 }
 
 /// Drops what is not contract text, settles headings by context and groups body lines under
