@@ -27,6 +27,8 @@ enum Command {
     Call(commands::call::CallArgs),
     /// Check the registry, the tool conventions and the contracts between packs.
     Check(commands::check::CheckArgs),
+    /// Print the clause tree a review will use: numbers, titles, levels, terms, references.
+    Parse(commands::parse::ParseArgs),
     /// Review a contract with the skill library and print the risks found.
     Review(Box<commands::review::ReviewArgs>),
     /// Measure the review against a labelled corpus (recall, false alarms).
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::Tools(args) => commands::tools::run(&dispatcher, &args),
         Command::Call(args) => commands::call::run(&dispatcher, &args),
         Command::Check(args) => commands::check::run(&dispatcher, &args),
+        Command::Parse(args) => commands::parse::run(&args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),

@@ -6,6 +6,63 @@ pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{3400}'..='\u{4DBF}' | '\u{F900}'..='\u{FAFF}')
 }
 
+/// Every term of a fixed list, found in a text in one pass: the defined terms of a document,
+/// looked for in each of its clauses. Matching is as [`contains_term`]'s (whole words, any
+/// position for Chinese terms), but the cost is the length of the text, not the length of the
+/// text times the number of terms, which made reviews of long contracts quadratic.
+#[derive(Debug)]
+pub(crate) struct TermIndex {
+    terms: Vec<String>,
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl TermIndex {
+    /// Indexes the non-empty terms.
+    pub(crate) fn new<'t>(terms: impl IntoIterator<Item = &'t String>) -> Self {
+        let terms: Vec<String> = terms
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .cloned()
+            .collect();
+        let automaton = aho_corasick::AhoCorasick::new(&terms)
+            .map_err(|err| tracing::warn!(error = %err, "term index not built; terms are searched one by one"))
+            .ok();
+        Self { terms, automaton }
+    }
+
+    /// The indexed terms that occur in `text`, each once.
+    pub(crate) fn found_in(&self, text: &str) -> std::collections::BTreeSet<&str> {
+        let Some(automaton) = &self.automaton else {
+            return self
+                .terms
+                .iter()
+                .filter(|t| contains_term(text, t))
+                .map(String::as_str)
+                .collect();
+        };
+        let mut found = std::collections::BTreeSet::new();
+        for m in automaton.find_overlapping_iter(text) {
+            let term = &self.terms[m.pattern().as_usize()];
+            if found.contains(term.as_str()) {
+                continue;
+            }
+            let whole_word = term.chars().any(is_cjk)
+                || (text[..m.start()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric())
+                    && text[m.end()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric()));
+            if whole_word {
+                found.insert(term.as_str());
+            }
+        }
+        found
+    }
+}
+
 /// Whether `term` occurs in `text` as a whole word (any position for Chinese terms).
 pub(crate) fn contains_term(text: &str, term: &str) -> bool {
     if term.is_empty() {

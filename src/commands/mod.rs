@@ -4,6 +4,7 @@ pub mod call;
 pub mod check;
 pub mod eval;
 pub mod list;
+pub mod parse;
 pub mod review;
 pub mod serve;
 pub mod tools;

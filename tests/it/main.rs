@@ -12,6 +12,7 @@ mod format_fixtures;
 mod formats;
 mod mcp_conformance;
 mod mcp_peers;
+mod parse;
 mod serve;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP

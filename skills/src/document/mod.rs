@@ -7,7 +7,9 @@ mod parser;
 use std::path::Path;
 
 pub(crate) use model::{chinese_numeral, normalize_clause_id};
-pub use model::{Clause, CrossReference, DocumentStructure};
+pub use model::{
+    Clause, ClauseOutline, CrossReference, DocumentOutline, DocumentStructure, SkippedText,
+};
 pub(crate) use parser::quoted_terms;
 pub use parser::{find_references, parse_text, FoundReference};
 

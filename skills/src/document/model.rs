@@ -81,6 +81,31 @@ pub struct DocumentStructure {
     /// Number of clauses at every level.
     #[serde(default)]
     pub total_clauses: usize,
+    /// Unnumbered text before the first clause (title, parties, recitals), kept apart so it
+    /// is neither merged into clause 1 nor lost.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub preamble: String,
+    /// What the parser left out as not being contract text, so a reader can see why.
+    #[serde(default, skip_serializing_if = "SkippedText::is_empty")]
+    pub skipped: SkippedText,
+}
+
+/// Lines the parser did not read as contract text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedText {
+    /// Lines of a table of contents (entries repeat headings found later).
+    #[serde(default)]
+    pub table_of_contents: usize,
+    /// Page numbers and repeated page headers or footers of a PDF extraction.
+    #[serde(default)]
+    pub page_furniture: usize,
+}
+
+impl SkippedText {
+    /// Whether nothing was skipped.
+    pub fn is_empty(&self) -> bool {
+        self.table_of_contents == 0 && self.page_furniture == 0
+    }
 }
 
 impl DocumentStructure {
@@ -119,6 +144,84 @@ impl DocumentStructure {
     }
 }
 
+/// One clause as `skillkit parse` shows it: where it sits, how long it is, which terms it
+/// defines and which references it makes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ClauseOutline {
+    /// Clause number.
+    pub clause_id: String,
+    /// Heading text.
+    pub title: String,
+    /// Depth, 1 for top-level clauses.
+    pub level: u32,
+    /// Characters of the clause's own text.
+    pub length: usize,
+    /// Terms this clause defines (`"Works" means ...`).
+    pub defined_terms: Vec<String>,
+    /// References this clause makes, each resolved or broken.
+    pub references: Vec<CrossReference>,
+}
+
+/// The clause tree a review uses, flattened in document order, with what the parser skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct DocumentOutline {
+    /// Identifier of the document.
+    pub document_id: String,
+    /// Numbering style found.
+    pub structure_type: String,
+    /// Number of clauses at every level.
+    pub total_clauses: usize,
+    /// Characters of unnumbered text before the first clause.
+    pub preamble_length: usize,
+    /// Number of defined terms in the whole document.
+    pub defined_terms: usize,
+    /// References that resolve to no clause.
+    pub broken_references: usize,
+    /// Lines left out as table of contents or page furniture.
+    pub skipped: SkippedText,
+    /// Every clause, depth first.
+    pub clauses: Vec<ClauseOutline>,
+}
+
+impl DocumentStructure {
+    /// The clause tree as `skillkit parse` prints it. Linear in the size of the document.
+    pub fn outline(&self) -> DocumentOutline {
+        let mut references: std::collections::HashMap<&str, Vec<CrossReference>> =
+            std::collections::HashMap::new();
+        for reference in &self.cross_references {
+            references
+                .entry(reference.source_clause_id.as_str())
+                .or_default()
+                .push(reference.clone());
+        }
+        let clauses = self
+            .iter_clauses()
+            .map(|clause| ClauseOutline {
+                clause_id: clause.clause_id.clone(),
+                title: clause.title.clone(),
+                level: clause.level,
+                length: clause.text.chars().count(),
+                defined_terms: super::parser::extract_definitions(&clause.text)
+                    .into_keys()
+                    .collect(),
+                references: references
+                    .remove(clause.clause_id.as_str())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        DocumentOutline {
+            document_id: self.document_id.clone(),
+            structure_type: self.structure_type.clone(),
+            total_clauses: self.total_clauses,
+            preamble_length: self.preamble.chars().count(),
+            defined_terms: self.definitions.len(),
+            broken_references: self.cross_references.iter().filter(|r| !r.is_valid).count(),
+            skipped: self.skipped.clone(),
+            clauses,
+        }
+    }
+}
+
 /// Strips decoration from a clause reference: `Sub-Clause 20.1` -> `20.1`,
 /// `Clause 14` -> `14`, `Article 5` -> `5`, `第4.1条` -> `4.1`, `第十四条` -> `14`.
 pub(crate) fn normalize_clause_id(raw: &str) -> String {
@@ -137,7 +240,15 @@ pub(crate) fn normalize_clause_id(raw: &str) -> String {
         }
     }
     if let Some(inner) = trimmed.strip_prefix('第') {
-        let inner = inner.trim_end_matches(['条', '款', '章']).trim();
+        // Chapters and sections keep their marker: `第一章` is `第1章`, not article 1.
+        for marker in ["章", "节", "部分"] {
+            if let Some(number) = inner.strip_suffix(marker) {
+                let number = chinese_numeral(number.trim())
+                    .map_or_else(|| number.trim().to_string(), |n| n.to_string());
+                return format!("第{number}{marker}");
+            }
+        }
+        let inner = inner.trim_end_matches(['条', '款']).trim();
         if let Some(n) = chinese_numeral(inner) {
             return n.to_string();
         }
@@ -197,6 +308,7 @@ mod tests {
         assert_eq!(normalize_clause_id("第4.1条"), "4.1");
         assert_eq!(normalize_clause_id("第十四条"), "14");
         assert_eq!(normalize_clause_id("4.1"), "4.1");
+        assert_eq!(normalize_clause_id("第一章"), "第1章");
     }
 
     #[test]

@@ -73,12 +73,12 @@ pub fn cross_reference_check(
         if found.target == clause.clause_id {
             continue;
         }
-        let (status, title) = match doc.clause(&found.target) {
+        let (status, title) = match found.resolve(|id| doc.clause(id)) {
             Some(target) if is_deletion_marker(&target.text) && target.children.is_empty() => {
                 (ReferenceStatus::Deleted, target.title.clone())
             }
             Some(target) => (ReferenceStatus::Resolved, target.title.clone()),
-            None => match baseline.and_then(|b| b.clause(&found.target)) {
+            None => match baseline.and_then(|b| found.resolve(|id| b.clause(id))) {
                 Some(target) => (ReferenceStatus::ResolvedInBaseline, target.title.clone()),
                 None => (ReferenceStatus::Broken, String::new()),
             },

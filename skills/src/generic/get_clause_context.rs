@@ -6,7 +6,6 @@ use super::ClauseRef;
 use crate::document::find_references;
 use crate::index::lookup_for;
 use crate::state::ReviewState;
-use crate::text::contains_term;
 
 /// A clause in its setting, ready to analyse.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -61,11 +60,9 @@ pub fn get_clause_context(
     let next = position.and_then(|i| siblings.get(i + 1));
     let full_text = doc.full_text(&clause.clause_id).unwrap_or_default();
     let defined_terms_used: Vec<String> = doc
-        .structure
-        .definitions
-        .keys()
-        .filter(|term| contains_term(&full_text, term))
-        .cloned()
+        .defined_terms_in(&full_text)
+        .into_iter()
+        .map(str::to_string)
         .collect();
     let mut referenced_clauses: Vec<String> = Vec::new();
     for found in find_references(&full_text) {

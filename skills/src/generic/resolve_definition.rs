@@ -47,23 +47,36 @@ pub fn resolve_definition(
     review: Inject<ReviewState>,
 ) -> Result<DefinitionResolution, SkillError> {
     let lookup = lookup_for(&review.0);
-    let doc = lookup.primary_or_not_found()?;
-    let clause = doc.clause_or_not_found(&clause_id)?;
-    let text = doc.full_text(&clause.clause_id).unwrap_or_default();
-    let doc = doc.structure;
+    let contract = lookup.primary_or_not_found()?;
+    let clause = contract.clause_or_not_found(&clause_id)?;
+    let text = contract.full_text(&clause.clause_id).unwrap_or_default();
+    let doc = contract.structure;
     let baseline_definitions = review.baseline().map(|b| &b.definitions);
 
     let mut definitions = Vec::new();
     let mut seen = BTreeSet::new();
+    // Terms found by one pass over the text (not one search per defined term).
     let sources = [
-        ("contract", Some(&doc.definitions)),
-        ("baseline", baseline_definitions),
+        ("contract", Some(&doc.definitions), Some(contract)),
+        ("baseline", baseline_definitions, lookup.baseline()),
     ];
-    for (source, defs) in sources {
-        for (term, definition) in defs.into_iter().flatten() {
-            if contains_term(&text, term) && seen.insert(term.clone()) {
+    for (source, defs, indexed) in sources {
+        let Some(defs) = defs else { continue };
+        let used: Vec<&str> = match indexed {
+            Some(indexed) => indexed.defined_terms_in(&text).into_iter().collect(),
+            None => defs
+                .keys()
+                .filter(|t| contains_term(&text, t))
+                .map(String::as_str)
+                .collect(),
+        };
+        for term in used {
+            let Some(definition) = defs.get(term) else {
+                continue;
+            };
+            if seen.insert(term.to_string()) {
                 definitions.push(ResolvedTerm {
-                    term: term.clone(),
+                    term: term.to_string(),
                     definition: definition.clone(),
                     source: source.to_string(),
                 });

@@ -13,11 +13,14 @@ use skill_core::SkillError;
 
 use crate::document::{normalize_clause_id, Clause, DocumentStructure};
 use crate::state::{DocumentRole, ReviewState};
+use crate::text::TermIndex;
 
 /// Paths (child indexes from the roots) of every clause of one document, by id.
 #[derive(Debug, Default)]
 pub(super) struct DocumentLookup {
     paths: HashMap<String, Box<[u32]>>,
+    /// The document's defined terms, to find those a clause uses in one pass.
+    terms: Option<TermIndex>,
 }
 
 impl DocumentLookup {
@@ -36,7 +39,10 @@ impl DocumentLookup {
         }
         let mut paths = HashMap::new();
         walk(&doc.clauses, &mut Vec::new(), &mut paths);
-        Self { paths }
+        Self {
+            paths,
+            terms: Some(TermIndex::new(doc.definitions.keys())),
+        }
     }
 
     fn path(&self, clause_id: &str) -> Option<&[u32]> {
@@ -91,6 +97,20 @@ impl<'a> Doc<'a> {
     /// Text of the clause and all its sub-clauses.
     pub(crate) fn full_text(&self, clause_id: &str) -> Option<String> {
         self.clause(clause_id).map(Clause::full_text)
+    }
+
+    /// The document's defined terms that `text` uses, as whole words, in term order.
+    pub(crate) fn defined_terms_in(&self, text: &str) -> std::collections::BTreeSet<&'a str> {
+        match &self.lookup.terms {
+            Some(index) => index.found_in(text),
+            None => self
+                .structure
+                .definitions
+                .keys()
+                .filter(|t| crate::text::contains_term(text, t))
+                .map(String::as_str)
+                .collect(),
+        }
     }
 }
 

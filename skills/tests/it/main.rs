@@ -9,6 +9,7 @@ mod formats;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
+mod parse_corpus;
 mod registry;
 mod sample_reviews;
 mod samples_common;

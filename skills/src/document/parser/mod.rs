@@ -18,35 +18,72 @@ mod numbering;
 mod references;
 mod tree;
 
+use std::collections::{HashMap, HashSet};
+
 pub(crate) use definitions::{extract_definitions, quoted_terms};
 pub(crate) use json::finalize_json_document;
 pub use references::{find_references, FoundReference};
 
-use super::model::DocumentStructure;
-use lines::clean_line;
-use numbering::{parse_heading, structure_type_of, Heading};
+use super::model::{DocumentStructure, SkippedText};
+use lines::{body_text, clean_line, furniture_key, is_contents_title, is_page_number, segments};
+use numbering::{fold_width, parse_heading, Heading, Style};
 use references::collect_cross_references;
 use tree::{build_tree, paragraphs, set_levels};
 
+/// One cleaned line of the document and what it was recognised as.
+struct Line<'a> {
+    text: &'a str,
+    /// Number of Markdown `#` marks before the text, 0 when none.
+    markdown_level: u8,
+    heading: Option<Heading>,
+}
+
+/// How permissive heading recognition is. A document is read in the strictest mode that
+/// finds at least three headings: numbered headings; else numbered paragraphs (`1. The
+/// Company shall ...`, `I. Party A ...`) counted in sequence; else Markdown headings
+/// without numbers (a term sheet's `### Liquidation Preference`); else blank-line paragraphs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Headings,
+    NumberedParagraphs,
+    Markdown,
+}
+
+/// Fewer headings than this and the next, more permissive, mode is tried.
+const ENOUGH_HEADINGS: usize = 3;
+
 /// Parses plain text or Markdown into a clause tree with definitions and cross references.
+///
+/// Steps, each one pass over the lines (linear in the size of the text, at most three
+/// recognition passes): split and clean lines and recognise headings; drop page furniture
+/// (page numbers, lines repeated as page headers or footers); drop a table of contents;
+/// settle headings whose style depends on the headings around them; nest the headings into
+/// a tree.
 pub fn parse_text(document_id: &str, text: &str) -> DocumentStructure {
-    let mut flat: Vec<(Heading, Vec<&str>)> = Vec::new();
-    let mut preamble_seen = false;
-    for raw_line in text.lines() {
-        let line = clean_line(raw_line);
-        if let Some(heading) = parse_heading(line) {
-            flat.push((heading, Vec::new()));
-            continue;
+    let mut read = read_structure(text, Mode::Headings);
+    for mode in [Mode::NumberedParagraphs, Mode::Markdown] {
+        if read.flat.len() >= ENOUGH_HEADINGS {
+            break;
         }
-        match flat.last_mut() {
-            Some((_, body)) => body.push(line),
-            None => preamble_seen |= !line.is_empty(),
+        let other = read_structure(text, mode);
+        if other.flat.len() > read.flat.len() {
+            read = other;
         }
     }
+    let Structure {
+        mut flat,
+        preamble,
+        skipped,
+    } = read;
+    for (heading, body) in &mut flat {
+        take_title_from_next_line(heading, body);
+    }
     let mut structure_type = structure_type_of(&flat);
-    let mut clauses = if flat.is_empty() && preamble_seen {
+    let mut preamble_text = body_text("", &preamble);
+    let mut clauses = if flat.is_empty() && !preamble_text.is_empty() {
         structure_type = "paragraphs";
-        paragraphs(text)
+        preamble_text.clear();
+        paragraphs(preamble.iter().copied())
     } else {
         build_tree(flat)
     };
@@ -61,10 +98,316 @@ pub fn parse_text(document_id: &str, text: &str) -> DocumentStructure {
         definitions: extract_definitions(text),
         cross_references: Vec::new(),
         total_clauses: 0,
+        preamble: preamble_text,
+        skipped,
     };
     doc.cross_references = collect_cross_references(&doc);
     doc.recount();
     doc
+}
+
+/// Headings with their body lines, the text before the first heading, and what was skipped.
+struct Structure<'a> {
+    flat: Vec<(Heading, Vec<&'a str>)>,
+    preamble: Vec<&'a str>,
+    skipped: SkippedText,
+}
+
+/// One recognition pass in the given mode.
+fn read_structure(text: &str, mode: Mode) -> Structure<'_> {
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    for raw_line in text.lines() {
+        for segment in segments(raw_line) {
+            let pieces = if mode == Mode::NumberedParagraphs {
+                lines::run_in_numbers(segment)
+            } else {
+                vec![segment]
+            };
+            for piece in pieces {
+                push_line(&mut lines, piece, mode);
+            }
+        }
+        // Keep paragraph breaks: they separate wrapped prose from the next paragraph.
+        if raw_line.trim().is_empty() {
+            lines.push(Line {
+                text: "",
+                markdown_level: 0,
+                heading: None,
+            });
+        }
+    }
+    finish_structure(lines)
+}
+
+/// Cleans one line, recognises its heading in `mode` and adds it.
+fn push_line<'a>(lines: &mut Vec<Line<'a>>, segment: &'a str, mode: Mode) {
+    let line = clean_line(segment);
+    let markdown_level = segment
+        .trim_start()
+        .bytes()
+        .take_while(|b| *b == b'#')
+        .count()
+        .min(6) as u8;
+    let folded = fold_width(line);
+    let heading = parse_heading(&folded).or_else(|| match mode {
+        Mode::Headings => None,
+        Mode::NumberedParagraphs => numbering::numbered_paragraph(&folded),
+        Mode::Markdown => numbering::markdown_heading(line, markdown_level),
+    });
+    lines.push(Line {
+        text: line,
+        markdown_level,
+        heading,
+    });
+}
+
+/// Drops what is not contract text, settles headings by context and groups body lines under
+/// their headings.
+fn finish_structure(mut lines: Vec<Line<'_>>) -> Structure<'_> {
+    let mut skipped = SkippedText::default();
+    let mut keep = drop_furniture(&lines, &mut skipped);
+    drop_contents(&lines, &mut keep, &mut skipped);
+    settle_context(&mut lines, &mut keep);
+
+    let mut flat: Vec<(Heading, Vec<&str>)> = Vec::new();
+    let mut preamble: Vec<&str> = Vec::new();
+    for (line, kept) in lines.iter_mut().zip(&keep) {
+        if !kept {
+            continue;
+        }
+        if let Some(heading) = line.heading.take() {
+            flat.push((heading, Vec::new()));
+            continue;
+        }
+        let part = match flat.last_mut() {
+            Some((_, body)) => body,
+            None => &mut preamble,
+        };
+        // An unnumbered Markdown heading inside a clause starts a paragraph of its own.
+        if line.markdown_level > 0 {
+            part.push("");
+        }
+        part.push(line.text);
+    }
+    drop_unmarked_contents(&mut flat, &mut skipped);
+    Structure {
+        flat,
+        preamble,
+        skipped,
+    }
+}
+
+/// Marks the lines to keep: page numbers, and lines repeated on many pages (headers and
+/// footers of a PDF extraction, three times or more), are dropped.
+fn drop_furniture(lines: &[Line<'_>], skipped: &mut SkippedText) -> Vec<bool> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for line in lines.iter().filter(|l| l.heading.is_none()) {
+        if let Some(key) = furniture_key(line.text) {
+            *counts.entry(key).or_default() += 1;
+        }
+    }
+    lines
+        .iter()
+        .map(|line| {
+            if line.heading.is_some() || line.text.is_empty() {
+                return true;
+            }
+            let furniture = is_page_number(line.text)
+                || furniture_key(line.text).is_some_and(|k| counts.get(&k).copied() >= Some(3));
+            skipped.page_furniture += usize::from(furniture);
+            !furniture
+        })
+        .collect()
+}
+
+/// A table of contents announced by a title (`TABLE OF CONTENTS`, `目录`): everything from
+/// the title up to the first heading that repeats one listed in it is dropped. Without such a
+/// repeat the title is not followed by a table of contents, and nothing is dropped.
+fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedText) {
+    let Some(start) = lines
+        .iter()
+        .zip(keep.iter())
+        .take(lines.len() / 2 + 1)
+        .position(|(l, k)| *k && is_contents_title(l.text))
+    else {
+        return;
+    };
+    let mut listed: HashSet<(Style, &str)> = HashSet::new();
+    let mut repeat = None;
+    let mut last_entry = start;
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        if let Some(h) = &line.heading {
+            if !listed.insert((h.style, h.id.as_str())) {
+                repeat = Some(i);
+                break;
+            }
+            last_entry = i;
+        }
+    }
+    if repeat.is_none() {
+        return;
+    }
+    // The table ends with its last entry and the page numbers after it; text between it and
+    // the first repeated heading (the parties, the recitals) is the preamble.
+    let end = (last_entry + 1..lines.len())
+        .find(|i| {
+            let line = lines[*i].text;
+            !(line.is_empty() || is_page_number(line) || !keep[*i])
+                && !(lines[*i].heading.is_none()
+                    && numbering::looks_like_title(line)
+                    && line.chars().count() < 60
+                    && *i == last_entry + 1)
+        })
+        .unwrap_or(lines.len());
+    for (k, line) in keep[start..end].iter_mut().zip(&lines[start..end]) {
+        skipped.table_of_contents += usize::from(*k && !line.text.is_empty());
+        *k = false;
+    }
+}
+
+/// Tables of contents without a title: headings whose title ends in a page number or dot
+/// leader, and runs of three or more empty headings that all repeat later.
+fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut SkippedText) {
+    let mut last: HashMap<(Style, &str), usize> = HashMap::new();
+    for (i, (h, _)) in flat.iter().enumerate() {
+        last.insert((h.style, h.id.as_str()), i);
+    }
+    let empty = |(h, body): &(Heading, Vec<&str>)| {
+        h.inline_text.is_empty() && body.iter().all(|l| l.is_empty() || is_page_number(l))
+    };
+    let candidate: Vec<bool> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let repeats = last[&(entry.0.style, entry.0.id.as_str())] > i;
+            (entry.0.page_tail && entry.1.len() <= 2) || (empty(entry) && repeats)
+        })
+        .collect();
+    drop(last);
+    let mut drop_entry = vec![false; flat.len()];
+    let mut i = 0;
+    while i < flat.len() {
+        if !candidate[i] {
+            i += 1;
+            continue;
+        }
+        let run_end = (i..flat.len())
+            .find(|j| !candidate[*j])
+            .unwrap_or(flat.len());
+        let page_tails = (i..run_end).filter(|j| flat[*j].0.page_tail).count();
+        if run_end - i >= 3 || page_tails * 2 > run_end - i {
+            for d in &mut drop_entry[i..run_end] {
+                *d = true;
+            }
+        }
+        i = run_end;
+    }
+    let mut index = 0;
+    flat.retain(|(_, body)| {
+        let dropped = drop_entry[index];
+        index += 1;
+        if dropped {
+            skipped.table_of_contents += 1 + body.iter().filter(|l| !l.is_empty()).count();
+        }
+        !dropped
+    });
+}
+
+/// Decisions that need the headings around a line: a lone `I`, `V` or `X` is a letter after
+/// `H`, `U` or `W` and a Roman numeral otherwise; a plain number of three digits or more
+/// (`1000 Final Provisions`) is a heading only when it follows the previous plain number
+/// closely, so a year or an amount starting a line is not taken for one.
+fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
+    let mut last_letter: Option<u8> = None;
+    let mut last_roman: Option<u32> = None;
+    let mut last_number: Option<u32> = None;
+    let mut last_paragraph: Option<u32> = None;
+    for (line, kept) in lines.iter_mut().zip(keep.iter_mut()) {
+        if !*kept {
+            continue;
+        }
+        let Some(h) = &mut line.heading else { continue };
+        if h.letter_alternative {
+            let letter = h.id.as_bytes()[0];
+            let value = numbering::roman_value(&h.id).unwrap_or(0);
+            let letter_context = last_letter == Some(letter.wrapping_sub(1));
+            let roman_context = last_roman == Some(value.wrapping_sub(1));
+            if !letter_context && (roman_context || letter == b'I') {
+                h.style = Style::Roman;
+                h.id = value.to_string();
+            } else {
+                h.style = Style::Letter;
+            }
+        }
+        match h.style {
+            Style::Letter => last_letter = h.id.bytes().next(),
+            Style::Number if h.sequenced => {
+                let n = h.id.parse::<u32>().unwrap_or(0);
+                if last_paragraph.map_or(n != 1, |last| n != last + 1) {
+                    line.heading = None;
+                    continue;
+                }
+                last_paragraph = Some(n);
+            }
+            Style::Roman if h.sequenced => {
+                let n = h.id.parse::<u32>().unwrap_or(0);
+                if last_roman.map_or(n != 1, |last| n != last + 1) {
+                    line.heading = None;
+                    continue;
+                }
+                last_roman = Some(n);
+            }
+            Style::Roman => last_roman = h.id.parse().ok(),
+            Style::Number if !h.id.contains('.') && !h.keyword => {
+                if let Ok(n) = h.id.parse::<u32>() {
+                    // The first number may start anywhere (an extract starting at clause 998).
+                    let follows = last_number.is_none_or(|last| n > last && n <= last + 5);
+                    if n >= 100 && !follows {
+                        line.heading = None;
+                        continue;
+                    }
+                    last_number = Some(n);
+                    last_paragraph = Some(n);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `1.1` or `ARTICLE V` alone on its line takes its title from the next line when that line
+/// reads like one (`TERM`, `"Acceptance Criteria"`).
+fn take_title_from_next_line(heading: &mut Heading, body: &mut Vec<&str>) {
+    if !heading.title.is_empty() || !heading.inline_text.is_empty() {
+        return;
+    }
+    let Some(first) = body.iter().position(|l| !l.is_empty()) else {
+        return;
+    };
+    let candidate = body[first];
+    if numbering::looks_like_title(candidate) && candidate.chars().count() <= 60 {
+        heading.title = candidate.trim_end_matches("**").trim().to_string();
+        body.drain(..=first);
+    }
+}
+
+/// The document's numbering style: the most frequent of `fidic` (keyword headings such as
+/// `Sub-Clause`), `chinese`, `article` and `federal` headings, else `numbered`.
+fn structure_type_of(flat: &[(Heading, Vec<&str>)]) -> &'static str {
+    let mut counts: HashMap<&'static str, usize> = HashMap::new();
+    for (h, _) in flat {
+        let name = if h.fidic_keyword {
+            "fidic"
+        } else {
+            h.style.structure_type()
+        };
+        *counts.entry(name).or_default() += 1;
+    }
+    ["fidic", "chinese", "article", "federal", "headings"]
+        .into_iter()
+        .filter_map(|name| counts.get(name).map(|n| (name, *n)))
+        .max_by_key(|(_, n)| *n)
+        .map_or("numbered", |(name, _)| name)
 }
 
 #[cfg(test)]
@@ -219,5 +562,272 @@ The amount shall be 10% of the Contract Price.
             text,
             "Completion is conditional on the following:\n(a) clearance by the authority;\n(b) shareholder approval;\n\"Cost\" means money spent.\n\"Key Personnel\" means staff."
         );
+    }
+
+    fn ids(doc: &DocumentStructure) -> Vec<&str> {
+        doc.iter_clauses().map(|c| c.clause_id.as_str()).collect()
+    }
+
+    fn levels(doc: &DocumentStructure) -> Vec<(&str, u32)> {
+        doc.iter_clauses()
+            .map(|c| (c.clause_id.as_str(), c.level))
+            .collect()
+    }
+
+    #[test]
+    fn federal_clauses_are_headings() {
+        let text = "SECTION I - CONTRACT CLAUSES\n\n52.211-12 Liquidated Damages-Construction (SEP 2000)\n(a) If the Contractor fails to complete the work within the time specified, the Contractor shall pay liquidated damages.\n52.236-2 Differing Site Conditions (APR 1984)\n(a) The Contractor shall promptly, and before the conditions are disturbed, give a written notice.\n52.249-2 Termination for Convenience of the Government (Fixed-Price) (APR 2012)\nThe Government may terminate performance of work under this contract.";
+        let doc = parse_text("far", text);
+        assert_eq!(ids(&doc), ["1", "52.211-12", "52.236-2", "52.249-2"]);
+        assert_eq!(doc.structure_type, "federal");
+        let clause = doc.find_clause("52.211-12").unwrap();
+        assert_eq!(clause.title, "Liquidated Damages-Construction (SEP 2000)");
+        assert_eq!(clause.level, 2);
+        assert!(clause.text.starts_with("(a) If the Contractor fails"));
+    }
+
+    #[test]
+    fn articles_sections_and_four_digit_numbers_nest() {
+        let text = "ARTICLE I\nDEFINITIONS\nSection 1.1 Terms. As used herein the following terms apply.\nSection 1.2 Construction.\nARTICLE II\nPAYMENT\nSection 2.1 Price. The Buyer shall pay the price.\n12A Additional Covenants\nThe Seller shall comply.";
+        let doc = parse_text("spa", text);
+        assert_eq!(
+            levels(&doc),
+            [
+                ("1", 1),
+                ("1.1", 2),
+                ("1.2", 2),
+                ("2", 1),
+                ("2.1", 2),
+                ("12A", 2)
+            ]
+        );
+        assert_eq!(doc.find_clause("1").unwrap().title, "DEFINITIONS");
+        assert_eq!(doc.find_clause("1.1").unwrap().title, "Terms");
+        assert_eq!(
+            doc.find_clause("1.1").unwrap().text,
+            "As used herein the following terms apply."
+        );
+        assert_eq!(doc.find_clause("1.2").unwrap().title, "Construction");
+
+        let mut many = String::new();
+        for n in 995..=1003 {
+            many.push_str(&format!("{n} Heading {n}\nText of clause {n}.\n"));
+        }
+        let doc = parse_text("long", &many);
+        assert_eq!(doc.total_clauses, 9);
+        assert_eq!(
+            doc.find_clause("1000").unwrap().text,
+            "Text of clause 1000."
+        );
+        // A year at the start of a line is not clause 2019.
+        let doc = parse_text(
+            "y",
+            "1 Term\nThe term starts in\n2019 Annual Meeting\nand ends later.",
+        );
+        assert_eq!(ids(&doc), ["1"]);
+    }
+
+    #[test]
+    fn roman_and_letter_headings_are_told_apart_by_context() {
+        let text = "I. Definitions\nText.\nII. Scope\nText.\nIII. Price\nText.\nIV. Term\nText.\nV. Notices\nText.";
+        let doc = parse_text("r", text);
+        assert_eq!(ids(&doc), ["1", "2", "3", "4", "5"]);
+        let letters: String = ('A'..='I')
+            .map(|c| format!("{c}. Heading {c}\nText.\n"))
+            .collect();
+        let doc = parse_text("l", &letters);
+        assert_eq!(ids(&doc), ["A", "B", "C", "D", "E", "F", "G", "H", "I"]);
+    }
+
+    #[test]
+    fn chinese_model_form_with_numbers_run_into_text() {
+        let text = "建设工程施工合同\n\n一、词语定义及合同文件\n1.1通用条款：是根据法律、行政法规规定制定的条款。\n1.2专用条款：是发包人与承包人协商一致的条款。\n二、双方一般权利和义务\n2.1工程师：本工程监理单位委派的总监理工程师。\n（一）一般约定\n甲方应当按期付款。\n１２．３　付款\n发包人应在１４天内支付。";
+        let doc = parse_text("gf", text);
+        assert_eq!(
+            levels(&doc),
+            [
+                ("一", 1),
+                ("1.1", 2),
+                ("1.2", 2),
+                ("二", 1),
+                ("2.1", 2),
+                ("2.1（一）", 3),
+                ("12.3", 2)
+            ]
+        );
+        assert_eq!(doc.find_clause("1.1").unwrap().title, "通用条款");
+        assert_eq!(doc.preamble, "建设工程施工合同");
+        assert_eq!(doc.structure_type, "chinese");
+    }
+
+    #[test]
+    fn chinese_chapters_contain_articles() {
+        let text = "第一章 总则\n第一条 目的\n为明确双方权利义务，订立本合同。\n第二条 定义\n见第一条。\n第二章 价款\n第三条 价款\n按第5条和第二条执行。";
+        let doc = parse_text("cn", text);
+        assert_eq!(
+            levels(&doc),
+            [("第1章", 1), ("1", 2), ("2", 2), ("第2章", 1), ("3", 2)]
+        );
+        let refs: Vec<(&str, bool)> = doc
+            .cross_references
+            .iter()
+            .map(|r| (r.target_clause_id.as_str(), r.is_valid))
+            .collect();
+        assert_eq!(refs, [("1", true), ("5", false), ("2", true)]);
+    }
+
+    #[test]
+    fn table_of_contents_is_skipped() {
+        let text = "SUPPLY AGREEMENT\n\nTABLE OF CONTENTS\n1. Definitions 1\n2. Supply 3\n3. Price 5\n\n1. Definitions\n\"Products\" means the goods.\n2. Supply\nThe Seller supplies.\n3. Price\nThe Buyer pays.";
+        let doc = parse_text("toc", text);
+        assert_eq!(ids(&doc), ["1", "2", "3"]);
+        assert_eq!(doc.find_clause("2").unwrap().text, "The Seller supplies.");
+        assert_eq!(doc.skipped.table_of_contents, 4);
+        assert_eq!(doc.preamble, "SUPPLY AGREEMENT");
+
+        // No title: entries with dot leaders and page numbers, or empty headings that repeat.
+        let text = "1. Definitions ........ 1\n2. Supply ........ 3\n\n1. Definitions\n\"Products\" means the goods.\n2. Supply\nThe Seller supplies.";
+        let doc = parse_text("toc", text);
+        assert_eq!(ids(&doc), ["1", "2"]);
+        assert_eq!(
+            doc.find_clause("1").unwrap().text,
+            "\"Products\" means the goods."
+        );
+        let text = "1 Definitions\n2 Supply\n3 Price\n1 Definitions\nText one.\n2 Supply\nText two.\n3 Price\nText three.";
+        let doc = parse_text("toc", text);
+        assert_eq!(ids(&doc), ["1", "2", "3"]);
+        assert_eq!(doc.find_clause("3").unwrap().text, "Text three.");
+    }
+
+    #[test]
+    fn page_furniture_is_dropped() {
+        let mut text = String::from("Preamble of the agreement.\n");
+        for page in 1..=4 {
+            let topic = ["price", "delivery", "warranty", "notices"][page - 1];
+            text.push_str(&format!(
+                "{page} Heading {page}\nThe parties agree on the {topic}\nSource: ACME CORP, 10-K, 3/1/2020\nPage {page} of 4\nof the goods ({topic}).\n"
+            ));
+        }
+        let doc = parse_text("pdf", &text);
+        assert_eq!(ids(&doc), ["1", "2", "3", "4"]);
+        assert_eq!(
+            doc.find_clause("3").unwrap().text,
+            "The parties agree on the warranty of the goods (warranty)."
+        );
+        assert_eq!(doc.skipped.page_furniture, 8);
+        assert_eq!(doc.preamble, "Preamble of the agreement.");
+    }
+
+    #[test]
+    fn pdf_lines_joined_with_runs_of_spaces_are_split() {
+        let text = "The Parties agree as follows:   1 Definitions   1.1 \"Batch\" means a lot.   1.2 \"Product\" means the drug.   2 Supply   The Seller supplies.";
+        let doc = parse_text("joined", text);
+        assert_eq!(ids(&doc), ["1", "1.1", "1.2", "2"]);
+        assert_eq!(doc.preamble, "The Parties agree as follows:");
+        assert_eq!(doc.definitions.len(), 2);
+    }
+
+    #[test]
+    fn preamble_and_recitals_are_their_own_part() {
+        let text = "THIS AGREEMENT is made between A and B.\n\nWHEREAS, A makes goods;\nWHEREAS, B wants them;\n\nNOW, THEREFORE, the parties agree:\n\n1. Sale\nA sells.\n2. Price\nB pays.";
+        let doc = parse_text("p", text);
+        assert_eq!(ids(&doc), ["1", "2"]);
+        assert_eq!(doc.find_clause("1").unwrap().text, "A sells.");
+        assert!(doc.preamble.starts_with("THIS AGREEMENT is made"));
+        assert!(doc.preamble.contains("WHEREAS, B wants them;"));
+        assert!(doc.preamble.ends_with("the parties agree:"));
+    }
+
+    #[test]
+    fn numbered_paragraphs_and_markdown_headings_when_there_are_no_headings() {
+        let text = "Agreement between A and B.\n1. The Seller shall deliver the goods.\n2. The Buyer shall pay within 30 days.\n3. The Buyer may terminate on notice.\n5. A stray number.";
+        let doc = parse_text("np", text);
+        assert_eq!(ids(&doc), ["1", "2", "3"]);
+        assert!(doc
+            .find_clause("3")
+            .unwrap()
+            .text
+            .contains("5. A stray number."));
+        let text = "# Term Sheet\n\n## Offering Terms\n\n### Securities:\n\nSeries Seed.\n\n### Price:\n\n$1.00 per share.\n\n## Other Terms\n\n### Expenses:\n\nEach party pays its own.";
+        let doc = parse_text("ts", text);
+        assert_eq!(
+            levels(&doc),
+            [
+                ("Term Sheet", 1),
+                ("Offering Terms", 2),
+                ("Securities", 3),
+                ("Price", 3),
+                ("Other Terms", 2),
+                ("Expenses", 3)
+            ]
+        );
+        assert_eq!(doc.find_clause("Price").unwrap().text, "$1.00 per share.");
+    }
+
+    #[test]
+    fn references_resolve_against_every_style() {
+        let text = "ARTICLE V\nPAYMENT\nSection 5.01 Price. The Buyer pays as set out in Section 6 and Clause 5.01(a).\n(a) in cash;\nSection 6 Term. See Article V, Section 5.1 and Section 7.";
+        let doc = parse_text("refs", text);
+        let refs: Vec<(&str, &str, bool)> = doc
+            .cross_references
+            .iter()
+            .map(|r| {
+                (
+                    r.reference_text.as_str(),
+                    r.target_clause_id.as_str(),
+                    r.is_valid,
+                )
+            })
+            .collect();
+        assert_eq!(
+            refs,
+            [
+                ("Section 6", "6", true),
+                ("Clause 5.01(a)", "5.01", true),
+                ("Article V", "5", true),
+                ("Section 5.1", "5.01", true),
+                ("Section 7", "7", false)
+            ]
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Generated contracts of any shape of numbering parse back into that numbering.
+        #[test]
+        fn generated_numbering_is_recovered(
+            shape in proptest::collection::vec(0usize..4, 1..40),
+            chinese in proptest::bool::ANY,
+            start in proptest::sample::select(vec![1u32, 998]),
+        ) {
+            let mut text = String::from("Preamble text of the agreement.\n\n");
+            let mut expected = Vec::new();
+            for (i, subs) in shape.iter().enumerate() {
+                let n = start + i as u32;
+                if chinese {
+                    text.push_str(&format!("第{n}条 条款{n}\n本条约定事项。\n"));
+                } else {
+                    text.push_str(&format!("{n} Heading Number {n}\nThe parties agree on item {n}.\n"));
+                }
+                expected.push(n.to_string());
+                for s in 1..=*subs {
+                    if chinese {
+                        text.push_str(&format!("{n}.{s}子条款：本款内容。\n"));
+                    } else {
+                        text.push_str(&format!("{n}.{s} Sub Heading\nSub-clause text of {n}.{s}.\n"));
+                    }
+                    expected.push(format!("{n}.{s}"));
+                }
+            }
+            let doc = parse_text("gen", &text);
+            let got: Vec<String> = doc.iter_clauses().map(|c| c.clause_id.clone()).collect();
+            proptest::prop_assert_eq!(got, expected);
+            for clause in doc.iter_clauses() {
+                let depth = clause.clause_id.matches('.').count() as u32 + 1;
+                proptest::prop_assert_eq!(clause.level, depth);
+            }
+            proptest::prop_assert_eq!(doc.preamble.as_str(), "Preamble text of the agreement.");
+        }
     }
 }

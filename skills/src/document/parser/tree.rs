@@ -1,64 +1,78 @@
-//! Tree building: the flat list of headings becomes a clause tree, nesting by number
-//! prefix; text without headings becomes numbered paragraphs.
+//! Tree building: the flat list of headings becomes a clause tree, nesting by numbering
+//! style and number prefix; text without headings becomes numbered paragraphs.
 
 use super::lines::{body_text, clean_line};
-use super::numbering::Heading;
+use super::numbering::{Heading, Style};
 use crate::document::model::Clause;
 
-/// Turns the flat heading list into a tree, nesting by number prefix.
+/// An open heading on the way from the roots to the clause added last.
+struct Open {
+    style: Style,
+    id: String,
+    /// Index among its parent's children (or among the roots).
+    index: usize,
+}
+
+/// Whether an open heading contains the next one. Numbers contain numbers they prefix
+/// (`4.1` contains `4.1.2`, not `4.2`); another style contains a heading of a style that is
+/// not open yet (an article contains sections, a section its lettered items); a heading of a
+/// style already open is that heading's sibling, so everything opened since is closed.
+fn contains(open: &[Open], depth: usize, heading: &Heading) -> bool {
+    let parent = &open[depth];
+    if parent.style == Style::Number && heading.style == Style::Number {
+        return heading
+            .id
+            .strip_prefix(parent.id.as_str())
+            .is_some_and(|rest| rest.starts_with('.'));
+    }
+    if parent.style == heading.style {
+        return false;
+    }
+    !open[..depth].iter().any(|o| o.style == heading.style)
+}
+
+/// Turns the flat heading list into a tree. Linear: each heading is pushed on and popped off
+/// the open path at most once, and the path is as deep as the numbering.
 pub(crate) fn build_tree(flat: Vec<(Heading, Vec<&str>)>) -> Vec<Clause> {
     let mut roots: Vec<Clause> = Vec::new();
-    // Path of indices from the roots to the clause that was added last.
-    let mut path: Vec<usize> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
     for (heading, body) in flat {
+        while let Some(depth) = open.len().checked_sub(1) {
+            if contains(&open, depth, &heading) {
+                break;
+            }
+            open.pop();
+        }
+        // Chinese parenthesised headings restart under every parent: `3（一）`.
+        let id = match (heading.style, open.last()) {
+            (Style::ChineseParen, Some(parent)) => format!("{}{}", parent.id, heading.id),
+            _ => heading.id.clone(),
+        };
         let clause = Clause {
             text: body_text(&heading.inline_text, &body),
-            clause_id: heading.id,
+            clause_id: id.clone(),
             title: heading.title,
             level: 0,
             children: Vec::new(),
         };
-        // Walk up the open path until a clause whose id prefixes this one.
-        while let Some(parent) = node_at(&roots, &path) {
-            let is_prefix = clause
-                .clause_id
-                .strip_prefix(parent.clause_id.as_str())
-                .is_some_and(|rest| rest.starts_with('.'));
-            if is_prefix {
-                break;
-            }
-            path.pop();
-        }
-        match node_at_mut(&mut roots, &path) {
-            Some(parent) => {
-                parent.children.push(clause);
-                path.push(parent.children.len() - 1);
-            }
-            None => {
-                roots.push(clause);
-                path = vec![roots.len() - 1];
-            }
-        }
+        let siblings = children_at(&mut roots, &open);
+        siblings.push(clause);
+        open.push(Open {
+            style: heading.style,
+            id,
+            index: siblings.len() - 1,
+        });
     }
     roots
 }
 
-fn node_at<'a>(roots: &'a [Clause], path: &[usize]) -> Option<&'a Clause> {
-    let (first, rest) = path.split_first()?;
-    let mut node = roots.get(*first)?;
-    for i in rest {
-        node = node.children.get(*i)?;
+/// The children list of the innermost open clause (the roots when none is open).
+fn children_at<'a>(roots: &'a mut Vec<Clause>, open: &[Open]) -> &'a mut Vec<Clause> {
+    let mut list = roots;
+    for o in open {
+        list = &mut list[o.index].children;
     }
-    Some(node)
-}
-
-fn node_at_mut<'a>(roots: &'a mut [Clause], path: &[usize]) -> Option<&'a mut Clause> {
-    let (first, rest) = path.split_first()?;
-    let mut node = roots.get_mut(*first)?;
-    for i in rest {
-        node = node.children.get_mut(*i)?;
-    }
-    Some(node)
+    list
 }
 
 /// Sets each clause's depth, `level` for the given clauses.
@@ -70,7 +84,7 @@ pub(crate) fn set_levels(clauses: &mut [Clause], level: u32) {
 }
 
 /// Text without any heading, split at blank lines into clauses `P1`, `P2`, ...
-pub(crate) fn paragraphs(text: &str) -> Vec<Clause> {
+pub(crate) fn paragraphs<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<Clause> {
     let mut out = Vec::new();
     let mut current: Vec<&str> = Vec::new();
     let flush = |current: &mut Vec<&str>, out: &mut Vec<Clause>| {
@@ -83,7 +97,7 @@ pub(crate) fn paragraphs(text: &str) -> Vec<Clause> {
             current.clear();
         }
     };
-    for line in text.lines() {
+    for line in lines {
         let line = clean_line(line);
         if line.is_empty() {
             flush(&mut current, &mut out);

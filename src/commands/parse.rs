@@ -1,0 +1,112 @@
+//! `skillkit parse`: the clause tree a review will use, so a user can see why a clause was
+//! or was not found (number, title, level, length, defined terms, references).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use skills::document::{load_document, DocumentOutline};
+
+use super::CliError;
+
+/// Options of `skillkit parse`.
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// The contract to read, with the same loader as `review`.
+    path: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses the file and prints its clause tree.
+pub fn run(args: &ParseArgs) -> Result<ExitCode, CliError> {
+    let doc = load_document(&args.path).map_err(|err| CliError::Usage(err.to_string()))?;
+    if doc.total_clauses == 0 && doc.preamble.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{} has no text to parse (empty document)",
+            args.path.display()
+        )));
+    }
+    let outline = doc.outline();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let json = serde_json::to_string_pretty(&outline)
+            .map_err(|err| CliError::Usage(format!("cannot render the outline: {err}")))?;
+        writeln!(out, "{json}")?;
+    } else {
+        writeln!(out, "{}", table(&outline))?;
+        writeln!(out, "{}", summary(&outline))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One row per clause, indented by level.
+fn table(outline: &DocumentOutline) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header([
+            "number",
+            "level",
+            "title",
+            "length",
+            "defined terms",
+            "references",
+        ]);
+    for clause in &outline.clauses {
+        let indent = "  ".repeat(clause.level.saturating_sub(1) as usize);
+        let references: Vec<String> = clause
+            .references
+            .iter()
+            .map(|r| {
+                if r.is_valid {
+                    format!("{} -> {}", r.reference_text, r.target_clause_id)
+                } else {
+                    format!("{} (broken)", r.reference_text)
+                }
+            })
+            .collect();
+        table.add_row([
+            format!("{indent}{}", clause.clause_id),
+            clause.level.to_string(),
+            clause.title.clone(),
+            clause.length.to_string(),
+            clause.defined_terms.join(", "),
+            references.join(", "),
+        ]);
+    }
+    table
+}
+
+/// The totals under the table.
+fn summary(outline: &DocumentOutline) -> String {
+    let mut lines = vec![format!(
+        "{}: {} clauses ({} numbering), {} defined terms, {} broken references",
+        outline.document_id,
+        outline.total_clauses,
+        outline.structure_type,
+        outline.defined_terms,
+        outline.broken_references
+    )];
+    if outline.preamble_length > 0 {
+        lines.push(format!(
+            "preamble: {} characters before the first clause",
+            outline.preamble_length
+        ));
+    }
+    if outline.skipped.table_of_contents > 0 || outline.skipped.page_furniture > 0 {
+        lines.push(format!(
+            "skipped: {} lines of table of contents, {} lines of page furniture",
+            outline.skipped.table_of_contents, outline.skipped.page_furniture
+        ));
+    }
+    if outline.structure_type == "paragraphs" {
+        lines.push(
+            "no numbered headings found: the text was split into paragraphs P1, P2, ...".into(),
+        );
+    }
+    lines.join("\n")
+}

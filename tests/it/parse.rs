@@ -1,0 +1,87 @@
+//! `skillkit parse`: the clause tree a review uses, as a table and as JSON, and the errors a
+//! user gets for a missing or empty file.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn skillkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn write(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skillkit-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const CONTRACT: &str = "SUPPLY AGREEMENT\n\nTABLE OF CONTENTS\nARTICLE I Definitions 1\nARTICLE II Supply 2\n\nThis Agreement is made between Seller and Buyer.\n\nARTICLE I\nDEFINITIONS\nSection 1.1 Terms. \"Products\" means the goods listed in Schedule A.\nARTICLE II\nSUPPLY\nSection 2.1 Delivery. The Seller delivers as set out in Section 1.1 and Article I.\nSection 2.2 Price. See Section 9.\nPage 2 of 2\n";
+
+#[test]
+fn parse_prints_the_clause_tree_as_json() {
+    let path = write("supply.txt", CONTRACT);
+    let out = skillkit(&["parse", path.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clauses = json["clauses"].as_array().unwrap();
+    let rows: Vec<(&str, u64)> = clauses
+        .iter()
+        .map(|c| {
+            (
+                c["clause_id"].as_str().unwrap(),
+                c["level"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("1", 1), ("1.1", 2), ("2", 1), ("2.1", 2), ("2.2", 2)]
+    );
+    assert_eq!(clauses[0]["title"], "DEFINITIONS");
+    assert_eq!(clauses[1]["defined_terms"][0], "Products");
+    let refs = clauses[3]["references"].as_array().unwrap();
+    assert_eq!(refs.len(), 2);
+    assert!(refs.iter().all(|r| r["is_valid"] == true));
+    assert_eq!(clauses[4]["references"][0]["is_valid"], false);
+    assert_eq!(json["broken_references"], 1);
+    assert_eq!(json["skipped"]["table_of_contents"], 3);
+    assert_eq!(json["preamble_length"], 65);
+    assert_eq!(json["skipped"]["page_furniture"], 1);
+    assert!(json["preamble_length"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn parse_prints_a_table_by_default() {
+    let path = write("supply.md", CONTRACT);
+    let out = skillkit(&["parse", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("number") && text.contains("references"),
+        "{text}"
+    );
+    assert!(text.contains("Section 9 (broken)"), "{text}");
+    assert!(text.contains("Article I -> 1"), "{text}");
+    assert!(text.contains("5 clauses (article numbering)"), "{text}");
+}
+
+#[test]
+fn parse_errors_name_the_file() {
+    let out = skillkit(&["parse", "/nonexistent/contract.txt"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/contract.txt"));
+    let empty = write("empty.txt", "  \n\n");
+    let out = skillkit(&["parse", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+}
