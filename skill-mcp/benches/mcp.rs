@@ -13,6 +13,9 @@
 //! - `tools_list/1000_all`: all 1,000 tools in one response (page size 1,000), as rmcp
 //!   answers.
 //! - `tools_call`: a three-argument skill with a trivial body, the call rmcp was timed on.
+//! - `render/build_1000`: building a server of 1,000 skills on a fresh dispatcher (the MCP
+//!   list rendered from per-skill fragments), and `render/first_list_1000`: that plus
+//!   writing its one 1,000-tool page, what a server does before its first answer.
 //!
 //! Run: `cargo bench -p skill-mcp --bench mcp`.
 
@@ -427,5 +430,49 @@ fn bench_http(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_duplex, bench_http);
+fn bench_render(c: &mut Criterion) {
+    let mut group = c.benchmark_group("render");
+    let regs = registrations(1000);
+    let fresh = || {
+        Dispatcher::builder()
+            .skills(regs.clone())
+            .build()
+            .expect("dispatcher builds")
+    };
+    group.bench_function("build_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |dispatcher| {
+                black_box(
+                    McpServer::builder(dispatcher)
+                        .page_size(1000)
+                        .build()
+                        .expect("server builds"),
+                )
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    let rt = runtime();
+    group.bench_function("first_list_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |dispatcher| {
+                let server = McpServer::builder(dispatcher)
+                    .page_size(1000)
+                    .build()
+                    .expect("server builds");
+                rt.block_on(async {
+                    let mut client = LineClient::connect(server).await;
+                    black_box(client.round_trip("tools/list", &json!({})).await);
+                    assert!(client.line.len() > 1_000_000);
+                })
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_duplex, bench_http, bench_render);
 criterion_main!(benches);

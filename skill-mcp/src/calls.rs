@@ -112,7 +112,7 @@ pub(crate) fn reject(
 /// The answer to consent given after the parked call `pending_id` expired.
 pub(crate) fn expired_result(pending_id: &str) -> CallToolResult {
     expired(&format!(
-        "the confirmation `{pending_id}` expired before it was answered; nothing was run"
+        "the confirmation `{pending_id}` is no longer pending (it expired or was already answered); this answer ran nothing"
     ))
 }
 

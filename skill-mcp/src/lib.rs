@@ -331,7 +331,8 @@ impl McpServer {
             .insert(id.to_string(), Instant::now());
     }
 
-    /// Takes a parked call for a decision: `false` when it expired (it is dropped then).
+    /// Takes a parked call for a decision: `false` when it expired (it is dropped then) or
+    /// is not parked here any more (expired and swept, or already answered).
     fn unpark(&self, id: &str) -> bool {
         let at = self
             .inner
@@ -348,7 +349,8 @@ impl McpServer {
                     .reject(id, Some("the confirmation expired"));
                 false
             }
-            _ => true,
+            Some(_) => true,
+            None => false,
         }
     }
 }
