@@ -1,8 +1,11 @@
 //! A pack served over MCP: only its tool set is listed and callable, and calls into another
 //! pack go through the gateway (subscription, rate limit, audit).
 
+// Shared with `mcp.rs`; this file uses only the stdio client.
+#[allow(dead_code)]
 #[path = "support/schema.rs"]
 mod schema;
+#[allow(dead_code)]
 #[path = "support/wire.rs"]
 mod wire;
 
