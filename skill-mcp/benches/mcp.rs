@@ -12,7 +12,12 @@
 //! - `tools_list/1000_page`: the first page (the default 100 tools) of 1,000 skills.
 //! - `tools_list/1000_all`: all 1,000 tools in one response (page size 1,000), as rmcp
 //!   answers.
+//! - `tools_list/1000_all_typed` (duplex only): the same list from the same server handed
+//!   to rmcp directly, which answers with typed tools and serializes them per response.
 //! - `tools_call`: a three-argument skill with a trivial body, the call rmcp was timed on.
+//! - `render/build_1000`: building a server of 1,000 skills on a fresh dispatcher (the MCP
+//!   list rendered from per-skill fragments), and `render/first_list_1000`: that plus
+//!   writing its one 1,000-tool page, what a server does before its first answer.
 //!
 //! Run: `cargo bench -p skill-mcp --bench mcp`.
 
@@ -183,6 +188,25 @@ impl LineClient {
                 eprintln!("server ended: {err}");
             }
         });
+        Self::handshake(client_end).await
+    }
+
+    /// Like [`LineClient::connect`], but the server is handed to rmcp directly, so it
+    /// answers `tools/list` with typed tools that rmcp serializes (the way before pages
+    /// were written from pre-rendered JSON).
+    async fn connect_typed(server: McpServer) -> Self {
+        use rmcp::ServiceExt;
+        let (client_end, server_end) = tokio::io::duplex(DUPLEX_BYTES);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve((server_read, server_write)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        Self::handshake(client_end).await
+    }
+
+    async fn handshake(client_end: DuplexStream) -> Self {
         let (read, writer) = tokio::io::split(client_end);
         let mut client = Self {
             writer,
@@ -361,6 +385,21 @@ fn bench_duplex(c: &mut Criterion) {
             })
         });
     }
+    let mut typed = rt.block_on(LineClient::connect_typed(server(1000, 1000)));
+    let params = json!({});
+    let id = rt.block_on(typed.round_trip("tools/list", &params));
+    check_response(&typed.line, id, &list_check(1000, false));
+    group.bench_function("tools_list/1000_all_typed", |b| {
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    black_box(typed.round_trip("tools/list", &params).await);
+                }
+                start.elapsed()
+            })
+        })
+    });
     let mut client = rt.block_on(LineClient::connect(server(
         16,
         skill_mcp::DEFAULT_PAGE_SIZE,
@@ -427,5 +466,49 @@ fn bench_http(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_duplex, bench_http);
+fn bench_render(c: &mut Criterion) {
+    let mut group = c.benchmark_group("render");
+    let regs = registrations(1000);
+    let fresh = || {
+        Dispatcher::builder()
+            .skills(regs.clone())
+            .build()
+            .expect("dispatcher builds")
+    };
+    group.bench_function("build_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |dispatcher| {
+                black_box(
+                    McpServer::builder(dispatcher)
+                        .page_size(1000)
+                        .build()
+                        .expect("server builds"),
+                )
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    let rt = runtime();
+    group.bench_function("first_list_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |dispatcher| {
+                let server = McpServer::builder(dispatcher)
+                    .page_size(1000)
+                    .build()
+                    .expect("server builds");
+                rt.block_on(async {
+                    let mut client = LineClient::connect(server).await;
+                    black_box(client.round_trip("tools/list", &json!({})).await);
+                    assert!(client.line.len() > 1_000_000);
+                })
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_duplex, bench_http, bench_render);
 criterion_main!(benches);

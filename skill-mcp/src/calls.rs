@@ -38,17 +38,38 @@ pub(crate) struct Pending {
     pub(crate) unanswered: CallToolResult,
 }
 
-/// Runs one `tools/call` through the dispatcher, preparing left-out arguments from `ctx`.
+/// What runs a call.
+pub(crate) enum Runner {
+    /// The dispatcher directly.
+    Dispatcher(Dispatcher),
+    /// A pack's gateway, in the name of the caller: calls into other packs are checked
+    /// (import, subscription, rate limit) and audited.
+    #[cfg(feature = "packs")]
+    Gateway(skill_packs::Gateway, skill_packs::Caller),
+}
+
+/// Runs one `tools/call` through the dispatcher (or the pack's gateway), preparing
+/// left-out arguments from `ctx`.
 pub(crate) async fn call(
-    dispatcher: &Dispatcher,
+    runner: &Runner,
     skill: ServedSkill,
     arguments: Option<JsonObject>,
     ctx: &SkillContext,
 ) -> Outcome {
     let arguments = arguments.map(Value::Object);
-    let result = dispatcher
-        .prepare_and_call(skill.id(), ctx, arguments.as_ref())
-        .await;
+    let result = match runner {
+        Runner::Dispatcher(dispatcher) => {
+            dispatcher
+                .prepare_and_call(skill.id(), ctx, arguments.as_ref())
+                .await
+        }
+        #[cfg(feature = "packs")]
+        Runner::Gateway(gateway, caller) => {
+            gateway
+                .call_tool(caller, skill.id(), arguments.as_ref(), ctx)
+                .await
+        }
+    };
     if result.error_code() == Some(codes::CONFIRMATION_REQUIRED) {
         if let Some(pending) = pending_of(&result) {
             let (id, summary) = pending;
@@ -86,6 +107,13 @@ pub(crate) fn reject(
         Ok(result) => to_mcp(skill, &result),
         Err(err) => expired(&err.to_string()),
     }
+}
+
+/// The answer to consent given after the parked call `pending_id` expired.
+pub(crate) fn expired_result(pending_id: &str) -> CallToolResult {
+    expired(&format!(
+        "the confirmation `{pending_id}` is no longer pending (it expired or was already answered); this answer ran nothing"
+    ))
 }
 
 fn expired(message: &str) -> CallToolResult {

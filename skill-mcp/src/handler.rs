@@ -6,22 +6,22 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
     InputRequests, InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, SealOptions, ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ProgressToken, SealOptions, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::calls::{self, Outcome, Pending};
+use crate::calls::{self, Outcome, Pending, Runner};
 use crate::registry::ServedSkill;
-use crate::McpServer;
+use crate::{pages, McpServer};
 
 /// Key of the consent question in an input-required result.
 const CONSENT_KEY: &str = "confirm";
-/// How long a 2026 client has to come back with the user's answer.
-const CONSENT_TTL: Duration = Duration::from_secs(600);
-/// How long `tools/list` pages may be cached: the list does not change while serving.
+/// How long `tools/list` pages may be cached (2026-07-28 `ttlMs`, required there). A
+/// change within that time is announced by `notifications/tools/list_changed`.
 const LIST_TTL_MS: u64 = 300_000;
 
 /// What the sealed `requestState` of a consent question carries.
@@ -44,6 +44,15 @@ enum ConsentRoute {
 }
 
 impl McpServer {
+    /// What runs calls: the dispatcher, or the gateway when a pack is served.
+    fn runner(&self) -> Runner {
+        #[cfg(feature = "packs")]
+        if let Some(route) = &self.source().pack {
+            return Runner::Gateway(route.gateway.clone(), route.caller.clone());
+        }
+        Runner::Dispatcher(self.inner.registry.dispatcher().clone())
+    }
+
     fn consent_route(cx: &RequestContext<RoleServer>) -> ConsentRoute {
         let can_form = cx
             .client_capabilities()
@@ -103,7 +112,7 @@ impl McpServer {
                 &state,
                 &SealOptions::new()
                     .associated_data(skill.wire_name().as_bytes())
-                    .ttl(CONSENT_TTL),
+                    .ttl(self.inner.confirmation_ttl.max(Duration::from_secs(1))),
             )
             .map_err(|e| McpError::internal_error(format!("request state: {e}"), None))?;
         let mut requests = InputRequests::new();
@@ -149,6 +158,9 @@ impl McpServer {
             return self.ask_in_result(skill, &pending);
         };
         let dispatcher = self.inner.registry.dispatcher();
+        if !self.unpark(&state.pending) {
+            return Ok(calls::expired_result(&state.pending).into());
+        }
         let result = if consents(answer) {
             tokio::select! {
                 _ = cx.ct.cancelled() => return Err(cancelled()),
@@ -189,6 +201,7 @@ impl McpServer {
             a = cx.peer.create_elicitation(params) => a,
         };
         match answer {
+            Ok(_) if !self.unpark(&pending.id) => Ok(calls::expired_result(&pending.id)),
             Ok(answer)
                 if answer.action == ElicitationAction::Accept
                     && answer
@@ -209,6 +222,7 @@ impl McpServer {
                 Ok(calls::reject(dispatcher, skill, &pending.id, reason))
             }
             Err(err) => {
+                self.unpark(&pending.id);
                 tracing::warn!(tool = skill.wire_name(), error = %err, "consent could not be asked");
                 Ok(calls::reject(
                     dispatcher,
@@ -260,23 +274,28 @@ fn encode_cursor(fingerprint: u64, offset: usize) -> String {
     format!("{fingerprint:016x}{offset:x}")
 }
 
-fn decode_cursor(cursor: &str, fingerprint: u64, len: usize) -> Option<usize> {
+/// The page offset a cursor of list `fingerprint` names: past the start, inside the list,
+/// on a page boundary.
+fn decode_cursor(cursor: &str, fingerprint: u64, len: usize, page_size: usize) -> Option<usize> {
     let (list, offset) = cursor.split_at_checked(16)?;
     if u64::from_str_radix(list, 16).ok()? != fingerprint {
         return None;
     }
     usize::from_str_radix(offset, 16)
         .ok()
-        .filter(|&o| o > 0 && o < len)
+        .filter(|&o| o > 0 && o < len && o % page_size == 0)
 }
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                self.inner.name.clone(),
-                self.inner.version.clone(),
-            ));
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            self.inner.name.clone(),
+            self.inner.version.clone(),
+        ));
         match &self.inner.instructions {
             Some(text) => config.with_instructions(text.clone()),
             None => config,
@@ -284,27 +303,73 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner.tools.tool(name).cloned()
+        self.list().tool(name)
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        tracing::debug!("client initialized");
+        self.add_peer(cx.peer);
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed.filter(|&on| on);
+        Some(accepted)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.inner.changes.subscribe();
+        changes.mark_unchanged();
+        let wants_tools = subscription.accepted().tools_list_changed == Some(true);
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    if !wants_tools {
+                        continue;
+                    }
+                    if let Err(err) = subscription.sink().notify_tool_list_changed().await {
+                        tracing::debug!(error = %err, "list change not sent to a listener");
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let list = &self.inner.tools;
-        let len = list.tools.len();
+        self.recheck_pack().await;
+        let list = self.list();
+        let len = list.len();
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
-            Some(cursor) => decode_cursor(&cursor, list.fingerprint, len).ok_or_else(|| {
-                McpError::invalid_params(
-                    "invalid cursor: pass a nextCursor of this server's tools/list",
-                    Some(json!({ "cursor": cursor })),
-                )
-            })?,
+            Some(cursor) => decode_cursor(&cursor, list.fingerprint, len, list.page_size)
+                .ok_or_else(|| {
+                    McpError::invalid_params(
+                        "invalid cursor: pass a nextCursor of this server's current tools/list",
+                        Some(json!({ "cursor": cursor })),
+                    )
+                })?,
         };
-        let end = (start + self.inner.page_size).min(len);
-        let mut page = ListToolsResult::with_all_items(list.tools[start..end].to_vec());
+        let end = (start + list.page_size).min(len);
+        let mut page = if self.pages && pages::token_fits(&cx.id) {
+            // The transport writes the page's pre-rendered JSON in place of the token.
+            let mut page = ListToolsResult::with_all_items(Vec::new());
+            page.meta = Some(pages::token_meta(&list, start / list.page_size));
+            page
+        } else {
+            ListToolsResult::with_all_items(list.typed_tools(start, end))
+        };
         page.next_cursor = (end < len).then(|| encode_cursor(list.fingerprint, end));
         Ok(page
             .with_ttl_ms(LIST_TTL_MS)
@@ -316,7 +381,9 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let Some(skill) = self.inner.tools.skill(&request.name) else {
+        self.recheck_pack().await;
+        self.sweep_parked();
+        let Some(skill) = self.list().skill(&request.name) else {
             tracing::warn!(tool = %request.name, "call of an unknown tool");
             return Err(McpError::invalid_params(
                 format!(
@@ -333,18 +400,19 @@ impl ServerHandler for McpServer {
         }
         let token = cx.meta.get_progress_token();
         Self::progress(&cx, &token, false, skill.wire_name()).await;
-        let dispatcher = self.inner.registry.dispatcher();
+        let runner = self.runner();
         let outcome = tokio::select! {
             _ = cx.ct.cancelled() => {
                 tracing::info!(tool = skill.wire_name(), "call cancelled");
                 return Err(cancelled());
             }
-            o = calls::call(dispatcher, skill, request.arguments, &self.inner.context) => o,
+            o = calls::call(&runner, skill, request.arguments, &self.inner.context) => o,
         };
         let result = match outcome {
             Outcome::Finished(result) => result,
             Outcome::AwaitingConsent(pending) => {
                 debug_assert!(skill.needs_confirmation());
+                self.park(&pending.id);
                 match Self::consent_route(&cx) {
                     ConsentRoute::InputRequired => return self.ask_in_result(skill, &pending),
                     ConsentRoute::Elicit => self.ask_and_run(skill, pending, &cx).await?,
@@ -364,11 +432,12 @@ mod tests {
     #[test]
     fn cursor_round_trips_and_refuses_other_lists_and_ranges() {
         let c = encode_cursor(0xabc, 5);
-        assert_eq!(decode_cursor(&c, 0xabc, 10), Some(5));
-        assert_eq!(decode_cursor(&c, 0xabd, 10), None);
-        assert_eq!(decode_cursor(&c, 0xabc, 5), None);
-        assert_eq!(decode_cursor(&encode_cursor(0xabc, 0), 0xabc, 10), None);
-        assert_eq!(decode_cursor("garbage", 0xabc, 10), None);
+        assert_eq!(decode_cursor(&c, 0xabc, 10, 5), Some(5));
+        assert_eq!(decode_cursor(&c, 0xabd, 10, 5), None);
+        assert_eq!(decode_cursor(&c, 0xabc, 5, 5), None);
+        assert_eq!(decode_cursor(&c, 0xabc, 10, 3), None);
+        assert_eq!(decode_cursor(&encode_cursor(0xabc, 0), 0xabc, 10, 5), None);
+        assert_eq!(decode_cursor("garbage", 0xabc, 10, 5), None);
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! Streamable HTTP at `/mcp` (axum): JSON or SSE answers, `MCP-Protocol-Version` checked,
 //! `Host` and `Origin` allow-lists against DNS rebinding (a foreign `Origin` gets 403), an
-//! optional bearer token (401 without it), a request body limit (413) and graceful shutdown.
+//! optional bearer token (401 without it), a request body limit (413) and graceful shutdown
+//! (a request arriving once shutdown began gets 503 and a JSON-RPC error).
 //!
-//! The protocol checks are rmcp's; this module chooses safe settings and adds the token.
+//! The protocol checks are rmcp's; this module chooses safe settings, adds the token and
+//! writes pre-rendered `tools/list` pages into the responses.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -18,7 +21,15 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 pub use tokio_util::sync::CancellationToken;
 
+use crate::pages::Splicer;
 use crate::{McpServer, ServeError};
+
+/// JSON-RPC error code of a request refused because the server is shutting down
+/// (implementation-defined server error range).
+pub const SHUTTING_DOWN: i32 = -32000;
+
+/// Largest request body read to find the id of a request refused during shutdown.
+const SHUTDOWN_PEEK_BYTES: usize = 64 << 10;
 
 /// The path the endpoint is mounted at.
 pub const MCP_PATH: &str = "/mcp";
@@ -87,6 +98,8 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_cancellation_token(options.shutdown.child_token());
+    let server = server.with_pages();
+    let splicer = server.inner.splicer.clone();
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         LocalSessionManager::default().into(),
@@ -94,7 +107,12 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
     );
     let router = axum::Router::new()
         .nest_service(MCP_PATH, service)
-        .layer(middleware::from_fn(session_end_no_content));
+        .layer(middleware::from_fn_with_state(splicer, write_pages))
+        .layer(middleware::from_fn(session_end_no_content))
+        .layer(middleware::from_fn_with_state(
+            options.shutdown.clone(),
+            refuse_after_shutdown,
+        ));
     match &options.token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::<str>::from(token.as_str()),
@@ -197,6 +215,93 @@ async fn session_end_no_content(request: Request, next: Next) -> Response {
     if delete && response.status() == StatusCode::ACCEPTED {
         return StatusCode::NO_CONTENT.into_response();
     }
+    response
+}
+
+/// Writes the pre-rendered page into a `tools/list` answer (JSON body or SSE event).
+async fn write_pages(State(splicer): State<Splicer>, request: Request, next: Next) -> Response {
+    use futures_util::StreamExt;
+    let response = next.run(request).await;
+    let kind = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if kind.starts_with("application/json") {
+        let (mut parts, body) = response.into_parts();
+        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                tracing::warn!(error = %err, "MCP response body not read");
+                return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            }
+        };
+        let Some(pieces) = splicer.splice(&bytes) else {
+            return Response::from_parts(parts, Body::from(bytes));
+        };
+        parts.headers.remove(header::CONTENT_LENGTH);
+        Response::from_parts(parts, Body::from(concat(pieces)))
+    } else if kind.starts_with("text/event-stream") {
+        let (parts, body) = response.into_parts();
+        let events = body.into_data_stream().map(move |chunk| {
+            chunk.map(|bytes| match splicer.splice(&bytes) {
+                Some(pieces) => concat(pieces),
+                None => bytes,
+            })
+        });
+        Response::from_parts(parts, Body::from_stream(events))
+    } else {
+        response
+    }
+}
+
+fn concat(pieces: [bytes::Bytes; 3]) -> bytes::Bytes {
+    let mut out = bytes::BytesMut::with_capacity(pieces.iter().map(bytes::Bytes::len).sum());
+    for piece in &pieces {
+        out.extend_from_slice(piece);
+    }
+    out.freeze()
+}
+
+/// Once shutdown began, answers every request with 503 and a JSON-RPC error naming the
+/// request's id, so a client learns at once instead of waiting on a closing server.
+async fn refuse_after_shutdown(
+    State(shutdown): State<CancellationToken>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if !shutdown.is_cancelled() {
+        return next.run(request).await;
+    }
+    let id = if request.method() == axum::http::Method::POST {
+        axum::body::to_bytes(request.into_body(), SHUTDOWN_PEEK_BYTES)
+            .await
+            .ok()
+            .and_then(|body| serde_json::from_slice::<serde_json::Value>(&body).ok())
+            .and_then(|message| message.get("id").cloned())
+            .filter(|id| id.is_string() || id.is_number())
+            .unwrap_or(serde_json::Value::Null)
+    } else {
+        serde_json::Value::Null
+    };
+    tracing::info!(%id, "MCP request refused: shutting down");
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": SHUTTING_DOWN,
+            "message": "the server is shutting down; send the request again once it is back",
+        },
+    });
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
 }
 

@@ -19,8 +19,14 @@
 //! ```
 //!
 //! Layout: `registry` maps the registry to MCP tools, `calls` maps MCP calls to
-//! dispatcher calls, `handler` speaks the protocol, and the transports are [`serve_stdio`]
+//! dispatcher calls, `handler` speaks the protocol, `pages` writes pre-rendered
+//! `tools/list` pages into the transports' output, and the transports are [`serve_stdio`]
 //! and [`http`].
+//!
+//! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
+//! changing with the date): the cached list is replaced and connected clients get
+//! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
+//! their `subscriptions/listen` stream).
 
 #![warn(missing_docs)]
 
@@ -28,12 +34,17 @@ mod calls;
 mod error;
 mod handler;
 pub mod http;
+mod pages;
 mod registry;
 mod stdio;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use rmcp::model::RequestStateCodec;
+use rmcp::service::Peer;
+use rmcp::RoleServer;
 use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
 pub use calls::{META_ERROR, META_PENDING, META_WARNINGS};
@@ -44,16 +55,35 @@ pub use stdio::{serve_io, serve_stdio, serve_stdio_with};
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
+/// How long a call waiting for the user's consent is kept unless
+/// [`McpServerBuilder::confirmation_ttl`] says otherwise.
+pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(600);
+
+/// How often a pack's tool set is read again (it changes with removal dates).
+#[cfg(feature = "packs")]
+const PACK_RECHECK: Duration = Duration::from_secs(60);
+
 /// An MCP server over a dispatcher: cheap to clone (one per HTTP session), all clones share
 /// the rendered tool list and the state skills are prepared from.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// Whether the transport writes `tools/list` pages from page tokens (this crate's
+    /// transports do; a server handed to rmcp directly answers with typed tools).
+    pages: bool,
 }
 
 struct Inner {
     registry: registry::Registry,
-    tools: Arc<registry::ToolList>,
+    /// What is served: the filter and, with a pack, the pack's set.
+    source: Mutex<Source>,
+    /// The list served now.
+    tools: RwLock<Arc<registry::ToolList>>,
+    splicer: pages::Splicer,
+    /// Counts list changes; 2026-07-28 listeners wait on it.
+    changes: tokio::sync::watch::Sender<u64>,
+    /// Handshake-era clients, told of list changes directly.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
     context: SkillContext,
     page_size: usize,
     name: String,
@@ -62,13 +92,55 @@ struct Inner {
     /// Seals the `requestState` of a confirmation asked through the 2026 input-required
     /// round trip, so a client cannot forge consent to another call.
     state_codec: RequestStateCodec,
+    /// How long a call waits for consent before it is dropped.
+    confirmation_ttl: Duration,
+    /// Calls this server parked for consent, with when.
+    parked: Mutex<HashMap<String, Instant>>,
+}
+
+/// What a server serves.
+#[derive(Debug, Clone)]
+struct Source {
+    filter: ToolFilter,
+    #[cfg(feature = "packs")]
+    pack: Option<PackRoute>,
+}
+
+/// A pack served through the gateway.
+#[cfg(feature = "packs")]
+#[derive(Debug, Clone)]
+struct PackRoute {
+    gateway: skill_packs::Gateway,
+    caller: skill_packs::Caller,
+    checked: Instant,
+}
+
+impl Source {
+    /// The filter of the served set: the filter, narrowed to the pack's tools.
+    fn served_filter(&self) -> Result<ToolFilter, ServeError> {
+        #[cfg(feature = "packs")]
+        if let Some(route) = &self.pack {
+            let pack = route
+                .gateway
+                .pack_filter(route.caller.pack())
+                .map_err(|e| ServeError::Config(format!("pack `{}`: {e}", route.caller.pack())))?;
+            let mut filter = self.filter.clone();
+            let pack_ids = pack.ids.unwrap_or_default();
+            filter.ids = Some(match filter.ids.take() {
+                Some(own) => own.intersection(&pack_ids).cloned().collect(),
+                None => pack_ids,
+            });
+            return Ok(filter);
+        }
+        Ok(self.filter.clone())
+    }
 }
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
             .field("name", &self.inner.name)
-            .field("tools", &self.inner.tools.tools.len())
+            .field("tools", &self.tool_count())
             .field("page_size", &self.inner.page_size)
             .finish_non_exhaustive()
     }
@@ -91,12 +163,195 @@ impl McpServer {
             version: env!("CARGO_PKG_VERSION").into(),
             instructions: None,
             state_key: None,
+            confirmation_ttl: DEFAULT_CONFIRMATION_TTL,
+            #[cfg(feature = "packs")]
+            pack: None,
         }
     }
 
     /// Number of tools served.
     pub fn tool_count(&self) -> usize {
-        self.inner.tools.tools.len()
+        self.list().len()
+    }
+
+    /// The wire names of the tools served now, in `tools/list` order.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        self.list().names().collect()
+    }
+
+    /// Serves the skills that pass `filter` from now on (with a pack, within the pack's
+    /// set). When the set changes, connected clients are told (`list_changed`). Returns
+    /// whether it changed.
+    pub async fn set_filter(&self, filter: ToolFilter) -> Result<bool, ServeError> {
+        let source = {
+            let mut source = self.source();
+            source.filter = filter;
+            source.clone()
+        };
+        self.serve_source(&source).await
+    }
+
+    /// Serves pack `pack` through `gateway` from now on, for `user`: the pack's tool set,
+    /// cross-pack calls checked and audited by the gateway. `None` serves the filter's
+    /// skills directly again. Connected clients are told when the set changes.
+    #[cfg(feature = "packs")]
+    pub async fn set_pack(
+        &self,
+        pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    ) -> Result<bool, ServeError> {
+        let source = {
+            let mut source = self.source();
+            source.pack = pack.map(|(gateway, caller)| PackRoute {
+                gateway,
+                caller,
+                checked: Instant::now(),
+            });
+            source.clone()
+        };
+        self.serve_source(&source).await
+    }
+
+    /// Reads the served set again (a pack's set changes when a tool's removal date comes)
+    /// and tells connected clients when it changed. Returns whether it changed.
+    pub async fn refresh_tools(&self) -> Result<bool, ServeError> {
+        let source = self.source().clone();
+        self.serve_source(&source).await
+    }
+
+    fn source(&self) -> std::sync::MutexGuard<'_, Source> {
+        self.inner.source.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn list(&self) -> Arc<registry::ToolList> {
+        Arc::clone(&self.inner.tools.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Renders `source`'s set and serves it; notifies clients when it differs.
+    async fn serve_source(&self, source: &Source) -> Result<bool, ServeError> {
+        let list = self.inner.registry.tools(&source.served_filter()?)?;
+        let changed = {
+            let mut served = self.inner.tools.write().unwrap_or_else(|p| p.into_inner());
+            let changed = !served.names().eq(list.names());
+            *served = Arc::clone(&list);
+            changed
+        };
+        self.inner.splicer.serve(&list);
+        if changed {
+            tracing::info!(tools = list.len(), "served tool set changed");
+            self.notify_list_changed().await;
+        }
+        Ok(changed)
+    }
+
+    /// Tells every connected client that the tool list changed.
+    async fn notify_list_changed(&self) {
+        self.inner.changes.send_modify(|n| *n += 1);
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            if let Err(err) = peer.notify_tool_list_changed().await {
+                tracing::debug!(error = %err, "list change not sent");
+            }
+        }
+    }
+
+    /// Remembers a handshake-era client for list-change notifications.
+    fn add_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(peer);
+    }
+
+    /// With a pack, reads its set again when the last reading is older than a minute.
+    async fn recheck_pack(&self) {
+        #[cfg(feature = "packs")]
+        {
+            let due = {
+                let mut source = self.source();
+                match &mut source.pack {
+                    Some(route) if route.checked.elapsed() >= PACK_RECHECK => {
+                        route.checked = Instant::now();
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            if due {
+                if let Err(err) = self.refresh_tools().await {
+                    tracing::warn!(error = %err, "pack tool set not read again");
+                }
+            }
+        }
+    }
+
+    /// This server, with `tools/list` pages written by the transport.
+    pub(crate) fn with_pages(mut self) -> Self {
+        self.pages = true;
+        self
+    }
+
+    /// Drops the calls parked longer than the confirmation TTL.
+    fn sweep_parked(&self) {
+        let ttl = self.inner.confirmation_ttl;
+        let expired: Vec<String> = {
+            let mut parked = self.inner.parked.lock().unwrap_or_else(|p| p.into_inner());
+            let expired = parked
+                .iter()
+                .filter(|(_, at)| at.elapsed() >= ttl)
+                .map(|(id, _)| id.clone())
+                .collect::<Vec<_>>();
+            for id in &expired {
+                parked.remove(id);
+            }
+            expired
+        };
+        for id in expired {
+            let reason = format!("nobody answered within {} s", ttl.as_secs());
+            if self
+                .inner
+                .registry
+                .dispatcher()
+                .reject(&id, Some(&reason))
+                .is_ok()
+            {
+                tracing::info!(pending = %id, "pending confirmation expired");
+            }
+        }
+    }
+
+    /// Records a call parked for consent, so it expires.
+    fn park(&self, id: &str) {
+        self.inner
+            .parked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), Instant::now());
+    }
+
+    /// Takes a parked call for a decision: `false` when it expired (it is dropped then) or
+    /// is not parked here any more (expired and swept, or already answered).
+    fn unpark(&self, id: &str) -> bool {
+        let at = self
+            .inner
+            .parked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+        match at {
+            Some(at) if at.elapsed() >= self.inner.confirmation_ttl => {
+                let _ = self
+                    .inner
+                    .registry
+                    .dispatcher()
+                    .reject(id, Some("the confirmation expired"));
+                false
+            }
+            Some(_) => true,
+            None => false,
+        }
     }
 }
 
@@ -111,6 +366,9 @@ pub struct McpServerBuilder {
     version: String,
     instructions: Option<String>,
     state_key: Option<Vec<u8>>,
+    confirmation_ttl: Duration,
+    #[cfg(feature = "packs")]
+    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
 }
 
 impl McpServerBuilder {
@@ -126,6 +384,22 @@ impl McpServerBuilder {
     #[must_use]
     pub fn filter(mut self, filter: ToolFilter) -> Self {
         self.filter = filter;
+        self
+    }
+
+    /// Serves the tool set of pack `pack` (core tools, its own, its authorised imports)
+    /// and runs every call through `gateway` for `user`: calls into other packs are checked
+    /// (import, subscription, rate limit) and audited. The gateway's dispatcher runs them.
+    #[cfg(feature = "packs")]
+    #[must_use]
+    pub fn pack(
+        mut self,
+        gateway: skill_packs::Gateway,
+        pack: impl Into<String>,
+        user: impl Into<String>,
+    ) -> Self {
+        self.dispatcher = gateway.dispatcher().clone();
+        self.pack = Some((gateway, skill_packs::Caller::new(pack.into(), user)));
         self
     }
 
@@ -160,10 +434,27 @@ impl McpServerBuilder {
         self
     }
 
+    /// How long a call waiting for the user's consent is kept (default 10 minutes); after
+    /// that it is dropped and consent to it is refused.
+    #[must_use]
+    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
+        self
+    }
+
     /// Renders the tool list and builds the server.
     pub fn build(self) -> Result<McpServer, ServeError> {
-        let registry = registry::Registry::new(self.dispatcher);
-        let tools = registry.tools(&self.filter)?;
+        let registry = registry::Registry::new(self.dispatcher, self.page_size);
+        let source = Source {
+            filter: self.filter,
+            #[cfg(feature = "packs")]
+            pack: self.pack.map(|(gateway, caller)| PackRoute {
+                gateway,
+                caller,
+                checked: Instant::now(),
+            }),
+        };
+        let tools = registry.tools(&source.served_filter()?)?;
         let key = self.state_key.unwrap_or_else(|| {
             let mut key = Vec::with_capacity(32);
             key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
@@ -172,18 +463,27 @@ impl McpServerBuilder {
         });
         let state_codec = RequestStateCodec::try_new(key)
             .map_err(|e| ServeError::Config(format!("request state key: {e}")))?;
-        tracing::info!(tools = tools.tools.len(), "MCP server ready");
+        let splicer = pages::Splicer::default();
+        splicer.serve(&tools);
+        tracing::info!(tools = tools.len(), "MCP server ready");
         Ok(McpServer {
             inner: Arc::new(Inner {
                 registry,
-                tools,
+                source: Mutex::new(source),
+                tools: RwLock::new(tools),
+                splicer,
+                changes: tokio::sync::watch::Sender::new(0),
+                peers: Mutex::new(Vec::new()),
                 context: self.context,
                 page_size: self.page_size,
                 name: self.name,
                 version: self.version,
                 instructions: self.instructions,
                 state_codec,
+                confirmation_ttl: self.confirmation_ttl,
+                parked: Mutex::new(HashMap::new()),
             }),
+            pages: false,
         })
     }
 }

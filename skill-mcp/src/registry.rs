@@ -1,39 +1,115 @@
 //! Registry → MCP tools: the one place that reads the skill registry to describe tools.
 //!
 //! Every use of `skill-core` for *describing* tools is in this module (calls are in
-//! [`crate::calls`]), so a change of the runtime's API touches one file. The MCP definitions
-//! come from the runtime's MCP dialect; this module only converts them to rmcp's typed
-//! [`Tool`] and corrects the annotations where the dialect is wrong (see [`annotations`]).
+//! [`crate::calls`]), so a change of the runtime's API touches one file. The definitions
+//! are the runtime's MCP dialect (per-skill JSON fragments rendered once per process and
+//! joined); this module cuts them into `tools/list` pages, each page's JSON text written
+//! once, and parses a tool into rmcp's typed [`Tool`] only when rmcp asks for one.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 
-use rmcp::model::{Tool, ToolAnnotations};
-use skill_core::{Dialect, Dispatcher, SkillRegistration, ToolFilter};
+use bytes::Bytes;
+use rmcp::model::Tool;
+use skill_core::{Dialect, Dispatcher, SkillRegistration, ToolFilter, ToolSet};
 
 use crate::error::ServeError;
 
-/// The tools of one filter, rendered once: the list in its served order and an index by name.
+/// Gives every rendered list its own id, so a page token names exactly one list.
+static NEXT_LIST_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The tools of one filter, rendered once: definitions in served order, pages of JSON text
+/// written on first use, and an index by name.
 #[derive(Debug)]
 pub(crate) struct ToolList {
-    /// The tools, sorted by skill id (the dispatcher's order), so pages are deterministic.
-    pub(crate) tools: Vec<Tool>,
+    /// Unique among the lists of this process.
+    pub(crate) id: u64,
+    /// The MCP definitions, sorted by skill id (the dispatcher's order).
+    set: ToolSet,
     /// The skill behind each tool, by wire name.
-    by_name: HashMap<String, ServedSkill>,
-    /// Identifies this list in pagination cursors, so a cursor of another list is refused.
+    by_name: HashMap<&'static str, ServedSkill>,
+    /// Identifies the list's content in pagination cursors, so a cursor of another list is
+    /// refused.
     pub(crate) fingerprint: u64,
+    /// Tools per page.
+    pub(crate) page_size: usize,
+    /// The JSON array of each page, written on first request.
+    pages: Vec<OnceLock<Bytes>>,
+    /// rmcp's typed tools, parsed only for callers that need them.
+    typed: Vec<OnceLock<Option<Tool>>>,
 }
 
 impl ToolList {
+    /// Number of tools.
+    pub(crate) fn len(&self) -> usize {
+        self.set.len()
+    }
+
     /// The served skill with this MCP tool name.
     pub(crate) fn skill(&self, name: &str) -> Option<ServedSkill> {
         self.by_name.get(name).copied()
     }
 
-    /// The MCP tool with this name.
-    pub(crate) fn tool(&self, name: &str) -> Option<&Tool> {
-        self.by_name.get(name).map(|s| &self.tools[s.index])
+    /// The wire names of the tools, in served order.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.set.names()
+    }
+
+    /// The MCP tool with this name as rmcp's type.
+    pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
+        let index = self.by_name.get(name)?.index;
+        self.typed_tool(index)
+    }
+
+    fn typed_tool(&self, index: usize) -> Option<Tool> {
+        self.typed[index]
+            .get_or_init(|| {
+                let json = self.set.definitions_json().nth(index)?;
+                serde_json::from_str(json)
+                    .inspect_err(|e| tracing::error!(index, error = %e, "MCP tool does not parse"))
+                    .ok()
+            })
+            .clone()
+    }
+
+    /// The tools at `start..end` as rmcp's type (for servers driven without the page
+    /// writer).
+    pub(crate) fn typed_tools(&self, start: usize, end: usize) -> Vec<Tool> {
+        (start..end).filter_map(|i| self.typed_tool(i)).collect()
+    }
+
+    /// The JSON array of page `page`, joined from the definitions once.
+    pub(crate) fn page(&self, page: usize) -> Option<Bytes> {
+        let slot = self.pages.get(page)?;
+        Some(
+            slot.get_or_init(|| {
+                let start = page * self.page_size;
+                let end = (start + self.page_size).min(self.len());
+                if start == 0 && end == self.len() {
+                    return Bytes::copy_from_slice(self.set.json().as_bytes());
+                }
+                let pieces: Vec<&str> = self
+                    .set
+                    .definitions_json()
+                    .skip(start)
+                    .take(end - start)
+                    .collect();
+                let mut json =
+                    Vec::with_capacity(2 + pieces.iter().map(|p| p.len() + 1).sum::<usize>());
+                json.push(b'[');
+                for (i, piece) in pieces.iter().enumerate() {
+                    if i > 0 {
+                        json.push(b',');
+                    }
+                    json.extend_from_slice(piece.as_bytes());
+                }
+                json.push(b']');
+                Bytes::from(json)
+            })
+            .clone(),
+        )
     }
 }
 
@@ -42,7 +118,7 @@ impl ToolList {
 pub(crate) struct ServedSkill {
     /// The skill's registration.
     pub(crate) registration: &'static SkillRegistration,
-    /// Position in [`ToolList::tools`].
+    /// Position in the list.
     index: usize,
 }
 
@@ -67,14 +143,16 @@ impl ServedSkill {
 #[derive(Debug)]
 pub(crate) struct Registry {
     dispatcher: Dispatcher,
+    page_size: usize,
     cache: RwLock<HashMap<ToolFilter, Arc<ToolList>>>,
 }
 
 impl Registry {
-    /// A registry over the dispatcher's skills.
-    pub(crate) fn new(dispatcher: Dispatcher) -> Self {
+    /// A registry over the dispatcher's skills, cut into pages of `page_size` tools.
+    pub(crate) fn new(dispatcher: Dispatcher, page_size: usize) -> Self {
         Self {
             dispatcher,
+            page_size: page_size.max(1),
             cache: RwLock::new(HashMap::new()),
         }
     }
@@ -100,12 +178,10 @@ impl Registry {
     }
 
     fn render(&self, filter: &ToolFilter) -> Result<ToolList, ServeError> {
-        let definitions = self.dispatcher.tools_in(Dialect::Mcp, filter)?;
-        let mut tools = Vec::with_capacity(definitions.len());
-        let mut by_name = HashMap::with_capacity(definitions.len());
+        let set = self.dispatcher.tools_in(Dialect::Mcp, filter)?;
+        let mut by_name = HashMap::with_capacity(set.len());
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        for (index, definition) in definitions.definitions().iter().enumerate() {
-            let name = definition["name"].as_str().unwrap_or_default();
+        for (index, name) in set.names().enumerate() {
             let registration = self
                 .dispatcher
                 .registration(name)
@@ -114,58 +190,28 @@ impl Registry {
                     tool: name.to_string(),
                     reason: "no registered skill has this wire name".into(),
                 })?;
-            let mut tool: Tool =
-                serde_json::from_value(definition.clone()).map_err(|e| ServeError::Render {
-                    tool: name.to_string(),
-                    reason: e.to_string(),
-                })?;
-            tool.annotations = Some(annotations(registration, tool.annotations.take()));
             name.hash(&mut hasher);
             by_name.insert(
-                name.to_string(),
+                name,
                 ServedSkill {
                     registration,
                     index,
                 },
             );
-            tools.push(tool);
         }
-        tracing::debug!(tools = tools.len(), ?filter, "MCP tool list rendered");
+        let len = set.len();
+        let pages = len.div_ceil(self.page_size).max(1);
+        tracing::debug!(tools = len, ?filter, "MCP tool list rendered");
         Ok(ToolList {
-            tools,
+            id: NEXT_LIST_ID.fetch_add(1, Ordering::Relaxed),
             by_name,
             fingerprint: hasher.finish(),
+            page_size: self.page_size,
+            pages: (0..pages).map(|_| OnceLock::new()).collect(),
+            typed: (0..len).map(|_| OnceLock::new()).collect(),
+            set,
         })
     }
-}
-
-/// Categories whose skills only read. `validation` checks a document and changes nothing,
-/// which the runtime's MCP dialect does not count as read-only.
-fn reads_only(category: &str) -> bool {
-    matches!(
-        category,
-        "query" | "stats" | "analysis" | "retrieval" | "search" | "report" | "validation"
-    ) || category.starts_with("analysis")
-}
-
-/// The dialect's annotations with the read-only rule of [`reads_only`]: a read-only tool
-/// carries no destructive or idempotent hint (MCP gives them meaning only for writes).
-fn annotations(skill: &SkillRegistration, rendered: Option<ToolAnnotations>) -> ToolAnnotations {
-    let mut a = rendered.unwrap_or_default();
-    if a.title.is_none() {
-        a.title = Some(skill.name.to_string());
-    }
-    if reads_only(skill.category) {
-        a.read_only_hint = Some(true);
-        a.destructive_hint = None;
-        a.idempotent_hint = None;
-    } else if a.read_only_hint.is_none() {
-        a.read_only_hint = Some(false);
-    }
-    if a.open_world_hint.is_none() {
-        a.open_world_hint = Some(skill.open_world.unwrap_or(false));
-    }
-    a
 }
 
 #[cfg(test)]
@@ -173,18 +219,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn validation_and_analysis_kinds_read_only_writes_do_not() {
-        assert!(reads_only("validation"));
-        assert!(reads_only("analysis_risk"));
-        assert!(reads_only("query"));
-        assert!(!reads_only("update"));
-        assert!(!reads_only("create"));
-        assert!(!reads_only("ui"));
-    }
-
-    #[test]
     fn each_filter_is_rendered_once() {
-        let registry = Registry::new(Dispatcher::builder().build().unwrap());
+        let registry = Registry::new(Dispatcher::builder().build().unwrap(), 10);
         let all = ToolFilter::all();
         let demo = ToolFilter::all().domain("demo");
         let first = registry.tools(&all).unwrap();
@@ -193,5 +229,14 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &other));
         assert!(Arc::ptr_eq(&other, &registry.tools(&demo).unwrap()));
         assert_eq!(registry.cache.read().unwrap().len(), 2);
+        assert_ne!(first.id, other.id);
+    }
+
+    #[test]
+    fn an_empty_list_has_one_empty_page() {
+        let registry = Registry::new(Dispatcher::builder().build().unwrap(), 10);
+        let list = registry.tools(&ToolFilter::all()).unwrap();
+        assert_eq!(&list.page(0).unwrap()[..], b"[]");
+        assert!(list.page(1).is_none());
     }
 }

@@ -26,7 +26,8 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let running = match server.serve((reader, writer)).await {
+    let writer = crate::pages::SpliceWriter::new(writer, server.inner.splicer.clone());
+    let running = match server.with_pages().serve((reader, writer)).await {
         Ok(running) => running,
         // A 2026 client needs no handshake: it may send its stateless requests and leave.
         Err(ServerInitializeError::ConnectionClosed(_)) => {

@@ -31,6 +31,14 @@ pub struct ServeArgs {
     clause: Option<String>,
     #[command(flatten)]
     filter: FilterArgs,
+    /// Serve this pack's tool set (core tools, its own, its authorised imports); calls into
+    /// other packs go through the gateway (subscription, rate limit, audit in the packs
+    /// database: $SKILLKIT_PACKS_DB, else skillkit-packs.db here).
+    #[arg(long, value_name = "NAME")]
+    pack: Option<String>,
+    /// The user pack calls run for (subscriptions and rate limits are per user).
+    #[arg(long, value_name = "NAME", default_value = "local", requires = "pack")]
+    pack_user: String,
     /// Bearer token HTTP clients must send (default: the SKILLKIT_TOKEN environment variable).
     #[arg(long)]
     token: Option<String>,
@@ -74,11 +82,30 @@ async fn shutdown_signal() {
 
 /// Serves until the client goes away (stdio) or the process is told to stop (HTTP).
 pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliError> {
-    let server = McpServer::builder(dispatcher.clone())
+    let mut builder = McpServer::builder(dispatcher.clone())
         .context(context(args)?)
         .filter(args.filter.to_filter())
-        .server_info("skillkit", env!("CARGO_PKG_VERSION"))
-        .build()?;
+        .server_info("skillkit", env!("CARGO_PKG_VERSION"));
+    if let Some(pack) = &args.pack {
+        let linked = skill_packs::linked_packs();
+        if !linked.iter().any(|p| p.id == pack) {
+            let known: Vec<&str> = linked.iter().map(|p| p.id).collect();
+            return Err(CliError::Usage(format!(
+                "--pack {pack}: no such pack; packs in this build: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        }
+        let gateway = skill_packs::Gateway::builder(dispatcher.clone())
+            .linked_packs()
+            .build()
+            .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
+        builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
+    }
+    let server = builder.build()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -174,3 +174,19 @@ fn http_serves_with_a_token_from_the_environment() {
         std::panic::resume_unwind(panic);
     }
 }
+
+#[test]
+fn an_unknown_pack_is_refused_with_the_packs_there_are() {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["serve", "--stdio", "--pack", "no_such_pack"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--pack no_such_pack: no such pack; packs in this build:"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", out.stdout);
+}

@@ -22,6 +22,8 @@ pub struct ToolSet(Arc<Rendered>);
 struct Rendered {
     dialect: Dialect,
     json: String,
+    /// Byte range of each definition in `json`, in order.
+    spans: Vec<std::ops::Range<usize>>,
     skills: Vec<&'static SkillRegistration>,
     definitions: OnceLock<Vec<Value>>,
 }
@@ -32,28 +34,41 @@ impl ToolSet {
         skills: Vec<&'static SkillRegistration>,
         tools: RenderedTools,
     ) -> Self {
+        let mut spans = Vec::with_capacity(skills.len());
+        let mut join = |pieces: &mut dyn Iterator<Item = &str>, capacity: usize| {
+            let mut json = String::with_capacity(capacity);
+            json.push('[');
+            for (i, piece) in pieces.enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                let start = json.len();
+                json.push_str(piece);
+                spans.push(start..json.len());
+            }
+            json.push(']');
+            json
+        };
         let (json, definitions) = match tools {
             RenderedTools::Fragments(fragments) => {
-                let mut json =
-                    String::with_capacity(2 + fragments.iter().map(|f| f.len() + 1).sum::<usize>());
-                json.push('[');
-                for (i, fragment) in fragments.iter().enumerate() {
-                    if i > 0 {
-                        json.push(',');
-                    }
-                    json.push_str(fragment);
-                }
-                json.push(']');
+                let capacity = 2 + fragments.iter().map(|f| f.len() + 1).sum::<usize>();
+                let json = join(&mut fragments.iter().map(|f| &**f), capacity);
                 (json, OnceLock::new())
             }
-            RenderedTools::Values(values) => (
-                serde_json::to_string(&values).unwrap_or_else(|_| "[]".into()),
-                OnceLock::from(values),
-            ),
+            RenderedTools::Values(values) => {
+                let texts: Vec<String> = values
+                    .iter()
+                    .map(|v| serde_json::to_string(v).unwrap_or_else(|_| "null".into()))
+                    .collect();
+                let capacity = 2 + texts.iter().map(|t| t.len() + 1).sum::<usize>();
+                let json = join(&mut texts.iter().map(String::as_str), capacity);
+                (json, OnceLock::from(values))
+            }
         };
         Self(Arc::new(Rendered {
             dialect,
             json,
+            spans,
             skills,
             definitions,
         }))
@@ -74,6 +89,12 @@ impl ToolSet {
     /// The definitions as the text of one JSON array.
     pub fn json(&self) -> &str {
         &self.0.json
+    }
+
+    /// Each definition as JSON text, in order: slices of [`ToolSet::json`], for a host that
+    /// writes pages of the list without parsing it.
+    pub fn definitions_json(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.0.spans.iter().map(|span| &self.0.json[span.clone()])
     }
 
     /// The tool names the model sees (wire names), in the order of the definitions.

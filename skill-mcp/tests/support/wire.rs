@@ -44,6 +44,12 @@ impl LineClient {
                 eprintln!("server ended: {err}");
             }
         });
+        Self::over(client_end, era, capabilities).await
+    }
+
+    /// Connects over the client end of a duplex whose other end a server already serves.
+    #[allow(dead_code)]
+    pub async fn over(client_end: DuplexStream, era: Era, capabilities: Value) -> Self {
         let (read, writer) = tokio::io::split(client_end);
         let mut client = Self {
             writer,
