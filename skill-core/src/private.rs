@@ -8,17 +8,19 @@ pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 pub use serde_json::Value;
-pub use std::sync::OnceLock;
 
-use schemars::JsonSchema;
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::context::SkillContext;
-use crate::error::{codes, SkillError};
+use crate::error::codes;
 pub use crate::registration::{CallArgs, InvokeError, PrepareMode};
 
-pub use crate::context::FromSkillContext;
+pub use crate::context::{FromSkillContext, SkillContext};
+pub use crate::error::SkillError;
 pub use crate::prepare::{PrepareScope, Preparer};
 pub use crate::registration::{
     ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation,
@@ -43,17 +45,53 @@ pub fn invoke<'a, S: Skill>(
     })
 }
 
-/// The canonical input schema of `I`, built on first use into the skill's own `cell`.
-pub fn cached_input_schema<I: JsonSchema>(
-    cell: &'static OnceLock<Value>,
-    prepared: &[&str],
-) -> &'static Value {
-    cell.get_or_init(|| input_schema_of::<I>(prepared))
+/// The canonical input schema of skill `S` (arguments with a preparer are not required),
+/// built on first use and cached for the life of the process. One generic fn for every
+/// skill, so a skill carries no schema fn or cache of its own.
+pub fn input_schema<S: Skill>() -> &'static Value {
+    cached_schema::<S>(SchemaKind::Input, || {
+        let prepared: Vec<&str> = S::registration()
+            .params
+            .iter()
+            .filter(|p| p.prepared)
+            .map(|p| p.name)
+            .collect();
+        input_schema_of::<S::Input>(&prepared)
+    })
 }
 
-/// The output schema of `O`, built on first use into the skill's own `cell`.
-pub fn cached_output_schema<O: JsonSchema>(cell: &'static OnceLock<Value>) -> &'static Value {
-    cell.get_or_init(output_schema_of::<O>)
+/// The output schema of skill `S`, built on first use and cached like [`input_schema`].
+pub fn output_schema<S: Skill>() -> &'static Value {
+    cached_schema::<S>(SchemaKind::Output, output_schema_of::<S::Output>)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SchemaKind {
+    Input,
+    Output,
+}
+
+type SchemaCache = RwLock<HashMap<(TypeId, SchemaKind), &'static Value>>;
+
+/// Looks the schema up by the skill's type; builds and leaks it (once per skill and kind)
+/// when it is not there yet.
+fn cached_schema<S: 'static>(kind: SchemaKind, build: impl FnOnce() -> Value) -> &'static Value {
+    static CACHE: OnceLock<SchemaCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (TypeId::of::<S>(), kind);
+    if let Some(schema) = cache
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return schema;
+    }
+    let schema = build();
+    cache
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(schema)))
 }
 
 /// Reads the input (or wire) struct from the call's arguments: one `serde_json` pass on the

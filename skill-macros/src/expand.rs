@@ -5,8 +5,9 @@
 //! do is a call into `<crate>::__private` (invocation, argument reading, schema caching), so
 //! each skill costs the compiler little more than its input struct.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit};
 
@@ -98,24 +99,96 @@ impl Names {
 }
 
 /// Every generated item of a checked skill.
+///
+/// The generated types live in a module of their own, named after the fn (unique in its
+/// module, since the fn's own name is), and are re-exported under their public names: the
+/// marker by name, the input struct by a glob. Two skills with one id in one module then
+/// collide in exactly one place, the marker's re-export, and that error names the marker
+/// at both `#[skill]` attributes; the input structs, their derives and the `Skill` impls
+/// no longer clash with each other.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let item = &skill.item;
     let Some(names) = Names::of(skill, cfg) else {
         return quote!(#item);
     };
+    let krate = &cfg.krate;
+    let checks = type_checks(skill, cfg);
     let input_item = input_item(skill, cfg, &names);
-    let marker_item = marker_item(skill, cfg, &names);
+    let marker_item = marker_item(cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
-    quote! {
-        #item
+    let body = reroot_super(quote! {
+        use #krate::__private as __sk;
+        #checks
         #input_item
         #marker_item
         const _: () = {
             #skill_impl
             #registration
         };
+    });
+    let vis = &item.vis;
+    let module = format_ident!("__skill_{}", item.sig.ident.unraw());
+    // The re-export is spanned at the attribute (or at `marker = "..."`), which names the id.
+    let marker_span = match &cfg.marker {
+        Some(_) => names.marker.span(),
+        None => Span::call_site(),
+    };
+    let marker = Ident::new(&names.marker.to_string(), marker_span);
+    quote! {
+        #item
+        mod #module {
+            #[allow(unused_imports)]
+            use super::*;
+            #body
+        }
+        #[allow(unused_imports)]
+        #vis use #module::#marker;
+        #[allow(unused_imports)]
+        #vis use #module::*;
     }
+}
+
+/// Paths written relative to the skill's module (`super::Type`) are moved one level up, as
+/// the generated items sit one module deeper; `self::` reaches the same names through the
+/// module's `use super::*`.
+fn reroot_super(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    // Whether the last two tokens were `::`, so a following `super` is not a path's start.
+    let mut path_sep = false;
+    let mut joint_colon = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), reroot_super(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+                (path_sep, joint_colon) = (false, false);
+            }
+            TokenTree::Ident(ident) if ident == "super" && !path_sep => {
+                let span = ident.span();
+                out.push(TokenTree::Ident(Ident::new("super", span)));
+                let mut first = Punct::new(':', Spacing::Joint);
+                first.set_span(span);
+                let mut second = Punct::new(':', Spacing::Alone);
+                second.set_span(span);
+                out.push(TokenTree::Punct(first));
+                out.push(TokenTree::Punct(second));
+                out.push(TokenTree::Ident(ident));
+                (path_sep, joint_colon) = (false, false);
+            }
+            TokenTree::Punct(punct) if punct.as_char() == ':' => {
+                path_sep = joint_colon;
+                joint_colon = !path_sep && punct.spacing() == Spacing::Joint;
+                out.push(TokenTree::Punct(punct));
+            }
+            other => {
+                (path_sep, joint_colon) = (false, false);
+                out.push(other);
+            }
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// What is emitted next to the errors of a skill that failed its checks: the fn, and the
@@ -165,9 +238,10 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
     }
 }
 
-fn private(cfg: &Config) -> TokenStream {
-    let krate = &cfg.krate;
-    quote!(#krate::__private)
+/// `__sk`: the skill's module imports `<crate>::__private` under this name once, so each
+/// use in the generated code is one token instead of a path.
+fn private(_cfg: &Config) -> TokenStream {
+    quote!(__sk)
 }
 
 fn model_args(skill: &SkillFn) -> impl Iterator<Item = &Param> {
@@ -192,11 +266,27 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
+/// One `const` checking, at each argument's type, that it can be a model argument, and at
+/// the return type that it can be sent back: the first error about such a type is at the
+/// type and names everything it needs, before the derives report the rest.
+fn type_checks(skill: &SkillFn, cfg: &Config) -> TokenStream {
+    let p = private(cfg);
+    let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
+    let args = model_args(skill).filter(|_| !whole_input).map(|param| {
+        let ty = &param.ty;
+        quote_spanned!(ty.span()=> #p::assert_model_argument::<#ty>();)
+    });
+    let output_ty = &skill.output.ty;
+    let output = quote_spanned!(skill.output.span=> #p::assert_output::<#output_ty>(););
+    quote! {
+        const _: () = { #(#args)* #output };
+    }
+}
+
 /// `{Camel}Input`: the arguments the model fills in (or an alias of the `#[input]` struct),
 /// with `#[serde(default = ...)]` fns for declared defaults.
 fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
-    let vis = &skill.item.vis;
     let input_ident = &names.input;
     let input_doc = format!(
         "Arguments of the `{}` skill, as the model fills them in.",
@@ -206,16 +296,17 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         let ty = &param.ty;
         return quote! {
             #[doc = #input_doc]
-            #vis type #input_ident = #ty;
+            pub type #input_ident = #ty;
         };
     }
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
-    let mut bounds = Vec::new();
+    let mut serialize = Vec::new();
     for param in model_args(skill) {
         let ident = &param.ident;
         let ty = &param.ty;
-        bounds.push(quote_spanned!(ty.span()=> const _: () = #p::assert_model_argument::<#ty>();));
+        let wire = lit_str(&param.wire_name());
+        serialize.push(quote!(__st.serialize_field(#wire, &self.#ident)?;));
         let docs = param.docs.lines.iter().map(|l| {
             let l = format!(" {l}");
             quote!(#[doc = #l])
@@ -260,20 +351,28 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             pub #ident: #ty,
         });
     }
-    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
-    let schemars_path = lit_str(&quote!(#p::schemars).to_string().replace(' ', ""));
     let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
-
+    let name = input_ident.to_string();
+    let len = serialize.len();
+    // `Serialize` is written out here rather than derived: the same calls serde_derive
+    // would generate, without running a second derive over the struct.
     quote! {
-        #(#bounds)*
         #[doc = #input_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Serialize, #p::serde::Deserialize, #p::schemars::JsonSchema)]
-        #[serde(crate = #serde_path)]
-        #[schemars(crate = #schemars_path)]
-        #vis struct #input_ident {
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[serde(crate = "__sk::serde")]
+        #[schemars(crate = "__sk::schemars")]
+        pub struct #input_ident {
             #(#fields)*
         }
         #defaults
+        impl #p::serde::Serialize for #input_ident {
+            fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                use #p::serde::ser::SerializeStruct as _;
+                let mut __st = __s.serialize_struct(#name, #len)?;
+                #(#serialize)*
+                __st.end()
+            }
+        }
     }
 }
 
@@ -344,10 +443,9 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             build.push(quote!(#ident: wire.#ident,));
         }
     }
-    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
     quote! {
         #[derive(#p::serde::Deserialize)]
-        #[serde(crate = #serde_path)]
+        #[serde(crate = "__sk::serde")]
         struct __Wire {
             #(#wire_fields)*
         }
@@ -359,8 +457,7 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 }
 
 /// The marker type: the skill's typed handle.
-fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
-    let vis = &skill.item.vis;
+fn marker_item(cfg: &Config, names: &Names) -> TokenStream {
     let marker = &names.marker;
     let marker_doc = format!(
         "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
@@ -369,13 +466,12 @@ fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     quote! {
         #[doc = #marker_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-        #vis struct #marker;
+        pub struct #marker;
     }
 }
 
 /// `impl Skill for {Camel}`: reads the input, takes the injected values, calls the fn.
 fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
-    let krate = &cfg.krate;
     let p = private(cfg);
     let id = &cfg.id;
     let (marker, input_ident) = (&names.marker, &names.input);
@@ -412,15 +508,10 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     } else {
         quote!(::core::result::Result::Ok(#fn_ident(#(#call_args),*)#await_))
     };
-    let output_check = quote_spanned! {skill.output.span=>
-        const _: () = #p::assert_output::<#output_ty>();
-    };
     let prepare_body = prepare_body(skill, cfg, names);
     let uses_ctx = skill.params.iter().any(|p| matches!(p.role, Role::Inject));
     let ctx_unused = (!uses_ctx).then(|| quote!(let _ = ctx;));
     quote! {
-        #output_check
-
         impl #p::Skill for #marker {
             const ID: &'static str = #id;
             type Input = #input_ident;
@@ -431,10 +522,10 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             }
 
             fn prepare_args(
-                ctx: &#krate::SkillContext,
+                ctx: &#p::SkillContext,
                 args: #p::CallArgs<'_>,
                 mode: #p::PrepareMode,
-            ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
+            ) -> ::core::result::Result<#input_ident, #p::SkillError> {
                 let _ = (ctx, mode);
                 #prepare_body
             }
@@ -442,8 +533,8 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             #[allow(clippy::manual_async_fn)]
             fn run(
                 input: #input_ident,
-                ctx: &#krate::SkillContext,
-            ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #krate::SkillError>> + ::core::marker::Send + '_ {
+                ctx: &#p::SkillContext,
+            ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #p::SkillError>> + ::core::marker::Send + '_ {
                 async move {
                     #ctx_unused
                     #(#injections)*
@@ -461,10 +552,6 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let (marker, input_ident) = (&names.marker, &names.input);
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
-    let prepared_names: Vec<String> = model_args(skill)
-        .filter(|p| p.arg.prepare.is_some())
-        .map(Param::wire_name)
-        .collect();
     let description = skill.docs.first_paragraph();
     let long_help = skill.docs.text();
     let status = match cfg.status {
@@ -519,16 +606,6 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let output_type = quote!(#output_ty).to_string().replace(' ', "");
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
-        fn __input_schema() -> &'static #p::Value {
-            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
-            #p::cached_input_schema::<#input_ident>(&SCHEMA, &[#(#prepared_names),*])
-        }
-
-        fn __output_schema() -> &'static #p::Value {
-            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
-            #p::cached_output_schema::<#output_ty>(&SCHEMA)
-        }
-
         static __REGISTRATION: #p::SkillRegistration = #p::SkillRegistration {
             id: #id,
             wire_name: #wire_name,
@@ -545,8 +622,8 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             idempotent: #idempotent,
             open_world: #open_world,
             params: &[#(#params_info),*],
-            input_schema: __input_schema,
-            output_schema: __output_schema,
+            input_schema: #p::input_schema::<#marker>,
+            output_schema: #p::output_schema::<#marker>,
             input_type: #input_type,
             output_type: #output_type,
             source: #p::SourceLocation {
