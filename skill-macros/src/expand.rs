@@ -5,10 +5,11 @@
 //! do is a call into `<crate>::__private` (invocation, argument reading, schema caching), so
 //! each skill costs the compiler little more than its input struct.
 
-use proc_macro2::{Group, Punct, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Lit};
 
 use crate::ast::{Param, Role, SkillFn};
@@ -117,7 +118,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let marker_item = marker_item(cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
-    let body = reroot_super(quote! {
+    let body = quote! {
         use #krate::__private as __sk;
         #checks
         #input_item
@@ -126,7 +127,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
             #skill_impl
             #registration
         };
-    });
+    };
     let vis = &item.vis;
     let module = format_ident!("__skill_{}", item.sig.ident.unraw());
     // The re-export is spanned at the attribute (or at `marker = "..."`), which names the id.
@@ -150,45 +151,39 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
 }
 
 /// Paths written relative to the skill's module (`super::Type`) are moved one level up, as
-/// the generated items sit one module deeper; `self::` reaches the same names through the
-/// module's `use super::*`.
-fn reroot_super(tokens: TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    // Whether the last two tokens were `::`, so a following `super` is not a path's start.
-    let mut path_sep = false;
-    let mut joint_colon = false;
-    for tt in tokens {
-        match tt {
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), reroot_super(g.stream()));
-                group.set_span(g.span());
-                out.push(TokenTree::Group(group));
-                (path_sep, joint_colon) = (false, false);
+/// the generated items sit one module deeper; `self::` reaches the same names through that
+/// module's `use super::*`. Applied to what the generated items copy from the fn (argument
+/// and return types, defaults, examples, preparers, `crate = "..."`), never to the fn.
+pub fn reroot(skill: &mut SkillFn, cfg: &mut Config) {
+    struct Reroot;
+    impl VisitMut for Reroot {
+        fn visit_path_mut(&mut self, path: &mut syn::Path) {
+            if path.leading_colon.is_none()
+                && path.segments.first().is_some_and(|s| s.ident == "super")
+            {
+                let span = path.segments[0].ident.span();
+                path.segments
+                    .insert(0, syn::PathSegment::from(Ident::new("super", span)));
             }
-            TokenTree::Ident(ident) if ident == "super" && !path_sep => {
-                let span = ident.span();
-                out.push(TokenTree::Ident(Ident::new("super", span)));
-                let mut first = Punct::new(':', Spacing::Joint);
-                first.set_span(span);
-                let mut second = Punct::new(':', Spacing::Alone);
-                second.set_span(span);
-                out.push(TokenTree::Punct(first));
-                out.push(TokenTree::Punct(second));
-                out.push(TokenTree::Ident(ident));
-                (path_sep, joint_colon) = (false, false);
-            }
-            TokenTree::Punct(punct) if punct.as_char() == ':' => {
-                path_sep = joint_colon;
-                joint_colon = !path_sep && punct.spacing() == Spacing::Joint;
-                out.push(TokenTree::Punct(punct));
-            }
-            other => {
-                (path_sep, joint_colon) = (false, false);
-                out.push(other);
-            }
+            visit_mut::visit_path_mut(self, path);
         }
     }
-    out.into_iter().collect()
+    for param in &mut skill.params {
+        Reroot.visit_type_mut(&mut param.ty);
+        if let Some(default) = &mut param.arg.default {
+            if let DefaultValue::Expr(expr) = &mut default.value {
+                Reroot.visit_expr_mut(expr);
+            }
+        }
+        if let Some(example) = &mut param.arg.example {
+            Reroot.visit_expr_mut(&mut example.value);
+        }
+        if let Some(prepare) = &mut param.arg.prepare {
+            Reroot.visit_path_mut(&mut prepare.value);
+        }
+    }
+    Reroot.visit_type_mut(&mut skill.output.ty);
+    Reroot.visit_path_mut(&mut cfg.krate);
 }
 
 /// What is emitted next to the errors of a skill that failed its checks: the fn, and the
