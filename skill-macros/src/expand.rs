@@ -102,11 +102,12 @@ impl Names {
 /// Every generated item of a checked skill.
 ///
 /// The generated types live in a module of their own, named after the fn (unique in its
-/// module, since the fn's own name is), and are re-exported under their public names: the
-/// marker by name, the input struct by a glob. Two skills with one id in one module then
-/// collide in exactly one place, the marker's re-export, and that error names the marker
-/// at both `#[skill]` attributes; the input structs, their derives and the `Skill` impls
-/// no longer clash with each other.
+/// module, since the fn's own name is), and reach the fn's module through a glob re-export
+/// (the input struct, the marker's value) and one explicit item: a type alias of the
+/// marker. Two skills with one id in one module (or a type of the author's that takes the
+/// marker's name) then collide in exactly one place, that alias, and the one error names the
+/// marker at both `#[skill]` attributes; the input structs, their derives and the `Skill`
+/// impls no longer clash with each other.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let item = &skill.item;
     let Some(names) = Names::of(skill, cfg) else {
@@ -115,7 +116,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let krate = &cfg.krate;
     let checks = type_checks(skill, cfg);
     let input_item = input_item(skill, cfg, &names);
-    let marker_item = marker_item(cfg, &names);
+    let marker_item = marker_item(skill, cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
     let body = quote! {
@@ -136,6 +137,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
         None => Span::call_site(),
     };
     let marker = Ident::new(&names.marker.to_string(), marker_span);
+    let marker_doc = marker_doc(cfg);
     quote! {
         #item
         mod #module {
@@ -143,8 +145,9 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
             use super::*;
             #body
         }
-        #[allow(unused_imports)]
-        #vis use #module::#marker;
+        #[doc = #marker_doc]
+        #[allow(dead_code)]
+        #vis type #marker = #module::#marker;
         #[allow(unused_imports)]
         #vis use #module::*;
     }
@@ -184,6 +187,28 @@ pub fn reroot(skill: &mut SkillFn, cfg: &mut Config) {
     }
     Reroot.visit_type_mut(&mut skill.output.ty);
     Reroot.visit_path_mut(&mut cfg.krate);
+}
+
+/// The fn's visibility as written one module deeper, for the generated items: private
+/// becomes `pub(super)`, `super` paths move up one level, `pub` and `pub(crate)` stay.
+/// (A `pub` item there would make a private argument or return type a leak.)
+fn inner_vis(vis: &syn::Visibility) -> TokenStream {
+    match vis {
+        syn::Visibility::Public(_) => quote!(pub),
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Restricted(r) => {
+            let first = r.path.segments.first().map(|s| s.ident.to_string());
+            let path = &r.path;
+            match first.as_deref() {
+                Some("crate") if r.path.leading_colon.is_none() => quote!(#vis),
+                Some("self") => {
+                    let rest = r.path.segments.iter().skip(1);
+                    quote!(pub(in super #(::#rest)*))
+                }
+                _ => quote!(pub(in super::#path)),
+            }
+        }
+    }
 }
 
 /// What is emitted next to the errors of a skill that failed its checks: the fn, and the
@@ -282,6 +307,7 @@ fn type_checks(skill: &SkillFn, cfg: &Config) -> TokenStream {
 /// with `#[serde(default = ...)]` fns for declared defaults.
 fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
+    let vis = inner_vis(&skill.item.vis);
     let input_ident = &names.input;
     let input_doc = format!(
         "Arguments of the `{}` skill, as the model fills them in.",
@@ -291,7 +317,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         let ty = &param.ty;
         return quote! {
             #[doc = #input_doc]
-            pub type #input_ident = #ty;
+            #vis type #input_ident = #ty;
         };
     }
     let mut fields = Vec::new();
@@ -301,7 +327,8 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         let ident = &param.ident;
         let ty = &param.ty;
         let wire = lit_str(&param.wire_name());
-        serialize.push(quote!(__st.serialize_field(#wire, &self.#ident)?;));
+        // Spanned at the type: an argument that cannot be serialized is reported there.
+        serialize.push(quote_spanned!(ty.span()=> __st.serialize_field(#wire, &self.#ident)?;));
         let docs = param.docs.lines.iter().map(|l| {
             let l = format!(" {l}");
             quote!(#[doc = #l])
@@ -343,7 +370,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             #rename
             #serde_default
             #example
-            pub #ident: #ty,
+            #vis #ident: #ty,
         });
     }
     let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
@@ -356,7 +383,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
         #[serde(crate = "__sk::serde")]
         #[schemars(crate = "__sk::schemars")]
-        pub struct #input_ident {
+        #vis struct #input_ident {
             #(#fields)*
         }
         #defaults
@@ -451,17 +478,22 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     }
 }
 
-/// The marker type: the skill's typed handle.
-fn marker_item(cfg: &Config, names: &Names) -> TokenStream {
-    let marker = &names.marker;
-    let marker_doc = format!(
+fn marker_doc(cfg: &Config) -> String {
+    format!(
         "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
         cfg.id
-    );
+    )
+}
+
+/// The marker type: the skill's typed handle.
+fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let vis = inner_vis(&skill.item.vis);
+    let marker = &names.marker;
+    let marker_doc = marker_doc(cfg);
     quote! {
         #[doc = #marker_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-        pub struct #marker;
+        #vis struct #marker;
     }
 }
 
