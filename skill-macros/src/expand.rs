@@ -36,8 +36,8 @@ fn lit_str(s: &str) -> syn::LitStr {
 
 fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
+        Some(v) => quote!(__sk::Some(#v)),
+        None => quote!(__sk::None),
     }
 }
 
@@ -338,7 +338,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             let default_fn = format_ident!("__default_{}", ident);
             let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
             let value = match &d.value {
-                DefaultValue::Trait => quote!(<#ty as ::core::default::Default>::default()),
+                DefaultValue::Trait => quote!(<#ty as #p::Default>::default()),
                 // Spanned on the expression, so a default of the wrong type is reported at the
                 // default, not at the parameter's type.
                 DefaultValue::Expr(Expr::Lit(syn::ExprLit {
@@ -380,7 +380,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     // would generate, without running a second derive over the struct.
     quote! {
         #[doc = #input_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[derive(#p::Debug, #p::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
         #[serde(crate = "__sk::serde")]
         #[schemars(crate = "__sk::schemars")]
         #vis struct #input_ident {
@@ -388,7 +388,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         }
         #defaults
         impl #p::serde::Serialize for #input_ident {
-            fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+            fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> #p::Result<__S::Ok, __S::Error> {
                 use #p::serde::ser::SerializeStruct as _;
                 let mut __st = __s.serialize_struct(#name, #len)?;
                 #(#serialize)*
@@ -438,15 +438,14 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             match prepare {
                 Some((ptr, _)) => build.push(quote! {
                     #ident: match wire.#ident {
-                        ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
-                        ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
+                        #p::Some(v) => #p::Some(v),
+                        #p::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
                     },
                 }),
                 None => build.push(quote!(#ident: wire.#ident,)),
             }
         } else if prepare.is_some() || default_ptr.is_some() {
-            wire_fields
-                .push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
+            wire_fields.push(quote!(#rename #[serde(default)] #ident: #p::Option<#ty>,));
             let def = opt(default_ptr);
             let fill = match prepare {
                 Some((ptr, span)) => {
@@ -456,8 +455,8 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             };
             build.push(quote! {
                 #ident: match wire.#ident {
-                    ::core::option::Option::Some(v) => v,
-                    ::core::option::Option::None => #fill,
+                    #p::Some(v) => v,
+                    #p::None => #fill,
                 },
             });
         } else {
@@ -472,7 +471,7 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             #(#wire_fields)*
         }
         let wire: __Wire = #p::deserialize_args(args, #id)?;
-        ::core::result::Result::Ok(#input_ident {
+        #p::Ok(#input_ident {
             #(#build)*
         })
     }
@@ -487,12 +486,13 @@ fn marker_doc(cfg: &Config) -> String {
 
 /// The marker type: the skill's typed handle.
 fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let p = private(cfg);
     let vis = inner_vis(&skill.item.vis);
     let marker = &names.marker;
     let marker_doc = marker_doc(cfg);
     quote! {
         #[doc = #marker_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+        #[derive(#p::Debug, #p::Clone, #p::Copy, #p::Default)]
         #vis struct #marker;
     }
 }
@@ -533,7 +533,7 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let outcome = if skill.output.is_result {
         quote!(#p::IntoSkillOutcome::into_outcome(#fn_ident(#(#call_args),*)#await_))
     } else {
-        quote!(::core::result::Result::Ok(#fn_ident(#(#call_args),*)#await_))
+        quote!(#p::Ok(#fn_ident(#(#call_args),*)#await_))
     };
     let prepare_body = prepare_body(skill, cfg, names);
     let uses_ctx = skill.params.iter().any(|p| matches!(p.role, Role::Inject));
@@ -552,7 +552,7 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
                 ctx: &#p::SkillContext,
                 args: #p::CallArgs<'_>,
                 mode: #p::PrepareMode,
-            ) -> ::core::result::Result<#input_ident, #p::SkillError> {
+            ) -> #p::Result<#input_ident, #p::SkillError> {
                 let _ = (ctx, mode);
                 #prepare_body
             }
@@ -561,7 +561,7 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             fn run(
                 input: #input_ident,
                 ctx: &#p::SkillContext,
-            ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #p::SkillError>> + ::core::marker::Send + '_ {
+            ) -> impl #p::Future<Output = #p::Result<#output_ty, #p::SkillError>> + #p::Send + '_ {
                 async move {
                     #ctx_unused
                     #(#injections)*
