@@ -79,6 +79,8 @@ fn serde_json_string(s: &str) -> Option<String> {
 pub struct Names {
     pub marker: Ident,
     pub input: Ident,
+    /// `__skill_{fn}`: the module the marker and input are declared in.
+    pub module: Ident,
 }
 
 impl Names {
@@ -95,6 +97,7 @@ impl Names {
             // A renamed marker names the input too: `marker = "CalculateZodiac"` ->
             // `CalculateZodiacInput`.
             input: format_ident!("{}Input", marker, span = span),
+            module: format_ident!("__skill_{}", skill.item.sig.ident.unraw()),
         })
     }
 }
@@ -114,23 +117,16 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
         return quote!(#item);
     };
     let krate = &cfg.krate;
+    // `crate = "super::..."` is written for the fn's module; the types' module is one deeper.
+    let mut inner_krate = krate.clone();
+    Reroot.visit_path_mut(&mut inner_krate);
     let checks = type_checks(skill, cfg);
-    let input_item = input_item(skill, cfg, &names);
+    let (input_item, defaults) = input_item(skill, cfg, &names);
     let marker_item = marker_item(skill, cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
-    let body = quote! {
-        use #krate::__private as __sk;
-        #checks
-        #input_item
-        #marker_item
-        const _: () = {
-            #skill_impl
-            #registration
-        };
-    };
     let vis = &item.vis;
-    let module = format_ident!("__skill_{}", item.sig.ident.unraw());
+    let module = &names.module;
     // The re-export is spanned at the attribute (or at `marker = "..."`), which names the id.
     let marker_span = match &cfg.marker {
         Some(_) => names.marker.span(),
@@ -143,8 +139,17 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
         mod #module {
             #[allow(unused_imports)]
             use super::*;
-            #body
+            use #inner_krate::__private as __sk;
+            #input_item
+            #marker_item
         }
+        const _: () = {
+            use #krate::__private as __sk;
+            #checks
+            #defaults
+            #skill_impl
+            #registration
+        };
         #[doc = #marker_doc]
         #[allow(dead_code)]
         #vis type #marker = #module::#marker;
@@ -153,40 +158,28 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     }
 }
 
-/// Paths written relative to the skill's module (`super::Type`) are moved one level up, as
-/// the generated items sit one module deeper; `self::` reaches the same names through that
-/// module's `use super::*`. Applied to what the generated items copy from the fn (argument
-/// and return types, defaults, examples, preparers, `crate = "..."`), never to the fn.
-pub fn reroot(skill: &mut SkillFn, cfg: &mut Config) {
-    struct Reroot;
-    impl VisitMut for Reroot {
-        fn visit_path_mut(&mut self, path: &mut syn::Path) {
-            if path.leading_colon.is_none()
-                && path.segments.first().is_some_and(|s| s.ident == "super")
-            {
-                let span = path.segments[0].ident.span();
-                path.segments
-                    .insert(0, syn::PathSegment::from(Ident::new("super", span)));
-            }
-            visit_mut::visit_path_mut(self, path);
+/// Moves paths written relative to the fn's module (`super::Type`) one level up, for the
+/// types and examples copied into the skill's module (one deeper); `self::` reaches the same
+/// names through that module's `use super::*`.
+struct Reroot;
+
+impl VisitMut for Reroot {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if path.leading_colon.is_none() && path.segments.first().is_some_and(|s| s.ident == "super")
+        {
+            let span = path.segments[0].ident.span();
+            path.segments
+                .insert(0, syn::PathSegment::from(Ident::new("super", span)));
         }
+        visit_mut::visit_path_mut(self, path);
     }
-    for param in &mut skill.params {
-        Reroot.visit_type_mut(&mut param.ty);
-        if let Some(default) = &mut param.arg.default {
-            if let DefaultValue::Expr(expr) = &mut default.value {
-                Reroot.visit_expr_mut(expr);
-            }
-        }
-        if let Some(example) = &mut param.arg.example {
-            Reroot.visit_expr_mut(&mut example.value);
-        }
-        if let Some(prepare) = &mut param.arg.prepare {
-            Reroot.visit_path_mut(&mut prepare.value);
-        }
-    }
-    Reroot.visit_type_mut(&mut skill.output.ty);
-    Reroot.visit_path_mut(&mut cfg.krate);
+}
+
+/// `ty` as written from inside the skill's module.
+fn inner_type(ty: &syn::Type) -> syn::Type {
+    let mut ty = ty.clone();
+    Reroot.visit_type_mut(&mut ty);
+    ty
 }
 
 /// The fn's visibility as written one module deeper, for the generated items: private
@@ -305,7 +298,9 @@ fn type_checks(skill: &SkillFn, cfg: &Config) -> TokenStream {
 
 /// `{Camel}Input`: the arguments the model fills in (or an alias of the `#[input]` struct),
 /// with `#[serde(default = ...)]` fns for declared defaults.
-fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+/// Returns the items declared in the skill's module and the `impl` of default fns, which
+/// stays in the fn's module (where the defaults' expressions were written).
+fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> (TokenStream, TokenStream) {
     let p = private(cfg);
     let vis = inner_vis(&skill.item.vis);
     let input_ident = &names.input;
@@ -314,11 +309,12 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         cfg.id
     );
     if let Some(param) = skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
-        let ty = &param.ty;
-        return quote! {
+        let ty = inner_type(&param.ty);
+        let item = quote! {
             #[doc = #input_doc]
             #vis type #input_ident = #ty;
         };
+        return (item, TokenStream::new());
     }
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
@@ -358,27 +354,37 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             });
             quote!(#[serde(default = #default_fn_path)])
         });
-        let example = param.arg.example.as_ref().map(|e| match &e.value {
+        let example = param.arg.example.as_ref().map(|e| {
+            let mut value = e.value.clone();
+            Reroot.visit_expr_mut(&mut value);
+            value
+        });
+        let example = example.as_ref().map(|value| match value {
             // schemars reads a bare string literal as a function path; pass the value.
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
             }) => quote!(#[schemars(example = &#s)]),
             expr => quote!(#[schemars(example = #expr)]),
         });
+        let field_ty = inner_type(ty);
         fields.push(quote! {
             #(#docs)*
             #rename
             #serde_default
             #example
-            #vis #ident: #ty,
+            #vis #ident: #field_ty,
         });
     }
-    let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
+    let module = &names.module;
+    let defaults = match defaults.is_empty() {
+        true => TokenStream::new(),
+        false => quote!(impl #module::#input_ident { #(#defaults)* }),
+    };
     let name = input_ident.to_string();
     let len = serialize.len();
     // `Serialize` is written out here rather than derived: the same calls serde_derive
     // would generate, without running a second derive over the struct.
-    quote! {
+    let item = quote! {
         #[doc = #input_doc]
         #[derive(#p::Debug, #p::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
         #[serde(crate = "__sk::serde")]
@@ -386,7 +392,6 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         #vis struct #input_ident {
             #(#fields)*
         }
-        #defaults
         impl #p::serde::Serialize for #input_ident {
             fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> #p::Result<__S::Ok, __S::Error> {
                 use #p::serde::ser::SerializeStruct as _;
@@ -395,7 +400,8 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
                 __st.end()
             }
         }
-    }
+    };
+    (item, defaults)
 }
 
 fn rename_attr(param: &Param) -> Option<TokenStream> {
@@ -412,7 +418,9 @@ fn rename_attr(param: &Param) -> Option<TokenStream> {
 fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
     let id = &cfg.id;
-    let input_ident = &names.input;
+    let input_name = &names.input;
+    let module = &names.module;
+    let input_ident = quote!(#module::#input_name);
     let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
     let prepared = model_args(skill).any(|p| p.arg.prepare.is_some());
     if whole_input || !prepared {
@@ -501,7 +509,9 @@ fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
     let id = &cfg.id;
-    let (marker, input_ident) = (&names.marker, &names.input);
+    let module = &names.module;
+    let (marker_name, input_name) = (&names.marker, &names.input);
+    let (marker, input_ident) = (quote!(#module::#marker_name), quote!(#module::#input_name));
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
     let mut injections = Vec::new();
@@ -576,7 +586,9 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 /// The `static SkillRegistration` and its `inventory::submit!`.
 fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
-    let (marker, input_ident) = (&names.marker, &names.input);
+    let module = &names.module;
+    let (marker_name, input_ident) = (&names.marker, &names.input);
+    let marker = quote!(#module::#marker_name);
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
     let description = skill.docs.first_paragraph();

@@ -106,7 +106,5 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
         let errors = cx.into_compile_errors();
         return quote!(#dummy #errors).into();
     }
-    let (mut skill, mut config) = (skill, config);
-    expand::reroot(&mut skill, &mut config);
     expand::expand(&skill, &config).into()
 }
