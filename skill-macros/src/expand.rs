@@ -104,13 +104,14 @@ impl Names {
 
 /// Every generated item of a checked skill.
 ///
-/// The generated types live in a module of their own, named after the fn (unique in its
-/// module, since the fn's own name is), and reach the fn's module through a glob re-export
-/// (the input struct, the marker's value) and one explicit item: a type alias of the
-/// marker. Two skills with one id in one module (or a type of the author's that takes the
-/// marker's name) then collide in exactly one place, that alias, and the one error names the
-/// marker at both `#[skill]` attributes; the input structs, their derives and the `Skill`
-/// impls no longer clash with each other.
+/// The generated types (input struct and marker) live in a module of their own, named after
+/// the fn (unique in its module, since the fn's own name is), and reach the fn's module
+/// through a glob re-export (the input struct, the marker's value) and one explicit item: a
+/// type alias of the marker. Two skills with one id in one module (or a type of the author's
+/// that takes the marker's name) then collide in exactly one place, that alias, and the one
+/// error names the marker at both `#[skill]` attributes. Everything else (checks, defaults,
+/// the `Skill` impl, the registration) sits in a `const _` block next to the fn, naming the
+/// types by their module path, so it sees what the fn sees, also inside a fn body.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let item = &skill.item;
     let Some(names) = Names::of(skill, cfg) else {
