@@ -137,6 +137,11 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let marker_doc = marker_doc(cfg);
     quote! {
         #item
+        // Before the types: an argument type that cannot be one is reported here first.
+        const _: () = {
+            use #krate::__private as __sk;
+            #checks
+        };
         mod #module {
             #[allow(unused_imports)]
             use super::*;
@@ -146,7 +151,6 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
         }
         const _: () = {
             use #krate::__private as __sk;
-            #checks
             #defaults
             #skill_impl
             #registration
