@@ -7,9 +7,7 @@
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
-use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Lit};
 
 use crate::ast::{Param, Role, SkillFn};
@@ -36,8 +34,8 @@ fn lit_str(s: &str) -> syn::LitStr {
 
 fn opt<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
     match value {
-        Some(v) => quote!(__sk::Some(#v)),
-        None => quote!(__sk::None),
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
     }
 }
 
@@ -79,8 +77,6 @@ fn serde_json_string(s: &str) -> Option<String> {
 pub struct Names {
     pub marker: Ident,
     pub input: Ident,
-    /// `__skill_{fn}`: the module the marker and input are declared in.
-    pub module: Ident,
 }
 
 impl Names {
@@ -97,115 +93,28 @@ impl Names {
             // A renamed marker names the input too: `marker = "CalculateZodiac"` ->
             // `CalculateZodiacInput`.
             input: format_ident!("{}Input", marker, span = span),
-            module: format_ident!("__skill_{}", skill.item.sig.ident.unraw()),
         })
     }
 }
 
 /// Every generated item of a checked skill.
-///
-/// The generated types (input struct and marker) live in a module of their own, named after
-/// the fn (unique in its module, since the fn's own name is), and reach the fn's module
-/// through a glob re-export (the input struct, the marker's value) and one explicit item: a
-/// type alias of the marker. Two skills with one id in one module (or a type of the author's
-/// that takes the marker's name) then collide in exactly one place, that alias, and the one
-/// error names the marker at both `#[skill]` attributes. Everything else (checks, defaults,
-/// the `Skill` impl, the registration) sits in a `const _` block next to the fn, naming the
-/// types by their module path, so it sees what the fn sees, also inside a fn body.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let item = &skill.item;
     let Some(names) = Names::of(skill, cfg) else {
         return quote!(#item);
     };
-    let krate = &cfg.krate;
-    // `crate = "super::..."` is written for the fn's module; the types' module is one deeper.
-    let mut inner_krate = krate.clone();
-    Reroot.visit_path_mut(&mut inner_krate);
-    let checks = type_checks(skill, cfg);
-    let (input_item, defaults) = input_item(skill, cfg, &names);
+    let input_item = input_item(skill, cfg, &names);
     let marker_item = marker_item(skill, cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
-    let vis = &item.vis;
-    let module = &names.module;
-    // The re-export is spanned at the attribute (or at `marker = "..."`), which names the id.
-    let marker_span = match &cfg.marker {
-        Some(_) => names.marker.span(),
-        None => Span::call_site(),
-    };
-    let marker = Ident::new(&names.marker.to_string(), marker_span);
-    let marker_doc = marker_doc(cfg);
     quote! {
         #item
-        // Before the types: an argument type that cannot be one is reported here first.
+        #input_item
+        #marker_item
         const _: () = {
-            use #krate::__private as __sk;
-            #checks
-        };
-        mod #module {
-            #[allow(unused_imports)]
-            use super::*;
-            use #inner_krate::__private as __sk;
-            #input_item
-            #marker_item
-        }
-        const _: () = {
-            use #krate::__private as __sk;
-            #defaults
             #skill_impl
             #registration
         };
-        #[doc = #marker_doc]
-        #[allow(dead_code)]
-        #vis type #marker = #module::#marker;
-        #[allow(unused_imports)]
-        #vis use #module::*;
-    }
-}
-
-/// Moves paths written relative to the fn's module (`super::Type`) one level up, for the
-/// types and examples copied into the skill's module (one deeper); `self::` reaches the same
-/// names through that module's `use super::*`.
-struct Reroot;
-
-impl VisitMut for Reroot {
-    fn visit_path_mut(&mut self, path: &mut syn::Path) {
-        if path.leading_colon.is_none() && path.segments.first().is_some_and(|s| s.ident == "super")
-        {
-            let span = path.segments[0].ident.span();
-            path.segments
-                .insert(0, syn::PathSegment::from(Ident::new("super", span)));
-        }
-        visit_mut::visit_path_mut(self, path);
-    }
-}
-
-/// `ty` as written from inside the skill's module.
-fn inner_type(ty: &syn::Type) -> syn::Type {
-    let mut ty = ty.clone();
-    Reroot.visit_type_mut(&mut ty);
-    ty
-}
-
-/// The fn's visibility as written one module deeper, for the generated items: private
-/// becomes `pub(super)`, `super` paths move up one level, `pub` and `pub(crate)` stay.
-/// (A `pub` item there would make a private argument or return type a leak.)
-fn inner_vis(vis: &syn::Visibility) -> TokenStream {
-    match vis {
-        syn::Visibility::Public(_) => quote!(pub),
-        syn::Visibility::Inherited => quote!(pub(super)),
-        syn::Visibility::Restricted(r) => {
-            let first = r.path.segments.first().map(|s| s.ident.to_string());
-            let path = &r.path;
-            match first.as_deref() {
-                Some("crate") if r.path.leading_colon.is_none() => quote!(#vis),
-                Some("self") => {
-                    let rest = r.path.segments.iter().skip(1);
-                    quote!(pub(in super #(::#rest)*))
-                }
-                _ => quote!(pub(in super::#path)),
-            }
-        }
     }
 }
 
@@ -256,10 +165,9 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
     }
 }
 
-/// `__sk`: the skill's module imports `<crate>::__private` under this name once, so each
-/// use in the generated code is one token instead of a path.
-fn private(_cfg: &Config) -> TokenStream {
-    quote!(__sk)
+fn private(cfg: &Config) -> TokenStream {
+    let krate = &cfg.krate;
+    quote!(#krate::__private)
 }
 
 fn model_args(skill: &SkillFn) -> impl Iterator<Item = &Param> {
@@ -284,52 +192,30 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// One `const` checking, at each argument's type, that it can be a model argument, and at
-/// the return type that it can be sent back: the first error about such a type is at the
-/// type and names everything it needs, before the derives report the rest.
-fn type_checks(skill: &SkillFn, cfg: &Config) -> TokenStream {
-    let p = private(cfg);
-    let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
-    let args = model_args(skill).filter(|_| !whole_input).map(|param| {
-        let ty = &param.ty;
-        quote_spanned!(ty.span()=> #p::assert_model_argument::<#ty>();)
-    });
-    let output_ty = &skill.output.ty;
-    let output = quote_spanned!(skill.output.span=> #p::assert_output::<#output_ty>(););
-    quote! {
-        const _: () = { #(#args)* #output };
-    }
-}
-
 /// `{Camel}Input`: the arguments the model fills in (or an alias of the `#[input]` struct),
 /// with `#[serde(default = ...)]` fns for declared defaults.
-/// Returns the items declared in the skill's module and the `impl` of default fns, which
-/// stays in the fn's module (where the defaults' expressions were written).
-fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> (TokenStream, TokenStream) {
+fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
-    let vis = inner_vis(&skill.item.vis);
+    let vis = &skill.item.vis;
     let input_ident = &names.input;
     let input_doc = format!(
         "Arguments of the `{}` skill, as the model fills them in.",
         cfg.id
     );
     if let Some(param) = skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
-        let ty = inner_type(&param.ty);
-        let item = quote! {
+        let ty = &param.ty;
+        return quote! {
             #[doc = #input_doc]
             #vis type #input_ident = #ty;
         };
-        return (item, TokenStream::new());
     }
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
-    let mut serialize = Vec::new();
+    let mut bounds = Vec::new();
     for param in model_args(skill) {
         let ident = &param.ident;
         let ty = &param.ty;
-        let wire = lit_str(&param.wire_name());
-        // Spanned at the type: an argument that cannot be serialized is reported there.
-        serialize.push(quote_spanned!(ty.span()=> __st.serialize_field(#wire, &self.#ident)?;));
+        bounds.push(quote_spanned!(ty.span()=> const _: () = #p::assert_model_argument::<#ty>();));
         let docs = param.docs.lines.iter().map(|l| {
             let l = format!(" {l}");
             quote!(#[doc = #l])
@@ -339,7 +225,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> (TokenStream, Tok
             let default_fn = format_ident!("__default_{}", ident);
             let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
             let value = match &d.value {
-                DefaultValue::Trait => quote!(<#ty as #p::Default>::default()),
+                DefaultValue::Trait => quote!(<#ty as ::core::default::Default>::default()),
                 // Spanned on the expression, so a default of the wrong type is reported at the
                 // default, not at the parameter's type.
                 DefaultValue::Expr(Expr::Lit(syn::ExprLit {
@@ -359,54 +245,36 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> (TokenStream, Tok
             });
             quote!(#[serde(default = #default_fn_path)])
         });
-        let example = param.arg.example.as_ref().map(|e| {
-            let mut value = e.value.clone();
-            Reroot.visit_expr_mut(&mut value);
-            value
-        });
-        let example = example.as_ref().map(|value| match value {
+        let example = param.arg.example.as_ref().map(|e| match &e.value {
             // schemars reads a bare string literal as a function path; pass the value.
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Str(s), ..
             }) => quote!(#[schemars(example = &#s)]),
             expr => quote!(#[schemars(example = #expr)]),
         });
-        let field_ty = inner_type(ty);
         fields.push(quote! {
             #(#docs)*
             #rename
             #serde_default
             #example
-            #vis #ident: #field_ty,
+            pub #ident: #ty,
         });
     }
-    let module = &names.module;
-    let defaults = match defaults.is_empty() {
-        true => TokenStream::new(),
-        false => quote!(impl #module::#input_ident { #(#defaults)* }),
-    };
-    let name = input_ident.to_string();
-    let len = serialize.len();
-    // `Serialize` is written out here rather than derived: the same calls serde_derive
-    // would generate, without running a second derive over the struct.
-    let item = quote! {
+    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
+    let schemars_path = lit_str(&quote!(#p::schemars).to_string().replace(' ', ""));
+    let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
+
+    quote! {
+        #(#bounds)*
         #[doc = #input_doc]
-        #[derive(#p::Debug, #p::Clone, #p::serde::Deserialize, #p::schemars::JsonSchema)]
-        #[serde(crate = "__sk::serde")]
-        #[schemars(crate = "__sk::schemars")]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Serialize, #p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[serde(crate = #serde_path)]
+        #[schemars(crate = #schemars_path)]
         #vis struct #input_ident {
             #(#fields)*
         }
-        impl #p::serde::Serialize for #input_ident {
-            fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> #p::Result<__S::Ok, __S::Error> {
-                use #p::serde::ser::SerializeStruct as _;
-                let mut __st = __s.serialize_struct(#name, #len)?;
-                #(#serialize)*
-                __st.end()
-            }
-        }
-    };
-    (item, defaults)
+        #defaults
+    }
 }
 
 fn rename_attr(param: &Param) -> Option<TokenStream> {
@@ -423,9 +291,7 @@ fn rename_attr(param: &Param) -> Option<TokenStream> {
 fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
     let id = &cfg.id;
-    let input_name = &names.input;
-    let module = &names.module;
-    let input_ident = quote!(#module::#input_name);
+    let input_ident = &names.input;
     let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
     let prepared = model_args(skill).any(|p| p.arg.prepare.is_some());
     if whole_input || !prepared {
@@ -451,14 +317,15 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             match prepare {
                 Some((ptr, _)) => build.push(quote! {
                     #ident: match wire.#ident {
-                        #p::Some(v) => #p::Some(v),
-                        #p::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
+                        ::core::option::Option::Some(v) => ::core::option::Option::Some(v),
+                        ::core::option::Option::None => #p::prepared_optional::<_, _, _>(#id, #wire_lit, ctx, args, mode, #ptr),
                     },
                 }),
                 None => build.push(quote!(#ident: wire.#ident,)),
             }
         } else if prepare.is_some() || default_ptr.is_some() {
-            wire_fields.push(quote!(#rename #[serde(default)] #ident: #p::Option<#ty>,));
+            wire_fields
+                .push(quote!(#rename #[serde(default)] #ident: ::core::option::Option<#ty>,));
             let def = opt(default_ptr);
             let fill = match prepare {
                 Some((ptr, span)) => {
@@ -468,8 +335,8 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             };
             build.push(quote! {
                 #ident: match wire.#ident {
-                    #p::Some(v) => v,
-                    #p::None => #fill,
+                    ::core::option::Option::Some(v) => v,
+                    ::core::option::Option::None => #fill,
                 },
             });
         } else {
@@ -477,46 +344,41 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             build.push(quote!(#ident: wire.#ident,));
         }
     }
+    let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
     quote! {
         #[derive(#p::serde::Deserialize)]
-        #[serde(crate = "__sk::serde")]
+        #[serde(crate = #serde_path)]
         struct __Wire {
             #(#wire_fields)*
         }
         let wire: __Wire = #p::deserialize_args(args, #id)?;
-        #p::Ok(#input_ident {
+        ::core::result::Result::Ok(#input_ident {
             #(#build)*
         })
     }
 }
 
-fn marker_doc(cfg: &Config) -> String {
-    format!(
-        "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
-        cfg.id
-    )
-}
-
 /// The marker type: the skill's typed handle.
 fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
-    let p = private(cfg);
-    let vis = inner_vis(&skill.item.vis);
+    let vis = &skill.item.vis;
     let marker = &names.marker;
-    let marker_doc = marker_doc(cfg);
+    let marker_doc = format!(
+        "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
+        cfg.id
+    );
     quote! {
         #[doc = #marker_doc]
-        #[derive(#p::Debug, #p::Clone, #p::Copy, #p::Default)]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
         #vis struct #marker;
     }
 }
 
 /// `impl Skill for {Camel}`: reads the input, takes the injected values, calls the fn.
 fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
+    let krate = &cfg.krate;
     let p = private(cfg);
     let id = &cfg.id;
-    let module = &names.module;
-    let (marker_name, input_name) = (&names.marker, &names.input);
-    let (marker, input_ident) = (quote!(#module::#marker_name), quote!(#module::#input_name));
+    let (marker, input_ident) = (&names.marker, &names.input);
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
     let mut injections = Vec::new();
@@ -548,12 +410,17 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let outcome = if skill.output.is_result {
         quote!(#p::IntoSkillOutcome::into_outcome(#fn_ident(#(#call_args),*)#await_))
     } else {
-        quote!(#p::Ok(#fn_ident(#(#call_args),*)#await_))
+        quote!(::core::result::Result::Ok(#fn_ident(#(#call_args),*)#await_))
+    };
+    let output_check = quote_spanned! {skill.output.span=>
+        const _: () = #p::assert_output::<#output_ty>();
     };
     let prepare_body = prepare_body(skill, cfg, names);
     let uses_ctx = skill.params.iter().any(|p| matches!(p.role, Role::Inject));
     let ctx_unused = (!uses_ctx).then(|| quote!(let _ = ctx;));
     quote! {
+        #output_check
+
         impl #p::Skill for #marker {
             const ID: &'static str = #id;
             type Input = #input_ident;
@@ -564,10 +431,10 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             }
 
             fn prepare_args(
-                ctx: &#p::SkillContext,
+                ctx: &#krate::SkillContext,
                 args: #p::CallArgs<'_>,
                 mode: #p::PrepareMode,
-            ) -> #p::Result<#input_ident, #p::SkillError> {
+            ) -> ::core::result::Result<#input_ident, #krate::SkillError> {
                 let _ = (ctx, mode);
                 #prepare_body
             }
@@ -575,8 +442,8 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             #[allow(clippy::manual_async_fn)]
             fn run(
                 input: #input_ident,
-                ctx: &#p::SkillContext,
-            ) -> impl #p::Future<Output = #p::Result<#output_ty, #p::SkillError>> + #p::Send + '_ {
+                ctx: &#krate::SkillContext,
+            ) -> impl ::core::future::Future<Output = ::core::result::Result<#output_ty, #krate::SkillError>> + ::core::marker::Send + '_ {
                 async move {
                     #ctx_unused
                     #(#injections)*
@@ -591,11 +458,13 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 /// The `static SkillRegistration` and its `inventory::submit!`.
 fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
-    let module = &names.module;
-    let (marker_name, input_ident) = (&names.marker, &names.input);
-    let marker = quote!(#module::#marker_name);
+    let (marker, input_ident) = (&names.marker, &names.input);
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
+    let prepared_names: Vec<String> = model_args(skill)
+        .filter(|p| p.arg.prepare.is_some())
+        .map(Param::wire_name)
+        .collect();
     let description = skill.docs.first_paragraph();
     let long_help = skill.docs.text();
     let status = match cfg.status {
@@ -650,6 +519,16 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let output_type = quote!(#output_ty).to_string().replace(' ', "");
     let line = quote_spanned!(fn_ident.span()=> ::core::line!());
     quote! {
+        fn __input_schema() -> &'static #p::Value {
+            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
+            #p::cached_input_schema::<#input_ident>(&SCHEMA, &[#(#prepared_names),*])
+        }
+
+        fn __output_schema() -> &'static #p::Value {
+            static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
+            #p::cached_output_schema::<#output_ty>(&SCHEMA)
+        }
+
         static __REGISTRATION: #p::SkillRegistration = #p::SkillRegistration {
             id: #id,
             wire_name: #wire_name,
@@ -666,8 +545,8 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             idempotent: #idempotent,
             open_world: #open_world,
             params: &[#(#params_info),*],
-            input_schema: #p::input_schema::<#marker>,
-            output_schema: #p::output_schema::<#marker>,
+            input_schema: __input_schema,
+            output_schema: __output_schema,
             input_type: #input_type,
             output_type: #output_type,
             source: #p::SourceLocation {

@@ -70,10 +70,7 @@ use quote::quote;
 /// # What is generated
 ///
 /// `{CamelId}Input` (the arguments, `Serialize + Deserialize + JsonSchema`), the marker
-/// `{CamelId}: Skill`, and a link-time registration. The two types are declared in a private
-/// module `__skill_{fn}` and reach the fn's module (with the fn's visibility) through a glob
-/// re-export and a type alias of the marker. The same id twice in one
-/// module is one error: the marker's name is defined twice. The rest of the work (reading
+/// `{CamelId}: Skill`, and a link-time registration. The rest of the work (reading
 /// arguments, invoking, caching schemas) is done by generic functions of the runtime, so
 /// each skill adds little to compile times.
 #[proc_macro_attribute]
