@@ -288,15 +288,15 @@ fn run_items(
     options: &ReviewOptions,
     agent: AgentRun<'_>,
 ) -> ReviewReport {
+    let state = Arc::new(state.clone());
     let mut checklist_generated = false;
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
             checklist_generated = true;
-            generated_checklist_for(state)
+            generated_checklist_for(&state)
         } else {
             state.review_checklist.clone()
         };
-    let state = Arc::new(state.clone());
     let base = SkillContext::new()
         .with(ReferenceIndex::build(&state))
         .with_arc(Arc::clone(&state));
@@ -373,13 +373,14 @@ fn run_items(
 /// no `search_reference_doc`; no baseline: no `compare_with_baseline`; no Particular
 /// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
 /// Requirements: no `fidic_search_er`).
-fn generated_checklist_for(state: &ReviewState) -> Vec<ChecklistItem> {
+fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
     let Some(doc) = state.primary() else {
         return Vec::new();
     };
     let has_references = state.references().next().is_some();
     let has_baseline = state.baseline().is_some();
-    let fidic = crate::fidic::documents::FidicDocuments::of(state);
+    let lookup = crate::index::lookup_for(state);
+    let fidic = crate::fidic::documents::FidicDocuments::of(&lookup);
     let mut items = generate_checklist(doc, &state.domain_id);
     for item in &mut items {
         item.required_skills.retain(|s| match s.as_str() {
