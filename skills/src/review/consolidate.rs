@@ -209,6 +209,9 @@ fn move_anchored(report: &mut ReviewReport, document: &mut Vec<Risk>) {
 /// Takes every per-clause "undefined term" risk out of the report: term → clauses using it.
 fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<String>> {
     let mut terms: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // (term, clause) pairs already listed: a term used by every clause must not make this
+    // step grow with the square of the clause count.
+    let mut listed: HashSet<(String, String)> = HashSet::new();
     for clause in &mut report.clauses {
         let clause_id = clause.clause_id.clone();
         clause.risks.retain(|risk| {
@@ -219,9 +222,11 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
                 return true;
             };
             for term in list.split(", ").map(str::trim).filter(|t| !t.is_empty()) {
-                let used = terms.entry(term.to_string()).or_default();
-                if !used.contains(&clause_id) {
-                    used.push(clause_id.clone());
+                if listed.insert((term.to_string(), clause_id.clone())) {
+                    terms
+                        .entry(term.to_string())
+                        .or_default()
+                        .push(clause_id.clone());
                 }
             }
             false
