@@ -130,16 +130,23 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
     let parties = provisions::document_parties(doc);
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
-    for clause in doc.iter_clauses() {
-        let Some(&i) = at.get(clause.clause_id.as_str()) else {
-            continue;
-        };
+    let reviewed: Vec<(usize, &crate::document::Clause)> = doc
+        .iter_clauses()
+        .filter_map(|clause| at.get(clause.clause_id.as_str()).map(|&i| (i, clause)))
+        .collect();
+    // The scans are independent and the most expensive part: run them in parallel, then
+    // take their findings in document order as before.
+    let scanned = super::parallel_map(&reviewed, |(_, clause)| {
         let text = if clause.title.trim().is_empty() {
             clause.text.clone()
         } else {
             format!("{}\n\n{}", clause.title, clause.text)
         };
-        for finding in provisions::scan_clause_for(&text, &state.our_party, &parties) {
+        provisions::scan_clause_for(&text, &state.our_party, &parties)
+    });
+    for ((i, _), findings) in reviewed.iter().zip(scanned) {
+        let i = *i;
+        for finding in findings {
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
                 same_family(finding.provision, &r.risk_type)

@@ -394,6 +394,30 @@ fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
     items
 }
 
+/// `f` over every item on one worker thread per CPU core (contiguous chunks), results in
+/// item order: for per-clause steps outside the worker pool (checklist, provisions).
+pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(part) => part,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
 fn not_run(item: &ChecklistItem) -> ClauseReview {
     ClauseReview {
         clause_id: item.clause_id.clone(),
