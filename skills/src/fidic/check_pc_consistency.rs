@@ -92,7 +92,8 @@ pub fn fidic_check_pc_consistency(
     review: Inject<ReviewState>,
 ) -> Result<ConsistencyReport, SkillError> {
     let clause_id = normalize_clause_id(&clause_id);
-    let docs = FidicDocuments::of(&review);
+    let lookup = crate::index::lookup_for(&review.0);
+    let docs = FidicDocuments::of(&lookup);
     if docs.pc_structure().is_none() {
         let names: Vec<&str> = review.references().map(|d| d.filename.as_str()).collect();
         return Err(SkillError::not_found(format!(
@@ -301,7 +302,7 @@ struct EffectiveClause {
 fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
     let pc = docs.pc_structure();
     let pc_own = |id: &str| {
-        pc.and_then(|d| d.find_clause(id))
+        docs.pc_clause(id)
             .map(|c| c.text.clone())
             .unwrap_or_default()
     };
@@ -314,8 +315,9 @@ fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
             status: m.status,
         });
     }
+    let mut seen: std::collections::HashSet<String> = out.iter().map(|e| e.id.clone()).collect();
     for c in pc.into_iter().flat_map(|d| d.iter_clauses()) {
-        if !out.iter().any(|e| e.id == c.clause_id) {
+        if seen.insert(c.clause_id.clone()) {
             let m = merge("", &c.text);
             out.push(EffectiveClause {
                 id: c.clause_id.clone(),

@@ -3,10 +3,14 @@
 
 use skill_core::prelude::*;
 
+use std::collections::HashSet;
+
 use crate::document::{normalize_clause_id, DocumentStructure};
+use crate::index::{Doc, StateLookup};
 use crate::state::{ClauseFocus, ReviewDocument, ReviewState};
 
-/// The FIDIC parts of a review.
+/// The FIDIC parts of a review, with the clause lookups of their documents (built once per
+/// review state, so finding a clause does not walk the document).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FidicDocuments<'a> {
     /// The contract under review.
@@ -17,18 +21,27 @@ pub(crate) struct FidicDocuments<'a> {
     pub pc: Option<&'a ReviewDocument>,
     /// The Employer's Requirements (a reference whose file name says `employer` or `er`).
     pub er: Option<&'a ReviewDocument>,
+    primary_doc: Option<Doc<'a>>,
+    gc_doc: Option<Doc<'a>>,
+    pc_doc: Option<Doc<'a>>,
 }
 
 impl<'a> FidicDocuments<'a> {
     /// Picks the parts from the review's documents.
-    pub(crate) fn of(review: &'a ReviewState) -> Self {
+    pub(crate) fn of(lookup: &'a StateLookup) -> Self {
+        let review = lookup.state();
         let pc = review.references().find(|d| is_pc_name(&d.filename));
         let er = pick_er(review, pc);
+        let primary_doc = lookup.primary();
+        let gc_doc = lookup.baseline().or(primary_doc);
         Self {
-            primary: review.primary(),
-            gc: review.baseline().or(review.primary()),
+            primary: primary_doc.map(|d| d.structure),
+            gc: gc_doc.map(|d| d.structure),
             pc,
             er,
+            primary_doc,
+            gc_doc,
+            pc_doc: pc.and_then(|d| lookup.doc_of(d)),
         }
     }
 
@@ -39,39 +52,46 @@ impl<'a> FidicDocuments<'a> {
 
     /// General Conditions text of a clause (with its sub-clauses), if the clause is there.
     pub(crate) fn gc_text(&self, clause_id: &str) -> Option<String> {
-        self.gc.and_then(|d| d.clause_full_text(clause_id))
+        self.gc_doc.and_then(|d| d.clause_full_text(clause_id))
     }
 
     /// Particular Conditions text of a clause, if the PC deal with it.
     pub(crate) fn pc_text(&self, clause_id: &str) -> Option<String> {
-        self.pc_structure()
-            .and_then(|d| d.clause_full_text(clause_id))
+        self.pc_doc.and_then(|d| d.clause_full_text(clause_id))
+    }
+
+    /// The Particular Conditions' clause with this id, if the PC have it.
+    pub(crate) fn pc_clause(&self, clause_id: &str) -> Option<&'a crate::document::Clause> {
+        self.pc_doc.and_then(|d| d.find_clause(clause_id))
+    }
+
+    /// Text of the clause (with its sub-clauses) in the contract under review.
+    pub(crate) fn primary_text(&self, clause_id: &str) -> Option<String> {
+        self.primary_doc.and_then(|d| d.clause_full_text(clause_id))
     }
 
     /// The clause and every sub-clause under it that the GC or the PC have (GC order, then
     /// clauses only the PC have), each with its own text in both.
     pub(crate) fn clause_pairs(&self, clause_id: &str) -> Vec<ClausePair> {
-        let prefix = format!("{clause_id}.");
-        let mut ids: Vec<String> = Vec::new();
-        for doc in [self.gc, self.pc_structure()].into_iter().flatten() {
-            for c in doc.iter_clauses() {
-                if (c.clause_id == clause_id || c.clause_id.starts_with(&prefix))
-                    && !ids.contains(&c.clause_id)
-                {
-                    ids.push(c.clause_id.clone());
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut ids: Vec<&str> = Vec::new();
+        for doc in [self.gc_doc, self.pc_doc].into_iter().flatten() {
+            for id in doc.family(clause_id) {
+                if seen.insert(id) {
+                    ids.push(id);
                 }
             }
         }
-        let own = |doc: Option<&DocumentStructure>, id: &str| {
+        let own = |doc: Option<Doc<'_>>, id: &str| {
             doc.and_then(|d| d.find_clause(id))
                 .map(|c| c.text.trim().to_string())
                 .unwrap_or_default()
         };
         ids.into_iter()
             .map(|id| ClausePair {
-                gc_text: own(self.gc, &id),
-                pc_text: own(self.pc_structure(), &id),
-                clause_id: id,
+                gc_text: own(self.gc_doc, id),
+                pc_text: own(self.pc_doc, id),
+                clause_id: id.to_string(),
             })
             .collect()
     }
@@ -85,7 +105,10 @@ impl<'a> FidicDocuments<'a> {
 
     /// Whether any document has the clause.
     pub(crate) fn has_clause(&self, clause_id: &str) -> bool {
-        self.all().any(|d| d.find_clause(clause_id).is_some())
+        [self.primary_doc, self.gc_doc, self.pc_doc]
+            .into_iter()
+            .flatten()
+            .any(|d| d.find_clause(clause_id).is_some())
     }
 
     /// The "no such clause" error, naming a few clauses that do exist.
@@ -150,11 +173,12 @@ pub(crate) fn clause_not_found<'a>(
     clause_id: &str,
     docs: impl Iterator<Item = &'a DocumentStructure>,
 ) -> SkillError {
-    let mut ids: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut ids: Vec<&str> = Vec::new();
     for doc in docs {
         for clause in doc.iter_clauses() {
-            if !ids.contains(&clause.clause_id) {
-                ids.push(clause.clause_id.clone());
+            if seen.insert(clause.clause_id.as_str()) {
+                ids.push(clause.clause_id.as_str());
             }
         }
     }
@@ -181,12 +205,15 @@ pub(crate) fn scoped_clause_id(
         .ok_or_else(|| SkillError::invalid_arguments("no clause is under review; pass `clause_id`"))
 }
 
-/// The review state of a context, for preparers of the skill in `scope`.
-pub(crate) fn review_of<'c>(
-    ctx: &'c SkillContext,
+/// The review state of a context with its clause lookups, for preparers of the skill in
+/// `scope`.
+pub(crate) fn review_of(
+    ctx: &SkillContext,
     scope: &PrepareScope<'_>,
-) -> Result<&'c ReviewState, SkillError> {
-    ctx.get::<ReviewState>().ok_or_else(|| {
-        SkillError::missing_injection(scope.skill_id(), std::any::type_name::<ReviewState>())
-    })
+) -> Result<StateLookup, SkillError> {
+    ctx.get_arc::<ReviewState>()
+        .map(|state| crate::index::lookup_for(&state))
+        .ok_or_else(|| {
+            SkillError::missing_injection(scope.skill_id(), std::any::type_name::<ReviewState>())
+        })
 }

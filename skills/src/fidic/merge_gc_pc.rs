@@ -86,7 +86,8 @@ pub fn fidic_merge_gc_pc(
     review: Inject<ReviewState>,
 ) -> Result<MergedClause, SkillError> {
     let clause_id = normalize_clause_id(&clause_id);
-    let docs = FidicDocuments::of(&review);
+    let lookup = crate::index::lookup_for(&review.0);
+    let docs = FidicDocuments::of(&lookup);
     if gc_text.is_none() && pc_text.is_none() && !docs.has_clause(&clause_id) {
         return Err(docs.clause_not_found("fidic_merge_gc_pc", &clause_id));
     }
@@ -183,7 +184,8 @@ fn prepare_gc_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    let docs = FidicDocuments::of(review_of(ctx, scope)?);
+    let lookup = review_of(ctx, scope)?;
+    let docs = FidicDocuments::of(&lookup);
     // A clause with sub-clauses is merged one sub-clause at a time by the skill itself.
     if docs.clause_pairs(&clause_id).len() > 1 {
         return Ok(None);
@@ -196,7 +198,8 @@ fn prepare_pc_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    let docs = FidicDocuments::of(review_of(ctx, scope)?);
+    let lookup = review_of(ctx, scope)?;
+    let docs = FidicDocuments::of(&lookup);
     if docs.clause_pairs(&clause_id).len() > 1 {
         return Ok(None);
     }

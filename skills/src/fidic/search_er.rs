@@ -8,6 +8,7 @@ use skill_core::prelude::*;
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use super::text::excerpt;
 use crate::document::{normalize_clause_id, DocumentStructure};
+use crate::index::StateLookup;
 use crate::state::ReviewState;
 
 /// One passage of the Employer's Requirements.
@@ -74,7 +75,8 @@ pub fn fidic_search_er(
         )));
     }
     let clause_id = normalize_clause_id(&clause_id);
-    let docs = FidicDocuments::of(&review);
+    let lookup = crate::index::lookup_for(&review.0);
+    let docs = FidicDocuments::of(&lookup);
     let er = docs.er.ok_or_else(|| {
         let names: Vec<&str> = review.references().map(|d| d.filename.as_str()).collect();
         SkillError::not_found(format!(
@@ -87,7 +89,7 @@ pub fn fidic_search_er(
     }
     let query = query
         .filter(|q| !q.trim().is_empty())
-        .unwrap_or_else(|| default_query(&review, &clause_id));
+        .unwrap_or_else(|| default_query(&lookup, &clause_id));
     let passages = passages(&er.structure);
     let ranked = rank(&passages, &query, top_k as usize);
     let summary = match ranked.first() {
@@ -115,11 +117,11 @@ pub fn fidic_search_er(
 
 /// SPEC-19 6.5: clause text (first 500 characters), material type, domain sub-type; the
 /// clause id when all are empty.
-pub(crate) fn default_query(review: &ReviewState, clause_id: &str) -> String {
-    let docs = FidicDocuments::of(review);
+pub(crate) fn default_query(lookup: &StateLookup, clause_id: &str) -> String {
+    let review = lookup.state();
+    let docs = FidicDocuments::of(lookup);
     let text = docs
-        .primary
-        .and_then(|d| d.clause_full_text(clause_id))
+        .primary_text(clause_id)
         .or_else(|| docs.gc_text(clause_id))
         .or_else(|| docs.pc_text(clause_id))
         .unwrap_or_default();
@@ -144,7 +146,7 @@ fn prepare_query(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    Ok(Some(default_query(review_of(ctx, scope)?, &clause_id)))
+    Ok(Some(default_query(&review_of(ctx, scope)?, &clause_id)))
 }
 
 struct Passage {

@@ -100,7 +100,8 @@ pub fn fidic_calculate_time_bar(
     clause_text: Option<String>,
     review: Inject<ReviewState>,
 ) -> Result<TimeBarReport, SkillError> {
-    let docs = FidicDocuments::of(&review);
+    let lookup = crate::index::lookup_for(&review.0);
+    let docs = FidicDocuments::of(&lookup);
     let clause_id = crate::document::normalize_clause_id(&clause_id);
     let gc_text = docs.gc_text(&clause_id).unwrap_or_default();
     let effective = docs
@@ -126,7 +127,8 @@ fn prepare_clause_text(
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
-    let docs = FidicDocuments::of(review_of(ctx, scope)?);
+    let lookup = review_of(ctx, scope)?;
+    let docs = FidicDocuments::of(&lookup);
     Ok(docs
         .has_clause(&clause_id)
         .then(|| effective_text(&docs, &clause_id).0))

@@ -50,10 +50,10 @@ pub fn get_clause_context(
     let doc = lookup.primary_or_not_found()?;
     let clause = doc.clause_or_not_found(&clause_id)?;
     let parent = doc.parent(&clause.clause_id);
-    let siblings = parent.map_or(doc.structure.clauses.as_slice(), |p| p.children.as_slice());
-    let position = siblings
-        .iter()
-        .position(|c| c.clause_id == clause.clause_id);
+    let (siblings, position) = match doc.siblings(&clause.clause_id) {
+        Some((siblings, i)) => (siblings, Some(i)),
+        None => (&[][..], None),
+    };
     let previous = position
         .and_then(|i| i.checked_sub(1))
         .and_then(|i| siblings.get(i));

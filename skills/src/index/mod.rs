@@ -8,4 +8,4 @@ mod lookup;
 pub use bm25::{tokenize, Bm25Index, Passage, ReferenceIndex, ScoredPassage};
 
 pub(crate) use bm25::index_for;
-pub(crate) use lookup::{clause_not_found, lookup_for, StateLookup};
+pub(crate) use lookup::{clause_not_found, lookup_for, Doc, StateLookup};

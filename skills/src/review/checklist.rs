@@ -96,10 +96,11 @@ const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
 /// claims and similar topics; `low` for definitions; `high` when the clause states figures;
 /// `medium` otherwise.
 pub fn generate_checklist(doc: &DocumentStructure, domain: &str) -> Vec<ChecklistItem> {
-    doc.iter_clauses()
+    let clauses: Vec<&Clause> = doc
+        .iter_clauses()
         .filter(|c| !c.text.trim().is_empty())
-        .map(|clause| item_for(clause, domain))
-        .collect()
+        .collect();
+    super::parallel_map(&clauses, |clause| item_for(clause, domain))
 }
 
 fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {

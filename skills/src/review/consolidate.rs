@@ -130,16 +130,23 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
     let parties = provisions::document_parties(doc);
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
-    for clause in doc.iter_clauses() {
-        let Some(&i) = at.get(clause.clause_id.as_str()) else {
-            continue;
-        };
+    let reviewed: Vec<(usize, &crate::document::Clause)> = doc
+        .iter_clauses()
+        .filter_map(|clause| at.get(clause.clause_id.as_str()).map(|&i| (i, clause)))
+        .collect();
+    // The scans are independent and the most expensive part: run them in parallel, then
+    // take their findings in document order as before.
+    let scanned = super::parallel_map(&reviewed, |(_, clause)| {
         let text = if clause.title.trim().is_empty() {
             clause.text.clone()
         } else {
             format!("{}\n\n{}", clause.title, clause.text)
         };
-        for finding in provisions::scan_clause_for(&text, &state.our_party, &parties) {
+        provisions::scan_clause_for(&text, &state.our_party, &parties)
+    });
+    for ((i, _), findings) in reviewed.iter().zip(scanned) {
+        let i = *i;
+        for finding in findings {
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
                 same_family(finding.provision, &r.risk_type)
@@ -209,6 +216,9 @@ fn move_anchored(report: &mut ReviewReport, document: &mut Vec<Risk>) {
 /// Takes every per-clause "undefined term" risk out of the report: term → clauses using it.
 fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<String>> {
     let mut terms: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // (term, clause) pairs already listed: a term used by every clause must not make this
+    // step grow with the square of the clause count.
+    let mut listed: HashSet<(String, String)> = HashSet::new();
     for clause in &mut report.clauses {
         let clause_id = clause.clause_id.clone();
         clause.risks.retain(|risk| {
@@ -219,9 +229,11 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
                 return true;
             };
             for term in list.split(", ").map(str::trim).filter(|t| !t.is_empty()) {
-                let used = terms.entry(term.to_string()).or_default();
-                if !used.contains(&clause_id) {
-                    used.push(clause_id.clone());
+                if listed.insert((term.to_string(), clause_id.clone())) {
+                    terms
+                        .entry(term.to_string())
+                        .or_default()
+                        .push(clause_id.clone());
                 }
             }
             false

@@ -288,15 +288,15 @@ fn run_items(
     options: &ReviewOptions,
     agent: AgentRun<'_>,
 ) -> ReviewReport {
+    let state = Arc::new(state.clone());
     let mut checklist_generated = false;
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
             checklist_generated = true;
-            generated_checklist_for(state)
+            generated_checklist_for(&state)
         } else {
             state.review_checklist.clone()
         };
-    let state = Arc::new(state.clone());
     let base = SkillContext::new()
         .with(ReferenceIndex::build(&state))
         .with_arc(Arc::clone(&state));
@@ -373,13 +373,14 @@ fn run_items(
 /// no `search_reference_doc`; no baseline: no `compare_with_baseline`; no Particular
 /// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
 /// Requirements: no `fidic_search_er`).
-fn generated_checklist_for(state: &ReviewState) -> Vec<ChecklistItem> {
+fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
     let Some(doc) = state.primary() else {
         return Vec::new();
     };
     let has_references = state.references().next().is_some();
     let has_baseline = state.baseline().is_some();
-    let fidic = crate::fidic::documents::FidicDocuments::of(state);
+    let lookup = crate::index::lookup_for(state);
+    let fidic = crate::fidic::documents::FidicDocuments::of(&lookup);
     let mut items = generate_checklist(doc, &state.domain_id);
     for item in &mut items {
         item.required_skills.retain(|s| match s.as_str() {
@@ -391,6 +392,30 @@ fn generated_checklist_for(state: &ReviewState) -> Vec<ChecklistItem> {
         });
     }
     items
+}
+
+/// `f` over every item on one worker thread per CPU core (contiguous chunks), results in
+/// item order: for per-clause steps outside the worker pool (checklist, provisions).
+pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(part) => part,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
 }
 
 fn not_run(item: &ChecklistItem) -> ClauseReview {

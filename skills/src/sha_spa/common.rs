@@ -1,7 +1,7 @@
 //! What the SPA/SHA skills share: the text a request covers, the side the review acts for,
 //! enumerated items, amounts, percentages and dates, and the finding record.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 use schemars::JsonSchema;
@@ -10,6 +10,7 @@ use skill_core::SkillError;
 
 use crate::document::{normalize_clause_id, DocumentStructure};
 use crate::fidic::documents::clause_not_found;
+use crate::index::lookup_for;
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
 
@@ -61,21 +62,22 @@ pub(crate) struct Scope<'a> {
 /// The text a skill analyses: the top-level clause containing `clause_id` (a CP list, its
 /// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
 pub(crate) fn scope<'a>(
-    review: &'a ReviewState,
+    review: &'a Arc<ReviewState>,
     skill: &str,
     clause_id: &str,
 ) -> Result<Scope<'a>, SkillError> {
-    let doc = review.primary().ok_or_else(|| {
-        SkillError::not_found(format!(
+    let lookup = lookup_for(review);
+    let (Some(doc), Some(indexed)) = (review.primary(), lookup.primary()) else {
+        return Err(SkillError::not_found(format!(
             "`{skill}`: the review has no contract under review (no document with role `primary`)"
-        ))
-    })?;
+        )));
+    };
     let wanted = normalize_clause_id(clause_id);
     if wanted == "*" || wanted.eq_ignore_ascii_case("all") {
         let text = doc
             .clauses
             .iter()
-            .filter_map(|c| doc.clause_full_text(&c.clause_id))
+            .filter_map(|c| indexed.clause_full_text(&c.clause_id))
             .collect::<Vec<_>>()
             .join("\n");
         return Ok(Scope {
@@ -84,15 +86,15 @@ pub(crate) fn scope<'a>(
             doc,
         });
     }
-    if doc.find_clause(&wanted).is_none() {
+    if indexed.find_clause(&wanted).is_none() {
         return Err(clause_not_found(skill, &wanted, std::iter::once(doc)));
     }
     let mut top = wanted.clone();
-    while let Some(parent) = doc.parent_of(&top) {
+    while let Some(parent) = indexed.parent_of(&top) {
         top = parent.clause_id.clone();
     }
     Ok(Scope {
-        text: doc.clause_full_text(&top).unwrap_or_default(),
+        text: indexed.clause_full_text(&top).unwrap_or_default(),
         clause_id: top,
         doc,
     })

@@ -80,7 +80,7 @@ pub fn spa_extract_conditions(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<ConditionsReport, SkillError> {
-    let scope = scope(&review, "spa_extract_conditions", &clause_id)?;
+    let scope = scope(&review.0, "spa_extract_conditions", &clause_id)?;
     let side = Side::of(&review.our_party);
     let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
         .into_iter()

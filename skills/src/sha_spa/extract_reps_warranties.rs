@@ -116,7 +116,7 @@ pub fn spa_extract_reps_warranties(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<WarrantiesReport, SkillError> {
-    let scope = scope(&review, "spa_extract_reps_warranties", &clause_id)?;
+    let scope = scope(&review.0, "spa_extract_reps_warranties", &clause_id)?;
     let side = Side::of(&review.our_party);
     let clauses: Vec<(String, String)> = if scope.clause_id == "*" {
         scope
