@@ -99,7 +99,7 @@ pub(crate) fn is_page_number(line: &str) -> bool {
 /// 10%`, `Milestone 2: 20%`) are contract text, not furniture.
 pub(crate) fn furniture_key(line: &str) -> Option<String> {
     let len = line.chars().count();
-    if !(4..=160).contains(&len) || starts_item(line) {
+    if !(4..=160).contains(&len) || starts_item(line) || reads_as_prose(line) {
         return None;
     }
     if !line.to_ascii_lowercase().contains("page") {
@@ -110,6 +110,20 @@ pub(crate) fn furniture_key(line: &str) -> Option<String> {
             .map(|c| if c.is_ascii_digit() { '#' } else { c })
             .collect(),
     )
+}
+
+/// Whether a line reads as running text rather than a page header or footer: it continues a
+/// sentence (starts with a lower-case letter), states an obligation (`shall`, `must`), or is a
+/// long sentence of its own. Such lines repeat in contracts (boilerplate sentences in every
+/// clause) and are never furniture.
+fn reads_as_prose(line: &str) -> bool {
+    let trimmed = line.trim();
+    let continues = trimmed.chars().next().is_some_and(char::is_lowercase);
+    let obliges = trimmed
+        .split_whitespace()
+        .any(|w| matches!(w, "shall" | "must" | "agrees" | "agree"));
+    let sentence = trimmed.ends_with(['.', ';', ',']) && trimmed.split_whitespace().count() >= 8;
+    continues || obliges || sentence
 }
 
 /// Whether a cleaned line announces a table of contents.

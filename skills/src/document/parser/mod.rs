@@ -719,6 +719,25 @@ The amount shall be 10% of the Contract Price.
     }
 
     #[test]
+    fn repeated_sentences_are_contract_text_not_furniture() {
+        let mut text = String::new();
+        for n in 1..=4 {
+            text.push_str(&format!(
+                "{n} Heading {n}\nThe Supplier shall deliver the goods and\nkeep them insured until delivery.\nEach Party shall bear its own costs of performing this clause.\n"
+            ));
+        }
+        let doc = parse_text("boilerplate", &text);
+        assert_eq!(ids(&doc), ["1", "2", "3", "4"]);
+        assert_eq!(doc.skipped.page_furniture, 0);
+        let three = &doc.find_clause("3").unwrap().text;
+        assert!(
+            three.contains("keep them insured until delivery."),
+            "{three}"
+        );
+        assert!(three.contains("bear its own costs"), "{three}");
+    }
+
+    #[test]
     fn pdf_lines_joined_with_runs_of_spaces_are_split() {
         let text = "The Parties agree as follows:   1 Definitions   1.1 \"Batch\" means a lot.   1.2 \"Product\" means the drug.   2 Supply   The Seller supplies.";
         let doc = parse_text("joined", text);
