@@ -89,8 +89,14 @@ pub(crate) fn scope<'a>(
     if indexed.find_clause(&wanted).is_none() {
         return Err(clause_not_found(skill, &wanted, std::iter::once(doc)));
     }
+    // Climb to the top-level clause. Real documents repeat ids (an article `1` holding an item
+    // `1`), so a parent may carry the id already seen: stop there instead of going round.
     let mut top = wanted.clone();
+    let mut seen = std::collections::HashSet::from([top.clone()]);
     while let Some(parent) = indexed.parent_of(&top) {
+        if !seen.insert(parent.clause_id.clone()) {
+            break;
+        }
         top = parent.clause_id.clone();
     }
     Ok(Scope {
