@@ -128,6 +128,34 @@ pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
+/// `n` in upper-case Roman numerals (`1..4000`), the one writer both Word's numbering formats
+/// and the clause parser's canonical-numeral check use.
+pub(crate) fn roman_numeral(mut n: u32) -> String {
+    const TABLE: [(u32, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (value, symbol) in TABLE {
+        while n >= value {
+            out.push_str(symbol);
+            n -= value;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -365,8 +365,10 @@ pub(super) fn format_number(n: i64, format: &str) -> String {
         "decimalZero" if (0..10).contains(&n) => format!("0{n}"),
         "lowerLetter" if n > 0 => letters(n, b'a'),
         "upperLetter" if n > 0 => letters(n, b'A'),
-        "lowerRoman" if (1..4000).contains(&n) => roman(n).to_lowercase(),
-        "upperRoman" if (1..4000).contains(&n) => roman(n),
+        "lowerRoman" if (1..4000).contains(&n) => {
+            crate::text::roman_numeral(n as u32).to_lowercase()
+        }
+        "upperRoman" if (1..4000).contains(&n) => crate::text::roman_numeral(n as u32),
         "ordinal" if n >= 0 => format!("{n}{}", ordinal_suffix(n)),
         "chineseCounting"
         | "chineseCountingThousand"
@@ -412,32 +414,6 @@ const LEGAL_DIGITS: [&str; 10] = ["零", "壹", "贰", "叁", "肆", "伍", "陆
 fn letters(n: i64, base: u8) -> String {
     let letter = (base + ((n - 1) % 26) as u8) as char;
     std::iter::repeat_n(letter, ((n - 1) / 26 + 1) as usize).collect()
-}
-
-fn roman(mut n: i64) -> String {
-    const TABLE: [(i64, &str); 13] = [
-        (1000, "M"),
-        (900, "CM"),
-        (500, "D"),
-        (400, "CD"),
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut out = String::new();
-    for (value, symbol) in TABLE {
-        while n >= value {
-            out.push_str(symbol);
-            n -= value;
-        }
-    }
-    out
 }
 
 fn ordinal_suffix(n: i64) -> &'static str {

@@ -156,28 +156,7 @@ pub(crate) fn roman_value(text: &str) -> Option<u32> {
     }
     let total = u32::try_from(total).ok().filter(|t| *t > 0)?;
     // Only canonical numerals: `IIII` or `VX` are not numbers.
-    (to_roman(total) == text.to_ascii_uppercase()).then_some(total)
-}
-
-fn to_roman(mut n: u32) -> String {
-    let mut out = String::new();
-    for (value, numeral) in [
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ] {
-        while n >= value {
-            out.push_str(numeral);
-            n -= value;
-        }
-    }
-    out
+    (crate::text::roman_numeral(total) == text.to_ascii_uppercase()).then_some(total)
 }
 
 /// The keywords that introduce a numbered heading, with the style they give.
