@@ -229,13 +229,14 @@ impl McpServer {
     /// Renders `source`'s set and serves it; notifies clients when it differs.
     async fn serve_source(&self, source: &Source) -> Result<bool, ServeError> {
         let list = self.inner.registry.tools(&source.served_filter()?)?;
+        // Known to the page writer before any request can be answered from it.
+        self.inner.splicer.serve(&list);
         let changed = {
             let mut served = self.inner.tools.write().unwrap_or_else(|p| p.into_inner());
             let changed = !served.names().eq(list.names());
             *served = Arc::clone(&list);
             changed
         };
-        self.inner.splicer.serve(&list);
         if changed {
             tracing::info!(tools = list.len(), "served tool set changed");
             self.notify_list_changed().await;

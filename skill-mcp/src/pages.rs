@@ -48,11 +48,14 @@ fn token_prefix() -> &'static [u8] {
     PREFIX.get_or_init(|| format!("\"_meta\":{{\"{PAGE_KEY}\":\"{}:", nonce()).into_bytes())
 }
 
-/// Whether a response to request `id` can carry a page token within [`TOKEN_WINDOW`].
+/// Whether a response to request `id` can carry a page token within [`TOKEN_WINDOW`]: the id
+/// is measured as written in JSON (escapes included).
 pub(crate) fn token_fits(id: &RequestId) -> bool {
     match id {
         NumberOrString::Number(_) => true,
-        NumberOrString::String(s) => s.len() <= MAX_ID_LEN,
+        NumberOrString::String(s) => {
+            serde_json::to_string(s.as_ref()).map_or(false, |json| json.len() <= MAX_ID_LEN)
+        }
     }
 }
 
@@ -96,6 +99,13 @@ impl Splicer {
         let window = &message[..message.len().min(TOKEN_WINDOW)];
         let prefix = token_prefix();
         let at = memmem::find(window, prefix)?;
+        // Only the result's own `_meta` is a page token: between `"result":{` and the token
+        // stand only scalar fields (`resultType`, `nextCursor`). The same bytes anywhere
+        // else (nested in a skill's output) are left alone.
+        let result = memmem::find(&message[..at], b"\"result\":{")? + b"\"result\":{".len();
+        if message[result..at].iter().any(|b| matches!(b, b'{' | b'[')) {
+            return None;
+        }
         let rest = &message[at + prefix.len()..];
         let close = memchr::memchr(b'"', rest)?;
         let (list, page) = std::str::from_utf8(&rest[..close]).ok()?.split_once(':')?;
@@ -123,24 +133,23 @@ impl Splicer {
         }
     }
 
-    /// The slow way for a message laid out otherwise: parse, replace, write again.
+    /// The slow way for a message laid out otherwise: parse, replace, write again. What
+    /// surrounds the JSON object (an SSE `data: ` field, the line end) is kept.
     fn splice_parsed(message: &[u8], page: Bytes) -> Option<[Bytes; 3]> {
-        let end = message.len()
-            - message
-                .iter()
-                .rev()
-                .take_while(|b| b.is_ascii_whitespace())
-                .count();
-        let mut value: Value = serde_json::from_slice(&message[..end]).ok()?;
+        let start = memchr::memchr(b'{', message)?;
+        let end = memchr::memrchr(b'}', message)? + 1;
+        let mut value: Value = serde_json::from_slice(&message[start..end]).ok()?;
         let result = value.get_mut("result")?.as_object_mut()?;
-        if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-            meta.remove(PAGE_KEY);
-            if meta.is_empty() {
-                result.remove("_meta");
-            }
+        let Some(Value::Object(meta)) = result.get_mut("_meta") else {
+            return None;
+        };
+        meta.remove(PAGE_KEY)?;
+        if meta.is_empty() {
+            result.remove("_meta");
         }
         result.insert("tools".into(), serde_json::from_slice(&page).ok()?);
-        let mut out = serde_json::to_vec(&value).ok()?;
+        let mut out = message[..start].to_vec();
+        serde_json::to_writer(&mut out, &value).ok()?;
         out.extend_from_slice(&message[end..]);
         Some([Bytes::from(out), Bytes::new(), Bytes::new()])
     }
@@ -223,5 +232,78 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for SpliceWriter<W> {
         }
         ready!(this.poll_drain(cx))?;
         Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+    use skill_core::{Dispatcher, ToolFilter};
+
+    fn served() -> (Splicer, Arc<ToolList>) {
+        let registry = Registry::new(Dispatcher::builder().build().unwrap(), 10);
+        let list = registry.tools(&ToolFilter::all()).unwrap();
+        let splicer = Splicer::default();
+        splicer.serve(&list);
+        (splicer, list)
+    }
+
+    fn token(list: &ToolList) -> String {
+        serde_json::to_string(&token_meta(list, 0)).unwrap()
+    }
+
+    fn joined(pieces: [Bytes; 3]) -> Value {
+        let bytes: Vec<u8> = pieces.iter().flat_map(|p| p.to_vec()).collect();
+        let text = String::from_utf8(bytes).unwrap();
+        let json = text.trim().trim_start_matches("data: ");
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn a_token_first_in_the_result_is_replaced_by_the_page() {
+        let (splicer, list) = served();
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"_meta\":{},\"ttlMs\":5,\"tools\":[]}}}}\n",
+            token(&list)
+        );
+        let out = joined(splicer.splice(line.as_bytes()).expect("spliced"));
+        assert_eq!(out["result"]["tools"], serde_json::json!([]));
+        assert!(out["result"].get("_meta").is_none(), "{out}");
+        assert_eq!(out["result"]["ttlMs"], 5);
+    }
+
+    #[test]
+    fn the_same_bytes_inside_a_skill_output_are_left_alone() {
+        let (splicer, list) = served();
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"structuredContent\":{{\"_meta\":{}}},\"tools\":[]}}}}\n",
+            token(&list)
+        );
+        assert!(splicer.splice(line.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn an_sse_event_laid_out_otherwise_is_parsed_and_keeps_its_framing() {
+        let (splicer, list) = served();
+        // `_meta` not followed by `},` (the fast path's layout), inside an SSE data field.
+        let event = format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"_meta\":{}}}}}\n\n",
+            token(&list).trim_end_matches('}').to_owned() + ",\"other\":1}"
+        );
+        let pieces = splicer.splice(event.as_bytes()).expect("spliced");
+        let bytes: Vec<u8> = pieces.iter().flat_map(|p| p.to_vec()).collect();
+        assert!(bytes.starts_with(b"data: {") && bytes.ends_with(b"}\n\n"));
+        let out = joined(pieces);
+        assert_eq!(out["result"]["tools"], serde_json::json!([]));
+        assert_eq!(out["result"]["_meta"], serde_json::json!({"other": 1}));
+    }
+
+    #[test]
+    fn long_ids_are_measured_as_written() {
+        let quotes = "\"".repeat(200);
+        assert!(!token_fits(&NumberOrString::String(quotes.into())));
+        assert!(token_fits(&NumberOrString::String("a".repeat(200).into())));
+        assert!(token_fits(&NumberOrString::Number(7)));
     }
 }
