@@ -54,7 +54,7 @@ pub(crate) fn token_fits(id: &RequestId) -> bool {
     match id {
         NumberOrString::Number(_) => true,
         NumberOrString::String(s) => {
-            serde_json::to_string(s.as_ref()).map_or(false, |json| json.len() <= MAX_ID_LEN)
+            serde_json::to_string(s.as_ref()).is_ok_and(|json| json.len() <= MAX_ID_LEN)
         }
     }
 }
