@@ -220,7 +220,8 @@ fn read_bundle(dir: &Path) -> Result<Bundle, CliError> {
             .to_string();
         let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
         let document = skills::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
-        if !(document || ext == "csv") || stem == "readme" {
+        // `~$name.docx` is Word's lock file beside an open document, not a document.
+        if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
             continue;
         }
         if stem.contains("checklist") {

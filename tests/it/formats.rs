@@ -66,6 +66,8 @@ fn review_reads_word_and_pdf() {
 fn review_of_a_folder_finds_a_word_contract() {
     let dir = scratch("folder");
     write(&dir, "supply.docx", &contract_docx());
+    // Word's lock file beside an open document: 162 bytes that are no document.
+    write(&dir, "~$supply.docx", &[0x0b; 162]);
     let report = review_json(&dir.display().to_string());
     assert!(clause_ids(&report).iter().any(|c| c == "2.1"));
 }

@@ -229,7 +229,7 @@ pub struct GroupScore {
 pub struct EvalReport {
     /// The corpus folder.
     pub corpus: String,
-    /// Per group: `construction-like`, `sha-like`, `commercial`, `expectations`, `all`.
+    /// Per group: `construction-like`, `sha-like`, `commercial`, `expectations`, `cuad-all`.
     pub groups: Vec<GroupScore>,
     /// Per document.
     pub documents: Vec<DocumentResult>,

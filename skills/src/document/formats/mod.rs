@@ -151,7 +151,11 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<(String, DocumentFormat), FormatE
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(FormatErrorKind::Empty);
     }
-    let (text, format) = if bytes.starts_with(b"%PDF-") || pdf_header_near_start(bytes) {
+    // A PDF may carry a few bytes before its header; a text file that merely mentions
+    // `%PDF-` is still text.
+    let pdf = bytes.starts_with(b"%PDF-")
+        || (matches!(extension.as_str(), "pdf" | "") && pdf_header_near_start(bytes));
+    let (text, format) = if pdf {
         if !matches!(extension.as_str(), "pdf" | "") {
             tracing::debug!(extension, "reading a PDF named otherwise");
         }
@@ -259,6 +263,21 @@ mod tests {
         let mut utf16 = vec![0xFF, 0xFE];
         utf16.extend("第一条".encode_utf16().flat_map(u16::to_le_bytes));
         assert_eq!(read("a.txt", &utf16).unwrap(), "第一条");
+    }
+
+    #[test]
+    fn text_that_mentions_a_pdf_header_is_text() {
+        let note = b"1. Formats\nFiles start with %PDF-1.7 when they are PDFs.\n";
+        assert_eq!(
+            read("notes.md", note).unwrap(),
+            String::from_utf8_lossy(note)
+        );
+        let mut shifted = b"\r\n".to_vec();
+        shifted.extend_from_slice(b"%PDF-1.7 not really");
+        assert!(matches!(
+            read("shifted.pdf", &shifted),
+            Err(FormatErrorKind::CorruptPdf { .. })
+        ));
     }
 
     #[test]

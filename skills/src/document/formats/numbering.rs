@@ -358,13 +358,19 @@ fn bullet(text: &str) -> String {
         .collect()
 }
 
+/// Highest counter written as letters (`zzz…` of 30 letters); higher values are written as
+/// decimals.
+const MAX_LETTER_COUNT: i64 = 26 * 30;
+
 /// A counter value in one of Word's number formats (`w:numFmt`); formats not known here
 /// fall back to decimal.
 pub(super) fn format_number(n: i64, format: &str) -> String {
     match format {
         "decimalZero" if (0..10).contains(&n) => format!("0{n}"),
-        "lowerLetter" if n > 0 => letters(n, b'a'),
-        "upperLetter" if n > 0 => letters(n, b'A'),
+        // Word repeats the letter once per 26 (`aa`, `bbb`): bounded so a corrupt start value
+        // cannot ask for a string of billions of letters.
+        "lowerLetter" if (1..=MAX_LETTER_COUNT).contains(&n) => letters(n, b'a'),
+        "upperLetter" if (1..=MAX_LETTER_COUNT).contains(&n) => letters(n, b'A'),
         "lowerRoman" if (1..4000).contains(&n) => {
             crate::text::roman_numeral(n as u32).to_lowercase()
         }
@@ -466,6 +472,16 @@ fn chinese(n: i64, digits: &[&str; 10], units: [&str; 4]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_letter_counters_are_written_as_decimals() {
+        assert_eq!(format_number(27, "lowerLetter"), "aa");
+        assert_eq!(format_number(780, "upperLetter"), "Z".repeat(30));
+        assert_eq!(
+            format_number(9_000_000_000_000_000, "lowerLetter"),
+            "9000000000000000"
+        );
+    }
 
     #[test]
     fn number_formats() {

@@ -170,7 +170,10 @@ fn reference_number(text: &str, roman: bool) -> Option<(String, usize)> {
     };
     // Items of the clause: `(a)`, `(ii)`, `(3)`.
     while let Some(rest) = text[len..].strip_prefix('(') {
-        let close = rest.find(')')?;
+        // An item never closed ("Clause 4.1 (as amended") ends the items, not the reference.
+        let Some(close) = rest.find(')') else {
+            break;
+        };
         let label = &rest[..close];
         if label.is_empty() || label.len() > 4 || !label.bytes().all(|b| b.is_ascii_alphanumeric())
         {
@@ -289,6 +292,14 @@ mod tests {
         assert_eq!(
             targets("按第5条、第五条、第１２条及第一章"),
             ["5", "5", "12", "第1章"]
+        );
+    }
+
+    #[test]
+    fn an_item_never_closed_keeps_the_reference() {
+        assert_eq!(
+            targets("as set out in Clause 4.1 (as amended and in Clause 7(b)"),
+            ["4.1", "7(b)"]
         );
     }
 
