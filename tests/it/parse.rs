@@ -57,7 +57,6 @@ fn parse_prints_the_clause_tree_as_json() {
     assert_eq!(json["skipped"]["table_of_contents"], 3);
     assert_eq!(json["preamble_length"], 65);
     assert_eq!(json["skipped"]["page_furniture"], 1);
-    assert!(json["preamble_length"].as_u64().unwrap() > 0);
 }
 
 #[test]
@@ -78,10 +77,10 @@ fn parse_prints_a_table_by_default() {
 #[test]
 fn parse_errors_name_the_file() {
     let out = skillkit(&["parse", "/nonexistent/contract.txt"]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/contract.txt"));
     let empty = write("empty.txt", "  \n\n");
     let out = skillkit(&["parse", empty.to_str().unwrap()]);
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
 }
