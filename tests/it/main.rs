@@ -10,6 +10,7 @@ mod eval;
 #[path = "../../skills/tests/it/format_fixtures.rs"]
 mod format_fixtures;
 mod formats;
+mod http_server;
 mod mcp_conformance;
 mod mcp_peers;
 mod parse;

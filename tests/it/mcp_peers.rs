@@ -6,11 +6,12 @@
 //! `target/mcp-peers/` (or `MCP_PEERS_DIR`). Without them the tests say so and pass, unless
 //! `CI=true`.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::http_server::HttpServer;
 
 const CONTRACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/fidic");
 
@@ -173,45 +174,10 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
     }
 }
 
-/// `skillkit serve --http 127.0.0.1:0`, stopped on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
-            .args(["serve", "--http", "127.0.0.1:0", "--contract", CONTRACT])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("skillkit serve starts");
-        let mut banner = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut banner)
-            .unwrap();
-        let addr = banner
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split("/mcp").next())
-            .unwrap_or_else(|| panic!("no address in {banner:?}"));
-        let url = format!("http://{addr}/mcp");
-        Self { child, url }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-    }
-}
-
 #[test]
 fn inspector_lists_strictly_and_calls_over_http() {
     let Some(peers) = Peers::find() else { return };
-    let server = HttpServer::start();
+    let server = HttpServer::start(CONTRACT, &[]);
     for era in ERAS {
         for (i, method) in methods().iter().enumerate() {
             let what = format!("http {era} {}", method[1]);

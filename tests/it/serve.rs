@@ -5,6 +5,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
+use crate::http_server::HttpServer;
+
 const CONTRACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/fidic");
 
 /// `skillkit call` of the time-bar skill on the FIDIC sample: the data the MCP call must give.
@@ -126,23 +128,8 @@ fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
 
 #[test]
 fn http_serves_with_a_token_from_the_environment() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
-        .args(["serve", "--http", "127.0.0.1:0", "--contract", CONTRACT])
-        .env("SKILLKIT_TOKEN", "cli-token")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut banner = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut banner)
-        .unwrap();
-    let addr = banner
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split("/mcp").next())
-        .unwrap_or_else(|| panic!("no address in {banner:?}"))
-        .to_string();
+    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token")]);
+    let addr = &server.addr;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -154,25 +141,18 @@ fn http_serves_with_a_token_from_the_environment() {
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "fidic_calculate_time_bar"),
     ];
-    let (status, _) = post(&addr, &headers, &call);
-    let outcome = std::panic::catch_unwind(|| {
-        assert_eq!(status, 401, "no token");
-        let mut with_token = headers.to_vec();
-        with_token.push(("Authorization", "Bearer cli-token"));
-        let (status, body) = post(&addr, &with_token, &call);
-        assert_eq!(status, 200, "{body}");
-        let answer: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(
-            answer["result"]["structuredContent"],
-            call_output(),
-            "{answer}"
-        );
-    });
-    child.kill().ok();
-    child.wait().ok();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    let (status, _) = post(addr, &headers, &call);
+    assert_eq!(status, 401, "no token");
+    let mut with_token = headers.to_vec();
+    with_token.push(("Authorization", "Bearer cli-token"));
+    let (status, body) = post(addr, &with_token, &call);
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        call_output(),
+        "{answer}"
+    );
 }
 
 #[test]

@@ -1,0 +1,45 @@
+//! `skillkit serve --http 127.0.0.1:0` as a child process, for the tests that talk to it.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A running `skillkit serve --http` on a free loopback port, stopped on drop.
+pub(crate) struct HttpServer {
+    child: Child,
+    /// `127.0.0.1:PORT`, as the server announced it.
+    pub(crate) addr: String,
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
+}
+
+impl HttpServer {
+    /// Starts `skillkit serve --http 127.0.0.1:0 --contract CONTRACT` with `env` set.
+    pub(crate) fn start(contract: &str, env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .args(["serve", "--http", "127.0.0.1:0", "--contract", contract])
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("skillkit serve starts");
+        let mut banner = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut banner)
+            .unwrap();
+        let addr = banner
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split("/mcp").next())
+            .unwrap_or_else(|| panic!("no address in {banner:?}"))
+            .to_string();
+        let url = format!("http://{addr}/mcp");
+        Self { child, addr, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
