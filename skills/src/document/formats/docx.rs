@@ -29,6 +29,16 @@ pub(super) fn local(name: &str) -> &[u8] {
     }
 }
 
+/// The next event of a part, or where and why its XML is not well formed.
+pub(super) fn next_event<'x>(reader: &mut Reader<&'x [u8]>) -> Result<Event<'x>, String> {
+    reader.read_event().map_err(|e| {
+        format!(
+            "not well-formed XML at byte {}: {e}",
+            reader.error_position()
+        )
+    })
+}
+
 /// An attribute's value by local name (`w:val` → `val`).
 pub(super) fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
     e.attributes()
@@ -104,7 +114,7 @@ fn relationships(xml: &str) -> Result<Vec<(String, String)>, String> {
     let mut reader = Reader::from_str(xml);
     let mut out = Vec::new();
     loop {
-        match reader.read_event().map_err(|e| e.to_string())? {
+        match next_event(&mut reader)? {
             Event::Start(e) | Event::Empty(e) if local(e.name().as_ref()) == b"Relationship" => {
                 if let (Some(t), Some(target)) = (attr(&e, b"Type"), attr(&e, b"Target")) {
                     out.push((t, target));
@@ -214,12 +224,7 @@ impl Styles {
         let mut reader = Reader::from_str(xml);
         let mut current: Option<(String, Style)> = None;
         loop {
-            let event = reader.read_event().map_err(|e| {
-                format!(
-                    "not well-formed XML at byte {}: {e}",
-                    reader.error_position()
-                )
-            })?;
+            let event = next_event(&mut reader)?;
             match event {
                 Event::Start(e) | Event::Empty(e) => {
                     let name = e.name();
@@ -371,12 +376,7 @@ impl<'s> Body<'s> {
     fn read(mut self, xml: &str) -> Result<String, String> {
         let mut reader = Reader::from_str(xml);
         loop {
-            let event = reader.read_event().map_err(|e| {
-                format!(
-                    "not well-formed XML at byte {}: {e}",
-                    reader.error_position()
-                )
-            })?;
+            let event = next_event(&mut reader)?;
             match event {
                 Event::Start(e) => {
                     if self.skip > 0 {

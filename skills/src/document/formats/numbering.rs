@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
-use super::docx::{attr, local};
+use super::docx::{attr, local, next_event};
 
 /// Levels a list has (`ilvl` 0..=8).
 pub(super) const LEVELS: usize = 9;
@@ -77,12 +77,7 @@ impl Numbering {
         let mut level: Option<(usize, Level)> = None;
         let mut in_fallback = 0usize;
         loop {
-            let event = reader.read_event().map_err(|e| {
-                format!(
-                    "numbering.xml is not well-formed XML at byte {}: {e}",
-                    reader.error_position()
-                )
-            })?;
+            let event = next_event(&mut reader).map_err(|e| format!("numbering.xml is {e}"))?;
             let (start, empty) = match &event {
                 Event::Start(e) => (Some(e.clone()), false),
                 Event::Empty(e) => (Some(e.clone()), true),
