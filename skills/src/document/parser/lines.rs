@@ -65,6 +65,11 @@ pub(crate) fn run_in_numbers(line: &str) -> Vec<&str> {
 /// Whether a cleaned line is page furniture by its form: `Page 3`, `Page 3 of 40`, `- 3 -`,
 /// `3`, `ii`, `第 3 页`, `3/40`.
 pub(crate) fn is_page_number(line: &str) -> bool {
+    // The longest form, `- Page 1234 of 5678 -` or `第 1234 页 共 5678 页`, is well under this;
+    // most lines are longer and are answered without copying them.
+    if line.len() > MAX_PAGE_NUMBER_LINE {
+        return false;
+    }
     let lower = line.to_ascii_lowercase();
     let core = lower
         .trim_matches(|c: char| c == '-' || c == '–' || c == '—' || c == '[' || c == ']')
@@ -126,8 +131,16 @@ fn reads_as_prose(line: &str) -> bool {
     continues || obliges || sentence
 }
 
+/// Longest line (bytes) that can be a page number.
+const MAX_PAGE_NUMBER_LINE: usize = 48;
+
 /// Whether a cleaned line announces a table of contents.
 pub(crate) fn is_contents_title(line: &str) -> bool {
+    // `T A B L E   O F   C O N T E N T S` and `**Table of Contents:**` fit; longer lines
+    // are prose and are answered without copying them.
+    if line.len() > 64 {
+        return false;
+    }
     let folded: String = line
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{3000}' && *c != ':' && *c != '*')
