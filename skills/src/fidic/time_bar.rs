@@ -187,12 +187,18 @@ pub fn analyse(
     our_party: &str,
 ) -> TimeBarReport {
     let spans = sentence_spans(text);
-    let gc_limits: Vec<(u32, BTreeSet<String>)> = find_periods(gc_text)
+    let gc_periods = find_periods(gc_text);
+    let gc_spans = if gc_periods.is_empty() {
+        Vec::new()
+    } else {
+        sentence_spans(gc_text)
+    };
+    let gc_limits: Vec<(u32, BTreeSet<String>)> = gc_periods
         .into_iter()
         .map(|p| {
             (
                 p.days,
-                context_words(sentence_around(gc_text, &sentence_spans(gc_text), &p).0),
+                context_words(sentence_around(gc_text, &gc_spans, &p).0),
             )
         })
         .collect();
@@ -251,15 +257,8 @@ fn limit(
 ) -> TimeLimit {
     let before = &text[..period.start];
     let after = &text[period.end..];
-    let window: String = before
-        .chars()
-        .rev()
-        .take(40)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect::<String>()
-        .to_lowercase();
+    let window_start = before.char_indices().rev().nth(39).map_or(0, |(at, _)| at);
+    let window = before[window_start..].to_lowercase();
     let requirement = if window.contains("not later than") || window.contains("no later than") {
         "not_later_than"
     } else if window.contains("not less than")
@@ -299,7 +298,13 @@ fn limit(
             contains_any(&n, CONSEQUENCE_CUES) && contains_any(&n, FOLLOW_CUES)
         })
     };
-    let is_time_bar = consequence.is_some_and(|c| contains_any(&c.to_lowercase(), LOSS_CUES));
+    let is_time_bar = consequence.is_some_and(|c| {
+        if std::ptr::eq(c, sentence) {
+            contains_any(&lower_sentence, LOSS_CUES)
+        } else {
+            contains_any(&c.to_lowercase(), LOSS_CUES)
+        }
+    });
     let standard = standard_for(sentence);
     let difference_days = standard.map(|s| i64::from(period.days) - i64::from(s.days));
     let comparison = match difference_days {
@@ -308,7 +313,11 @@ fn limit(
         Some(0) => "same",
         Some(_) => "longer",
     };
-    let words = context_words(sentence);
+    let words = if gc_limits.is_empty() {
+        BTreeSet::new()
+    } else {
+        context_words(sentence)
+    };
     let gc_days = gc_limits
         .iter()
         .filter(|(days, _)| *days != period.days)

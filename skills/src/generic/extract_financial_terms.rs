@@ -71,6 +71,14 @@ pub fn extract_financial_terms(
     Ok(analyse_financial_terms(&clause.clause_id, &text))
 }
 
+/// Whether `text` states any financial term: what [`analyse_financial_terms`] would find,
+/// answered at the first one.
+pub(crate) fn has_financial_terms(text: &str) -> bool {
+    sentences(text)
+        .into_iter()
+        .any(|sentence| !scan_values(sentence).is_empty())
+}
+
 /// Finds every financial term of `text` and aggregates them.
 pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
     let mut terms = Vec::new();
@@ -369,7 +377,12 @@ fn scan_values(sentence: &str) -> Vec<FoundValue> {
 }
 
 fn is_reference_number(before: &str) -> bool {
-    let lower = before.to_ascii_lowercase();
+    // The longest keyword, `sub-clause`, is 10 bytes: only the tail is compared.
+    let tail_start = (0..=before.len().saturating_sub(12))
+        .rev()
+        .find(|&i| before.is_char_boundary(i))
+        .unwrap_or(0);
+    let lower = before[tail_start..].to_ascii_lowercase();
     [
         "clause",
         "sub-clause",
@@ -403,10 +416,8 @@ fn classify(sentence: &str, start: usize, end: usize, number: f64) -> Option<Fou
     after = &after[n..];
     consumed += n;
     let mut value = number;
-    if let Some((word, factor)) = MULTIPLIERS
-        .iter()
-        .find(|(w, _)| after.to_lowercase().starts_with(w))
-    {
+    let head = lower_head(after);
+    if let Some((word, factor)) = MULTIPLIERS.iter().find(|(w, _)| head.starts_with(w)) {
         value *= factor;
         after = &after[word.len()..];
         consumed += word.len();
@@ -415,7 +426,7 @@ fn classify(sentence: &str, start: usize, end: usize, number: f64) -> Option<Fou
         consumed += n;
     }
     let text_from = prefix.map_or(start, |(symbol, _)| before.len() - symbol.len());
-    let lower_after = after.to_lowercase();
+    let lower_after = lower_head(after);
     if after.starts_with('%')
         || lower_after.starts_with("percent")
         || lower_after.starts_with("per cent")
@@ -472,6 +483,19 @@ fn classify(sentence: &str, start: usize, end: usize, number: f64) -> Option<Fou
     }
     None
 }
+
+/// The first words of `text`, lowercased: enough for every unit, multiplier and currency
+/// word that may follow a number (the longest, `per cent`, is 8 bytes), without copying the
+/// rest of the sentence.
+fn lower_head(text: &str) -> String {
+    text.chars()
+        .take(HEAD_CHARS)
+        .collect::<String>()
+        .to_lowercase()
+}
+
+/// Characters of the text after a number that name its unit.
+const HEAD_CHARS: usize = 16;
 
 /// `百分之十` -> 10%.
 fn chinese_percentages(sentence: &str) -> Vec<FoundValue> {

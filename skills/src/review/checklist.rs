@@ -1,7 +1,7 @@
 //! A review checklist made from the document itself, for when the user gives none.
 
 use crate::document::{find_references, Clause, DocumentStructure};
-use crate::generic::extract_financial_terms::analyse_financial_terms;
+use crate::generic::extract_financial_terms::has_financial_terms;
 use crate::state::{ChecklistItem, Priority};
 
 /// Topics that make a clause critical for any party.
@@ -107,8 +107,7 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
     let text = &clause.text;
     let lower_title = clause.title.to_lowercase();
     let lower = format!("{lower_title} {}", text.to_lowercase());
-    let financial = analyse_financial_terms(&clause.clause_id, text);
-    let has_figures = !financial.terms.is_empty();
+    let has_figures = has_financial_terms(text);
     let mut skills: Vec<String> = vec!["get_clause_context".into(), "resolve_definition".into()];
     if !find_references(text).is_empty() {
         skills.push("cross_reference_check".into());
