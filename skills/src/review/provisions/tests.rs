@@ -33,6 +33,8 @@ fn every_family_in_english_and_chinese() {
         ("地下障碍物等现场条件由承包人自行承担风险。", Provision::SiteRisk),
         ("If the Operator undergoes a Change of Control, the Owner may terminate this Agreement.", Provision::ChangeOfControl),
         ("一方控制权发生变更的，另一方有权解除本合同。", Provision::ChangeOfControl),
+        ("The Licence may not be transferred, including as a result of a merger or a spin-off, without the Licensor's prior written consent.", Provision::ChangeOfControl),
+        ("The Supplier may assign its rights under this Agreement to a successor by merger without the consent of the Buyer.", Provision::ChangeOfControl),
         ("Neither party may assign this Agreement without the prior written consent of the other party.", Provision::AssignmentRestriction),
         ("未经发包人同意，承包人不得将工程转包。", Provision::AssignmentRestriction),
         ("Holders of 60% of the shares may require the other shareholders to sell their shares on the same terms.", Provision::DragAlong),
@@ -45,6 +47,7 @@ fn every_family_in_english_and_chinese() {
         ("If the board is unable to reach a decision on a Reserved Matter, the matter shall be referred to the chief executives.", Provision::Deadlock),
         ("The Seller shall not, for three years, engage in any business that competes with the Business.", Provision::NonCompete),
         ("甲方不得从事与合营公司相竞争的业务。", Provision::NonCompete),
+        ("The Partner shall not, directly or indirectly, enter into another joint venture with any person for the sale of goods similar to the Products in the Territory.", Provision::NonCompete),
         ("The Supplier appoints the Distributor as its exclusive distributor in the Territory.", Provision::Exclusivity),
         ("甲方授予乙方在中国境内的独家代理权。", Provision::Exclusivity),
         ("This Agreement shall automatically renew for successive one-year terms unless either party gives notice of non-renewal.", Provision::RenewalNotice),
@@ -67,6 +70,8 @@ fn ordinary_words_are_not_provisions() {
         "The Contractor shall submit the programme within 28 days.",
         "The Supplier shall deliver the Goods to the Site.",
         "The Company grants a non-exclusive licence.",
+        "This Agreement binds the parties and their successors and permitted assigns.",
+        "The effective date of a merger is the date of its registration.",
     ] {
         assert!(
             kinds(text, "").is_empty(),

@@ -13,7 +13,8 @@ static CHANGE_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"change\s+(?:of|in)\s+(?:the\s+)?(?:\w+\s+)?(?:control|ownership)|changes?\s+in\s+(?:the\s+)?(?:general\s+)?(?:management|shareholding|ownership)|controlling\s+(?:interest|shareholder|stake)",
         r"|(?:is|be|being|becomes?)\s+acquired\s+by|acquisition\s+of\s+(?:all\s+or\s+)?(?:a\s+)?(?:majority|control|substantially\s+all)|(?:sale|transfer|disposal)\s+of\s+(?:all\s+or\s+)?substantially\s+all\s+(?:of\s+)?(?:its|the)\s+(?:assets|business|shares)",
-        r"|(?:by\s+(?:way\s+of\s+)?|through\s+(?:a\s+)?|in\s+(?:a|the)\s+(?:event\s+of\s+(?:a\s+)?)?|or\s+)(?:merger|amalgamation|consolidation|reorgani[sz]ation|de-?merger|spin-?off)",
+        r"|(?:by\s+(?:way\s+of\s+)?|through\s+(?:a\s+)?|in\s+(?:a|the)\s+(?:event\s+of\s+(?:a\s+)?)?|or\s+|(?:as\s+a\s+(?:result|consequence)\s+of|of|upon|following|pursuant\s+to)\s+(?:a\s+|any\s+)?)(?:merger|amalgamation|consolidation|reorgani[sz]ation|de-?merger|spin-?off)",
+        r"|assign\w*\s+(?:\w+\s+){0,8}to\s+(?:a|any|its)\s+(?:\w+\s+){0,2}(?:successor|acquir[eo]r)",
         r"|(?:merges?|consolidates?|amalgamates?)\s+(?:with|into)|(?:more\s+than|at\s+least|in\s+excess\s+of)\s+(?:fifty|50)\s*(?:percent|%|per\s+cent)[^.;]{0,60}(?:voting|shares|equity|ownership|interest)|ceases?\s+to\s+(?:be\s+controlled|control|hold)",
         r"|控制权[^。；]{0,6}(?:变更|变化|转移|发生变动)|实际控制人[^。；]{0,6}(?:变更|变化)|(?:被|进行)?(?:合并|分立|兼并|重组|收购)[^。；]{0,20}(?:解除|终止|同意|通知|转让)|股权结构[^。；]{0,6}(?:变更|变化)",
     ))
