@@ -9,6 +9,9 @@
 #   SKILL_CORE=/tmp/base/skill-core OUT=/tmp/cc-base bench/compile-cost/run.sh
 #   MODES=check bench/compile-cost/run.sh  # only `cargo check` (MODES="check release" default)
 #   CC_TARGET=/tmp/cc-target ...           # share one target dir between checkouts
+#   MODES=icount bench/compile-cost/run.sh  # instructions of one `cargo check` rebuild of each
+#                                          # crate, counted by valgrind: exact and unaffected by
+#                                          # other load on the machine (takes minutes)
 #
 # Everything is generated under target/compile-cost/ and never committed.
 set -euo pipefail
@@ -104,7 +107,7 @@ RS
 cd "$OUT"
 export CARGO_TARGET_DIR="${CC_TARGET:-$OUT/target}"
 echo "warming up (dependencies; first run builds skill-core and friends)..." >&2
-case " $MODES " in *" check "*) cargo check --offline -q -p cc-skills -p cc-floor ;; esac
+case " $MODES " in *" check "* | *" icount "*) cargo check --offline -q -p cc-skills -p cc-floor ;; esac
 case " $MODES " in *" release "*) cargo build --offline -q --release -p cc-skills -p cc-floor ;; esac
 
 # time_one <package> <cargo args...>: minimum wall time in seconds over RUNS rebuilds.
@@ -125,6 +128,19 @@ time_one() {
     printf '%.2f' "$best"
 }
 
+# icount_one <package>: instructions rustc executes for one `cargo check` rebuild of the
+# package after touching its source (the same incremental rebuild `time_one` times).
+icount_one() {
+    local pkg="$1" dir cmd
+    dir="$OUT/${pkg#cc-}"
+    touch "$dir/src/lib.rs"
+    cmd=$(cargo check --offline -v -p "$pkg" 2>&1 |
+        sed -n "s/^ *Running \`\(.*--crate-name ${pkg//-/_} .*\)\`\$/\1/p" | tail -1)
+    touch "$dir/src/lib.rs"
+    eval "valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null $cmd" 2>&1 |
+        sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+
 printf '%-28s %10s %10s %8s\n' "N=$N, min of $RUNS" floor skillkit ratio
 case " $MODES " in *" check "*)
     check_floor=$(time_one cc-floor check)
@@ -136,5 +152,11 @@ case " $MODES " in *" release "*)
     release_floor=$(time_one cc-floor build --release)
     release_skills=$(time_one cc-skills build --release)
     printf '%-28s %9ss %9ss %7.2fx\n' "cargo build --release" "$release_floor" "$release_skills" "$(echo "$release_skills / $release_floor" | bc -l)"
+    ;;
+esac
+case " $MODES " in *" icount "*)
+    icount_floor=$(icount_one cc-floor)
+    icount_skills=$(icount_one cc-skills)
+    printf '%-28s %10s %10s %7.3fx\n' "check, instructions (G)" "$(echo "scale=3; $icount_floor / 10^9" | bc -l)" "$(echo "scale=3; $icount_skills / 10^9" | bc -l)" "$(echo "$icount_skills / $icount_floor" | bc -l)"
     ;;
 esac

@@ -29,6 +29,10 @@ pub use crate::skill::Skill;
 #[path = "rules.rs"]
 pub mod rules;
 
+#[path = "input_fields.rs"]
+mod input_fields;
+pub use input_fields::{deserialize_input, serialize_input, InputFieldRefs, InputFields};
+
 /// The type-erased entry point of skill `S` (a [`crate::registration::InvokeFn`]): read the
 /// input, run, serialize the output. One generic fn instead of a copy per skill.
 pub fn invoke<'a, S: Skill>(

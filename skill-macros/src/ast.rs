@@ -119,8 +119,11 @@ pub struct Output {
 }
 
 pub struct SkillFn {
-    /// The fn as it will be emitted again, helper attributes removed.
+    /// The fn's signature as it will be emitted again, helper attributes removed; its
+    /// block is empty when `body` holds the real one.
     pub item: ItemFn,
+    /// The fn's body as written, emitted unchanged after the signature.
+    pub body: Option<proc_macro2::TokenTree>,
     pub docs: Docs,
     pub params: Vec<Param>,
     pub output: Output,
@@ -209,8 +212,25 @@ pub fn contains_impl_trait(ty: &Type) -> Option<Span> {
 }
 
 impl SkillFn {
+    /// The fn as emitted: its attributes and signature, then its body as written.
+    pub fn fn_tokens(&self) -> proc_macro2::TokenStream {
+        let item = &self.item;
+        match &self.body {
+            Some(body) => {
+                let (attrs, vis, sig) = (&item.attrs, &item.vis, &item.sig);
+                quote::quote!(#(#attrs)* #vis #sig #body)
+            }
+            None => quote::quote!(#item),
+        }
+    }
+
     /// Reads the fn; problems of the signature go to `cx`.
-    pub fn parse(cx: &mut Ctxt, mut item: ItemFn, krate: &Path) -> SkillFn {
+    pub fn parse(
+        cx: &mut Ctxt,
+        mut item: ItemFn,
+        body: Option<proc_macro2::TokenTree>,
+        krate: &Path,
+    ) -> SkillFn {
         let sig = &item.sig;
         if let Some(c) = &sig.constness {
             cx.error_spanned_by(c, "a skill cannot be a `const fn`");
@@ -339,6 +359,7 @@ impl SkillFn {
         };
         SkillFn {
             item,
+            body,
             docs,
             params,
             output,

@@ -5,7 +5,7 @@
 //! do is a call into `<crate>::__private` (invocation, argument reading, schema caching), so
 //! each skill costs the compiler little more than its input struct.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit};
@@ -13,6 +13,10 @@ use syn::{Expr, Ident, Lit};
 use crate::ast::{Param, Role, SkillFn};
 use crate::attr::DefaultValue;
 use crate::check::{Config, Status};
+
+/// Most model arguments whose input struct gets the runtime's generic serde impls (as
+/// `skill_core::__private::InputFields` is implemented for tuples up to this length).
+const MAX_INPUT_FIELDS: usize = 12;
 
 /// `search_reference_doc` / `crm.search-client` -> `SearchReferenceDoc` / `CrmSearchClient`.
 pub fn camel_case(id: &str) -> String {
@@ -99,9 +103,9 @@ impl Names {
 
 /// Every generated item of a checked skill.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
-    let item = &skill.item;
+    let item = skill.fn_tokens();
     let Some(names) = Names::of(skill, cfg) else {
-        return quote!(#item);
+        return item;
     };
     let input_item = input_item(skill, cfg, &names);
     let marker_item = marker_item(skill, cfg, &names);
@@ -123,6 +127,7 @@ pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
 /// of its own to the one mistake.
 pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
     let item = &skill.item;
+    let fn_tokens = skill.fn_tokens();
     // A method (it takes `self`) sits in an impl, where no type can be declared.
     let in_impl = item
         .sig
@@ -130,9 +135,9 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
         .iter()
         .any(|arg| matches!(arg, syn::FnArg::Receiver(_)));
     let names = match Names::of(skill, cfg) {
-        _ if in_impl => return quote!(#item),
+        _ if in_impl => return fn_tokens,
         Some(names) if marker_ok => names,
-        _ => return quote!(#item),
+        _ => return fn_tokens,
     };
     let vis = &item.vis;
     let (marker, input) = (&names.marker, &names.input);
@@ -158,7 +163,7 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
         }
     };
     quote! {
-        #item
+        #fn_tokens
         #[allow(dead_code)]
         #vis struct #marker;
         #input_item
@@ -211,6 +216,12 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     }
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
+    // Per field: its name, wire name and declared default, for the written-out serde impls.
+    let mut members = Vec::new();
+    let mut field_idents = Vec::new();
+    let mut field_spans = Vec::new();
+    let mut wire_names = Vec::new();
+    let mut default_ptrs = Vec::new();
     let mut bounds = Vec::new();
     for param in model_args(skill) {
         let ident = &param.ident;
@@ -221,6 +232,19 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             quote!(#[doc = #l])
         });
         let rename = rename_attr(param);
+        // Spanned at the argument's type: a type that cannot be read or written is reported
+        // there.
+        members.push(quote_spanned!(ty.span()=> &self.#ident));
+        field_idents.push(ident);
+        field_spans.push(ty.span());
+        wire_names.push(param.wire_name());
+        default_ptrs.push(match &param.arg.default {
+            Some(_) => {
+                let default_fn = format_ident!("__default_{}", ident);
+                quote_spanned!(ty.span()=> ::core::option::Option::Some(Self::#default_fn as fn() -> _))
+            }
+            None => quote_spanned!(ty.span()=> ::core::option::Option::None),
+        });
         let serde_default = param.arg.default.as_ref().map(|d| {
             let default_fn = format_ident!("__default_{}", ident);
             let default_fn_path = lit_str(&format!("{input_ident}::{default_fn}"));
@@ -263,17 +287,51 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
     let schemars_path = lit_str(&quote!(#p::schemars).to_string().replace(' ', ""));
     let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
+    // Up to `MAX_INPUT_FIELDS` arguments, `Serialize` and `Deserialize` are one call each into
+    // generic fns of the runtime (the same behaviour as serde's derives, at a fraction of the
+    // compile time); beyond that, serde's derives.
+    let (serde_derives, serde_impls) = if members.len() <= MAX_INPUT_FIELDS {
+        let name = input_ident.to_string();
+        let locals: Vec<Ident> = (0..members.len())
+            .map(|i| format_ident!("__f{}", i))
+            .collect();
+        let tuple_span = field_spans.first().copied().unwrap_or_else(Span::call_site);
+        let mut ser_tuple = Group::new(Delimiter::Parenthesis, quote!(#(#members,)*));
+        ser_tuple.set_span(tuple_span);
+        let mut de_tuple = Group::new(Delimiter::Parenthesis, quote!(#(#default_ptrs,)*));
+        de_tuple.set_span(tuple_span);
+        let impls = quote! {
+            impl #p::serde::Serialize for #input_ident {
+                fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    #p::serialize_input(__s, #name, &[#(#wire_names),*], #ser_tuple)
+                }
+            }
+            impl<'de> #p::serde::Deserialize<'de> for #input_ident {
+                fn deserialize<__D: #p::serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
+                    let (#(#locals,)*) = #p::deserialize_input(__d, #name, &[#(#wire_names),*], #de_tuple)?;
+                    ::core::result::Result::Ok(Self { #(#field_idents: #locals),* })
+                }
+            }
+        };
+        (TokenStream::new(), impls)
+    } else {
+        (
+            quote!(#p::serde::Serialize, #p::serde::Deserialize,),
+            TokenStream::new(),
+        )
+    };
 
     quote! {
         #(#bounds)*
         #[doc = #input_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, #p::serde::Serialize, #p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, #serde_derives #p::schemars::JsonSchema)]
         #[serde(crate = #serde_path)]
         #[schemars(crate = #schemars_path)]
         #vis struct #input_ident {
             #(#fields)*
         }
         #defaults
+        #serde_impls
     }
 }
 

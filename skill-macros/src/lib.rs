@@ -83,7 +83,14 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut cx = ctxt::Ctxt::default();
     let attr = attr::SkillAttr::parse(&mut cx, args);
-    let item: syn::ItemFn = match syn::parse(input.clone()) {
+    // The body is passed through as the one token tree it is: syn reads only the signature,
+    // and the body's tokens are neither parsed nor emitted again one by one.
+    let (head, body) = split_body(input.clone().into());
+    let parsed = match &body {
+        Some(_) => syn::parse2::<syn::ItemFn>(quote!(#head {})),
+        None => syn::parse2::<syn::ItemFn>(head),
+    };
+    let item: syn::ItemFn = match parsed {
         Ok(item) => item,
         Err(_) => {
             let item = proc_macro2::TokenStream::from(input);
@@ -95,7 +102,7 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
             return quote!(#err #item).into();
         }
     };
-    let skill = ast::SkillFn::parse(&mut cx, item, &check::crate_path(&attr));
+    let skill = ast::SkillFn::parse(&mut cx, item, body, &check::crate_path(&attr));
     let config = check::check(&mut cx, &attr, &skill, attr_span);
     if cx.has_errors() {
         let marker_ok = attr.marker.is_none() || config.marker.is_some();
@@ -104,4 +111,20 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
         return quote!(#dummy #errors).into();
     }
     expand::expand(&skill, &config).into()
+}
+
+/// The fn's tokens before its body, and the body (`{ ... }`) when the fn ends in one.
+fn split_body(
+    input: proc_macro2::TokenStream,
+) -> (proc_macro2::TokenStream, Option<proc_macro2::TokenTree>) {
+    let mut trees: Vec<proc_macro2::TokenTree> = input.into_iter().collect();
+    let body = match trees.last() {
+        Some(proc_macro2::TokenTree::Group(g))
+            if g.delimiter() == proc_macro2::Delimiter::Brace =>
+        {
+            trees.pop()
+        }
+        _ => None,
+    };
+    (trees.into_iter().collect(), body)
 }
