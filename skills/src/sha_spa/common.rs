@@ -323,4 +323,47 @@ mod tests {
         assert_eq!(Side::of("the Buyer"), Side::Buyer);
         assert_eq!(Side::of("卖方"), Side::Seller);
     }
+
+    /// An article `1` holding an item `1` (real agreements number both ways) once made the
+    /// climb to the top-level clause go round forever.
+    #[test]
+    fn scope_of_a_repeated_id_ends() {
+        use crate::document::{Clause, DocumentStructure};
+        use crate::{DocumentRole, ReviewDocument};
+        let leaf = |id: &str, text: &str| Clause {
+            clause_id: id.into(),
+            text: text.into(),
+            level: 2,
+            ..Default::default()
+        };
+        let article = Clause {
+            clause_id: "1".into(),
+            title: "Transfer of Shares".into(),
+            text: "No Shareholder shall transfer any Shares except as follows:".into(),
+            level: 1,
+            children: vec![
+                leaf("1", "to an Affiliate;"),
+                leaf("2", "with the consent of the Board."),
+            ],
+        };
+        let review = Arc::new(ReviewState {
+            documents: vec![ReviewDocument {
+                role: DocumentRole::Primary,
+                filename: "sha.md".into(),
+                structure: DocumentStructure {
+                    clauses: vec![article],
+                    total_clauses: 3,
+                    ..Default::default()
+                },
+            }],
+            ..Default::default()
+        });
+        let scope = scope(&review, "sha_test", "1").expect("clause 1 exists");
+        assert_eq!(scope.clause_id, "1");
+        assert!(
+            scope.text.contains("consent of the Board"),
+            "{}",
+            scope.text
+        );
+    }
 }
