@@ -37,7 +37,11 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
         let mut listed: Vec<String> = Vec::new();
         for (term, clauses) in &undefined {
             let is_party = parties.iter().any(|p| p.eq_ignore_ascii_case(term));
-            if is_party || provisions::is_standard_role(term) || defined_elsewhere.contains(term) {
+            if is_party
+                || provisions::is_standard_role(term)
+                || provisions::names_the_document(term)
+                || defined_elsewhere.contains(term)
+            {
                 continue;
             }
             listed.push(format!("{term} ({})", clauses.join(", ")));

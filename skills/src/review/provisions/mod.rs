@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use parties::{
     defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
+    names_the_document,
 };
 
 use super::RiskLevel;

@@ -114,6 +114,22 @@ pub fn is_standard_role(term: &str) -> bool {
     STANDARD_ROLES.contains(&lower)
 }
 
+/// Whether `term` is the usual name of the document itself (`Agreement`, `this Contract`,
+/// 本合同): capitalised because it is the instrument, not a term left undefined.
+pub fn names_the_document(term: &str) -> bool {
+    let lower = term.trim().to_lowercase();
+    let lower = lower
+        .strip_prefix("this ")
+        .or_else(|| lower.strip_prefix("the "))
+        .unwrap_or(&lower);
+    let lower = lower.trim_end_matches("'s").trim_end_matches("’s").trim();
+    let lower = lower.strip_prefix('本').unwrap_or(lower);
+    DOCUMENT_NAMES.contains(&lower)
+}
+
+/// What a contract calls itself.
+const DOCUMENT_NAMES: &[&str] = &["agreement", "contract", "deed", "合同", "协议"];
+
 /// Role words in English and Chinese that name the same side.
 const SAME_SIDE: &[&[&str]] = &[
     &[
@@ -404,6 +420,10 @@ mod tests {
         assert!(is_standard_role("the Government"));
         assert!(is_standard_role("Investors"));
         assert!(!is_standard_role("Performance Security"));
+        assert!(names_the_document("Agreement"));
+        assert!(names_the_document("this Contract"));
+        assert!(names_the_document("本合同"));
+        assert!(!names_the_document("Supply Agreement"));
     }
 
     #[test]
