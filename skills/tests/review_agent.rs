@@ -3,13 +3,14 @@
 //! driven by a scripted model.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use skill_core::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
 use skill_core::{Dispatcher, ToolCall};
 use skills::review::DomainPrompt;
 use skills::review::{
     build_review_state, normalize_risk_level, run_checklist_review, run_review, AgentSettings,
-    ClauseReview, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,
+    ClauseReview, ReviewAgent, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,
 };
 use skills::{ChecklistItem, Priority, ReviewState};
 
@@ -56,7 +57,16 @@ fn react_on() -> AgentSettings {
         use_react_agent: true,
         react_max_iterations: 5,
         react_temperature: 0.1,
+        react_final_answer_at_limit: true,
     }
+}
+
+/// The ReAct branch with a scripted model the test keeps a handle on.
+fn agent(model: &Arc<ScriptedClient>, settings: AgentSettings) -> ReviewAgent {
+    ReviewAgent::new(
+        Arc::clone(model) as Arc<dyn skill_core::agent::LlmClient>,
+        settings,
+    )
 }
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
@@ -119,6 +129,7 @@ fn settings_read_every_variable() {
             "USE_REACT_AGENT" => Some(" TRUE "),
             "REACT_MAX_ITERATIONS" => Some("8"),
             "REACT_TEMPERATURE" => Some("0.7"),
+            "REACT_FINAL_ANSWER_AT_LIMIT" => Some("off"),
             _ => None,
         }
         .map(str::to_string)
@@ -130,6 +141,7 @@ fn settings_read_every_variable() {
             use_react_agent: true,
             react_max_iterations: 8,
             react_temperature: 0.7,
+            react_final_answer_at_limit: false,
         }
     );
     for (raw, expected) in [
@@ -157,6 +169,7 @@ fn bad_settings_name_the_variable() {
         ("REACT_TEMPERATURE", "hot", "from 0 to 2"),
         ("REACT_TEMPERATURE", "NaN", "from 0 to 2"),
         ("REACT_TEMPERATURE", "3.5", "from 0 to 2"),
+        ("REACT_FINAL_ANSWER_AT_LIMIT", "sometimes", "boolean"),
     ] {
         let err = AgentSettings::from_lookup(|n| (n == variable).then(|| value.to_string()))
             .expect_err(value);
@@ -229,12 +242,13 @@ fn domain_prompts_name_registered_skills_of_their_domain() {
 #[test]
 fn react_disabled_uses_the_checklist() {
     let model = ScriptedClient::from_responses([LlmResponse::text("[]")]);
+    let model = Arc::new(model);
     let settings = AgentSettings::default();
     let report = run_review(
         &dispatcher(),
         &spec_state(),
         &sequential(),
-        Some((&model, &settings)),
+        Some(&agent(&model, settings)),
     );
     assert_eq!(report.clauses.len(), 1);
     let review = &report.clauses[0];
@@ -246,6 +260,7 @@ fn react_disabled_uses_the_checklist() {
 #[test]
 fn react_failure_falls_back_to_the_checklist() {
     let model = ScriptedClient::new([Err(LlmError::Scripted("ReAct 模拟失败".into()))]);
+    let model = Arc::new(model);
     let mut state = spec_state();
     // SPEC-20 runs the ReAct branch only with a primary document.
     state.documents = fidic_state("zh-CN").documents;
@@ -253,7 +268,7 @@ fn react_failure_falls_back_to_the_checklist() {
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &react_on())),
+        Some(&agent(&model, react_on())),
     );
     let review = &report.clauses[0];
     assert_eq!(review.clause_id, "1.1");
@@ -267,11 +282,12 @@ fn react_failure_falls_back_to_the_checklist() {
 #[test]
 fn react_without_a_primary_document_uses_the_checklist() {
     let model = ScriptedClient::from_responses([LlmResponse::text("[]")]);
+    let model = Arc::new(model);
     let report = run_review(
         &dispatcher(),
         &spec_state(),
         &sequential(),
-        Some((&model, &react_on())),
+        Some(&agent(&model, react_on())),
     );
     assert_eq!(report.clauses[0].clause_id, "1.1");
     assert_eq!(report.clauses[0].mode, ReviewMode::Checklist);
@@ -324,6 +340,7 @@ fn fidic_script(items: &[ChecklistItem]) -> ScriptedClient {
 fn fidic_review_with_a_scripted_model() {
     let state = fidic_state("en");
     let model = fidic_script(&state.review_checklist);
+    let model = Arc::new(model);
     let settings = AgentSettings {
         react_temperature: 0.3,
         ..react_on()
@@ -332,7 +349,7 @@ fn fidic_review_with_a_scripted_model() {
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &settings)),
+        Some(&agent(&model, settings)),
     );
     assert_eq!(model.remaining(), 0, "every scripted reply was used");
     assert_eq!(report.clauses.len(), state.review_checklist.len());
@@ -502,6 +519,10 @@ fn fidic_review_with_a_scripted_model() {
 
     let mut stable = review.clone();
     stable.agent_messages.clear();
+    for run in &mut stable.skills {
+        assert!(run.elapsed_ms > 0.0, "tool runs are timed: {run:?}");
+        run.elapsed_ms = 0.0;
+    }
     insta::assert_json_snapshot!("react_fidic_clause_4_1", stable);
 }
 
@@ -512,11 +533,12 @@ fn chinese_review_gets_the_chinese_prompt_and_default_type() {
     let model = ScriptedClient::from_responses([LlmResponse::text(
         r#"[{"risk_level": "高", "description": "适用性保证"}]"#,
     )]);
+    let model = Arc::new(model);
     let report = run_review(
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &react_on())),
+        Some(&agent(&model, react_on())),
     );
     let system = model.requests()[0].messages[0]
         .content()
@@ -545,11 +567,12 @@ fn model_error_falls_back_for_that_clause_only() {
     ];
     replies.extend(items[1..].iter().map(|_| Ok(LlmResponse::text("[]"))));
     let model = ScriptedClient::new(replies);
+    let model = Arc::new(model);
     let report = run_review(
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &react_on())),
+        Some(&agent(&model, react_on())),
     );
 
     let review = clause(&report, "4.1");
@@ -608,6 +631,7 @@ fn model_error_falls_back_for_that_clause_only() {
 fn react_disabled_on_the_fidic_sample_is_the_checklist_review() {
     let state = fidic_state("en");
     let model = fidic_script(&state.review_checklist);
+    let model = Arc::new(model);
     let settings = AgentSettings {
         use_react_agent: false,
         ..react_on()
@@ -616,7 +640,7 @@ fn react_disabled_on_the_fidic_sample_is_the_checklist_review() {
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &settings)),
+        Some(&agent(&model, settings)),
     ));
     let checklist = without_times(run_checklist_review(&dispatcher(), &state, &sequential()));
     assert_eq!(report, checklist);
@@ -637,7 +661,13 @@ fn no_tools_to_offer_falls_back() {
     let mut state = fidic_state("en");
     state.review_checklist.truncate(1);
     let model = ScriptedClient::from_responses([LlmResponse::text("[]")]);
-    let report = run_review(&empty, &state, &sequential(), Some((&model, &react_on())));
+    let model = Arc::new(model);
+    let report = run_review(
+        &empty,
+        &state,
+        &sequential(),
+        Some(&agent(&model, react_on())),
+    );
     let review = &report.clauses[0];
     assert_eq!(review.mode, ReviewMode::ReactFallback);
     assert!(review.fallback_reason.as_deref().unwrap().contains("fidic"));
@@ -653,13 +683,19 @@ fn no_tools_to_offer_falls_back() {
 }
 
 #[test]
-fn iteration_limit_and_unreadable_answers_stay_in_react_mode() {
+fn iteration_limit_asks_for_the_answer_without_tools() {
     let mut state = fidic_state("en");
-    state.review_checklist.truncate(2);
+    state.review_checklist.truncate(1);
     let model = ScriptedClient::from_responses([
         LlmResponse::tool_calls(vec![call("a", "get_clause_context", "{}")]),
-        LlmResponse::text("I cannot decide."),
+        LlmResponse::text(r#"[{"risk_level": "high", "risk_type": "scope", "description": "found in the context"}]"#)
+            .with_usage(skill_core::agent::TokenUsage {
+                prompt_tokens: 900,
+                completion_tokens: 30,
+                cached_tokens: 512,
+            }),
     ]);
+    let model = Arc::new(model);
     let settings = AgentSettings {
         react_max_iterations: 1,
         ..react_on()
@@ -668,7 +704,49 @@ fn iteration_limit_and_unreadable_answers_stay_in_react_mode() {
         &dispatcher(),
         &state,
         &sequential(),
-        Some((&model, &settings)),
+        Some(&agent(&model, settings)),
+    );
+    let review = &report.clauses[0];
+    assert_eq!(review.mode, ReviewMode::React);
+    assert_eq!(review.risks.len(), 1, "{review:#?}");
+    assert_eq!(review.risks[0].risk_type, "scope");
+    assert_eq!(review.model_turns, 2);
+    assert_eq!(review.usage.cached_tokens, 512);
+    // The prepared clause_id came from the clause in focus.
+    assert_eq!(review.skills[0].skill_id, "get_clause_context");
+    assert!(review.skills[0].success, "{:?}", review.skills[0]);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(!requests[0].tool_names.is_empty());
+    assert!(
+        requests[1].tool_names.is_empty(),
+        "the last turn offers no tools"
+    );
+    let last = requests[1].messages.last().unwrap();
+    assert_eq!(last.role(), "user");
+    assert!(last.content().unwrap().contains("final list of risks"));
+}
+
+#[test]
+fn iteration_limit_without_the_final_turn_keeps_spec_20_behaviour() {
+    let mut state = fidic_state("en");
+    state.review_checklist.truncate(1);
+    let model = ScriptedClient::from_responses([LlmResponse::tool_calls(vec![call(
+        "a",
+        "get_clause_context",
+        "{}",
+    )])]);
+    let model = Arc::new(model);
+    let settings = AgentSettings {
+        react_max_iterations: 1,
+        react_final_answer_at_limit: false,
+        ..react_on()
+    };
+    let report = run_review(
+        &dispatcher(),
+        &state,
+        &sequential(),
+        Some(&agent(&model, settings)),
     );
     let limited = &report.clauses[0];
     assert_eq!(limited.mode, ReviewMode::React);
@@ -677,13 +755,50 @@ fn iteration_limit_and_unreadable_answers_stay_in_react_mode() {
         .agent_warnings
         .iter()
         .any(|w| w.contains("max_iterations")));
-    // The prepared clause_id came from the clause in focus.
-    assert_eq!(limited.skills[0].skill_id, "get_clause_context");
-    assert!(limited.skills[0].success, "{:?}", limited.skills[0]);
-    let unreadable = &report.clauses[1];
-    assert_eq!(unreadable.mode, ReviewMode::React);
-    assert!(unreadable.risks.is_empty());
-    assert!(!unreadable.agent_warnings.is_empty());
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[test]
+fn unreadable_or_empty_answers_fall_back_to_the_checklist() {
+    let mut state = fidic_state("en");
+    state.review_checklist.truncate(2);
+    let model = ScriptedClient::from_responses([
+        LlmResponse::text("I cannot decide."),
+        LlmResponse::text("  "),
+    ]);
+    let model = Arc::new(model);
+    let report = run_review(
+        &dispatcher(),
+        &state,
+        &sequential(),
+        Some(&agent(&model, react_on())),
+    );
+    let checklist = run_checklist_review(&dispatcher(), &state, &sequential());
+    let ids: Vec<&str> = state
+        .review_checklist
+        .iter()
+        .map(|i| i.clause_id.as_str())
+        .collect();
+    for id in &ids {
+        let review = clause(&report, id);
+        assert_eq!(review.mode, ReviewMode::ReactFallback, "{review:#?}");
+        let reason = review.fallback_reason.as_deref().unwrap();
+        assert!(reason.contains("no readable answer"), "{reason}");
+        assert_eq!(review.risks, clause(&checklist, id).risks);
+        assert_eq!(review.model_turns, 1);
+    }
+    let reason = |id: &str| clause(&report, id).fallback_reason.clone().unwrap();
+    assert!(
+        reason(ids[0]).contains("no JSON risk list"),
+        "{}",
+        reason(ids[0])
+    );
+    assert!(reason(ids[1]).contains("empty"), "{}", reason(ids[1]));
+    assert!(
+        !clause(&report, ids[0]).risks.is_empty(),
+        "never reported risk-free"
+    );
+    assert_eq!(report.summary.react_fallbacks, 2);
 }
 
 #[test]
@@ -693,6 +808,7 @@ fn clauses_share_the_model_across_workers() {
     let model = ScriptedClient::from_responses(
         (0..n).map(|_| LlmResponse::text(r#"[{"risk_level": "low", "description": "x"}]"#)),
     );
+    let model = Arc::new(model);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = std::sync::Arc::clone(&seen);
     let options = ReviewOptions {
@@ -706,7 +822,12 @@ fn clauses_share_the_model_across_workers() {
             },
         ))),
     };
-    let report = run_review(&dispatcher(), &state, &options, Some((&model, &react_on())));
+    let report = run_review(
+        &dispatcher(),
+        &state,
+        &options,
+        Some(&agent(&model, react_on())),
+    );
     assert_eq!(model.remaining(), 0);
     let mut progress = seen.lock().unwrap().clone();
     assert_eq!(

@@ -9,7 +9,7 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    build_review_state, render, run_review, AgentSettings, ProgressHook, ReportFormat,
+    build_review_state, render, run_review, AgentSettings, ProgressHook, ReportFormat, ReviewAgent,
     ReviewInputs, ReviewOptions, ReviewReport,
 };
 
@@ -57,8 +57,9 @@ pub struct ReviewArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Clauses reviewed at the same time (0: one per CPU core; agent reviews run one clause at
-    /// a time, the model's tool calls within a round still run together).
+    /// Clauses reviewed at the same time (0: 8 with `--agent`, as a model turn takes seconds;
+    /// one per CPU core in checklist mode). Every clause shares one runtime and one
+    /// connection pool to the model.
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
     /// Let a model choose the skills per clause (ReAct); the checklist becomes a hint.
@@ -77,6 +78,11 @@ pub struct ReviewArgs {
     /// When the model cannot be used, review in checklist mode instead of failing.
     #[arg(long)]
     fallback: bool,
+    /// Requests per minute to the model at most, spaced evenly over all clauses in flight
+    /// (0: no cap). A 429 from the provider pauses every clause for its `Retry-After`
+    /// either way.
+    #[arg(long, default_value_t = 0)]
+    rpm: u32,
 }
 
 /// The model client `--agent` asks for, with the settings of the clause-analysis node.
@@ -96,6 +102,7 @@ fn agent_client(args: &ReviewArgs) -> Result<(Arc<dyn LlmClient>, String), CliEr
             if let Some(url) = &args.base_url {
                 config.base_url = url.clone();
             }
+            let config = config.with_requests_per_minute(args.rpm);
             let endpoint = config.base_url.clone();
             Ok((
                 Arc::new(AnthropicClient::new(config).map_err(usage)?),
@@ -115,6 +122,7 @@ fn agent_client(args: &ReviewArgs) -> Result<(Arc<dyn LlmClient>, String), CliEr
                     "--agent with the OpenAI API needs OPENAI_API_KEY in the environment (or --base-url of a local server)".into(),
                 ));
             }
+            let config = config.with_requests_per_minute(args.rpm);
             let endpoint = config.base_url.clone();
             Ok((
                 Arc::new(OpenAiClient::new(config).map_err(usage)?),
@@ -337,7 +345,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     } else {
         state.review_checklist.len()
     };
-    let mut options = ReviewOptions {
+    let options = ReviewOptions {
         concurrency: args.concurrency,
         progress: progress_hook(total),
         ..ReviewOptions::default()
@@ -356,13 +364,8 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             });
             match prepared {
                 Ok(client) => {
-                    options.concurrency = 1;
-                    let report = run_review(
-                        dispatcher,
-                        &state,
-                        &options,
-                        Some((client.as_ref(), &settings)),
-                    );
+                    let agent = ReviewAgent::new(client, settings);
+                    let report = run_review(dispatcher, &state, &options, Some(&agent));
                     model_failed(&report, args.fallback)?;
                     report
                 }

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::client::{LlmClient, LlmError};
+use super::gate::RequestGate;
 use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
 use super::retry::RetryPolicy;
 use crate::dialect::{anthropic, ChatMessage, Dialect, LlmResponse};
@@ -32,6 +33,9 @@ pub struct AnthropicConfig {
     pub max_tokens: u32,
     /// Limit for one HTTP request (each retry gets its own).
     pub timeout: Duration,
+    /// Requests per minute at most, spaced evenly over every clone of the client (`None`:
+    /// no cap; the provider's 429s still pause every request of the client).
+    pub requests_per_minute: Option<u32>,
     /// Retries on 429, 5xx (529 overloaded included), connection errors and timeouts.
     pub retry: RetryPolicy,
 }
@@ -45,6 +49,7 @@ impl AnthropicConfig {
             api_key: api_key.into(),
             max_tokens: 4096,
             timeout: Duration::from_secs(120),
+            requests_per_minute: None,
             retry: RetryPolicy::default(),
         }
     }
@@ -74,6 +79,13 @@ impl AnthropicConfig {
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Caps the client at `n` requests a minute (0: no cap).
+    #[must_use]
+    pub fn with_requests_per_minute(mut self, n: u32) -> Self {
+        self.requests_per_minute = (n > 0).then_some(n);
         self
     }
 
@@ -113,6 +125,7 @@ impl AnthropicClient {
             provider: PROVIDER,
             timeout: config.timeout,
             retry: config.retry.clone(),
+            gate: RequestGate::new(config.requests_per_minute),
         };
         Ok(Self {
             url: join_url(&config.base_url, "v1/messages"),

@@ -1,11 +1,13 @@
 //! One JSON POST with timeout and retries, shared by the HTTP clients: statuses become
 //! [`LlmError`]s here; what a body means (answer or error text) is read by `dialect`.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
 use super::client::LlmError;
+use super::gate::RequestGate;
 use super::retry::{parse_retry_after, RetryPolicy};
 use crate::dialect::{error_message, excerpt, DialectError};
 
@@ -16,10 +18,14 @@ pub(crate) struct Transport {
     pub(crate) provider: &'static str,
     pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
+    /// Shared by every clone: a 429 pauses them all; the requests-per-minute cap.
+    pub(crate) gate: Arc<RequestGate>,
 }
 
 enum Failure {
-    /// Worth another attempt (429, 5xx, connection, timeout), with the server's hint.
+    /// The provider refused for its rate limits (429), with the server's hint.
+    RateLimited(LlmError, Option<Duration>),
+    /// Worth another attempt (5xx, connection, timeout), with the server's hint.
     Retryable(LlmError, Option<Duration>),
     /// Final.
     Fatal(LlmError),
@@ -27,6 +33,8 @@ enum Failure {
 
 impl Transport {
     /// POSTs `body` to `url` and returns the JSON answer, retrying transient failures.
+    /// Every attempt passes the client's gate first; a 429 pauses the whole client for the
+    /// server's `Retry-After` (or the computed backoff), and the retry waits at the gate.
     pub(crate) async fn post_json(
         &self,
         url: &str,
@@ -35,11 +43,30 @@ impl Transport {
     ) -> Result<Value, LlmError> {
         let mut attempt: u32 = 1;
         loop {
-            match self.attempt(url, headers, body, attempt).await {
-                Ok(value) => return Ok(value),
-                Err(Failure::Fatal(err)) => return Err(err),
+            let permit = self.gate.admit().await;
+            let outcome = self.attempt(url, headers, body, attempt).await;
+            match outcome {
+                Ok(value) => {
+                    permit.answered();
+                    return Ok(value);
+                }
+                Err(Failure::Fatal(err)) => {
+                    permit.answered();
+                    return Err(err);
+                }
+                Err(Failure::RateLimited(err, hint)) => {
+                    let wait = hint.unwrap_or_else(|| self.retry.backoff(attempt));
+                    permit.refused(wait.min(self.retry.max_retry_after));
+                    if self.retry.delay(attempt, hint).is_none() {
+                        return Err(err);
+                    }
+                    tracing::warn!(provider = self.provider, attempt, wait_ms = wait.as_millis() as u64, error = %err, "rate limited; retrying after the pause");
+                    attempt += 1;
+                }
                 Err(Failure::Retryable(err, hint)) => match self.retry.delay(attempt, hint) {
                     Some(wait) => {
+                        // A probe after a pause hands over while this one backs off.
+                        drop(permit);
                         tracing::warn!(provider = self.provider, attempt, wait_ms = wait.as_millis() as u64, error = %err, "retrying LLM request");
                         tokio::time::sleep(wait).await;
                         attempt += 1;
@@ -96,7 +123,9 @@ impl Transport {
             message: error_message(&bytes),
             attempts: attempt,
         };
-        if status.as_u16() == 429 || status.is_server_error() {
+        if status.as_u16() == 429 {
+            Err(Failure::RateLimited(err, hint))
+        } else if status.is_server_error() {
             Err(Failure::Retryable(err, hint))
         } else {
             Err(Failure::Fatal(err))

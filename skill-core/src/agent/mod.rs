@@ -47,16 +47,20 @@ mod scripted;
 #[cfg(feature = "anthropic")]
 mod anthropic;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod gate;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
+#[cfg(feature = "mock-model")]
+pub mod mock;
 #[cfg(feature = "openai")]
 mod openai;
 
-pub use crate::dialect::{ChatMessage, LlmResponse};
+pub use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 pub use answer::extract_json;
 pub use client::{LlmClient, LlmError};
 pub use react::{
     react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
-    StopReason, MAX_TOOL_RESULT_CHARS,
+    StopReason, ToolRun, MAX_TOOL_RESULT_CHARS,
 };
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptedClient, ScriptedRequest};

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::client::{LlmClient, LlmError};
+use super::gate::RequestGate;
 use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
 use super::retry::RetryPolicy;
 use crate::dialect::{openai, ChatMessage, LlmResponse};
@@ -28,6 +29,9 @@ pub struct OpenAiConfig {
     pub api_key: Option<String>,
     /// Limit for one HTTP request (each retry gets its own).
     pub timeout: Duration,
+    /// Requests per minute at most, spaced evenly over every clone of the client (`None`:
+    /// no cap; the provider's 429s still pause every request of the client).
+    pub requests_per_minute: Option<u32>,
     /// Retries on 429, 5xx, connection errors and timeouts.
     pub retry: RetryPolicy,
     /// `max_tokens` of the answer (server default when `None`).
@@ -42,6 +46,7 @@ impl OpenAiConfig {
             model: model.into(),
             api_key: None,
             timeout: Duration::from_secs(120),
+            requests_per_minute: None,
             retry: RetryPolicy::default(),
             max_tokens: None,
         }
@@ -81,6 +86,13 @@ impl OpenAiConfig {
         self
     }
 
+    /// Caps the client at `n` requests a minute (0: no cap).
+    #[must_use]
+    pub fn with_requests_per_minute(mut self, n: u32) -> Self {
+        self.requests_per_minute = (n > 0).then_some(n);
+        self
+    }
+
     /// Sets the retry policy.
     #[must_use]
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
@@ -115,6 +127,7 @@ impl OpenAiClient {
             provider: PROVIDER,
             timeout: config.timeout,
             retry: config.retry.clone(),
+            gate: RequestGate::new(config.requests_per_minute),
         };
         Ok(Self {
             url: join_url(&config.base_url, "chat/completions"),

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::client::LlmClient;
 use crate::context::SkillContext;
-use crate::dialect::ChatMessage;
+use crate::dialect::{ChatMessage, TokenUsage};
 use crate::dispatch::Dispatcher;
 use crate::error::{codes, SkillError};
 use crate::result::SkillResult;
@@ -38,6 +38,11 @@ pub struct ReactOptions {
     pub tool_timeout: Option<Duration>,
     /// Names the run in logs and warnings (e.g. the task or item it works on).
     pub label: String,
+    /// When `max_iterations` turns end with the model still calling tools, this message is
+    /// sent for one more turn without tools, asking for the final answer from what was
+    /// gathered. `None` (the default, SPEC-20's behaviour): the loop stops without an
+    /// answer.
+    pub final_answer_prompt: Option<String>,
 }
 
 impl Default for ReactOptions {
@@ -50,6 +55,7 @@ impl Default for ReactOptions {
             max_tool_result_chars: MAX_TOOL_RESULT_CHARS,
             tool_timeout: None,
             label: String::new(),
+            final_answer_prompt: None,
         }
     }
 }
@@ -90,6 +96,14 @@ impl ReactOptions {
         self
     }
 
+    /// At the iteration limit, asks for the final answer with `prompt` in one more turn
+    /// without tools (see [`ReactOptions::final_answer_prompt`]).
+    #[must_use]
+    pub fn final_answer_at_limit(mut self, prompt: impl Into<String>) -> Self {
+        self.final_answer_prompt = Some(prompt.into());
+        self
+    }
+
     /// Sets the outer per-call time limit.
     #[must_use]
     pub fn tool_timeout(mut self, limit: Duration) -> Self {
@@ -107,6 +121,9 @@ pub enum StopReason {
     NoTools,
     /// `max_iterations` turns were used up while the model kept calling tools.
     MaxIterations,
+    /// `max_iterations` turns were used up, and the model answered in the extra turn
+    /// without tools ([`ReactOptions::final_answer_prompt`]).
+    AnsweredAtLimit,
     /// A model turn failed; the text is the error.
     LlmError(String),
 }
@@ -125,12 +142,29 @@ pub struct ReactOutcome<A> {
     pub final_messages: Vec<ChatMessage>,
     /// Why the loop stopped.
     pub stop_reason: StopReason,
-    /// Model turns made.
+    /// Model turns made (the extra turn at the limit included).
     pub iterations: usize,
     /// Tool calls run (errors included).
     pub tool_calls: usize,
+    /// Every tool call run, in the order the model asked, with its wall time.
+    pub tool_runs: Vec<ToolRun>,
+    /// Tokens of every model turn, summed as the provider reported them.
+    pub usage: TokenUsage,
     /// Things the host should know (unreadable final answer, iteration limit, model error).
     pub warnings: Vec<String>,
+}
+
+/// One tool call of a run and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRun {
+    /// The call's id (unique in the conversation).
+    pub call_id: String,
+    /// The skill's id when the name is a registered skill, else the name the model wrote.
+    pub skill_id: String,
+    /// Whether it returned a value.
+    pub success: bool,
+    /// Wall time from reading the call to its result, in milliseconds.
+    pub elapsed_ms: f64,
 }
 
 impl<A> ReactOutcome<A> {
@@ -178,6 +212,8 @@ where
         stop_reason: StopReason::MaxIterations,
         iterations: 0,
         tool_calls: 0,
+        tool_runs: Vec::new(),
+        usage: TokenUsage::default(),
         warnings: Vec::new(),
     };
     let tools = match dispatcher.tools_in(llm.dialect(), &options.tool_filter) {
@@ -223,6 +259,7 @@ where
                 return out;
             }
         };
+        out.usage += response.usage.unwrap_or_default();
 
         if response.tool_calls.is_empty() {
             match read_answer(&response.text) {
@@ -236,8 +273,16 @@ where
         }
 
         let calls = unique_call_ids(response.tool_calls, iteration, &mut used_ids);
-        let results: Vec<SkillResult> = stream::iter(calls.iter())
-            .map(|call| run_call(dispatcher, ctx, &offered, call, options))
+        let (offered, calls_ref) = (&offered, &calls);
+        // Indices, not `&ToolCall` items: the round's future stays `Send` (a closure over a
+        // borrowed item trips the higher-ranked lifetime check of spawned tasks).
+        let results: Vec<(SkillResult, f64)> = stream::iter(0..calls.len())
+            .map(|i| async move {
+                let call = &calls_ref[i];
+                let started = Instant::now();
+                let result = run_call(dispatcher, ctx, offered, call, options).await;
+                (result, started.elapsed().as_secs_f64() * 1000.0)
+            })
             .buffered(options.max_parallel_tools.max(1))
             .collect()
             .await;
@@ -246,8 +291,16 @@ where
             Some(response.text),
             calls.clone(),
         ));
-        for (call, result) in calls.into_iter().zip(results) {
-            tracing::info!(label, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms = result.elapsed_ms, "tool call");
+        for (call, (result, elapsed_ms)) in calls.into_iter().zip(results) {
+            tracing::info!(label, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms, "tool call");
+            out.tool_runs.push(ToolRun {
+                call_id: call.id.clone(),
+                skill_id: dispatcher
+                    .registration(&call.name)
+                    .map_or_else(|| call.name.clone(), |reg| reg.id.to_string()),
+                success: result.success,
+                elapsed_ms,
+            });
             if result.success {
                 out.skill_context
                     .insert(result.skill_id.to_string(), result.data_value());
@@ -265,7 +318,59 @@ where
         options.max_iterations
     ));
     out.stop_reason = StopReason::MaxIterations;
+    if let Some(prompt) = &options.final_answer_prompt {
+        answer_at_limit(llm, prompt, options, &mut out, &mut read_answer).await;
+    }
     out
+}
+
+/// The extra turn at the iteration limit: `prompt` as a user message, no tools offered, the
+/// model's text read as the final answer. Tool calls the model still makes are not run.
+async fn answer_at_limit<C, A, E>(
+    llm: &C,
+    prompt: &str,
+    options: &ReactOptions,
+    out: &mut ReactOutcome<A>,
+    read_answer: &mut impl FnMut(&str) -> Result<A, E>,
+) where
+    C: LlmClient + ?Sized,
+    E: Display,
+{
+    let label = options.label.as_str();
+    out.iterations += 1;
+    out.final_messages.push(ChatMessage::user(prompt));
+    tracing::info!(
+        label,
+        iteration = out.iterations,
+        "ReAct turn without tools for the final answer"
+    );
+    let response = match llm
+        .chat_with_tools(&out.final_messages, &[], options.temperature)
+        .await
+    {
+        Ok(response) => response,
+        Err(err) => {
+            out.warn(format!(
+                "LLM call failed in the final turn without tools ({label}): {err}"
+            ));
+            out.stop_reason = StopReason::LlmError(err.to_string());
+            return;
+        }
+    };
+    out.usage += response.usage.unwrap_or_default();
+    if !response.tool_calls.is_empty() {
+        out.warn(format!(
+            "the model called {} tool(s) in the final turn without tools; not run ({label})",
+            response.tool_calls.len()
+        ));
+    }
+    match read_answer(&response.text) {
+        Ok(answer) => out.answer = Some(answer),
+        Err(err) => out.warn(format!("final answer unreadable ({label}): {err}")),
+    }
+    out.final_messages
+        .push(ChatMessage::assistant(response.text));
+    out.stop_reason = StopReason::AnsweredAtLimit;
 }
 
 /// Gives every call an id that is non-empty and unique in the conversation, so each tool

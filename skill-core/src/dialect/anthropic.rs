@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::calls::{malformed, ProviderCall, WireArguments};
 #[cfg(feature = "anthropic")]
-use super::chat::{ChatMessage, LlmResponse};
+use super::chat::{ChatMessage, LlmResponse, TokenUsage};
 use super::lower::*;
 use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
@@ -190,7 +190,25 @@ pub(crate) fn read_message(body: &Value) -> Result<LlmResponse, DialectError> {
     if body.get("stop_reason").and_then(Value::as_str) == Some("max_tokens") {
         tracing::warn!(provider = "anthropic", "answer was cut at max_tokens");
     }
-    Ok(LlmResponse { text, tool_calls })
+    Ok(LlmResponse {
+        text,
+        tool_calls,
+        usage: message_usage(body),
+    })
+}
+
+#[cfg(feature = "anthropic")]
+/// `usage` of a Messages answer. Anthropic counts cache reads and cache writes apart from
+/// `input_tokens`; the prompt is all three, the cached part the reads.
+fn message_usage(body: &Value) -> Option<TokenUsage> {
+    let usage = body.get("usage").filter(|u| u.is_object())?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let cached = count("cache_read_input_tokens");
+    Some(TokenUsage {
+        prompt_tokens: count("input_tokens") + cached + count("cache_creation_input_tokens"),
+        completion_tokens: count("output_tokens"),
+        cached_tokens: cached,
+    })
 }
 
 /// Anthropic strict-mode budget per request.

@@ -22,6 +22,58 @@ pub struct LlmResponse {
     pub text: String,
     /// The tools it asked for, in order, in neutral form.
     pub tool_calls: Vec<ToolCall>,
+    /// The tokens the provider says the turn cost (`None` when it did not say).
+    pub usage: Option<TokenUsage>,
+}
+
+/// Tokens a model turn (or a sum of turns) cost, as the provider reported them: what it
+/// bills and what rate limits count.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct TokenUsage {
+    /// Tokens read: the prompt, cached part included.
+    pub prompt_tokens: u64,
+    /// Tokens written.
+    pub completion_tokens: u64,
+    /// Part of `prompt_tokens` the provider served from its prompt cache (0 when it does
+    /// not report one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl TokenUsage {
+    /// Prompt and completion tokens together.
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    /// Whether nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
+    }
+}
+
+impl std::iter::Sum for TokenUsage {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        let mut total = Self::default();
+        for usage in iter {
+            total += usage;
+        }
+        total
+    }
 }
 
 impl LlmResponse {
@@ -30,6 +82,7 @@ impl LlmResponse {
         Self {
             text: text.into(),
             tool_calls: Vec::new(),
+            usage: None,
         }
     }
 
@@ -38,7 +91,15 @@ impl LlmResponse {
         Self {
             text: String::new(),
             tool_calls,
+            usage: None,
         }
+    }
+
+    /// The same answer with the provider's token count.
+    #[must_use]
+    pub fn with_usage(mut self, usage: TokenUsage) -> Self {
+        self.usage = Some(usage);
+        self
     }
 }
 

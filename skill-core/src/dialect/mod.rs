@@ -26,7 +26,7 @@ use serde_json::{json, Map, Value};
 
 pub(crate) use calls::render_result;
 pub use calls::{ProviderCall, WireArguments};
-pub use chat::{ChatMessage, LlmResponse};
+pub use chat::{ChatMessage, LlmResponse, TokenUsage};
 pub use mcp::mcp_structured_content;
 
 use crate::registration::SkillRegistration;

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use super::calls::{ProviderCall, WireArguments};
 #[cfg(feature = "openai")]
-use super::chat::{ChatMessage, LlmResponse};
+use super::chat::{ChatMessage, LlmResponse, TokenUsage};
 use super::lower::*;
 use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
@@ -460,7 +460,26 @@ pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectE
     {
         tracing::warn!(provider = "openai", "answer was cut at max_tokens");
     }
-    Ok(LlmResponse { text, tool_calls })
+    Ok(LlmResponse {
+        text,
+        tool_calls,
+        usage: chat_usage(body),
+    })
+}
+
+#[cfg(feature = "openai")]
+/// `usage` of a Chat Completions answer: `prompt_tokens`, `completion_tokens` and
+/// `prompt_tokens_details.cached_tokens` (OpenAI, DeepSeek's `prompt_cache_hit_tokens`).
+fn chat_usage(body: &Value) -> Option<TokenUsage> {
+    let usage = body.get("usage").filter(|u| u.is_object())?;
+    let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64);
+    Some(TokenUsage {
+        prompt_tokens: count("/prompt_tokens").unwrap_or(0),
+        completion_tokens: count("/completion_tokens").unwrap_or(0),
+        cached_tokens: count("/prompt_tokens_details/cached_tokens")
+            .or_else(|| count("/prompt_cache_hit_tokens"))
+            .unwrap_or(0),
+    })
 }
 
 #[cfg(all(test, feature = "openai"))]

@@ -692,6 +692,7 @@ async fn text_alongside_tool_calls_is_kept_in_history() {
         LlmResponse {
             text: "先查看上下文".into(),
             tool_calls: vec![call("a", "get_clause_context", "{}")],
+            usage: None,
         },
         LlmResponse::text("[]"),
     ]);

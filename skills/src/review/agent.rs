@@ -28,7 +28,7 @@ use skill_core::{Dispatcher, SkillContext, ToolFilter};
 use super::answer::{parse_final_response, ModelRisk};
 use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
 use super::{
-    review_item, run_items, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
+    review_item, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
     RiskLocation, SkillRun,
 };
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
@@ -42,6 +42,9 @@ pub const ENV_USE_REACT_AGENT: &str = "USE_REACT_AGENT";
 pub const ENV_REACT_MAX_ITERATIONS: &str = "REACT_MAX_ITERATIONS";
 /// Environment variable with the model's temperature.
 pub const ENV_REACT_TEMPERATURE: &str = "REACT_TEMPERATURE";
+/// Environment variable: whether the iteration limit gets one more turn without tools
+/// for the final answer (default true; false is SPEC-20's stop without risks).
+pub const ENV_REACT_FINAL_ANSWER_AT_LIMIT: &str = "REACT_FINAL_ANSWER_AT_LIMIT";
 
 /// Settings of the ReAct branch (SPEC-20 section 6.2).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +55,10 @@ pub struct AgentSettings {
     pub react_max_iterations: usize,
     /// Sampling temperature (default 0.1: steady tool choice).
     pub react_temperature: f32,
+    /// When the turns run out while the model still calls tools, ask it in one more turn
+    /// without tools for its answer from what it gathered (default `true`), so a long
+    /// investigation is not lost; `false` keeps SPEC-20's behaviour: no risks.
+    pub react_final_answer_at_limit: bool,
 }
 
 impl Default for AgentSettings {
@@ -60,6 +67,7 @@ impl Default for AgentSettings {
             use_react_agent: false,
             react_max_iterations: 5,
             react_temperature: 0.1,
+            react_final_answer_at_limit: true,
         }
     }
 }
@@ -77,8 +85,8 @@ pub struct AgentSettingsError {
 }
 
 impl AgentSettings {
-    /// Reads `USE_REACT_AGENT`, `REACT_MAX_ITERATIONS` and `REACT_TEMPERATURE` from the
-    /// process environment (SPEC-20 section 6.3).
+    /// Reads `USE_REACT_AGENT`, `REACT_MAX_ITERATIONS`, `REACT_TEMPERATURE` (SPEC-20
+    /// section 6.3) and `REACT_FINAL_ANSWER_AT_LIMIT` from the process environment.
     pub fn from_env() -> Result<Self, AgentSettingsError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -91,18 +99,21 @@ impl AgentSettings {
     ) -> Result<Self, AgentSettingsError> {
         let mut settings = Self::default();
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
-        if let Some(raw) = get(ENV_USE_REACT_AGENT) {
-            settings.use_react_agent = match raw.trim().to_ascii_lowercase().as_str() {
-                "1" | "true" | "yes" | "on" | "y" | "t" => true,
-                "0" | "false" | "no" | "off" | "n" | "f" => false,
-                _ => {
-                    return Err(AgentSettingsError {
-                        variable: ENV_USE_REACT_AGENT,
-                        value: raw,
-                        expected: "a boolean (true/false, 1/0, yes/no, on/off)",
-                    })
-                }
+        let boolean =
+            |variable: &'static str, raw: String| match raw.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" | "y" | "t" => Ok(true),
+                "0" | "false" | "no" | "off" | "n" | "f" => Ok(false),
+                _ => Err(AgentSettingsError {
+                    variable,
+                    value: raw,
+                    expected: "a boolean (true/false, 1/0, yes/no, on/off)",
+                }),
             };
+        if let Some(raw) = get(ENV_USE_REACT_AGENT) {
+            settings.use_react_agent = boolean(ENV_USE_REACT_AGENT, raw)?;
+        }
+        if let Some(raw) = get(ENV_REACT_FINAL_ANSWER_AT_LIMIT) {
+            settings.react_final_answer_at_limit = boolean(ENV_REACT_FINAL_ANSWER_AT_LIMIT, raw)?;
         }
         if let Some(raw) = get(ENV_REACT_MAX_ITERATIONS) {
             settings.react_max_iterations = raw
@@ -132,19 +143,45 @@ impl AgentSettings {
     }
 }
 
+/// The model of the ReAct branch and its settings, shared by every clause task of a review
+/// (cheap to clone: the client is reference counted and keeps one connection pool).
+#[derive(Clone)]
+pub struct ReviewAgent {
+    /// The model.
+    pub client: Arc<dyn LlmClient>,
+    /// How the branch runs (and whether it runs at all: `use_react_agent`).
+    pub settings: AgentSettings,
+}
+
+impl ReviewAgent {
+    /// The branch with `client` and `settings`.
+    pub fn new(client: Arc<dyn LlmClient>, settings: AgentSettings) -> Self {
+        Self { client, settings }
+    }
+}
+
+impl std::fmt::Debug for ReviewAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReviewAgent")
+            .field("dialect", &self.client.dialect())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
 /// Runs the review: per checklist item the ReAct branch when `agent` is given and its
 /// settings switch it on (and the state has a primary document), the checklist otherwise.
 /// A clause whose ReAct run fails (model error, no tool passes the domain filter) is
 /// reviewed by the checklist and marked [`ReviewMode::ReactFallback`], its conversation
-/// and the reason kept. Blocks like [`super::run_checklist_review`], on the same workers.
+/// and the reason kept. Blocks: [`super::review`] on a runtime of its own; from async
+/// code, await [`super::review`] instead.
 pub fn run_review(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
-    agent: Option<(&dyn LlmClient, &AgentSettings)>,
+    agent: Option<&ReviewAgent>,
 ) -> ReviewReport {
-    let agent = agent.filter(|(_, settings)| settings.use_react_agent && state.primary().is_some());
-    run_items(dispatcher, state, options, agent)
+    super::engine::run_blocking(dispatcher, state, options, agent)
 }
 
 /// SPEC-20 `_normalize_risk_level`: `high`/`medium`/`low` in any case (and the Chinese
@@ -186,6 +223,9 @@ pub(super) async fn review_item_react(
     if let Some(domain) = domain_id {
         options = options.tool_filter(ToolFilter::all().domain(domain));
     }
+    if settings.react_final_answer_at_limit {
+        options = options.final_answer_at_limit(final_answer_prompt(language));
+    }
     let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
     let outcome = react_agent_loop(
         client,
@@ -198,14 +238,21 @@ pub(super) async fn review_item_react(
     .await;
     let (tools_chosen, agent_runs) = tool_runs(dispatcher, &outcome);
 
+    // SPEC-20 section 0.5: a clause the model gave no readable answer for is never reported
+    // risk-free; the checklist reviews it.
     let failure = match &outcome.stop_reason {
         StopReason::LlmError(err) => Some(format!("model error: {err}")),
         StopReason::NoTools => Some(format!(
             "no tool passes the filter of domain `{}`",
             state.domain_id
         )),
-        StopReason::FinalAnswer | StopReason::MaxIterations => None,
+        StopReason::FinalAnswer | StopReason::AnsweredAtLimit if outcome.answer.is_none() => {
+            Some(unreadable_reason(&outcome))
+        }
+        StopReason::FinalAnswer | StopReason::AnsweredAtLimit | StopReason::MaxIterations => None,
     };
+    let model_turns = outcome.iterations;
+    let usage = outcome.usage;
     if let Some(reason) = failure {
         tracing::warn!(clause = %item.clause_id, %reason, "ReAct branch failed; the checklist reviews the clause");
         let mut review = review_item(dispatcher, base, state, item).await;
@@ -215,6 +262,8 @@ pub(super) async fn review_item_react(
         review.agent_messages = outcome.final_messages;
         review.fallback_reason = Some(reason);
         review.agent_warnings = outcome.warnings;
+        review.model_turns = model_turns;
+        review.usage = usage;
         return review;
     }
     let risks = react_risks(&outcome, item, language);
@@ -230,7 +279,28 @@ pub(super) async fn review_item_react(
         agent_messages: outcome.final_messages,
         fallback_reason: None,
         agent_warnings: outcome.warnings,
+        model_turns,
+        usage,
     }
+}
+
+/// The message of the extra turn at the iteration limit.
+fn final_answer_prompt(language: Language) -> &'static str {
+    match language {
+        Language::ZhCn => "工具调用次数已用完，不能再调用工具。请根据以上已收集的信息，直接给出最终的风险列表（JSON 数组，格式同上）；若确无风险，返回 []。",
+        Language::En => "You have used up your tool calls and cannot call tools any more. From what you gathered above, give your final list of risks now (a JSON array in the format asked for); if there is truly no risk, answer [].",
+    }
+}
+
+/// Why the model's last text gave no risk list: the reader's warning, or that it was empty.
+fn unreadable_reason<A>(outcome: &ReactOutcome<A>) -> String {
+    let detail = outcome
+        .warnings
+        .iter()
+        .rev()
+        .find(|w| w.starts_with("final answer unreadable"))
+        .map_or("the final answer is empty", String::as_str);
+    format!("the model gave no readable answer ({detail})")
 }
 
 /// The clause text from the primary document; else name and description; else the id
@@ -310,7 +380,7 @@ fn react_risks(
 }
 
 /// Reads the conversation back into the skills the model chose (ids, in call order) and
-/// one [`SkillRun`] per tool result. The loop keeps no timings, so `elapsed_ms` is 0.
+/// one [`SkillRun`] per tool result, timed by the loop.
 fn tool_runs<A>(
     dispatcher: &Dispatcher,
     outcome: &ReactOutcome<A>,
@@ -319,6 +389,11 @@ fn tool_runs<A>(
     let mut chosen = Vec::new();
     let mut by_call_id: HashMap<&str, String> = HashMap::new();
     let mut runs = Vec::new();
+    let elapsed: HashMap<&str, f64> = outcome
+        .tool_runs
+        .iter()
+        .map(|run| (run.call_id.as_str(), run.elapsed_ms))
+        .collect();
     for message in messages {
         for call in message.tool_calls() {
             let skill_id = dispatcher
@@ -361,7 +436,7 @@ fn tool_runs<A>(
             error_code: field("/error/code"),
             error_message: field("/error/message"),
             summary: field("/data/summary"),
-            elapsed_ms: 0.0,
+            elapsed_ms: elapsed.get(tool_call_id.as_str()).copied().unwrap_or(0.0),
         });
     }
     (chosen, runs)

@@ -86,6 +86,8 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
                 agent_messages: Vec::new(),
                 fallback_reason: None,
                 agent_warnings: Vec::new(),
+                model_turns: 0,
+                usage: Default::default(),
             },
         );
     }

@@ -26,6 +26,7 @@ mod agent;
 mod answer;
 mod checklist;
 mod consolidate;
+mod engine;
 pub mod eval;
 mod inputs;
 mod prompts;
@@ -35,22 +36,23 @@ mod report;
 mod risk;
 pub mod rules;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use skill_core::agent::{ChatMessage, LlmClient};
+use skill_core::agent::{ChatMessage, TokenUsage};
 use skill_core::{codes, Dispatcher, SkillContext};
 
 pub use agent::{
-    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ENV_REACT_MAX_ITERATIONS,
-    ENV_REACT_TEMPERATURE, ENV_USE_REACT_AGENT, REACT_SOURCE,
+    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ReviewAgent,
+    ENV_REACT_FINAL_ANSWER_AT_LIMIT, ENV_REACT_MAX_ITERATIONS, ENV_REACT_TEMPERATURE,
+    ENV_USE_REACT_AGENT, REACT_SOURCE,
 };
 pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
+pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
@@ -61,12 +63,12 @@ pub use inventory as __inventory;
 pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
 pub use risk::{RiskLevel, UnknownRiskLevel};
 
-use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
 use crate::text::truncate_chars;
 
 /// Called after each reviewed clause with the clause, the number done and the total (for
-/// progress bars). Runs on the worker thread that reviewed the clause.
+/// progress bars), in the order clauses finish. Runs on the task that reviewed the clause:
+/// keep it short.
 #[derive(Clone)]
 pub struct ProgressHook(pub Arc<ProgressFn>);
 
@@ -90,7 +92,8 @@ impl Eq for ProgressHook {}
 /// How to run a review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewOptions {
-    /// Clauses reviewed at the same time (worker threads); 0 means one per CPU core.
+    /// Clauses reviewed at the same time (tasks in flight); 0 means
+    /// [`DEFAULT_AGENT_CONCURRENCY`] when a model reviews and one per CPU core otherwise.
     pub concurrency: usize,
     /// Make a checklist from the document's clauses when the state has none.
     pub generate_checklist: bool,
@@ -187,6 +190,12 @@ pub struct ClauseReview {
     /// What the ReAct loop reported (unreadable final answer, iteration limit, model error).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agent_warnings: Vec<String>,
+    /// Model turns made for this clause (ReAct mode; on fallback, the turns before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub model_turns: usize,
+    /// Tokens those turns cost, as the provider reported them.
+    #[serde(default, skip_serializing_if = "TokenUsage::is_empty")]
+    pub usage: TokenUsage,
 }
 
 /// Which branch reviewed a clause (SPEC-20 section 5).
@@ -234,6 +243,12 @@ pub struct ReviewSummary {
     /// Clauses where the ReAct branch failed and the checklist took over.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub react_fallbacks: usize,
+    /// Model turns over all clauses.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub model_turns: usize,
+    /// Tokens of every model turn, summed over all clauses.
+    #[serde(default, skip_serializing_if = "TokenUsage::is_empty")]
+    pub usage: TokenUsage,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -265,115 +280,59 @@ impl ReviewReport {
 }
 
 /// Runs the checklist review: every item's skills through `prepare_and_call`, risks by the
-/// rules of [`rules`]. Clauses are independent and are reviewed on `options.concurrency`
-/// worker threads, each with its own single-threaded runtime, so this call blocks: from
-/// async code, call it inside `tokio::task::spawn_blocking` (or `block_in_place`).
+/// rules of [`rules`]. Blocks: it runs [`review`] without a model on a runtime of its own
+/// (one worker thread per core); from async code, await [`review`] instead.
 pub fn run_checklist_review(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
 ) -> ReviewReport {
-    run_items(dispatcher, state, options, None)
+    engine::run_blocking(dispatcher, state, options, None)
 }
 
-/// The model and settings of the ReAct branch, when it is on.
-type AgentRun<'a> = Option<(&'a dyn LlmClient, &'a AgentSettings)>;
-
-/// The review engine shared by both modes: builds the checklist and the base context, then
-/// reviews the items on worker threads, each item by the ReAct branch when `agent` is given
-/// and by the checklist otherwise.
-fn run_items(
+/// Reviews the contract of `state`, clause by clause: by the ReAct branch when `agent` is
+/// given, its settings switch it on and the state has a primary document, by the checklist
+/// otherwise (see [`run_review`] for the fallback rules).
+///
+/// One runtime serves the whole review, the caller's: each clause is reviewed by a task,
+/// at most `options.concurrency` at once (0: [`DEFAULT_AGENT_CONCURRENCY`] with a model,
+/// one per CPU core without), all sharing `agent`'s client and its connection pool. The
+/// report keeps checklist order whatever order clauses finish in; `options.progress` hears
+/// of each as it finishes. Preparing the review (checklist, reference index) and the
+/// document-level pass run on the blocking pool. Dropping the future aborts every clause
+/// task and the model requests they wait on. The checklist mode is CPU work: on a
+/// current-thread runtime its clauses run one at a time, on a multi-threaded one in
+/// parallel.
+///
+/// ```no_run
+/// # async fn demo(state: skills::ReviewState) -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use skill_core::agent::{OpenAiClient, OpenAiConfig};
+/// use skill_core::Dispatcher;
+/// use skills::review::{review, AgentSettings, ReviewAgent, ReviewOptions};
+///
+/// let client = OpenAiClient::new(OpenAiConfig::from_env())?;
+/// let settings = AgentSettings { use_react_agent: true, ..AgentSettings::from_env()? };
+/// let agent = ReviewAgent::new(Arc::new(client), settings);
+/// let dispatcher = Dispatcher::from_inventory()?;
+/// let report = review(&dispatcher, &state, &ReviewOptions::default(), Some(&agent)).await;
+/// println!("{} risks", report.summary.total_risks);
+/// # Ok(()) }
+/// ```
+pub async fn review(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
-    agent: AgentRun<'_>,
+    agent: Option<&ReviewAgent>,
 ) -> ReviewReport {
-    let state = Arc::new(state.clone());
-    let mut checklist_generated = false;
-    let checklist: Vec<ChecklistItem> =
-        if state.review_checklist.is_empty() && options.generate_checklist {
-            checklist_generated = true;
-            generated_checklist_for(&state)
-        } else {
-            state.review_checklist.clone()
-        };
-    let base = SkillContext::new()
-        .with(ReferenceIndex::build(&state))
-        .with_arc(Arc::clone(&state));
-    let workers = match options.concurrency {
-        0 => std::thread::available_parallelism().map_or(2, usize::from),
-        n => n,
-    }
-    .min(checklist.len())
-    .max(1);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<ClauseReview>>> = Mutex::new(vec![None; checklist.len()]);
-    let finished = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                // IO too: model clients talk HTTP from inside the worker.
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(err) => {
-                        tracing::error!(error = %err, "cannot start a review worker runtime");
-                        return;
-                    }
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = checklist.get(i) else { break };
-                    let review = runtime.block_on(async {
-                        match agent {
-                            Some((client, settings)) => {
-                                agent::review_item_react(
-                                    client, settings, dispatcher, &base, &state, item,
-                                )
-                                .await
-                            }
-                            None => review_item(dispatcher, &base, &state, item).await,
-                        }
-                    });
-                    if let Some(hook) = &options.progress {
-                        let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
-                        hook.0(&review, done, checklist.len());
-                    }
-                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
-                }
-            });
-        }
-    });
-    let clauses: Vec<ClauseReview> = results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .zip(&checklist)
-        .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
-        .collect();
-    let summary = summarize(&clauses);
-    let mut report = ReviewReport {
-        document_id: state
-            .primary()
-            .map(|d| d.document_id.clone())
-            .unwrap_or_default(),
-        domain_id: state.domain_id.clone(),
-        our_party: state.our_party.clone(),
-        checklist_generated,
-        clauses,
-        summary,
-    };
-    consolidate::finalize(&mut report, &state, true);
-    report
+    engine::run(dispatcher, state, options, agent).await
 }
 
 /// The generated checklist without skills the state cannot feed (no reference documents:
 /// no `search_reference_doc`; no baseline: no `compare_with_baseline`; no Particular
 /// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
 /// Requirements: no `fidic_search_er`).
-fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
+pub(super) fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
     let Some(doc) = state.primary() else {
         return Vec::new();
     };
@@ -418,7 +377,7 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + 
     })
 }
 
-fn not_run(item: &ChecklistItem) -> ClauseReview {
+pub(super) fn not_run(item: &ChecklistItem) -> ClauseReview {
     ClauseReview {
         clause_id: item.clause_id.clone(),
         clause_name: item.clause_name.clone(),
@@ -442,12 +401,14 @@ fn not_run(item: &ChecklistItem) -> ClauseReview {
         agent_messages: Vec::new(),
         fallback_reason: None,
         agent_warnings: Vec::new(),
+        model_turns: 0,
+        usage: TokenUsage::default(),
     }
 }
 
 /// The checklist branch for one item: its `required_skills` through `prepare_and_call`,
 /// risks by the rules.
-async fn review_item(
+pub(super) async fn review_item(
     dispatcher: &Dispatcher,
     base: &SkillContext,
     state: &Arc<ReviewState>,
@@ -523,10 +484,12 @@ async fn review_item(
         agent_messages: Vec::new(),
         fallback_reason: None,
         agent_warnings: Vec::new(),
+        model_turns: 0,
+        usage: TokenUsage::default(),
     }
 }
 
-fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
+pub(super) fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
     let mut summary = ReviewSummary {
         clauses_reviewed: clauses.len(),
         ..Default::default()
@@ -537,6 +500,8 @@ fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
             ReviewMode::React => summary.react_clauses += 1,
             ReviewMode::ReactFallback => summary.react_fallbacks += 1,
         }
+        summary.model_turns += clause.model_turns;
+        summary.usage += clause.usage;
         summary.skill_calls += clause.skills.len();
         summary.skill_failures += clause.skills.iter().filter(|s| !s.success).count();
         for skipped in &clause.skipped_skills {

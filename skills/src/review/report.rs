@@ -56,6 +56,19 @@ fn summary_line(report: &ReviewReport) -> String {
         "{} clause(s) reviewed, {} skill call(s) ({} failed); {} risk(s): {} high, {} medium, {} low",
         s.clauses_reviewed, s.skill_calls, s.skill_failures, s.total_risks, s.high, s.medium, s.low
     );
+    if s.model_turns > 0 {
+        let _ = write!(line, "; {} model turn(s)", s.model_turns);
+        if !s.usage.is_empty() {
+            let _ = write!(
+                line,
+                ", {} token(s): {} prompt ({} cached), {} completion",
+                s.usage.total(),
+                s.usage.prompt_tokens,
+                s.usage.cached_tokens,
+                s.usage.completion_tokens
+            );
+        }
+    }
     if !s.unknown_skills.is_empty() {
         let _ = write!(
             line,
@@ -139,8 +152,10 @@ fn agent_lines(report: &ReviewReport, bullet: &str) -> String {
         };
         let _ = write!(
             out,
-            "{bullet}clause {} ({mode}): model chose {tools}",
-            clause.clause_id
+            "{bullet}clause {} ({mode}): model chose {tools}; {} turn(s), {} token(s)",
+            clause.clause_id,
+            clause.model_turns,
+            clause.usage.total()
         );
         if let Some(reason) = &clause.fallback_reason {
             let _ = write!(out, "; reason: {}", one_line(reason, 120));

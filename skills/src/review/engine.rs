@@ -1,0 +1,221 @@
+//! The review engine shared by both modes: one async runtime for the whole review, each
+//! clause a task, a bounded number of them in flight, results in checklist order.
+//!
+//! The review is prepared (state copied, checklist made, reference index built) and
+//! finished (document-level risks) on the blocking pool, as both are CPU work of a whole
+//! document; clauses are reviewed by `concurrency` worker tasks that take the next clause
+//! as they finish one. Model clients are shared by every task (one connection pool). The
+//! tasks live in a [`JoinSet`]: dropping the review's future aborts them all.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use skill_core::{Dispatcher, SkillContext};
+use tokio::task::JoinSet;
+
+use super::{
+    agent, consolidate, generated_checklist_for, not_run, review_item, summarize, ClauseReview,
+    ProgressHook, ReviewAgent, ReviewOptions, ReviewReport,
+};
+use crate::index::ReferenceIndex;
+use crate::state::{ChecklistItem, ReviewState};
+
+/// Clauses in flight by default in an agent review: a model turn takes seconds, so several
+/// clauses wait on the model at once.
+pub const DEFAULT_AGENT_CONCURRENCY: usize = 8;
+
+/// Everything the clause tasks share.
+struct Job {
+    dispatcher: Dispatcher,
+    state: Arc<ReviewState>,
+    base: SkillContext,
+    checklist: Vec<ChecklistItem>,
+    checklist_generated: bool,
+    agent: Option<ReviewAgent>,
+    progress: Option<ProgressHook>,
+    next: AtomicUsize,
+    finished: AtomicUsize,
+    results: Mutex<Vec<Option<ClauseReview>>>,
+}
+
+/// Clause tasks in flight for `options` over `items` clauses: `options.concurrency`, or
+/// [`DEFAULT_AGENT_CONCURRENCY`] with a model and one per CPU core without; at least one,
+/// at most one per clause.
+pub(super) fn tasks_in_flight(options: &ReviewOptions, agent: bool, items: usize) -> usize {
+    match options.concurrency {
+        0 if agent => DEFAULT_AGENT_CONCURRENCY,
+        0 => cores(),
+        n => n,
+    }
+    .min(items)
+    .max(1)
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, usize::from)
+}
+
+/// Copies the state, makes the checklist and builds the shared context (CPU work).
+fn prepare(
+    dispatcher: Dispatcher,
+    state: Arc<ReviewState>,
+    options: &ReviewOptions,
+    agent: Option<ReviewAgent>,
+) -> Job {
+    let mut checklist_generated = false;
+    let checklist: Vec<ChecklistItem> =
+        if state.review_checklist.is_empty() && options.generate_checklist {
+            checklist_generated = true;
+            generated_checklist_for(&state)
+        } else {
+            state.review_checklist.clone()
+        };
+    let base = SkillContext::new()
+        .with(ReferenceIndex::build(&state))
+        .with_arc(Arc::clone(&state));
+    let results = Mutex::new(vec![None; checklist.len()]);
+    Job {
+        dispatcher,
+        state,
+        base,
+        checklist,
+        checklist_generated,
+        agent,
+        progress: options.progress.clone(),
+        next: AtomicUsize::new(0),
+        finished: AtomicUsize::new(0),
+        results,
+    }
+}
+
+impl Job {
+    /// One worker: takes the next clause until none is left.
+    async fn work(self: Arc<Self>) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = self.checklist.get(i) else {
+                break;
+            };
+            let review = match &self.agent {
+                Some(agent) => {
+                    agent::review_item_react(
+                        agent.client.as_ref(),
+                        &agent.settings,
+                        &self.dispatcher,
+                        &self.base,
+                        &self.state,
+                        item,
+                    )
+                    .await
+                }
+                None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
+            };
+            if let Some(hook) = &self.progress {
+                let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
+                hook.0(&review, done, self.checklist.len());
+            }
+            self.results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
+        }
+    }
+
+    /// The report: the clause reviews in checklist order (a clause no task reviewed is
+    /// marked not run), the counts and the document-level risks (CPU work).
+    fn finish(&self) -> ReviewReport {
+        let results = std::mem::take(&mut *self.results.lock().unwrap_or_else(|p| p.into_inner()));
+        let clauses: Vec<ClauseReview> = results
+            .into_iter()
+            .chain(std::iter::repeat(None))
+            .zip(&self.checklist)
+            .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
+            .collect();
+        let summary = summarize(&clauses);
+        let mut report = ReviewReport {
+            document_id: self
+                .state
+                .primary()
+                .map(|d| d.document_id.clone())
+                .unwrap_or_default(),
+            domain_id: self.state.domain_id.clone(),
+            our_party: self.state.our_party.clone(),
+            checklist_generated: self.checklist_generated,
+            clauses,
+            summary,
+        };
+        consolidate::finalize(&mut report, &self.state, true);
+        report
+    }
+}
+
+/// Runs `f` on the blocking pool (CPU work of a whole document), or here when the pool
+/// cannot take it.
+async fn off_runtime<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(value) => value,
+        Err(err) => std::panic::resume_unwind(err.into_panic()),
+    }
+}
+
+/// The review: see [`super::review`].
+pub(super) async fn run(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<&ReviewAgent>,
+) -> ReviewReport {
+    let agent = agent
+        .filter(|a| a.settings.use_react_agent && state.primary().is_some())
+        .cloned();
+    let (dispatcher, state, prepared_options) =
+        (dispatcher.clone(), Arc::new(state.clone()), options.clone());
+    let job = off_runtime(move || prepare(dispatcher, state, &prepared_options, agent)).await;
+    let workers = tasks_in_flight(options, job.agent.is_some(), job.checklist.len());
+    let job = Arc::new(job);
+    let mut tasks = JoinSet::new();
+    for _ in 0..workers {
+        tasks.spawn(Arc::clone(&job).work());
+    }
+    while let Some(done) = tasks.join_next().await {
+        if let Err(err) = done {
+            if err.is_panic() {
+                std::panic::resume_unwind(err.into_panic());
+            }
+        }
+    }
+    off_runtime(move || job.finish()).await
+}
+
+/// The review for a synchronous caller: [`run`] on a new multi-threaded runtime (one
+/// worker thread per core), on a thread of its own when the caller is itself inside a
+/// runtime (where blocking on another would panic). When no runtime can be started, every
+/// clause is reported as not run.
+pub(super) fn run_blocking(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<&ReviewAgent>,
+) -> ReviewReport {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores())
+        .thread_name("skillkit-review")
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            tracing::error!(error = %err, "cannot start the review runtime");
+            let state = Arc::new(state.clone());
+            return prepare(dispatcher.clone(), state, options, None).finish();
+        }
+    };
+    let review = run(dispatcher, state, options, agent);
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(
+            |scope| match scope.spawn(|| runtime.block_on(review)).join() {
+                Ok(report) => report,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+        )
+    } else {
+        runtime.block_on(review)
+    }
+}

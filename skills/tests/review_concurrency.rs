@@ -1,0 +1,294 @@
+//! Agent reviews against a local model server with a fixed latency and a request log
+//! (`skill_core::agent::mock`): clauses overlap up to the limit and never beyond it, results
+//! keep clause order whatever order they finish in, and a dropped review leaves nothing
+//! running.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+use skill_core::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
+use skill_core::Dispatcher;
+use skills::document::parse_text;
+use skills::review::{
+    review, AgentSettings, ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
+};
+use skills::{ChecklistItem, DocumentRole, Priority, ReviewDocument, ReviewState};
+
+/// A contract of `clauses` numbered clauses, each on the checklist.
+fn contract(clauses: usize) -> ReviewState {
+    let mut text = String::from("SERVICES AGREEMENT\n\n");
+    for n in 1..=clauses {
+        text.push_str(&format!(
+            "{n} Topic {n}\n\nThe Contractor shall perform obligation number {n} within 28 days.\n\n"
+        ));
+    }
+    ReviewState {
+        our_party: "Contractor".into(),
+        documents: vec![ReviewDocument {
+            role: DocumentRole::Primary,
+            filename: "contract.md".into(),
+            structure: parse_text("contract", &text),
+        }],
+        review_checklist: (1..=clauses)
+            .map(|n| ChecklistItem {
+                clause_id: n.to_string(),
+                clause_name: format!("Topic {n}"),
+                priority: Priority::Medium,
+                required_skills: vec!["get_clause_context".into()],
+                description: String::new(),
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// The clause a request is about, from the prompt's `- Number: ` line.
+fn clause_of(user_text: &str) -> String {
+    user_text
+        .lines()
+        .find_map(|l| l.strip_prefix("- Number: "))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// The final answer naming the clause it reviewed, so a result put on the wrong clause
+/// shows.
+fn answer_for(clause: &str) -> String {
+    format!(
+        r#"[{{"risk_level": "low", "risk_type": "probe", "description": "about clause {clause}"}}]"#
+    )
+}
+
+fn agent_for(model: &MockModel) -> ReviewAgent {
+    let client = OpenAiClient::new(
+        OpenAiConfig::new(model.base_url(), "mock-model").with_retry(RetryPolicy::none()),
+    )
+    .expect("client");
+    ReviewAgent::new(
+        Arc::new(client) as Arc<dyn LlmClient>,
+        AgentSettings {
+            use_react_agent: true,
+            ..AgentSettings::default()
+        },
+    )
+}
+
+/// One tool round then an answer naming the clause; `delay` per request from its index.
+fn model(delay: impl Fn(usize) -> Duration + Send + Sync + 'static) -> MockModel {
+    MockModel::start(move |req| {
+        let clause = clause_of(&req.user_text());
+        MockReply {
+            delay: delay(req.index),
+            answer: react_answer(req, 1, "get_clause_context", &answer_for(&clause)),
+            usage: Some(MockUsage {
+                prompt: 100,
+                completion: 10,
+                cached: Some(40),
+            }),
+        }
+    })
+    .expect("mock model starts")
+}
+
+fn options(concurrency: usize, progress: Option<ProgressHook>) -> ReviewOptions {
+    ReviewOptions {
+        concurrency,
+        generate_checklist: false,
+        progress,
+    }
+}
+
+fn assert_every_clause_reviewed_in_order(report: &ReviewReport, clauses: usize) {
+    let ids: Vec<String> = report.clauses.iter().map(|c| c.clause_id.clone()).collect();
+    let expected: Vec<String> = (1..=clauses).map(|n| n.to_string()).collect();
+    assert_eq!(ids, expected, "the report keeps checklist order");
+    for clause in &report.clauses {
+        assert_eq!(clause.mode, ReviewMode::React, "{clause:#?}");
+        assert_eq!(
+            clause.risks[0].description,
+            format!("about clause {}", clause.clause_id),
+            "each clause carries its own model answer"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clauses_overlap_up_to_the_limit_and_never_beyond() {
+    let model = model(|_| Duration::from_millis(120));
+    let agent = agent_for(&model);
+    let state = contract(12);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let report = review(&dispatcher, &state, &options(3, None), Some(&agent)).await;
+
+    assert_every_clause_reviewed_in_order(&report, 12);
+    let log = model.log();
+    assert_eq!(log.len(), 24, "two turns per clause");
+    assert!(log.iter().all(|e| e.status == 200 && e.finished.is_some()));
+    assert_eq!(
+        model.max_in_flight(),
+        3,
+        "three clauses wait on the model at once, never more"
+    );
+    // At no instant of the log were more than three requests open.
+    for entry in &log {
+        let open = log
+            .iter()
+            .filter(|o| o.started <= entry.started && o.finished.is_some_and(|f| f > entry.started))
+            .count();
+        assert!(open <= 3, "{open} requests open at {:?}", entry.started);
+    }
+
+    // Accounting: two turns and their tokens per clause, one timed tool run each.
+    let first = &report.clauses[0];
+    assert_eq!(first.model_turns, 2);
+    assert_eq!(
+        (
+            first.usage.prompt_tokens,
+            first.usage.completion_tokens,
+            first.usage.cached_tokens
+        ),
+        (200, 20, 80)
+    );
+    assert_eq!(first.skills.len(), 1);
+    assert!(first.skills[0].success, "{:?}", first.skills[0]);
+    assert!(first.skills[0].elapsed_ms > 0.0, "the tool run is timed");
+    assert_eq!(report.summary.model_turns, 24);
+    assert_eq!(report.summary.usage.prompt_tokens, 2400);
+    assert_eq!(report.summary.usage.cached_tokens, 960);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["summary"]["usage"]["completion_tokens"], 240);
+    assert_eq!(json["clauses"][0]["model_turns"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_keep_clause_order_whatever_order_they_finish_in() {
+    // The first requests to arrive are the slowest: later clauses finish first.
+    let model =
+        model(|index| Duration::from_millis(240u64.saturating_sub(index as u64 * 30).max(5)));
+    let agent = agent_for(&model);
+    let state = contract(8);
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&finished);
+    let hook = ProgressHook(Arc::new(move |clause, done, total| {
+        log.lock()
+            .unwrap()
+            .push((clause.clause_id.clone(), done, total));
+    }));
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let report = review(&dispatcher, &state, &options(4, Some(hook)), Some(&agent)).await;
+
+    assert_every_clause_reviewed_in_order(&report, 8);
+    let finished = finished.lock().unwrap().clone();
+    let order: Vec<&str> = finished.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(order.len(), 8, "one progress report per clause");
+    assert_ne!(
+        order,
+        ["1", "2", "3", "4", "5", "6", "7", "8"],
+        "clauses finished out of order"
+    );
+    let counts: Vec<(usize, usize)> = finished.iter().map(|f| (f.1, f.2)).collect();
+    assert_eq!(counts, (1..=8).map(|n| (n, 8)).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_dropped_review_leaves_no_task_running() {
+    let model = model(|_| Duration::from_millis(400));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let state = contract(16);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    runtime.block_on(async {
+        let agent = agent_for(&model);
+        let four = options(4, None);
+        let run = review(&dispatcher, &state, &four, Some(&agent));
+        let cut = tokio::time::timeout(Duration::from_millis(600), run).await;
+        assert!(cut.is_err(), "the review was still running when dropped");
+        // The agent (and its connection pool) goes too.
+    });
+    let asked = model.requests();
+    assert!(asked >= 4, "the review had started: {asked} requests");
+    // Nothing the review spawned is left on the runtime.
+    let mut alive = runtime.metrics().num_alive_tasks();
+    for _ in 0..200 {
+        if alive == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        alive = runtime.metrics().num_alive_tasks();
+    }
+    assert_eq!(alive, 0, "tasks left running after the review was dropped");
+    // No request is sent after the drop, and the open ones were abandoned.
+    std::thread::sleep(Duration::from_millis(900));
+    assert_eq!(model.requests(), asked, "no request after the drop");
+    assert_eq!(model.in_flight(), 0);
+    let dropped = model.log().iter().filter(|e| e.finished.is_none()).count();
+    assert!(dropped > 0, "requests in flight at the drop were cut off");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
+    use skill_core::agent::mock::MockAnswer;
+    const PAUSE: Duration = Duration::from_millis(600);
+    // The fifth request is refused with a Retry-After; every other takes 80 ms.
+    let model = MockModel::start(|req| {
+        if req.index == 4 {
+            return MockReply {
+                delay: Duration::ZERO,
+                answer: MockAnswer::Status {
+                    status: 429,
+                    retry_after: Some(PAUSE),
+                },
+                usage: None,
+            };
+        }
+        let clause = clause_of(&req.user_text());
+        MockReply {
+            delay: Duration::from_millis(80),
+            answer: react_answer(req, 1, "get_clause_context", &answer_for(&clause)),
+            usage: None,
+        }
+    })
+    .expect("mock model starts");
+    let client = OpenAiClient::new(OpenAiConfig::new(model.base_url(), "mock-model")).unwrap();
+    let agent = ReviewAgent::new(
+        Arc::new(client) as Arc<dyn LlmClient>,
+        AgentSettings {
+            use_react_agent: true,
+            ..AgentSettings::default()
+        },
+    );
+    let state = contract(8);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let report = review(&dispatcher, &state, &options(4, None), Some(&agent)).await;
+    assert_every_clause_reviewed_in_order(&report, 8);
+
+    let log = model.log();
+    assert_eq!(log.len(), 17, "16 turns and the refused one");
+    let refused = log.iter().find(|e| e.status == 429).expect("a 429");
+    let refused_at = refused.finished.unwrap();
+    // A request the client sent before the 429 reached it (a few ms) is not held back;
+    // every later one waits out the pause.
+    let slack = Duration::from_millis(50);
+    let inside: Vec<_> = log
+        .iter()
+        .filter(|e| e.started > refused_at + slack && e.started < refused_at + PAUSE)
+        .collect();
+    assert!(inside.is_empty(), "sent inside the pause: {inside:#?}");
+    let after: Vec<_> = log
+        .iter()
+        .filter(|e| e.started >= refused_at + PAUSE)
+        .collect();
+    assert!(after.len() >= 2, "{log:#?}");
+    // One probe first; the others follow its answer: no burst when the pause ends.
+    let probe = after[0];
+    let probe_done = probe.finished.unwrap();
+    assert!(
+        after[1..].iter().all(|e| e.started >= probe_done),
+        "{after:#?}"
+    );
+}
