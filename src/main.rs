@@ -2,6 +2,7 @@
 
 mod commands;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -37,7 +38,45 @@ enum Command {
     Serve(commands::serve::ServeArgs),
 }
 
+/// Exit status when standard output was closed by its reader (`skillkit list | head -1`):
+/// 128 + SIGPIPE, what a shell reports for a program the signal stopped.
+const EXIT_BROKEN_PIPE: u8 = 141;
+
+/// Failures are one line on standard error: a message of several lines is joined, so a
+/// script's log keeps one line per failure.
+fn one_line(message: &str) -> String {
+    commands::one_line(message)
+}
+
+/// A panic (a bug) is reported in one line naming where, without a backtrace unless
+/// RUST_BACKTRACE asks for one; writing it never panics again on a closed stderr.
+fn install_panic_hook() {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("a worker");
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: internal error in {name}{place}: {}",
+            one_line(&message)
+        );
+    }));
+}
+
 fn main() -> ExitCode {
+    install_panic_hook();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
@@ -50,7 +89,11 @@ fn main() -> ExitCode {
     let dispatcher = match skill_core::Dispatcher::from_inventory() {
         Ok(d) => d,
         Err(err) => {
-            eprintln!("error: the skill registry is not valid: {err}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: the skill registry is not valid: {}",
+                one_line(&err.to_string())
+            );
             return ExitCode::from(2);
         }
     };
@@ -68,10 +111,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader went away (`skillkit tools | head`): nothing left to report.
         Err(commands::CliError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
+            ExitCode::from(EXIT_BROKEN_PIPE)
         }
         Err(err) => {
-            eprintln!("error: {err}");
+            let _ = writeln!(std::io::stderr(), "error: {}", one_line(&err.to_string()));
             ExitCode::from(2)
         }
     }

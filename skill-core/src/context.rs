@@ -178,10 +178,14 @@ impl<'a, T: Send + Sync + 'static> FromSkillContext<'a> for Inject<T> {
 fn missing_injection<T: Send + Sync + 'static>(ctx: &SkillContext, skill_id: &str) -> SkillError {
     let mut err = SkillError::missing_injection(skill_id, type_name::<T>());
     if ctx.contains::<Arc<T>>() {
-        err.message.push_str(&format!(
-            "; it holds an `Arc<{0}>`: add shared values with `with_arc`/`insert_arc`, which store the `{0}` itself",
+        let hint = format!(
+            "the context holds an `Arc<{0}>`: add shared values with `with_arc`/`insert_arc`, which store the `{0}` itself",
             type_name::<T>()
-        ));
+        );
+        tracing::warn!(skill = skill_id, "{hint}");
+        if let Some(serde_json::Value::Object(details)) = err.details.as_mut() {
+            details.insert("hint".into(), serde_json::Value::String(hint));
+        }
     }
     err
 }
@@ -221,14 +225,22 @@ mod tests {
         assert!(ctx.get::<i64>().is_none());
     }
 
+    fn hint(err: &SkillError) -> Option<&str> {
+        err.details.as_ref()?.get("hint")?.as_str()
+    }
+
     #[test]
     fn missing_injection_points_at_with_arc_when_an_arc_was_added() {
         let ctx = SkillContext::new().with(Arc::new(7_u64));
         let err = Inject::<u64>::from_skill_context(&ctx, "demo").unwrap_err();
-        assert!(err.message.contains("with_arc"), "{}", err.message);
+        assert!(
+            hint(&err).is_some_and(|h| h.contains("with_arc")),
+            "{err:?}"
+        );
+        assert!(!err.message.contains("with_arc"), "{}", err.message);
         let plain = SkillContext::new().with(7_u32);
         let err = Inject::<u64>::from_skill_context(&plain, "demo").unwrap_err();
-        assert!(!err.message.contains("with_arc"), "{}", err.message);
+        assert!(hint(&err).is_none(), "{err:?}");
         assert!(SkillContext::new()
             .with_arc(Arc::new(7_u64))
             .get::<u64>()
@@ -241,6 +253,10 @@ mod tests {
         let err = Inject::<Vec<u8>>::from_skill_context(&ctx, "demo").unwrap_err();
         assert_eq!(err.code, crate::error::codes::MISSING_INJECTION);
         assert!(err.message.contains("demo"), "{}", err.message);
-        assert!(err.message.contains("Vec<u8>"), "{}", err.message);
+        // The type is for the operator; the model reads no Rust type path.
+        assert!(!err.message.contains("Vec<u8>"), "{}", err.message);
+        assert!(!err.message.contains("::"), "{}", err.message);
+        let details = err.details.expect("details");
+        assert!(details["type"].as_str().unwrap().contains("Vec<u8>"));
     }
 }

@@ -15,6 +15,10 @@ pub mod codes {
     pub const UNKNOWN_SKILL: &str = "unknown_skill";
     /// The arguments could not be read into the skill's input.
     pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
+    /// The argument text is larger than the dispatcher's limit (default 1 MiB); not parsed.
+    pub const ARGUMENTS_TOO_LARGE: &str = "arguments_too_large";
+    /// The arguments are nested deeper than the dispatcher's limit (default 64); not parsed.
+    pub const ARGUMENTS_TOO_DEEP: &str = "arguments_too_deep";
     /// The host did not put a value the skill needs into the context.
     pub const MISSING_INJECTION: &str = "missing_injection";
     /// An argument the model left out could not be prepared from the host's state.
@@ -87,12 +91,19 @@ impl SkillError {
         Self::new(codes::INVALID_ARGUMENTS, message)
     }
 
-    /// The host did not provide a value of type `type_name` that `skill_id` needs.
+    /// The host did not provide a value of type `type_name` that `skill_id` needs. The
+    /// model reads that the tool is not set up here (nothing it can fix); the type goes to
+    /// `details` and the log, for the operator.
     pub fn missing_injection(skill_id: &str, type_name: &str) -> Self {
+        tracing::warn!(
+            skill = skill_id,
+            r#type = type_name,
+            "the host did not put a value the skill needs into the SkillContext"
+        );
         Self::new(
             codes::MISSING_INJECTION,
             format!(
-                "skill `{skill_id}` cannot run: the host did not provide a `{type_name}` in the SkillContext"
+                "tool `{skill_id}` cannot run here: the host has not set up what it needs; this is not something different arguments can fix"
             ),
         )
         .with_details(serde_json::json!({ "skill_id": skill_id, "type": type_name }))

@@ -1,9 +1,10 @@
 //! `Serialize` and `Deserialize` of the input structs `#[skill]` generates, written once as
 //! generic functions over the tuple of the struct's fields instead of a serde derive per
-//! skill. They behave as the derive does for a struct with named fields (no
-//! `deny_unknown_fields`): the same calls into the serializer and deserializer, the same
-//! errors (`missing field`, `duplicate field`, `invalid length`), unknown keys ignored, a
-//! missing `Option` read as `None`, and declared defaults filled in.
+//! skill. They behave as the derive does for a struct with named fields and
+//! `deny_unknown_fields` (the schema is unchanged): the same calls into the serializer and
+//! deserializer, the same errors (`missing field`, `duplicate field`, `invalid length`,
+//! `unknown field`), a missing `Option` read as `None`, and declared defaults filled in.
+//! An unknown key fails the fast path so that the dispatcher's lenient reading reports it.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -138,23 +139,20 @@ impl<'de, T: InputFields<'de>> Visitor<'de> for StructVisitor<'de, T> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T::Value, A::Error> {
         let mut slots = T::Slots::default();
         while let Some(key) = map.next_key_seed(FieldKey(self.names))? {
-            match key {
-                Some(index) => T::read_value(&mut slots, index, self.names, &mut map)?,
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+            T::read_value(&mut slots, key, self.names, &mut map)?;
         }
         self.defaults.finish(slots, self.names)
     }
 }
 
-/// Reads a key as the derive's field identifier does: the field's index, `None` for a key
-/// that names no field.
+/// Reads a key as the derive's field identifier does with `deny_unknown_fields`: the
+/// field's index, or an `unknown field` error raised while the key is read (so a path
+/// tracker puts it at the key). Refused rather than ignored: the dispatcher's second,
+/// lenient reading then reports the key to the model with the nearest real name.
 struct FieldKey(&'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for FieldKey {
-    type Value = Option<usize>;
+    type Value = usize;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_identifier(self)
@@ -162,24 +160,33 @@ impl<'de> DeserializeSeed<'de> for FieldKey {
 }
 
 impl<'de> Visitor<'de> for FieldKey {
-    type Value = Option<usize>;
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("field identifier")
     }
 
     fn visit_u64<E: DeError>(self, value: u64) -> Result<Self::Value, E> {
-        Ok(usize::try_from(value)
+        usize::try_from(value)
             .ok()
-            .filter(|index| *index < self.0.len()))
+            .filter(|index| *index < self.0.len())
+            .ok_or_else(|| {
+                E::invalid_value(serde::de::Unexpected::Unsigned(value), &"a field index")
+            })
     }
 
     fn visit_str<E: DeError>(self, value: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|name| *name == value))
+        self.0
+            .iter()
+            .position(|name| *name == value)
+            .ok_or_else(|| E::unknown_field(value, self.0))
     }
 
     fn visit_bytes<E: DeError>(self, value: &[u8]) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|name| name.as_bytes() == value))
+        self.0
+            .iter()
+            .position(|name| name.as_bytes() == value)
+            .ok_or_else(|| E::unknown_field(&String::from_utf8_lossy(value), self.0))
     }
 }
 
@@ -299,8 +306,9 @@ input_fields!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10
 mod tests {
     use super::*;
 
-    /// What serde's derive generates; the reference.
+    /// What serde's derive generates (refusing unknown keys); the reference.
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Derived {
         query: String,
         #[serde(default = "Derived::five")]
@@ -412,6 +420,7 @@ mod tests {
     #[test]
     fn an_empty_struct_reads_as_the_derive_does() {
         #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
         struct DerivedEmpty {}
         struct GenericEmpty {}
         impl<'de> Deserialize<'de> for GenericEmpty {

@@ -62,6 +62,8 @@ mod context;
 mod dialect;
 mod dispatch;
 mod error;
+pub mod fence;
+pub mod limits;
 pub mod lint;
 mod prepare;
 mod registration;

@@ -152,12 +152,65 @@ fn argument_error(
         .with_details(serde_json::json!({ "path": path, "serde": serde }))
 }
 
+/// serde's message without the position (the model sent no lines) and without Rust type
+/// names: `expected struct PartyInput` reads `expected a JSON object`.
 fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
-    match text.find(" at line ") {
+    let text = match text.find(" at line ") {
         Some(cut) => text[..cut].to_string(),
         None => text,
+    };
+    without_type_names(&text)
+}
+
+/// Replaces the Rust type names serde puts in its messages (`struct X`, `enum X`,
+/// `tuple struct X`, `a::b::C` paths) with what the JSON must be.
+pub(crate) fn without_type_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut words = text.split(' ').peekable();
+    let mut first = true;
+    while let Some(word) = words.next() {
+        let replacement = match word {
+            "struct" | "enum" if words.peek().is_some_and(|next| is_type_name(next)) => {
+                let name = words.next().unwrap_or_default();
+                let tail = &name[name.trim_end_matches([',', ';', ')']).len()..];
+                Some(if word == "struct" {
+                    format!("a JSON object{tail}")
+                } else {
+                    format!("one of the allowed values{tail}")
+                })
+            }
+            "tuple" if words.peek() == Some(&"struct") => {
+                words.next();
+                let name = words.next().unwrap_or_default();
+                let tail = &name[name.trim_end_matches([',', ';', ')']).len()..];
+                Some(format!("a JSON array{tail}"))
+            }
+            w if w.contains("::") => Some(
+                w.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .filter(|part| part.contains("::"))
+                    .fold(w.to_string(), |acc, path| {
+                        acc.replace(path, path.rsplit("::").next().unwrap_or(path))
+                    }),
+            ),
+            _ => None,
+        };
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        out.push_str(replacement.as_deref().unwrap_or(word));
     }
+    out
+}
+
+/// `PartyInput` or `PartyInput,`: an identifier starting with an upper-case letter.
+fn is_type_name(word: &str) -> bool {
+    let name = word.trim_end_matches([',', ';', ')']);
+    name.chars().next().is_some_and(char::is_uppercase)
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
 }
 
 fn json_kind(value: &serde_json::Value) -> &'static str {
@@ -366,6 +419,31 @@ mod tests {
     }
 
     #[test]
+    fn serde_messages_lose_rust_type_names() {
+        assert_eq!(
+            without_type_names("invalid type: string \"x\", expected struct PartyInput"),
+            "invalid type: string \"x\", expected a JSON object"
+        );
+        assert_eq!(
+            without_type_names("invalid type: map, expected enum Level, at $.level"),
+            "invalid type: map, expected one of the allowed values, at $.level"
+        );
+        assert_eq!(
+            without_type_names("expected tuple struct Pair"),
+            "expected a JSON array"
+        );
+        assert_eq!(
+            without_type_names("no `std::sync::Mutex<alloc::vec::Vec<u8>>` here"),
+            "no `Mutex<Vec<u8>>` here"
+        );
+        // Ordinary words stay.
+        assert_eq!(
+            without_type_names("the struct of the deal"),
+            "the struct of the deal"
+        );
+    }
+
+    #[test]
     fn shared_kind_names_parse_as_value_kinds() {
         for name in rules::KIND_NAMES {
             assert!(name.parse::<crate::catalog::ValueKind>().is_ok(), "{name}");
@@ -395,5 +473,7 @@ mod tests {
             Some("timeout_ms")
         );
         assert_eq!(rules::closest("colour", ["id", "name"]), None);
+        // A swap of neighbours is one edit.
+        assert_eq!(rules::closest("tmies", ["text", "times"]), Some("times"));
     }
 }

@@ -149,8 +149,10 @@ impl SkillResult {
         data + error + self.skill_id.len() + 64
     }
 
-    /// What the model reads: `data` on success, `error.code` and `error.message` on failure.
-    /// Operator detail (source chains, panic payloads) is never included.
+    /// What the model reads: `data` on success, `error.code` and `error.message` on failure,
+    /// and `warnings` naming arguments the skill does not have (each with the nearest real
+    /// name), so the model learns that a misspelt argument was not used. Operator detail
+    /// (source chains, panic payloads, type names) is never included.
     pub fn to_model_json(&self) -> String {
         #[derive(Serialize)]
         struct ModelError<'a> {
@@ -164,6 +166,8 @@ impl SkillResult {
             data: Option<&'a RawValue>,
             #[serde(skip_serializing_if = "Option::is_none")]
             error: Option<ModelError<'a>>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            warnings: Vec<&'a str>,
         }
         let view = ModelView {
             success: self.success,
@@ -172,9 +176,22 @@ impl SkillResult {
                 code: &e.code,
                 message: &e.message,
             }),
+            warnings: self
+                .warnings
+                .iter()
+                .filter(|w| w.code == "unknown_argument")
+                .map(|w| w.message.as_str())
+                .collect(),
         };
         write_json(&view, self.envelope_capacity())
             .unwrap_or_else(|_| "{\"success\":false}".to_string())
+    }
+
+    /// [`to_model_json`](Self::to_model_json) fenced as data (see [`crate::fence`]): the
+    /// text a chat message carries back to the model, which no content of the result can
+    /// end early or turn into instructions.
+    pub fn to_model_text(&self, tool: &str) -> String {
+        crate::fence::fence_tool_output(tool, &self.to_model_json())
     }
 }
 

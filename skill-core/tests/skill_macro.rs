@@ -249,11 +249,20 @@ async fn missing_injection_names_skill_and_type() {
         )
         .await;
     assert_eq!(r.error_code(), Some(codes::MISSING_INJECTION));
-    let msg = r.error.unwrap().message;
+    let error = r.error.unwrap();
+    // The model reads which tool cannot run; the operator reads which type is missing.
     assert!(
-        msg.contains("search_reference_doc") && msg.contains("ReferenceDocs"),
-        "{msg}"
+        error.message.contains("search_reference_doc"),
+        "{}",
+        error.message
     );
+    assert!(
+        !error.message.contains("ReferenceDocs"),
+        "{}",
+        error.message
+    );
+    let details = error.details.unwrap();
+    assert!(details["type"].as_str().unwrap().contains("ReferenceDocs"));
 }
 
 #[tokio::test]
@@ -411,8 +420,8 @@ async fn missing_injection_suggests_with_arc_for_an_arc_in_the_context() {
         )
         .await;
     assert_eq!(r.error_code(), Some(codes::MISSING_INJECTION));
-    let msg = r.error.unwrap().message;
-    assert!(msg.contains("with_arc"), "{msg}");
+    let details = r.error.unwrap().details.unwrap();
+    assert!(details["hint"].as_str().unwrap().contains("with_arc"));
 }
 
 #[tokio::test]

@@ -405,7 +405,7 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
     quote! {
         #[derive(#p::serde::Deserialize)]
-        #[serde(crate = #serde_path)]
+        #[serde(crate = #serde_path, deny_unknown_fields)]
         struct __Wire {
             #(#wire_fields)*
         }

@@ -431,7 +431,12 @@ fn fidic_review_with_a_scripted_model() {
     // Long results are cut for the model (and then are no longer JSON); read the start.
     let results: Vec<&str> = review.agent_messages[3..6]
         .iter()
-        .map(|m| m.content().unwrap())
+        .map(|m| {
+            let content = m.content().unwrap();
+            // Fenced as data for the model; the JSON is inside.
+            skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content)
+                .unwrap_or(content)
+        })
         .collect();
     assert!(
         results

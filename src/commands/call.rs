@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
+use skill_core::limits::{ArgumentLimits, LimitError};
 use skill_core::{Dispatcher, SkillContext};
 use skills::index::ReferenceIndex;
-use skills::review::build_review_state;
 use skills::ClauseFocus;
 
 use super::review::{contract_inputs, ContractOptions};
-use super::CliError;
+use super::{print, review_state, CliError};
 
 /// Options of `skillkit call`.
 #[derive(Debug, clap::Args)]
@@ -31,6 +31,9 @@ pub struct CallArgs {
     /// when the arguments leave it out.
     #[arg(long)]
     clause: Option<String>,
+    /// Refuse arguments the skill does not have instead of running without them.
+    #[arg(long)]
+    strict: bool,
     #[command(flatten)]
     options: ContractOptions,
 }
@@ -45,7 +48,7 @@ pub(super) fn contract_context(
     let mut ctx = SkillContext::new();
     if let Some(path) = contract {
         let inputs = contract_inputs(path, options)?;
-        let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
+        let state = review_state(&inputs)?;
         ctx.insert(ReferenceIndex::build(&state));
         ctx.insert_arc(Arc::new(state));
     }
@@ -55,29 +58,69 @@ pub(super) fn contract_context(
     Ok(ctx)
 }
 
-fn read_arguments(spec: &str) -> Result<Value, CliError> {
-    let text = if spec == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text)?;
-        text
+/// Reads the `--args` text (refused unread past the argument size limit, so a huge file or
+/// stream is never loaded whole) and parses it as a JSON object.
+fn read_arguments(spec: &str, limits: ArgumentLimits) -> Result<Value, CliError> {
+    let too_large = |source: &str, err: LimitError| {
+        CliError::Usage(format!(
+            "--args (from {source}) refused unparsed: {err}; pass a smaller argument object"
+        ))
+    };
+    let (source, text) = if spec == "-" {
+        (
+            "standard input".to_string(),
+            read_bounded(std::io::stdin().lock(), limits.max_bytes)?,
+        )
     } else if let Some(path) = spec.strip_prefix('@') {
-        std::fs::read_to_string(path).map_err(|source| CliError::Read {
+        let file = std::fs::File::open(path).map_err(|source| CliError::Read {
             path: path.to_string(),
             source,
-        })?
+        })?;
+        (
+            path.to_string(),
+            read_bounded(file, limits.max_bytes).map_err(|source| CliError::Read {
+                path: path.to_string(),
+                source,
+            })?,
+        )
     } else {
-        spec.to_string()
+        ("the command line".to_string(), spec.to_string())
     };
+    limits
+        .check_text(&text)
+        .map_err(|err| too_large(&source, err))?;
     match serde_json::from_str::<Value>(&text) {
         Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(other) => Err(CliError::BadArgs(format!("got {other}"))),
-        Err(err) => Err(CliError::BadArgs(err.to_string())),
+        Ok(other) => Err(CliError::BadArgs(format!("(from {source}) got {other}"))),
+        Err(err) => Err(CliError::BadArgs(format!("(from {source}) {err}"))),
     }
 }
 
-/// Runs the skill; prints the standard result; exits 1 when the skill failed.
+/// At most `limit + 1` bytes of `reader` as text: one byte over is enough to refuse it.
+fn read_bounded(reader: impl Read, limit: usize) -> std::io::Result<String> {
+    let mut text = String::new();
+    reader
+        .take(limit.saturating_add(1) as u64)
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// Runs the skill; prints the standard result; exits 1 when the skill failed, with one line
+/// on standard error saying why.
 pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliError> {
-    let arguments = read_arguments(&args.args)?;
+    let arguments = read_arguments(&args.args, dispatcher.argument_limits())?;
+    let strict;
+    let dispatcher = if args.strict {
+        strict = Dispatcher::builder()
+            .skills(dispatcher.list_skills().iter().copied())
+            .argument_limits(dispatcher.argument_limits())
+            .strict_arguments(true)
+            .build()
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        &strict
+    } else {
+        dispatcher
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -96,10 +139,15 @@ pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliErro
     // Through a Value so the skill's output is indented like the rest.
     let value = serde_json::to_value(&result).map_err(std::io::Error::other)?;
     let pretty = serde_json::to_string_pretty(&value).map_err(std::io::Error::other)?;
-    println!("{pretty}");
-    Ok(if result.success {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    print(pretty)?;
+    if let Some(error) = result.error.as_ref().filter(|_| !result.success) {
+        eprintln!(
+            "error: {}: {}: {}",
+            args.id,
+            error.code,
+            super::one_line(&error.message)
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }

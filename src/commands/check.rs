@@ -3,10 +3,11 @@
 
 use std::process::ExitCode;
 
+use serde::Serialize;
 use skill_core::lint::{lint_registry, LintSeverity};
 use skill_core::{Dialect, Dispatcher, ToolFilter};
 
-use super::CliError;
+use super::{print, print_json, CliError, ListFormat};
 
 /// Options of `skillkit check`.
 #[derive(Debug, clap::Args)]
@@ -14,16 +15,44 @@ pub struct CheckArgs {
     /// Treat lint warnings as failures.
     #[arg(long)]
     strict: bool,
+    /// `table` (one line per problem) for people, `json` for programs.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ListFormat,
 }
 
-/// Prints every problem found; exits 1 when there are errors (or warnings with `--strict`).
-pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliError> {
-    let mut errors = 0;
-    let mut warnings = 0;
+/// One problem found.
+#[derive(Debug, Serialize)]
+struct Problem {
+    /// `error` or `warning`.
+    severity: &'static str,
+    /// What was checked: `registry`, `dialect`, `lint`, `packs`.
+    area: &'static str,
+    /// The problem, in one line.
+    message: String,
+}
 
+/// Everything `check` found, for `--format json`.
+#[derive(Debug, Serialize)]
+struct Report {
+    problems: Vec<Problem>,
+    errors: usize,
+    warnings: usize,
+    skills: usize,
+    dialects: usize,
+    packs: usize,
+}
+
+fn find_problems(dispatcher: &Dispatcher) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut push = |severity, area, message: String| {
+        problems.push(Problem {
+            severity,
+            area,
+            message,
+        });
+    };
     for problem in skill_core::testing::validate_registry(dispatcher) {
-        println!("error: registry: {problem}");
-        errors += 1;
+        push("error", "registry", problem.to_string());
     }
     // A request carries one domain's tools: each domain's set must fit every dialect. The
     // set of all domains together is only a warning (a host would filter it).
@@ -38,37 +67,75 @@ pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliErr
     for dialect in Dialect::ALL {
         for domain in &domains {
             if let Err(err) = dispatcher.tools_in(dialect, &ToolFilter::all().domain(*domain)) {
-                println!("error: dialect {dialect}, domain {domain}: {err}");
-                errors += 1;
+                push(
+                    "error",
+                    "dialect",
+                    format!("dialect {dialect}, domain {domain}: {err}"),
+                );
             }
         }
         if let Err(err) = dispatcher.tools_in(dialect, &ToolFilter::all()) {
-            println!("warning: dialect {dialect}, all domains together: {err}");
-            warnings += 1;
+            push(
+                "warning",
+                "dialect",
+                format!("dialect {dialect}, all domains together: {err}"),
+            );
         }
     }
     for finding in lint_registry(dispatcher) {
-        match finding.severity {
-            LintSeverity::Error => errors += 1,
-            LintSeverity::Warning => warnings += 1,
-        }
-        println!("{finding}");
+        let severity = match finding.severity {
+            LintSeverity::Error => "error",
+            LintSeverity::Warning => "warning",
+        };
+        push(severity, "lint", finding.to_string());
     }
     for problem in skill_packs::check_packs() {
-        println!("error: packs: {problem}");
-        errors += 1;
+        push("error", "packs", problem.to_string());
     }
+    problems
+}
 
-    println!(
-        "checked {} skills in {} dialects and {} packs: {errors} error(s), {warnings} warning(s)",
-        dispatcher.len(),
-        Dialect::ALL.len(),
-        skill_packs::linked_packs().len()
-    );
+/// Prints every problem found; exits 1 when there are errors (or warnings with `--strict`),
+/// with one line on standard error saying so.
+pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliError> {
+    let problems = find_problems(dispatcher);
+    let errors = problems.iter().filter(|p| p.severity == "error").count();
+    let warnings = problems.len() - errors;
+    let report = Report {
+        errors,
+        warnings,
+        skills: dispatcher.len(),
+        dialects: Dialect::ALL.len(),
+        packs: skill_packs::linked_packs().len(),
+        problems,
+    };
+    match args.format {
+        ListFormat::Json => print_json(&report)?,
+        ListFormat::Table => {
+            for problem in &report.problems {
+                // Lint findings print their own severity.
+                if problem.area == "lint" {
+                    print(&problem.message)?;
+                } else {
+                    print(format_args!(
+                        "{}: {}: {}",
+                        problem.severity, problem.area, problem.message
+                    ))?;
+                }
+            }
+            print(format_args!(
+                "checked {} skills in {} dialects and {} packs: {errors} error(s), {warnings} warning(s)",
+                report.skills, report.dialects, report.packs
+            ))?;
+        }
+    }
     let failed = errors > 0 || (args.strict && warnings > 0);
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if failed {
+        eprintln!(
+            "error: check of the skill registry failed: {errors} error(s), {warnings} warning(s){}",
+            if args.strict { " (--strict)" } else { "" }
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use skill_core::Dispatcher;
 use skills::review::eval::{evaluate, render_eval};
 
-use super::CliError;
+use super::{print, print_json, CliError, ListFormat};
 
 /// Options of `skillkit eval`.
 #[derive(Debug, clap::Args)]
@@ -19,8 +19,11 @@ pub struct EvalArgs {
     /// Folder of expectation files (`*.json`) for the documents without CUAD labels.
     #[arg(long, default_value = "eval/expectations")]
     expectations: PathBuf,
-    /// Print the full report as JSON.
-    #[arg(long)]
+    /// `table` for people, `json` (the full report) for programs.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ListFormat,
+    /// Same as `--format json`.
+    #[arg(long, hide = true)]
     json: bool,
 }
 
@@ -28,11 +31,10 @@ pub struct EvalArgs {
 pub fn run(dispatcher: &Dispatcher, args: &EvalArgs) -> Result<ExitCode, CliError> {
     let report = evaluate(dispatcher, &args.corpus, &args.expectations)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let text = if args.json {
-        serde_json::to_string_pretty(&report).map_err(|e| CliError::Usage(e.to_string()))?
+    if args.json || args.format == ListFormat::Json {
+        print_json(&report)?;
     } else {
-        render_eval(&report)
-    };
-    println!("{text}");
+        print(render_eval(&report))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

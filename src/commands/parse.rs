@@ -1,61 +1,57 @@
 //! `skillkit parse`: the clause tree a review will use, so a user can see why a clause was
 //! or was not found (number, title, level, length, defined terms, references).
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use comfy_table::Table;
 use skills::document::{load_document, DocumentOutline};
 
-use super::CliError;
+use super::{fitted_table, print, print_json, CliError, ListFormat};
 
 /// Options of `skillkit parse`.
 #[derive(Debug, clap::Args)]
 pub struct ParseArgs {
     /// The contract to read, with the same loader as `review`.
     path: PathBuf,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// `table` for people, `json` for programs.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ListFormat,
+    /// Same as `--format json`.
+    #[arg(long, hide = true)]
     json: bool,
 }
 
 /// Parses the file and prints its clause tree.
 pub fn run(args: &ParseArgs) -> Result<ExitCode, CliError> {
     let doc = load_document(&args.path).map_err(|err| CliError::Usage(err.to_string()))?;
-    if doc.total_clauses == 0 && doc.preamble.is_empty() {
+    if doc.total_clauses == 0 && doc.preamble.trim().is_empty() {
         return Err(CliError::Usage(format!(
             "{} has no text to parse (empty document)",
             args.path.display()
         )));
     }
     let outline = doc.outline();
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        let json = serde_json::to_string_pretty(&outline)
-            .map_err(|err| CliError::Usage(format!("cannot render the outline: {err}")))?;
-        writeln!(out, "{json}")?;
+    if args.json || args.format == ListFormat::Json {
+        print_json(&outline)?;
     } else {
-        writeln!(out, "{}", table(&outline))?;
-        writeln!(out, "{}", summary(&outline))?;
+        print(table(&outline))?;
+        print(summary(&outline))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// One row per clause, indented by level.
 fn table(outline: &DocumentOutline) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header([
-            "number",
-            "level",
-            "title",
-            "length",
-            "defined terms",
-            "references",
-        ]);
+    let mut table = fitted_table();
+    table.set_header([
+        "number",
+        "level",
+        "title",
+        "length",
+        "defined terms",
+        "references",
+    ]);
     for clause in &outline.clauses {
         let indent = "  ".repeat(clause.level.saturating_sub(1) as usize);
         let references: Vec<String> = clause

@@ -9,8 +9,8 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    build_review_state, render, run_review, AgentSettings, ProgressHook, ReportFormat, ReviewAgent,
-    ReviewInputs, ReviewOptions, ReviewReport,
+    render, render_table_within, run_review, AgentSettings, ProgressHook, ReportFormat,
+    ReviewAgent, ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -339,7 +339,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .format
         .parse()
         .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
-    let state = build_review_state(&inputs).map_err(|e| CliError::Usage(e.to_string()))?;
+    let state = super::review_state(&inputs)?;
     let total = if state.review_checklist.is_empty() {
         state.primary().map_or(0, |d| d.total_clauses)
     } else {
@@ -377,10 +377,18 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             }
         }
     };
-    let text = render(&report, format);
+    let text = match (format, &args.out) {
+        (ReportFormat::Table, None) => {
+            render_table_within(&report, usize::from(super::table_width()))
+        }
+        _ => render(&report, format),
+    };
     match &args.out {
         Some(path) => {
-            std::fs::write(path, text)?;
+            std::fs::write(path, text).map_err(|source| CliError::WriteFile {
+                path: path.display().to_string(),
+                source,
+            })?;
             eprintln!(
                 "wrote {} risks on {} clauses to {}",
                 report.summary.total_risks,
@@ -388,7 +396,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
                 path.display()
             );
         }
-        None => println!("{text}"),
+        None => super::print(text)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,7 @@ mod mcp_conformance;
 mod mcp_peers;
 mod parse;
 mod serve;
+mod unix;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP
 /// schema), run again over every skill of the contract-review library.

@@ -305,9 +305,11 @@ where
                 out.skill_context
                     .insert(result.skill_id.to_string(), result.data_value());
             }
-            let content =
-                truncate_tool_result(&result.to_model_json(), options.max_tool_result_chars)
-                    .into_owned();
+            // Truncated first, then fenced as data: the closing fence is never cut off.
+            let content = crate::fence::fence_tool_output(
+                &call.name,
+                &truncate_tool_result(&result.to_model_json(), options.max_tool_result_chars),
+            );
             out.final_messages
                 .push(ChatMessage::tool(call.id, content, !result.success));
         }

@@ -70,6 +70,32 @@ pub struct ArgumentParse {
 }
 
 impl ArgumentParse {
+    /// The answer for arguments over a [`limits`](crate::limits) bound: nothing parsed, one
+    /// error at `$`.
+    pub(crate) fn over_limit(
+        skill_id: Option<&'static str>,
+        args: CallArgs<'_>,
+        err: &crate::limits::LimitError,
+    ) -> Self {
+        let raw = match args {
+            CallArgs::Text(text) => text.chars().take(200).collect(),
+            _ => String::new(),
+        };
+        Self {
+            skill_id,
+            arguments: Value::Object(Default::default()),
+            raw,
+            warnings: Vec::new(),
+            errors: vec![ParseError {
+                code: err.code().into(),
+                path: "$".into(),
+                expected: err.expected(),
+                raw: Value::Null,
+                message: err.to_string(),
+            }],
+        }
+    }
+
     /// Whether no value was unusable.
     pub fn is_clean(&self) -> bool {
         self.errors.is_empty()
@@ -128,29 +154,53 @@ pub fn parse_arguments(catalog: &ToolCatalog, name: &str, args: CallArgs<'_>) ->
     }
 }
 
-/// Reads the arguments of a known tool against its metadata.
+/// Reads the arguments of a known tool against its metadata; an argument the tool does not
+/// have is left out with a warning (see [`parse_for_tool_strict`] to refuse it).
 pub(crate) fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> ArgumentParse {
+    parse_for_tool_strict(tool, args, false)
+}
+
+/// Reads the arguments of a known tool against its metadata. An argument the tool does not
+/// have is taken out of the arguments and reported with the nearest real name: as a warning
+/// (`unknown_argument`), or with `strict` as an error that blocks the call.
+pub(crate) fn parse_for_tool_strict(
+    tool: &ToolDescriptor,
+    args: CallArgs<'_>,
+    strict: bool,
+) -> ArgumentParse {
     let raw = raw_text(args);
     let mut report = coerce::Report::default();
-    let value = read_object(args, &mut report.warnings, &mut report.errors);
+    let mut value = read_object(args, &mut report.warnings, &mut report.errors);
     let tree = &tool.shape;
-    if let Shape::Object { properties, .. } = &tree.root {
-        {
-            if let Value::Object(map) = &value {
-                for key in map.keys() {
-                    if !properties.iter().any(|(n, _)| n == key) {
-                        report.warnings.push(ParseWarning {
-                            code: "unknown_argument".into(),
-                            path: coerce::child_path("$", key),
-                            expected: "a declared argument".into(),
-                            raw: map[key].clone(),
-                            message: format!(
-                                "`{key}` is not an argument of `{}`; ignored",
-                                tool.wire_name
-                            ),
-                        });
-                    }
-                }
+    if let (Shape::Object { properties, .. }, Value::Object(map)) = (&tree.root, &mut value) {
+        let unknown: Vec<String> = map
+            .keys()
+            .filter(|key| !properties.iter().any(|(n, _)| n == *key))
+            .cloned()
+            .collect();
+        for key in unknown {
+            let raw = map.remove(&key).unwrap_or(Value::Null);
+            let names = properties.iter().map(|(n, _)| n.as_str());
+            let message = unknown_argument_message(&key, tool.wire_name, names, strict);
+            let path = coerce::child_path("$", &key);
+            let expected = "a declared argument".to_string();
+            let code = "unknown_argument".to_string();
+            if strict {
+                report.errors.push(ParseError {
+                    code,
+                    path,
+                    expected,
+                    raw,
+                    message,
+                });
+            } else {
+                report.warnings.push(ParseWarning {
+                    code,
+                    path,
+                    expected,
+                    raw,
+                    message,
+                });
             }
         }
     }
@@ -166,6 +216,29 @@ pub(crate) fn parse_for_tool(tool: &ToolDescriptor, args: CallArgs<'_>) -> Argum
         warnings: report.warnings,
         errors: report.errors,
     }
+}
+
+/// "unknown argument `tmies` of `repeat`; did you mean `times`?" (or the list of the
+/// tool's arguments when none is close), and what happened to it.
+pub(crate) fn unknown_argument_message<'a>(
+    key: &str,
+    tool: &str,
+    names: impl Iterator<Item = &'a str> + Clone,
+    strict: bool,
+) -> String {
+    let hint = match crate::__private::rules::closest(key, names.clone()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => {
+            let all: Vec<&str> = names.collect();
+            if all.is_empty() {
+                "it takes no arguments".to_string()
+            } else {
+                format!("its arguments are {}", all.join(", "))
+            }
+        }
+    };
+    let outcome = if strict { "" } else { " (ignored)" };
+    format!("unknown argument `{key}` of `{tool}`{outcome}; {hint}")
 }
 
 /// The arguments as a JSON object: missing or blank → `{}`; a JSON string holding an object
@@ -242,6 +315,10 @@ pub(crate) fn retry_message(tool: &str, errors: &[ParseError]) -> String {
         } else {
             coerce::describe(&error.raw)
         };
+        if error.code == "unknown_argument" {
+            let _ = writeln!(text, "- {}", error.message);
+            continue;
+        }
         match top_level_name(&error.path) {
             Some(name) => {
                 let _ = writeln!(

@@ -284,7 +284,12 @@ pub(crate) fn render_result(
     result: &SkillResult,
     skill: Option<&SkillRegistration>,
 ) -> Value {
-    let text = result.to_model_json();
+    // Chat dialects carry the result as text in the conversation: fenced as data. Gemini and
+    // MCP carry it as structured JSON (MCP's text block must be that JSON's serialization).
+    let text = match call.dialect {
+        Dialect::Gemini | Dialect::GeminiJsonSchema | Dialect::Mcp => String::new(),
+        _ => result.to_model_text(&call.name),
+    };
     match call.dialect {
         Dialect::OpenAi | Dialect::OpenAiStrict => json!({
             "role": "tool",

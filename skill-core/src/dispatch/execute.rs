@@ -8,7 +8,7 @@ use futures_util::FutureExt;
 use serde_json::json;
 
 use super::Dispatcher;
-use crate::args::{parse_for_tool, retry_message, ParseError, ParseWarning};
+use crate::args::{parse_for_tool_strict, retry_message, ParseError, ParseWarning};
 use crate::confirm::Confirmed;
 use crate::context::SkillContext;
 use crate::error::{codes, SkillError};
@@ -27,6 +27,14 @@ impl Dispatcher {
         let Some(skill) = self.registration(id) else {
             return self.unknown_skill(id, started);
         };
+        if let Err(err) = self.inner.limits.check(args) {
+            tracing::warn!(skill = skill.id, error = %err, "arguments over a limit refused unparsed");
+            return SkillResult::err(
+                skill.id,
+                err.to_skill_error(skill.wire_name),
+                elapsed_ms(started),
+            );
+        }
         if skill.status == SkillStatus::Disabled {
             let err = SkillError::new(
                 codes::SKILL_DISABLED,
@@ -76,7 +84,7 @@ impl Dispatcher {
         let Some(tool) = self.catalog().get(skill.id) else {
             return SkillResult::err(skill.id, strict_error, elapsed_ms(started));
         };
-        let parse = parse_for_tool(tool, args);
+        let parse = parse_for_tool_strict(tool, args, self.inner.strict_arguments);
         let (fixed, warnings) = match parse.into_executable() {
             Ok(ok) => ok,
             Err(errors) => {
@@ -131,6 +139,12 @@ impl Dispatcher {
 
     /// One invocation with panic isolation and the time limit; errors before the body runs
     /// stay [`InvokeError::Input`].
+    ///
+    /// A call with a time limit runs on a thread of its own while this task waits on a
+    /// timer, so the limit holds even against a skill that never yields (a busy loop, a
+    /// blocking read): the caller gets `timeout` on time and the host keeps serving. Rust
+    /// cannot stop a thread, so such a skill's thread is abandoned and runs on until it
+    /// returns. Without a limit (or outside a Tokio runtime) the skill runs in this task.
     async fn execute(
         &self,
         skill: &'static SkillRegistration,
@@ -138,36 +152,22 @@ impl Dispatcher {
         ctx: &SkillContext,
         mode: PrepareMode,
     ) -> Result<Box<serde_json::value::RawValue>, InvokeError> {
-        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
         let timeout = skill
             .timeout_ms
             .map(Duration::from_millis)
             .or(self.inner.default_timeout);
-        let outcome = match timeout {
-            Some(limit) if tokio::runtime::Handle::try_current().is_ok() => {
-                match tokio::time::timeout(limit, invocation).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => {
-                        tracing::warn!(
-                            skill = skill.id,
-                            timeout_ms = limit.as_millis() as u64,
-                            "skill timed out"
-                        );
-                        return Err(InvokeError::Run(
-                            SkillError::new(
-                                codes::TIMEOUT,
-                                format!(
-                                    "tool `{}` did not finish within {} ms; try again with a narrower request",
-                                    skill.wire_name,
-                                    limit.as_millis()
-                                ),
-                            )
-                            .with_details(json!({ "timeout_ms": limit.as_millis() as u64 })),
-                        ));
-                    }
+        let outcome = match (timeout, tokio::runtime::Handle::try_current()) {
+            (Some(limit), Ok(handle)) => {
+                match run_on_own_thread(skill, args, ctx, mode, handle, limit).await {
+                    Some(outcome) => outcome,
+                    None => return Err(InvokeError::Run(timeout_error(skill, limit))),
                 }
             }
-            _ => invocation.await,
+            _ => {
+                AssertUnwindSafe((skill.invoke)(ctx, args, mode))
+                    .catch_unwind()
+                    .await
+            }
         };
         match outcome {
             Ok(result) => result,
@@ -204,6 +204,96 @@ impl Dispatcher {
         tracing::warn!(requested = id, "call of an unknown skill");
         SkillResult::err(id.to_string(), err, elapsed_ms(started))
     }
+}
+
+/// What a caught panic or a finished call gives back.
+type Outcome = Result<
+    Result<Box<serde_json::value::RawValue>, InvokeError>,
+    Box<dyn std::any::Any + Send + 'static>,
+>;
+
+/// The arguments of a call, owned, so they can move to the skill's thread.
+enum OwnedArgs {
+    None,
+    Text(String),
+    Value(serde_json::Value),
+}
+
+impl OwnedArgs {
+    fn new(args: CallArgs<'_>) -> Self {
+        match args {
+            CallArgs::None => OwnedArgs::None,
+            CallArgs::Text(text) => OwnedArgs::Text(text.to_string()),
+            CallArgs::Value(value) => OwnedArgs::Value(value.clone()),
+        }
+    }
+
+    fn borrow(&self) -> CallArgs<'_> {
+        match self {
+            OwnedArgs::None => CallArgs::None,
+            OwnedArgs::Text(text) => CallArgs::Text(text),
+            OwnedArgs::Value(value) => CallArgs::Value(value),
+        }
+    }
+}
+
+/// Runs the skill on a new thread (driving its future with `handle`) and waits at most
+/// `limit` for it; `None` when the limit passed first. The thread is detached: a skill that
+/// never returns keeps its thread, not the caller's.
+async fn run_on_own_thread(
+    skill: &'static SkillRegistration,
+    args: CallArgs<'_>,
+    ctx: &SkillContext,
+    mode: PrepareMode,
+    handle: tokio::runtime::Handle,
+    limit: Duration,
+) -> Option<Outcome> {
+    let (sender, receiver) = tokio::sync::oneshot::channel::<Outcome>();
+    let owned_args = OwnedArgs::new(args);
+    let owned_ctx = ctx.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("skill {}", skill.id))
+        .spawn(move || {
+            let invocation =
+                AssertUnwindSafe((skill.invoke)(&owned_ctx, owned_args.borrow(), mode))
+                    .catch_unwind();
+            // The caller may have given up (timeout, cancelled): nobody to tell.
+            let _ = sender.send(handle.block_on(invocation));
+        });
+    if let Err(err) = spawned {
+        // No thread to be had (resource limits): run here, with the limit as an async timer.
+        tracing::warn!(skill = skill.id, error = %err, "no thread for a timed call; running it in the caller's task");
+        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
+        return tokio::time::timeout(limit, invocation).await.ok();
+    }
+    match tokio::time::timeout(limit, receiver).await {
+        Ok(Ok(outcome)) => Some(outcome),
+        // The thread ended without an answer: its runtime is shutting down.
+        Ok(Err(_)) => {
+            let why: Box<dyn std::any::Any + Send> =
+                Box::new("the runtime shut down while the tool was running");
+            Some(Err(why))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The error for a call that did not finish within `limit`.
+fn timeout_error(skill: &SkillRegistration, limit: Duration) -> SkillError {
+    tracing::warn!(
+        skill = skill.id,
+        timeout_ms = limit.as_millis() as u64,
+        "skill timed out"
+    );
+    SkillError::new(
+        codes::TIMEOUT,
+        format!(
+            "tool `{}` did not finish within {} ms; try again with a narrower request",
+            skill.wire_name,
+            limit.as_millis()
+        ),
+    )
+    .with_details(json!({ "timeout_ms": limit.as_millis() as u64 }))
 }
 
 pub(super) fn elapsed_ms(started: Instant) -> f64 {

@@ -30,6 +30,7 @@ use crate::catalog::ToolCatalog;
 use crate::confirm::ConfirmationQueue;
 use crate::context::SkillContext;
 use crate::dialect::{self, Dialect, DialectError, ProviderCall};
+use crate::limits::ArgumentLimits;
 use crate::registration::{CallArgs, PrepareMode, SkillRegistration};
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolFilter};
@@ -41,6 +42,8 @@ struct Inner {
     skills: Vec<&'static SkillRegistration>,
     by_name: HashMap<&'static str, usize>,
     default_timeout: Option<Duration>,
+    limits: ArgumentLimits,
+    strict_arguments: bool,
     /// Rendered tool sets, one map per dialect (indexed by `Dialect as usize`).
     tool_cache: [ToolCache; Dialect::ALL.len()],
     catalog: OnceLock<ToolCatalog>,
@@ -81,6 +84,16 @@ impl Dispatcher {
     /// The skill with this id or wire name.
     pub fn registration(&self, id: &str) -> Option<&'static SkillRegistration> {
         self.inner.by_name.get(id).map(|&i| self.inner.skills[i])
+    }
+
+    /// The size and nesting bounds calls' arguments are checked against.
+    pub fn argument_limits(&self) -> ArgumentLimits {
+        self.inner.limits
+    }
+
+    /// Whether an argument the skill does not have is refused rather than reported.
+    pub fn strict_arguments(&self) -> bool {
+        self.inner.strict_arguments
     }
 
     /// Number of registered skills.
@@ -177,6 +190,10 @@ impl Dispatcher {
     /// Reads a call's arguments leniently against the tool's metadata, without running it:
     /// fixed arguments, warnings, errors and the raw text.
     pub fn parse_arguments<'a>(&self, name: &str, args: impl Into<CallArgs<'a>>) -> ArgumentParse {
-        parse_arguments(self.catalog(), name, args.into())
+        let args = args.into();
+        if let Err(err) = self.inner.limits.check(args) {
+            return ArgumentParse::over_limit(self.registration(name).map(|s| s.id), args, &err);
+        }
+        parse_arguments(self.catalog(), name, args)
     }
 }

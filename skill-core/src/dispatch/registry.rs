@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::{Dispatcher, Inner};
 use crate::confirm::ConfirmationQueue;
+use crate::limits::ArgumentLimits;
 use crate::registration::{linked_skills, wire_name_of, SkillRegistration, SourceLocation};
 
 /// A problem with the set of registered skills, found when the dispatcher is built.
@@ -58,6 +59,8 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
 pub struct DispatcherBuilder {
     skills: Vec<&'static SkillRegistration>,
     default_timeout: Option<Duration>,
+    limits: ArgumentLimits,
+    strict_arguments: bool,
 }
 
 impl DispatcherBuilder {
@@ -85,6 +88,23 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Size and nesting bounds of a call's arguments (default [`ArgumentLimits::default`]:
+    /// 1 MiB, 64 levels); arguments over them are refused before they are parsed.
+    #[must_use]
+    pub fn argument_limits(mut self, limits: ArgumentLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Refuses calls that name an argument the skill does not have (code
+    /// `invalid_arguments`, with the nearest real name), instead of running without it and
+    /// reporting a warning (the default).
+    #[must_use]
+    pub fn strict_arguments(mut self, strict: bool) -> Self {
+        self.strict_arguments = strict;
         self
     }
 
@@ -138,6 +158,8 @@ impl DispatcherBuilder {
                 skills: unique,
                 by_name,
                 default_timeout: self.default_timeout,
+                limits: self.limits,
+                strict_arguments: self.strict_arguments,
                 tool_cache: Default::default(),
                 catalog: OnceLock::new(),
                 confirmations: ConfirmationQueue::default(),

@@ -182,6 +182,11 @@ async fn run(model: &ScriptedClient, options: &ReactOptions) -> Outcome {
     react_agent_loop(model, &dispatcher(), initial(), &ctx(), options, read_list).await
 }
 
+/// A tool message's JSON without the data fence around it.
+fn unfenced(content: &str) -> &str {
+    skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content).unwrap_or(content)
+}
+
 fn tool_messages(outcome: &Outcome) -> Vec<(&str, Value, bool)> {
     outcome
         .final_messages
@@ -193,7 +198,7 @@ fn tool_messages(outcome: &Outcome) -> Vec<(&str, Value, bool)> {
                 is_error,
             } => Some((
                 tool_call_id.as_str(),
-                serde_json::from_str(content).unwrap_or(Value::String(content.clone())),
+                serde_json::from_str(unfenced(content)).unwrap_or(Value::String(content.clone())),
                 *is_error,
             )),
             _ => None,
@@ -627,7 +632,12 @@ async fn long_results_are_cut_on_a_character_boundary() {
         &content[content.len() - 120..]
     );
     assert!(content.contains("截断"));
-    assert!(content.chars().count() < MAX_TOOL_RESULT_CHARS + 100);
+    // The limit is on the result; the data fence around it is a constant few characters.
+    assert!(unfenced(content).chars().count() < MAX_TOOL_RESULT_CHARS + 100);
+    assert!(
+        content.ends_with("</tool_output>"),
+        "the fence is never cut off"
+    );
     assert_eq!(
         outcome.skill_context["long_text"]
             .as_str()

@@ -23,6 +23,7 @@ use serde_json::Value;
 use skill_core::agent::{
     react_agent_loop, ChatMessage, LlmClient, ReactOptions, ReactOutcome, StopReason,
 };
+use skill_core::fence::{fenced_body, TOOL_OUTPUT_TAG};
 use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
 use super::answer::{parse_final_response, ModelRisk};
@@ -416,7 +417,9 @@ fn tool_runs<A>(
             .unwrap_or_else(|| tool_call_id.clone());
         // Results longer than the model's limit were cut and are no longer JSON; the
         // loop's `skill_context` still holds the whole (last) output of the skill.
-        let parsed: Option<Value> = serde_json::from_str(content).ok().or_else(|| {
+        // The model read it fenced as data; the JSON is inside the fence.
+        let body = fenced_body(TOOL_OUTPUT_TAG, content).unwrap_or(content);
+        let parsed: Option<Value> = serde_json::from_str(body).ok().or_else(|| {
             outcome
                 .skill_context
                 .get(&skill_id)

@@ -60,7 +60,9 @@ pub use react_prompt::{
 pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
 #[doc(hidden)]
 pub use inventory as __inventory;
-pub use report::{render, render_json, render_markdown, render_table, ReportFormat};
+pub use report::{
+    render, render_json, render_markdown, render_table, render_table_within, ReportFormat,
+};
 pub use risk::{RiskLevel, UnknownRiskLevel};
 
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};

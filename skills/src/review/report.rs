@@ -81,8 +81,14 @@ fn summary_line(report: &ReviewReport) -> String {
 
 /// An aligned text table of the risks, then the summary.
 pub fn render_table(report: &ReviewReport) -> String {
+    render_table_within(report, usize::MAX)
+}
+
+/// [`render_table`] with the description column cut so that rows fit `width` columns (a
+/// terminal's width; at least 20 characters of description are kept).
+pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
     let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
-    let rows: Vec<[String; 5]> = report
+    let mut rows: Vec<[String; 5]> = report
         .risks()
         .map(|r| {
             [
@@ -90,10 +96,25 @@ pub fn render_table(report: &ReviewReport) -> String {
                 r.clause_id.clone(),
                 r.risk_level.to_string(),
                 r.risk_type.clone(),
-                one_line(&r.description, 80),
+                r.description.clone(),
             ]
         })
         .collect();
+    let fixed: usize = (0..4)
+        .map(|i| {
+            rows.iter()
+                .map(|row| row[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+                + 2
+        })
+        .sum();
+    // One column more for the `…` a cut description ends with.
+    let description = width.saturating_sub(fixed + 1).clamp(20, 80);
+    for row in &mut rows {
+        row[4] = one_line(&row[4], description);
+    }
     let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
