@@ -5,7 +5,7 @@
 //! and criterion benches alike without competing with the runtime under test, and stops
 //! when dropped.
 //!
-//! ```
+//! ```no_run
 //! use std::time::Duration;
 //! use skill_core::agent::mock::MockModel;
 //! use skill_core::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};

@@ -145,7 +145,10 @@ async fn full_loop_over_http_keeps_ids_and_marks_errors() {
         second[4].get("is_error").is_none(),
         "OpenAI has no is_error field"
     );
-    let error: Value = serde_json::from_str(second[4]["content"].as_str().unwrap()).unwrap();
+    let content = second[4]["content"].as_str().unwrap();
+    let body = skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content)
+        .expect("tool results go back fenced as data");
+    let error: Value = serde_json::from_str(body).unwrap();
     assert_eq!(error["error"]["code"], "no_terms");
 }
 
