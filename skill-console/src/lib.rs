@@ -1,0 +1,219 @@
+//! # skill-console
+//!
+//! A web console for a skillkit [`Dispatcher`]: the catalog of skills with their parameters,
+//! output schemas, lint findings and tool definitions in every dialect; call forms generated
+//! from the parameter metadata; the calls waiting for a person's confirmation; the gateway's
+//! audit log. Pages are rendered on the server (maud) and work without JavaScript.
+//!
+//! [`router`] returns an axum router to mount at `/`, next to the MCP endpoint at `/mcp`:
+//!
+//! ```no_run
+//! use skill_console::{router, ConsoleOptions, ConsoleState};
+//! use skill_core::Dispatcher;
+//!
+//! let dispatcher = Dispatcher::from_inventory()?;
+//! let options = ConsoleOptions::new(ConsoleOptions::random_token());
+//! println!("console at http://127.0.0.1:8765/?token={}", options.token);
+//! let app: axum::Router = router(ConsoleState::builder(dispatcher).options(options).build());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Security (see [`ConsoleOptions`]): every page needs the per-launch token, given once in
+//! the URL (`?token=…`) and kept in an `HttpOnly`, `SameSite=Strict` cookie; `Host` and
+//! `Origin` are checked against allow-lists (loopback by default); every `POST` carries the
+//! per-launch CSRF token in a hidden field; request bodies are limited; all text is escaped
+//! by the templates; a strict Content-Security-Policy forbids inline scripts.
+//!
+
+#![warn(missing_docs)]
+#![warn(unreachable_pub)]
+
+mod call;
+mod catalog;
+mod layout;
+mod security;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use skill_core::{Dispatcher, SkillContext};
+use skill_packs::AuditLog;
+
+/// Name of the cookie that carries the session after the token was presented once.
+pub const SESSION_COOKIE: &str = "skillkit_console";
+
+/// Settings of the console. The defaults accept loopback hosts and origins only, 1 MiB
+/// bodies, and let calls wait ten minutes for a confirmation.
+#[derive(Debug, Clone)]
+pub struct ConsoleOptions {
+    /// The per-launch secret: required once as `?token=` (then kept in a cookie).
+    pub token: String,
+    /// `Host` values accepted (names or `host:port`); anything else gets 403.
+    pub allowed_hosts: Vec<String>,
+    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
+    /// another `Origin` gets 403, one without passes (the token and the CSRF field still
+    /// apply).
+    pub allowed_origins: Vec<String>,
+    /// Largest request body accepted (else 413).
+    pub max_body_bytes: usize,
+    /// How long a call waits for a person's decision before it is rejected as expired.
+    pub confirmation_ttl: Duration,
+}
+
+impl ConsoleOptions {
+    /// Loopback defaults with this token.
+    pub fn new(token: impl Into<String>) -> Self {
+        Self {
+            token: token.into(),
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            max_body_bytes: 1 << 20,
+            confirmation_ttl: Duration::from_secs(600),
+        }
+    }
+
+    /// A fresh random token (122 random bits, hex).
+    pub fn random_token() -> String {
+        uuid::Uuid::new_v4().simple().to_string()
+    }
+
+    /// Sets how long calls wait for a decision.
+    #[must_use]
+    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
+        self
+    }
+
+    /// Sets the request body limit.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+}
+
+/// Everything the console's pages read: the dispatcher, the state calls run with, the audit
+/// log, the review runner. Cheap to clone.
+#[derive(Clone)]
+pub struct ConsoleState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dispatcher: Dispatcher,
+    context: SkillContext,
+    options: ConsoleOptions,
+    csrf: String,
+    audit: Option<Arc<dyn AuditLog>>,
+}
+
+impl std::fmt::Debug for ConsoleState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConsoleState")
+            .field("skills", &self.inner.dispatcher.len())
+            .field("audit", &self.inner.audit.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ConsoleState {
+    /// Starts the state of a console over `dispatcher`.
+    pub fn builder(dispatcher: Dispatcher) -> ConsoleBuilder {
+        ConsoleBuilder {
+            dispatcher,
+            context: SkillContext::new(),
+            options: ConsoleOptions::new(ConsoleOptions::random_token()),
+            audit: None,
+        }
+    }
+
+    /// The dispatcher calls go through.
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.inner.dispatcher
+    }
+
+    /// The settings.
+    pub fn options(&self) -> &ConsoleOptions {
+        &self.inner.options
+    }
+
+    /// The per-launch CSRF token every `POST` must carry in its `csrf` field.
+    pub fn csrf_token(&self) -> &str {
+        &self.inner.csrf
+    }
+}
+
+/// Builds a [`ConsoleState`].
+pub struct ConsoleBuilder {
+    dispatcher: Dispatcher,
+    context: SkillContext,
+    options: ConsoleOptions,
+    audit: Option<Arc<dyn AuditLog>>,
+}
+
+impl std::fmt::Debug for ConsoleBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConsoleBuilder").finish_non_exhaustive()
+    }
+}
+
+impl ConsoleBuilder {
+    /// The state calls are prepared from (for example a loaded contract).
+    #[must_use]
+    pub fn context(mut self, context: SkillContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The settings (token, allow-lists, limits).
+    #[must_use]
+    pub fn options(mut self, options: ConsoleOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The log the gateway writes its cross-pack call records to (the audit page).
+    #[must_use]
+    pub fn audit(mut self, log: Arc<dyn AuditLog>) -> Self {
+        self.audit = Some(log);
+        self
+    }
+
+    /// The finished state.
+    pub fn build(self) -> ConsoleState {
+        ConsoleState {
+            inner: Arc::new(Inner {
+                dispatcher: self.dispatcher,
+                context: self.context,
+                options: self.options,
+                csrf: ConsoleOptions::random_token(),
+                audit: self.audit,
+            }),
+        }
+    }
+}
+
+/// The console's routes, to mount at `/`: `GET /` (catalog), `/skills/{id}` (a skill, its
+/// call form), `POST /skills/{id}/call` and `/assets/*`.
+pub fn router(state: ConsoleState) -> axum::Router {
+    let max_body = state.inner.options.max_body_bytes;
+    axum::Router::new()
+        .route("/", get(catalog::catalog_page))
+        .route("/skills/{id}", get(catalog::skill_page))
+        .route("/skills/{id}/call", post(call::call_skill))
+        .route("/assets/console.css", get(layout::stylesheet))
+        .fallback(layout::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security::guard,
+        ))
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn(security::headers))
+        .with_state(state)
+}
