@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod approvals;
 mod call;
 mod catalog;
 mod layout;
@@ -111,6 +112,7 @@ struct Inner {
     options: ConsoleOptions,
     csrf: String,
     audit: Option<Arc<dyn AuditLog>>,
+    approvals: approvals::Book,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -146,6 +148,15 @@ impl ConsoleState {
     /// The per-launch CSRF token every `POST` must carry in its `csrf` field.
     pub fn csrf_token(&self) -> &str {
         &self.inner.csrf
+    }
+
+    /// Notes when each pending confirmation was first seen and rejects those waiting
+    /// [`ConsoleOptions::confirmation_ttl`] or longer. Pages call it; a host calls it on a
+    /// timer too, so calls made by other clients expire while nobody looks.
+    pub fn sweep_pending(&self) {
+        self.inner
+            .approvals
+            .sweep(&self.inner.dispatcher, self.inner.options.confirmation_ttl);
     }
 }
 
@@ -194,19 +205,24 @@ impl ConsoleBuilder {
                 options: self.options,
                 csrf: ConsoleOptions::random_token(),
                 audit: self.audit,
+                approvals: approvals::Book::default(),
             }),
         }
     }
 }
 
 /// The console's routes, to mount at `/`: `GET /` (catalog), `/skills/{id}` (a skill, its
-/// call form), `POST /skills/{id}/call` and `/assets/*`.
+/// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
+/// and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
     let max_body = state.inner.options.max_body_bytes;
     axum::Router::new()
         .route("/", get(catalog::catalog_page))
         .route("/skills/{id}", get(catalog::skill_page))
         .route("/skills/{id}/call", post(call::call_skill))
+        .route("/approvals", get(approvals::approvals_page))
+        .route("/approvals/{id}/approve", post(approvals::approve))
+        .route("/approvals/{id}/reject", post(approvals::reject))
         .route("/assets/console.css", get(layout::stylesheet))
         .fallback(layout::not_found)
         .layer(axum::middleware::from_fn_with_state(

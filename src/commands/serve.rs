@@ -1,8 +1,13 @@
-//! `skillkit serve`: the skills as a Model Context Protocol server, on stdio or HTTP.
+//! `skillkit serve`: the skills as a Model Context Protocol server, on stdio or HTTP; over
+//! HTTP the web console is served at `/` next to MCP at `/mcp`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use skill_console::{ConsoleOptions, ConsoleState};
 
 use skill_core::{Dispatcher, SkillContext};
 use skill_mcp::{HttpOptions, McpServer};
@@ -42,6 +47,13 @@ pub struct ServeArgs {
     /// Bearer token HTTP clients must send (default: the SKILLKIT_TOKEN environment variable).
     #[arg(long)]
     token: Option<String>,
+    /// Serve MCP only: no web console at `/`.
+    #[arg(long, requires = "http")]
+    no_console: bool,
+    /// Seconds a call needing confirmation waits for a decision in the console before it is
+    /// rejected as expired.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    confirmation_ttl: u64,
 }
 
 /// The state calls are prepared from: the review state of `--contract` (the domain filter,
@@ -80,12 +92,97 @@ async fn shutdown_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// The audit log the console shows when no pack is served: the packs database the gateway
+/// writes ($SKILLKIT_PACKS_DB, else skillkit-packs.db here), when there is one.
+fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
+    if args.http.is_none() || args.no_console {
+        return None;
+    }
+    let path = std::env::var_os("SKILLKIT_PACKS_DB")
+        .map_or_else(|| PathBuf::from("skillkit-packs.db"), PathBuf::from);
+    if !path.is_file() {
+        return None;
+    }
+    match skill_packs::SqliteStore::open(&path) {
+        Ok(store) => Some(Arc::new(store)),
+        Err(err) => {
+            tracing::warn!(path = %path.display(), %err, "packs database not opened; the console shows no audit records");
+            None
+        }
+    }
+}
+
+/// The console over the same dispatcher and state as the MCP endpoint, behind the same
+/// `Host` and `Origin` allow-lists, with its own per-launch token.
+fn console_state(
+    dispatcher: &Dispatcher,
+    context: SkillContext,
+    options: &HttpOptions,
+    audit: Option<Arc<dyn skill_packs::AuditLog>>,
+    args: &ServeArgs,
+) -> ConsoleState {
+    let mut console_options = ConsoleOptions::new(ConsoleOptions::random_token())
+        .confirmation_ttl(Duration::from_secs(args.confirmation_ttl))
+        .max_body_bytes(options.max_body_bytes);
+    console_options.allowed_hosts = options.allowed_hosts.clone();
+    console_options.allowed_origins = options.allowed_origins.clone();
+    let mut builder = ConsoleState::builder(dispatcher.clone())
+        .context(context)
+        .options(console_options);
+    if let Some(audit) = audit {
+        builder = builder.audit(audit);
+    }
+    builder.build()
+}
+
+/// Serves MCP at `/mcp` and the console at `/` on one listener until Ctrl-C or SIGTERM.
+async fn serve_with_console(
+    listener: tokio::net::TcpListener,
+    server: McpServer,
+    options: HttpOptions,
+    console: ConsoleState,
+) -> Result<(), CliError> {
+    use axum::serve::ListenerExt;
+    let app =
+        skill_mcp::http::router(server, &options).merge(skill_console::router(console.clone()));
+    let cancel = options.shutdown.clone();
+    // Calls made by MCP clients expire too when nobody has the approvals page open.
+    let sweeper = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => console.sweep_pending(),
+                    () = cancel.cancelled() => break,
+                }
+            }
+        })
+    };
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "TCP_NODELAY not set");
+        }
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("HTTP server shutting down");
+            cancel.cancel();
+        })
+        .await?;
+    sweeper.abort();
+    Ok(())
+}
+
 /// Serves until the client goes away (stdio) or the process is told to stop (HTTP).
 pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliError> {
+    let context = context(args)?;
     let mut builder = McpServer::builder(dispatcher.clone())
-        .context(context(args)?)
+        .context(context.clone())
         .filter(args.filter.to_filter())
         .server_info("skillkit", env!("CARGO_PKG_VERSION"));
+    let mut gateway_audit = None;
     if let Some(pack) = &args.pack {
         let linked = skill_packs::linked_packs();
         if !linked.iter().any(|p| p.id == pack) {
@@ -103,9 +200,14 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
             .linked_packs()
             .build()
             .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
+        gateway_audit = Some(gateway.audit_log().clone());
         builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
     }
     let server = builder.build()?;
+    let audit = match gateway_audit {
+        Some(log) => Some(log),
+        None => audit_log(args),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -134,12 +236,22 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     ""
                 }
             );
-            runtime.block_on(skill_mcp::serve_listener(
-                listener,
-                server,
-                options,
-                shutdown_signal(),
-            ))?;
+            if args.no_console {
+                runtime.block_on(skill_mcp::serve_listener(
+                    listener,
+                    server,
+                    options,
+                    shutdown_signal(),
+                ))?;
+            } else {
+                let console = console_state(dispatcher, context, &options, audit, args);
+                eprintln!(
+                    "console at http://{}/?token={}",
+                    listener.local_addr()?,
+                    console.options().token
+                );
+                runtime.block_on(serve_with_console(listener, server, options, console))?;
+            }
         }
         None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,
     }

@@ -10,22 +10,38 @@ pub(crate) struct HttpServer {
     pub(crate) addr: String,
     /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
     pub(crate) url: String,
+    /// The console's address with its token, as the server printed it (unless
+    /// `--no-console`).
+    pub(crate) console: Option<String>,
 }
 
 impl HttpServer {
     /// Starts `skillkit serve --http 127.0.0.1:0 --contract CONTRACT` with `env` set.
     pub(crate) fn start(contract: &str, env: &[(&str, &str)]) -> Self {
+        Self::start_with(&["--contract", contract], env)
+    }
+
+    /// Starts `skillkit serve --http 127.0.0.1:0 ARGS` with `env` set.
+    pub(crate) fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
-            .args(["serve", "--http", "127.0.0.1:0", "--contract", contract])
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("skillkit serve starts");
         let mut banner = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut banner)
-            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        stderr.read_line(&mut banner).unwrap();
+        let console = (!args.contains(&"--no-console")).then(|| {
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            line.trim()
+                .strip_prefix("console at ")
+                .unwrap_or_else(|| panic!("no console address in {line:?}"))
+                .to_string()
+        });
         let addr = banner
             .split("http://")
             .nth(1)
@@ -33,7 +49,12 @@ impl HttpServer {
             .unwrap_or_else(|| panic!("no address in {banner:?}"))
             .to_string();
         let url = format!("http://{addr}/mcp");
-        Self { child, addr, url }
+        Self {
+            child,
+            addr,
+            url,
+            console,
+        }
     }
 }
 

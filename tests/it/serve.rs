@@ -170,3 +170,61 @@ fn an_unknown_pack_is_refused_with_the_packs_there_are() {
     );
     assert!(out.stdout.is_empty(), "nothing on stdout: {:?}", out.stdout);
 }
+
+/// One raw HTTP/1.1 GET; returns the status and the whole response (headers and body).
+fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    (response[9..12].parse().unwrap(), response)
+}
+
+#[test]
+fn http_serves_the_console_behind_its_printed_token() {
+    let server = HttpServer::start(CONTRACT, &[]);
+    let console = server
+        .console
+        .clone()
+        .expect("the console address is printed");
+    let token = console
+        .split("?token=")
+        .nth(1)
+        .expect("the address carries the token");
+    assert_eq!(console, format!("http://{}/?token={token}", server.addr));
+    assert!(token.len() >= 32, "{token}");
+
+    let (status, _) = get(&server.addr, "/", &[]);
+    assert_eq!(status, 401, "no token, no console");
+    let (status, response) = get(&server.addr, &format!("/?token={token}"), &[]);
+    assert_eq!(status, 303, "{response}");
+    assert!(response.contains("HttpOnly; SameSite=Strict"), "{response}");
+    let cookie = format!("skillkit_console={token}");
+    let (status, page) = get(
+        &server.addr,
+        "/skills/fidic_calculate_time_bar",
+        &[("Cookie", &cookie)],
+    );
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("id=\"call-form\""), "{page}");
+    // MCP is still at /mcp on the same port.
+    let (status, _) = post(
+        &server.addr,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_ne!(status, 404);
+}
+
+#[test]
+fn no_console_serves_mcp_only() {
+    let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-console"], &[]);
+    assert!(server.console.is_none());
+    let (status, _) = get(&server.addr, "/", &[]);
+    assert_eq!(status, 404);
+}
