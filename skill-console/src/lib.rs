@@ -29,6 +29,7 @@
 #![warn(unreachable_pub)]
 
 mod approvals;
+mod audit;
 mod call;
 mod catalog;
 mod layout;
@@ -213,7 +214,7 @@ impl ConsoleBuilder {
 
 /// The console's routes, to mount at `/`: `GET /` (catalog), `/skills/{id}` (a skill, its
 /// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
-/// and `/assets/*`.
+/// `/audit` and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
     let max_body = state.inner.options.max_body_bytes;
     axum::Router::new()
@@ -223,6 +224,7 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .route("/approvals", get(approvals::approvals_page))
         .route("/approvals/{id}/approve", post(approvals::approve))
         .route("/approvals/{id}/reject", post(approvals::reject))
+        .route("/audit", get(audit::audit_page))
         .route("/assets/console.css", get(layout::stylesheet))
         .fallback(layout::not_found)
         .layer(axum::middleware::from_fn_with_state(
