@@ -18,6 +18,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! The console knows no business domain: a host plugs contract reviews in through the
+//! [`ReviewRunner`] trait object.
+//!
 //! Security (see [`ConsoleOptions`]): every page needs the per-launch token, given once in
 //! the URL (`?token=…`) and kept in an `HttpOnly`, `SameSite=Strict` cookie; `Host` and
 //! `Origin` are checked against allow-lists (loopback by default); every `POST` carries the
@@ -33,6 +36,7 @@ mod audit;
 mod call;
 mod catalog;
 mod layout;
+mod reviews;
 mod security;
 
 use std::sync::Arc;
@@ -42,6 +46,11 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use skill_core::{Dispatcher, SkillContext};
 use skill_packs::AuditLog;
+
+pub use reviews::{
+    ProgressFn, ReviewError, ReviewLevel, ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner,
+    ReviewSample, ReviewSource,
+};
 
 /// Name of the cookie that carries the session after the token was presented once.
 pub const SESSION_COOKIE: &str = "skillkit_console";
@@ -114,6 +123,8 @@ struct Inner {
     csrf: String,
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
+    reviews: Option<Arc<dyn ReviewRunner>>,
+    jobs: reviews::Jobs,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -121,6 +132,7 @@ impl std::fmt::Debug for ConsoleState {
         f.debug_struct("ConsoleState")
             .field("skills", &self.inner.dispatcher.len())
             .field("audit", &self.inner.audit.is_some())
+            .field("reviews", &self.inner.reviews.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -133,6 +145,7 @@ impl ConsoleState {
             context: SkillContext::new(),
             options: ConsoleOptions::new(ConsoleOptions::random_token()),
             audit: None,
+            reviews: None,
         }
     }
 
@@ -167,6 +180,7 @@ pub struct ConsoleBuilder {
     context: SkillContext,
     options: ConsoleOptions,
     audit: Option<Arc<dyn AuditLog>>,
+    reviews: Option<Arc<dyn ReviewRunner>>,
 }
 
 impl std::fmt::Debug for ConsoleBuilder {
@@ -197,6 +211,13 @@ impl ConsoleBuilder {
         self
     }
 
+    /// Runs reviews for the reviews page (without one the page says so).
+    #[must_use]
+    pub fn reviews(mut self, runner: Arc<dyn ReviewRunner>) -> Self {
+        self.reviews = Some(runner);
+        self
+    }
+
     /// The finished state.
     pub fn build(self) -> ConsoleState {
         ConsoleState {
@@ -207,6 +228,8 @@ impl ConsoleBuilder {
                 csrf: ConsoleOptions::random_token(),
                 audit: self.audit,
                 approvals: approvals::Book::default(),
+                reviews: self.reviews,
+                jobs: reviews::Jobs::default(),
             }),
         }
     }
@@ -214,7 +237,7 @@ impl ConsoleBuilder {
 
 /// The console's routes, to mount at `/`: `GET /` (catalog), `/skills/{id}` (a skill, its
 /// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
-/// `/audit` and `/assets/*`.
+/// `/audit`, `/reviews` (form, start, progress, report, downloads) and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
     let max_body = state.inner.options.max_body_bytes;
     axum::Router::new()
@@ -225,6 +248,10 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .route("/approvals/{id}/approve", post(approvals::approve))
         .route("/approvals/{id}/reject", post(approvals::reject))
         .route("/audit", get(audit::audit_page))
+        .route("/reviews", get(reviews::reviews_page).post(reviews::start))
+        .route("/reviews/{id}", get(reviews::job_page))
+        .route("/reviews/{id}/report.md", get(reviews::download_markdown))
+        .route("/reviews/{id}/report.json", get(reviews::download_json))
         .route("/assets/console.css", get(layout::stylesheet))
         .fallback(layout::not_found)
         .layer(axum::middleware::from_fn_with_state(

@@ -1,0 +1,486 @@
+//! Reviews: the console knows no contract domain; a host plugs one in as a [`ReviewRunner`].
+//! A review runs on a blocking thread of its own; its page shows a progress bar (refreshed
+//! by the browser, no script) while it runs, then the risks by clause with their evidence
+//! and the report to download as Markdown or JSON. No page waits for a running review.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Multipart, Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::{html, Markup, PreEscaped};
+
+use crate::layout::{csrf_field, error_page, page, Section};
+use crate::ConsoleState;
+
+/// A contract that comes with the host, offered on the reviews page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewSample {
+    /// What the form sends back to pick it.
+    pub id: String,
+    /// What people read.
+    pub title: String,
+}
+
+/// What to review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReviewSource {
+    /// A sample, by its [`ReviewSample::id`].
+    Sample(String),
+    /// Uploaded files (a contract, or the files of a folder: contract, standard form,
+    /// references), by file name.
+    Upload(Vec<(String, Vec<u8>)>),
+}
+
+/// One review asked for on the reviews page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewRequest {
+    /// The contract.
+    pub source: ReviewSource,
+    /// The domain (one of [`ReviewRunner::domains`]; empty lets the runner guess).
+    pub domain: String,
+    /// The party the review acts for.
+    pub our_party: String,
+    /// Language of the review (`en`, `zh-CN`).
+    pub language: String,
+}
+
+/// How serious a risk is, for the level colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReviewLevel {
+    /// Loss of a right, unlimited exposure, a contradiction.
+    High,
+    /// Needs negotiation.
+    Medium,
+    /// Worth noting.
+    Low,
+}
+
+impl ReviewLevel {
+    /// `high`, `medium`, `low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewLevel::High => "high",
+            ReviewLevel::Medium => "medium",
+            ReviewLevel::Low => "low",
+        }
+    }
+}
+
+/// One risk of a finished review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewRisk {
+    /// The clause it is in.
+    pub clause_id: String,
+    /// How serious.
+    pub level: ReviewLevel,
+    /// Short machine-readable type.
+    pub risk_type: String,
+    /// What the risk is.
+    pub description: String,
+    /// Why it is a risk.
+    pub reason: String,
+    /// The evidence: the analysis and the contract's words.
+    pub evidence: String,
+}
+
+/// A finished review: the risks for the table and the report in both download formats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewOutcome {
+    /// What was reviewed (document id).
+    pub title: String,
+    /// Clauses reviewed.
+    pub clauses: usize,
+    /// Every risk, clause by clause.
+    pub risks: Vec<ReviewRisk>,
+    /// The report as Markdown.
+    pub markdown: String,
+    /// The report as JSON.
+    pub json: String,
+}
+
+/// Why a review could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReviewError(pub String);
+
+/// Called after each reviewed clause with the clauses done and the clauses in all.
+pub type ProgressFn<'a> = &'a (dyn Fn(usize, usize) + Send + Sync);
+
+/// Runs reviews for the console; the host implements it with its review library.
+pub trait ReviewRunner: Send + Sync {
+    /// The samples offered.
+    fn samples(&self) -> Vec<ReviewSample>;
+    /// The domains to choose from.
+    fn domains(&self) -> Vec<String>;
+    /// Runs one review to its end (on a blocking thread), telling `progress` as clauses
+    /// finish.
+    fn run(
+        &self,
+        request: &ReviewRequest,
+        progress: ProgressFn<'_>,
+    ) -> Result<ReviewOutcome, ReviewError>;
+}
+
+#[derive(Debug, Clone)]
+enum JobState {
+    Running { done: usize, total: usize },
+    Done(Arc<ReviewOutcome>),
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+struct Job {
+    label: String,
+    state: JobState,
+}
+
+/// Reviews started from this console.
+#[derive(Debug, Default)]
+pub(crate) struct Jobs {
+    next: AtomicU64,
+    jobs: Mutex<HashMap<u64, Job>>,
+}
+
+impl Jobs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Job>> {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn set(&self, id: u64, state: JobState) {
+        if let Some(job) = self.lock().get_mut(&id) {
+            job.state = state;
+        }
+    }
+
+    fn get(&self, id: u64) -> Option<Job> {
+        self.lock().get(&id).cloned()
+    }
+
+    fn list(&self) -> Vec<(u64, Job)> {
+        let mut all: Vec<(u64, Job)> = self.lock().iter().map(|(k, v)| (*k, v.clone())).collect();
+        all.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
+        all
+    }
+}
+
+fn runner_or_404(state: &ConsoleState) -> Result<Arc<dyn ReviewRunner>, Response> {
+    state.inner.reviews.clone().ok_or_else(|| {
+        (
+            StatusCode::NOT_FOUND,
+            page(
+                state,
+                Section::Reviews,
+                "Reviews",
+                html! { h1 { "Reviews" } p #no-reviews { "This server runs no reviews." } },
+            ),
+        )
+            .into_response()
+    })
+}
+
+/// `GET /reviews`: the form and the reviews started.
+pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response {
+    let runner = match runner_or_404(&state) {
+        Ok(r) => r,
+        Err(page) => return page,
+    };
+    let samples = runner.samples();
+    let domains = runner.domains();
+    let jobs = state.inner.jobs.list();
+    let body = html! {
+        h1 { "Reviews" }
+        form #review-form method="post" action="/reviews" enctype="multipart/form-data" {
+            (csrf_field(&state))
+            div.field {
+                label for="sample" { "Sample contract" }
+                select id="sample" name="sample" {
+                    option value="" { "(upload instead)" }
+                    @for s in &samples { option value=(s.id) { (s.title) } }
+                }
+            }
+            div.field {
+                label for="files" { "Or upload " small { "Markdown, text or JSON; several files for a contract with its standard form and references" } }
+                input type="file" id="files" name="files" multiple accept=".md,.markdown,.txt,.json,.docx,.pdf";
+            }
+            div.field {
+                label for="domain" { "Domain" }
+                select id="domain" name="domain" {
+                    option value="" { "(guess)" }
+                    @for d in &domains { option value=(d) { (d) } }
+                }
+            }
+            div.field {
+                label for="our_party" { "Our party" }
+                input type="text" id="our_party" name="our_party" placeholder="e.g. Contractor";
+            }
+            div.field {
+                label for="language" { "Language" }
+                select id="language" name="language" {
+                    option value="en" { "en" }
+                    option value="zh-CN" { "zh-CN" }
+                }
+            }
+            div.field {
+                label { "Mode" }
+                span.hint { "checklist (rules over the skills' outputs)" }
+            }
+            button type="submit" #review-submit { "Start review" }
+        }
+        h2 { "Started" }
+        @if jobs.is_empty() {
+            p.hint { "No review yet." }
+        } @else {
+            table #jobs {
+                thead { tr { th { "Review" } th { "Contract" } th { "State" } } }
+                tbody {
+                    @for (id, job) in &jobs {
+                        tr {
+                            td { a href={ "/reviews/" (id) } { "#" (id) } }
+                            td { (job.label) }
+                            td { (state_text(&job.state)) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page(&state, Section::Reviews, "Reviews", body).into_response()
+}
+
+fn state_text(state: &JobState) -> String {
+    match state {
+        JobState::Running { done, total } => format!("running: {done} of {total} clauses"),
+        JobState::Done(outcome) => format!("done: {} risks", outcome.risks.len()),
+        JobState::Failed(why) => format!("failed: {why}"),
+    }
+}
+
+/// `POST /reviews` (multipart): starts a review in the background and shows its page.
+pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart) -> Response {
+    let runner = match runner_or_404(&state) {
+        Ok(r) => r,
+        Err(page) => return page,
+    };
+    let mut sample = String::new();
+    let mut files = Vec::new();
+    let mut request = ReviewRequest {
+        source: ReviewSource::Upload(Vec::new()),
+        domain: String::new(),
+        our_party: String::new(),
+        language: "en".into(),
+    };
+    loop {
+        let field = match form.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(err) => return bad_request(&format!("the form could not be read: {err}")),
+        };
+        let name = field.name().unwrap_or_default().to_string();
+        let file_name = field.file_name().map(str::to_string);
+        let bytes = match field.bytes().await {
+            Ok(bytes) => bytes,
+            Err(err) => return bad_request(&format!("field `{name}` could not be read: {err}")),
+        };
+        let text = || String::from_utf8_lossy(&bytes).trim().to_string();
+        match name.as_str() {
+            "sample" => sample = text(),
+            "domain" => request.domain = text(),
+            "our_party" => request.our_party = text(),
+            "language" => request.language = text(),
+            "files" => {
+                if let Some(file_name) = file_name.filter(|n| !n.is_empty()) {
+                    if !bytes.is_empty() {
+                        files.push((file_name, bytes.to_vec()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let domains = runner.domains();
+    if !request.domain.is_empty() && !domains.contains(&request.domain) {
+        return bad_request(&format!(
+            "unknown domain `{}`; expected one of: {}",
+            request.domain,
+            domains.join(", ")
+        ));
+    }
+    let label = if !sample.is_empty() {
+        let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
+            return bad_request(&format!("no sample `{sample}`"));
+        };
+        request.source = ReviewSource::Sample(sample);
+        found.title
+    } else if !files.is_empty() {
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        let label = names.join(", ");
+        request.source = ReviewSource::Upload(files);
+        label
+    } else {
+        return bad_request("choose a sample or upload a contract");
+    };
+    let jobs = &state.inner.jobs;
+    let id = jobs.next.fetch_add(1, Ordering::Relaxed) + 1;
+    jobs.lock().insert(
+        id,
+        Job {
+            label,
+            state: JobState::Running { done: 0, total: 0 },
+        },
+    );
+    let worker = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let report = |done: usize, total: usize| {
+            worker.inner.jobs.set(id, JobState::Running { done, total });
+        };
+        let outcome = runner.run(&request, &report);
+        let next = match outcome {
+            Ok(outcome) => JobState::Done(Arc::new(outcome)),
+            Err(err) => JobState::Failed(err.0),
+        };
+        tracing::info!(review = id, state = %state_text(&next), "console review finished");
+        worker.inner.jobs.set(id, next);
+    });
+    Redirect::to(&format!("/reviews/{id}")).into_response()
+}
+
+fn bad_request(message: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        error_page("Review not started", message),
+    )
+        .into_response()
+}
+
+fn job_or_404(state: &ConsoleState, id: &str) -> Result<Job, Response> {
+    id.parse()
+        .ok()
+        .and_then(|id| state.inner.jobs.get(id))
+        .ok_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                error_page(
+                    "Unknown review",
+                    &format!("no review `{id}` was started here"),
+                ),
+            )
+                .into_response()
+        })
+}
+
+/// `GET /reviews/{id}`: progress while it runs (the page refreshes itself), then the report.
+pub(crate) async fn job_page(
+    State(state): State<ConsoleState>,
+    Path(id): Path<String>,
+) -> Response {
+    let job = match job_or_404(&state, &id) {
+        Ok(job) => job,
+        Err(page) => return page,
+    };
+    let body = html! {
+        p { a href="/reviews" { "← Reviews" } }
+        h1 { "Review #" (id) " " span.count { (job.label) } }
+        @match &job.state {
+            JobState::Running { done, total } => {
+                // A meta refresh (no script) polls until the review is done.
+                (PreEscaped("<meta http-equiv=\"refresh\" content=\"1\">"))
+                p #progress-text { "Reviewing: " (done) " of " (total) " clauses." }
+                progress #progress max=((*total).max(1)) value=(done) {}
+            },
+            JobState::Failed(why) => p.error-text #review-error { "The review failed: " (why) },
+            JobState::Done(outcome) => (report(&id, outcome)),
+        }
+    };
+    page(&state, Section::Reviews, &format!("Review #{id}"), body).into_response()
+}
+
+fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
+    let count = |level: ReviewLevel| outcome.risks.iter().filter(|r| r.level == level).count();
+    html! {
+        p #review-summary {
+            (outcome.title) ": " (outcome.clauses) " clauses reviewed, " (outcome.risks.len()) " risks ("
+            span.badge.level-high { (count(ReviewLevel::High)) " high" } " "
+            span.badge.level-medium { (count(ReviewLevel::Medium)) " medium" } " "
+            span.badge.level-low { (count(ReviewLevel::Low)) " low" } ")"
+        }
+        p {
+            a #download-md href={ "/reviews/" (id) "/report.md" } download { "Download Markdown" } " · "
+            a #download-json href={ "/reviews/" (id) "/report.json" } download { "Download JSON" }
+        }
+        @if outcome.risks.is_empty() {
+            p.hint { "No risk found." }
+        } @else {
+            table #risks {
+                thead { tr { th { "Clause" } th { "Level" } th { "Risk" } } }
+                tbody {
+                    @for r in &outcome.risks {
+                        tr {
+                            td.mono { (r.clause_id) }
+                            td class={ "level-" (r.level.as_str()) } { (r.level.as_str()) }
+                            td {
+                                details {
+                                    summary { (r.description) " " span.hint.mono { (r.risk_type) } }
+                                    p { strong { "Why: " } (r.reason) }
+                                    pre.evidence { (r.evidence) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn download(state: &ConsoleState, id: &str, json: bool) -> Response {
+    let job = match job_or_404(state, id) {
+        Ok(job) => job,
+        Err(page) => return page,
+    };
+    let JobState::Done(outcome) = job.state else {
+        return (
+            StatusCode::CONFLICT,
+            error_page("Not finished", &format!("review {id} has no report yet")),
+        )
+            .into_response();
+    };
+    let (kind, ext, text) = if json {
+        ("application/json", "json", outcome.json.clone())
+    } else {
+        (
+            "text/markdown; charset=utf-8",
+            "md",
+            outcome.markdown.clone(),
+        )
+    };
+    (
+        [
+            (header::CONTENT_TYPE, kind.to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"review-{id}.{ext}\""),
+            ),
+        ],
+        text,
+    )
+        .into_response()
+}
+
+/// `GET /reviews/{id}/report.md`.
+pub(crate) async fn download_markdown(
+    State(state): State<ConsoleState>,
+    Path(id): Path<String>,
+) -> Response {
+    download(&state, &id, false)
+}
+
+/// `GET /reviews/{id}/report.json`.
+pub(crate) async fn download_json(
+    State(state): State<ConsoleState>,
+    Path(id): Path<String>,
+) -> Response {
+    download(&state, &id, true)
+}
