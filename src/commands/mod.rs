@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod check;
+mod console_reviews;
 pub mod eval;
 pub mod list;
 pub mod parse;

@@ -128,7 +128,10 @@ fn console_state(
     console_options.allowed_origins = options.allowed_origins.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
         .context(context)
-        .options(console_options);
+        .options(console_options)
+        .reviews(Arc::new(super::console_reviews::LibraryReviews::new(
+            dispatcher.clone(),
+        )));
     if let Some(audit) = audit {
         builder = builder.audit(audit);
     }

@@ -228,3 +228,99 @@ fn no_console_serves_mcp_only() {
     let (status, _) = get(&server.addr, "/", &[]);
     assert_eq!(status, 404);
 }
+
+/// One raw multipart POST to the console; returns the status and the whole response.
+fn post_multipart(
+    addr: &str,
+    path: &str,
+    cookie: &str,
+    fields: &[(&str, Option<&str>, &str)],
+) -> (u16, String) {
+    let boundary = "CLIBOUNDARY";
+    let mut body = String::new();
+    for (name, file, value) in fields {
+        body.push_str(&format!("--{boundary}\r\n"));
+        match file {
+            Some(f) => body.push_str(&format!("Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\nContent-Type: text/markdown\r\n\r\n")),
+            None => body.push_str(&format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n")),
+        }
+        body.push_str(value);
+        body.push_str("\r\n");
+    }
+    body.push_str(&format!("--{boundary}--\r\n"));
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nCookie: {cookie}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    (response[9..12].parse().unwrap(), response)
+}
+
+#[test]
+fn the_console_reviews_an_uploaded_contract_with_the_library() {
+    let server = HttpServer::start(CONTRACT, &[]);
+    let token = server
+        .console
+        .clone()
+        .unwrap()
+        .split("?token=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let cookie = format!("skillkit_console={token}");
+    let (status, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    assert_eq!(status, 200, "{form}");
+    assert!(
+        form.contains("samples/fidic"),
+        "the bundled samples are offered"
+    );
+    let csrf = form
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let contract = std::fs::read_to_string(format!(
+        "{}/samples/sha/shareholders_agreement.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("sample", None, ""),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    assert!(response.contains("location: /reviews/1"), "{response}");
+    // Poll the page (no time limit asserted; give up after a few minutes of a stuck review).
+    let mut page = String::new();
+    for _ in 0..1200 {
+        page = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
+        if page.contains("review-summary") || page.contains("review-error") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(page.contains("id=\"risks\""), "{page}");
+    let (status, markdown) = get(&server.addr, "/reviews/1/report.md", &[("Cookie", &cookie)]);
+    assert_eq!(status, 200);
+    assert!(markdown.contains("# Review of"), "{markdown}");
+    let (status, json) = get(
+        &server.addr,
+        "/reviews/1/report.json",
+        &[("Cookie", &cookie)],
+    );
+    assert_eq!(status, 200);
+    let body = json.split_once("\r\n\r\n").unwrap().1;
+    let report: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(report["domain_id"], "sha_spa", "{report}");
+}

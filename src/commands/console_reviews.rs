@@ -1,0 +1,222 @@
+//! The console's reviews, run with the contract-review library: bundled samples or uploaded
+//! files, checklist mode.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use skill_console::{
+    ProgressFn, ReviewError, ReviewLevel, ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner,
+    ReviewSample, ReviewSource,
+};
+use skill_core::Dispatcher;
+use skills::review::{
+    render_json, render_markdown, run_review, ProgressHook, ReviewOptions, RiskLevel,
+};
+
+use super::review::{contract_inputs, ContractOptions};
+
+/// Reviews contracts for the console with the skills of `dispatcher`.
+pub struct LibraryReviews {
+    dispatcher: Dispatcher,
+    samples_dir: Option<PathBuf>,
+}
+
+impl LibraryReviews {
+    /// Offers the folders of `samples/` (here, else next to the sources) as samples.
+    pub fn new(dispatcher: Dispatcher) -> Self {
+        let samples_dir = [
+            PathBuf::from("samples"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
+        ]
+        .into_iter()
+        .find(|p| p.is_dir());
+        Self {
+            dispatcher,
+            samples_dir,
+        }
+    }
+}
+
+/// A file name reduced to a safe last component (`../../x y.md` → `x_y.md`).
+fn safe_name(name: &str, index: usize) -> String {
+    let last = name.rsplit(['/', '\\']).next().unwrap_or_default();
+    let clean: String = last
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_start_matches('.');
+    if clean.is_empty() {
+        format!("upload-{index}.txt")
+    } else {
+        clean.to_string()
+    }
+}
+
+/// Removes the upload folder when the review is over.
+struct UploadDir(PathBuf);
+
+impl Drop for UploadDir {
+    fn drop(&mut self) {
+        if let Err(err) = std::fs::remove_dir_all(&self.0) {
+            tracing::warn!(path = %self.0.display(), %err, "upload folder not removed");
+        }
+    }
+}
+
+impl ReviewRunner for LibraryReviews {
+    fn samples(&self) -> Vec<ReviewSample> {
+        let Some(dir) = &self.samples_dir else {
+            return Vec::new();
+        };
+        let mut samples: Vec<ReviewSample> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .map(|name| ReviewSample {
+                title: format!("samples/{name}"),
+                id: name,
+            })
+            .collect();
+        samples.sort_by(|a, b| a.id.cmp(&b.id));
+        samples
+    }
+
+    fn domains(&self) -> Vec<String> {
+        vec!["fidic".into(), "sha_spa".into()]
+    }
+
+    fn run(
+        &self,
+        request: &ReviewRequest,
+        progress: ProgressFn<'_>,
+    ) -> Result<ReviewOutcome, ReviewError> {
+        let mut _upload = None;
+        let path = match &request.source {
+            ReviewSource::Sample(id) => {
+                let sample = self
+                    .samples()
+                    .into_iter()
+                    .find(|s| &s.id == id)
+                    .ok_or_else(|| ReviewError(format!("no sample `{id}`")))?;
+                self.samples_dir
+                    .as_ref()
+                    .map(|d| d.join(&sample.id))
+                    .ok_or_else(|| ReviewError("no samples folder".into()))?
+            }
+            ReviewSource::Upload(files) => {
+                let dir = std::env::temp_dir().join(format!(
+                    "skillkit-console-{}",
+                    skill_console::ConsoleOptions::random_token()
+                ));
+                std::fs::create_dir_all(&dir).map_err(|e| {
+                    ReviewError(format!("upload folder {} not made: {e}", dir.display()))
+                })?;
+                let guard = UploadDir(dir.clone());
+                let mut written = Vec::new();
+                for (i, (name, bytes)) in files.iter().enumerate() {
+                    let path = dir.join(safe_name(name, i));
+                    std::fs::write(&path, bytes)
+                        .map_err(|e| ReviewError(format!("upload `{name}` not saved: {e}")))?;
+                    written.push(path);
+                }
+                _upload = Some(guard);
+                match written.as_slice() {
+                    [one] => one.clone(),
+                    _ => dir,
+                }
+            }
+        };
+        let options = ContractOptions {
+            domain: Some(request.domain.clone()).filter(|d| !d.is_empty()),
+            checklist: None,
+            criteria: None,
+            baseline: None,
+            references: Vec::new(),
+            our_party: request.our_party.clone(),
+            language: if request.language == "zh-CN" {
+                "zh-CN".into()
+            } else {
+                "en".into()
+            },
+        };
+        let inputs = contract_inputs(&path, &options).map_err(|e| ReviewError(e.to_string()))?;
+        let state = super::review_state(&inputs).map_err(|e| ReviewError(e.to_string()))?;
+        let total = if state.review_checklist.is_empty() {
+            state.primary().map_or(0, |d| d.total_clauses)
+        } else {
+            state.review_checklist.len()
+        };
+        progress(0, total);
+        let (sender, updates) = std::sync::mpsc::channel::<(usize, usize)>();
+        let sender = std::sync::Mutex::new(sender);
+        let hook = ProgressHook(Arc::new(move |_, done, total| {
+            if let Ok(sender) = sender.lock() {
+                let _ = sender.send((done, total));
+            }
+        }));
+        let review_options = ReviewOptions {
+            progress: Some(hook),
+            ..ReviewOptions::default()
+        };
+        let report = std::thread::scope(|scope| {
+            let worker =
+                scope.spawn(|| run_review(&self.dispatcher, &state, &review_options, None));
+            // The hook sends from the review's tasks; progress is told here, in order.
+            while !worker.is_finished() {
+                match updates.recv_timeout(std::time::Duration::from_millis(100)) {
+                    Ok((done, total)) => progress(done, total),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            worker.join()
+        })
+        .map_err(|_| ReviewError("the review stopped on a panic".into()))?;
+        let risks = report
+            .risks()
+            .map(|r| ReviewRisk {
+                clause_id: r.clause_id.clone(),
+                level: match r.risk_level {
+                    RiskLevel::High => ReviewLevel::High,
+                    RiskLevel::Medium => ReviewLevel::Medium,
+                    RiskLevel::Low => ReviewLevel::Low,
+                },
+                risk_type: r.risk_type.clone(),
+                description: r.description.clone(),
+                reason: r.reason.clone(),
+                evidence: match &r.location {
+                    Some(loc) => format!("{}\n\nContract text: {}", r.analysis, loc.original_text),
+                    None => r.analysis.clone(),
+                },
+            })
+            .collect();
+        Ok(ReviewOutcome {
+            title: report.document_id.clone(),
+            clauses: report.summary.clauses_reviewed,
+            risks,
+            markdown: render_markdown(&report),
+            json: render_json(&report),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_name;
+
+    #[test]
+    fn upload_names_stay_in_their_folder() {
+        assert_eq!(safe_name("../../etc/passwd", 0), "passwd");
+        assert_eq!(safe_name("my contract.md", 0), "my_contract.md");
+        assert_eq!(safe_name("..", 3), "upload-3.txt");
+        assert_eq!(safe_name("C:\\x\\.hidden", 1), "hidden");
+    }
+}
