@@ -102,7 +102,7 @@ pub(crate) fn render_result(result: &SkillResult, wall_ms: f64) -> Markup {
             }
             @if let Some(summary) = summary { p.summary #summary { (summary) } }
             @if let Some(pending) = &pending {
-                p #pending {
+                p #pending-notice {
                     "The call waits for a person's decision as " code { (pending.id) } ": "
                     a href="/approvals" { "review it in Approvals" } "."
                 }

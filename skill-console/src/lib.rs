@@ -253,6 +253,10 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .route("/reviews/{id}/report.md", get(reviews::download_markdown))
         .route("/reviews/{id}/report.json", get(reviews::download_json))
         .route("/assets/console.css", get(layout::stylesheet))
+        .route(
+            "/favicon.ico",
+            get(|| async { axum::http::StatusCode::NO_CONTENT }),
+        )
         .fallback(layout::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

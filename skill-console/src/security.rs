@@ -13,7 +13,7 @@ use crate::{ConsoleOptions, ConsoleState, SESSION_COOKIE};
 
 /// Paths served without the token: static assets carry nothing secret.
 fn is_public(path: &str) -> bool {
-    path.starts_with("/assets/")
+    path.starts_with("/assets/") || path == "/favicon.ico"
 }
 
 /// Checks `Host`, `Origin`, the token and (on `POST`) the CSRF field, in that order.
@@ -236,7 +236,9 @@ fn refuse(status: StatusCode, title: &str, message: &str) -> Response {
 }
 
 /// Headers on every answer: no inline script or foreign resource, no framing, no referrer
-/// (the first URL carries the token), no MIME sniffing, no caching of pages.
+/// to other sites (the first URL carries the token; with no referrer at all browsers send
+/// `Origin: null` on form posts, which the origin check refuses), no MIME sniffing, no
+/// caching of pages.
 pub(crate) async fn headers(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     let h = response.headers_mut();
@@ -253,7 +255,7 @@ pub(crate) async fn headers(request: Request, next: Next) -> Response {
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     if !h.contains_key(header::CACHE_CONTROL) {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

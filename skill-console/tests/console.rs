@@ -159,7 +159,7 @@ async fn answers_carry_a_strict_content_security_policy() {
         .unwrap();
     assert!(csp.contains("script-src 'self'"), "{csp}");
     assert!(!csp.contains("unsafe-inline"), "{csp}");
-    assert_eq!(answer.headers[header::REFERRER_POLICY], "no-referrer");
+    assert_eq!(answer.headers[header::REFERRER_POLICY], "same-origin");
     // The stylesheet needs no token.
     let css = send(
         &app,

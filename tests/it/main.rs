@@ -6,6 +6,7 @@ skill_core::link_skills!(skills);
 
 mod cli;
 mod cli_agent;
+mod console_e2e;
 mod eval;
 #[path = "../../skills/tests/it/format_fixtures.rs"]
 mod format_fixtures;
