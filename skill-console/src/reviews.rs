@@ -166,26 +166,23 @@ impl Jobs {
     }
 }
 
-fn runner_or_404(state: &ConsoleState) -> Result<Arc<dyn ReviewRunner>, Response> {
-    state.inner.reviews.clone().ok_or_else(|| {
-        (
-            StatusCode::NOT_FOUND,
-            page(
-                state,
-                Section::Reviews,
-                "Reviews",
-                html! { h1 { "Reviews" } p #no-reviews { "This server runs no reviews." } },
-            ),
-        )
-            .into_response()
-    })
+fn no_runner(state: &ConsoleState) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        page(
+            state,
+            Section::Reviews,
+            "Reviews",
+            html! { h1 { "Reviews" } p #no-reviews { "This server runs no reviews." } },
+        ),
+    )
+        .into_response()
 }
 
 /// `GET /reviews`: the form and the reviews started.
 pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response {
-    let runner = match runner_or_404(&state) {
-        Ok(r) => r,
-        Err(page) => return page,
+    let Some(runner) = state.inner.reviews.clone() else {
+        return no_runner(&state);
     };
     let samples = runner.samples();
     let domains = runner.domains();
@@ -260,9 +257,8 @@ fn state_text(state: &JobState) -> String {
 
 /// `POST /reviews` (multipart): starts a review in the background and shows its page.
 pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart) -> Response {
-    let runner = match runner_or_404(&state) {
-        Ok(r) => r,
-        Err(page) => return page,
+    let Some(runner) = state.inner.reviews.clone() else {
+        return no_runner(&state);
     };
     let mut sample = String::new();
     let mut files = Vec::new();
@@ -355,20 +351,19 @@ fn bad_request(message: &str) -> Response {
         .into_response()
 }
 
-fn job_or_404(state: &ConsoleState, id: &str) -> Result<Job, Response> {
-    id.parse()
-        .ok()
-        .and_then(|id| state.inner.jobs.get(id))
-        .ok_or_else(|| {
-            (
-                StatusCode::NOT_FOUND,
-                error_page(
-                    "Unknown review",
-                    &format!("no review `{id}` was started here"),
-                ),
-            )
-                .into_response()
-        })
+fn find_job(state: &ConsoleState, id: &str) -> Option<Job> {
+    id.parse().ok().and_then(|id| state.inner.jobs.get(id))
+}
+
+fn unknown_job(id: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        error_page(
+            "Unknown review",
+            &format!("no review `{id}` was started here"),
+        ),
+    )
+        .into_response()
 }
 
 /// `GET /reviews/{id}`: progress while it runs (the page refreshes itself), then the report.
@@ -376,9 +371,8 @@ pub(crate) async fn job_page(
     State(state): State<ConsoleState>,
     Path(id): Path<String>,
 ) -> Response {
-    let job = match job_or_404(&state, &id) {
-        Ok(job) => job,
-        Err(page) => return page,
+    let Some(job) = find_job(&state, &id) else {
+        return unknown_job(&id);
     };
     let body = html! {
         p { a href="/reviews" { "← Reviews" } }
@@ -436,9 +430,8 @@ fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
 }
 
 fn download(state: &ConsoleState, id: &str, json: bool) -> Response {
-    let job = match job_or_404(state, id) {
-        Ok(job) => job,
-        Err(page) => return page,
+    let Some(job) = find_job(state, id) else {
+        return unknown_job(id);
     };
     let JobState::Done(outcome) = job.state else {
         return (
