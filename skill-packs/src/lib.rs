@@ -27,11 +27,13 @@
 //! | declaring | [`pack!`], [`Pack`], [`Exports`], [`Imports`], [`PackManifest`] and its parts ([`PackExports`], [`ExportedTool`], [`Access`], [`ToolRateLimit`], [`Deprecation`], [`ImportDecl`]), [`linked_packs`] |
 //! | checking | [`check_packs`], [`check_manifests`], [`assert_packs_valid`], [`assert_manifests_valid`], [`PackProblem`], [`MIN_DEPRECATION_DAYS`] |
 //! | calling | [`Gateway`], [`GatewayBuilder`], [`Caller`], [`PackSession`], [`GatewayError`], [`codes`], [`MAX_CALL_DEPTH`], [`SHOW_SUBSCRIBE_CARD`] |
+//! | cataloguing | [`catalog_entries`], [`sync_catalog`], [`catalog_markdown`], [`CatalogEntry`], [`SyncReport`], [`schema_hash`], [`usage_example`] |
 //! | limiting | [`RateLimit`], [`Window`], [`RateLimitParseError`] |
 //! | storing | [`SubscriptionStore`], [`QuotaStore`], [`AuditLog`], [`StateStore`], [`SqliteStore`], `PgStore` (feature `postgres`), `RedisQuotaStore` (feature `redis`), [`Stores`], [`redact_url`], [`AuditRecord`], [`AuditQuery`], [`QuotaDecision`], [`QuotaRequest`], [`StoreError`] |
 
 #![warn(missing_docs, unreachable_pub)]
 
+mod catalog;
 mod check;
 pub mod codes;
 mod declare;
@@ -41,6 +43,10 @@ mod rate;
 mod session;
 mod store;
 
+pub use catalog::{
+    catalog_entries, catalog_markdown, schema_hash, sync_catalog, usage_example, CatalogEntry,
+    SyncReport,
+};
 pub use check::{
     assert_manifests_valid, assert_packs_valid, check_manifests, check_packs, PackProblem,
     MIN_DEPRECATION_DAYS,
