@@ -203,11 +203,10 @@ async fn postgres_sync(
     dry_run: bool,
     now: DateTime<Utc>,
 ) -> Result<SyncReport, StoreError> {
-    let (url, schema) = match url.split_once("?schema=") {
-        Some((url, schema)) => (url, schema),
-        None => (url, "public"),
-    };
-    let store = crate::store::PgStore::connect_in_schema(url, schema).await?;
+    let (url, schema) = crate::store::take_param(url, "schema");
+    let store =
+        crate::store::PgStore::connect_in_schema(&url, schema.as_deref().unwrap_or("public"))
+            .await?;
     let mut client = store.client().await?;
     let s = store.schema();
     let tx = client.transaction().await?;

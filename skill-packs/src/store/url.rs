@@ -59,7 +59,7 @@ enum Engine {
 }
 
 /// Takes `name=value` out of the query of `url`.
-fn take_param(url: &str, name: &str) -> (String, Option<String>) {
+pub(crate) fn take_param(url: &str, name: &str) -> (String, Option<String>) {
     let Some((base, query)) = url.split_once('?') else {
         return (url.to_string(), None);
     };

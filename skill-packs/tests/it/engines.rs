@@ -197,6 +197,44 @@ async fn a_failed_audit_write_is_retried_and_never_dropped_silently() {
     assert_eq!(store.query(&AuditQuery::default()).await.unwrap().len(), 1);
 }
 
+/// A call refused by one of its limits is counted in none (stores that check atomically).
+#[cfg(any(feature = "postgres", feature = "redis"))]
+async fn assert_nothing_counted_when_one_limit_is_full(store: &dyn skill_packs::QuotaStore) {
+    use skill_packs::{QuotaRequest, Window};
+    let now = start();
+    let limits = [
+        QuotaRequest {
+            key: "p.tool",
+            max: 10,
+            window: Window::Hour,
+        },
+        QuotaRequest {
+            key: "p.*",
+            max: 1,
+            window: Window::Day,
+        },
+    ];
+    assert_eq!(
+        store.try_acquire_all("atom", &limits, now).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.try_acquire_all("atom", &limits, now).await.unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        store
+            .used("atom", "p.tool", Window::Hour, now)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store.used("atom", "p.*", Window::Day, now).await.unwrap(),
+        1
+    );
+}
+
 #[cfg(feature = "postgres")]
 mod postgres {
     use super::*;
@@ -338,7 +376,7 @@ mod postgres {
         let Some(url) = postgres() else { return };
         let schema = TestSchema::new(&url, "vanish");
         let relay = Relay::start(server_address(&url, 5432)).await;
-        let relayed = format!("{}?schema={}", relay.url_for(&url, 5432), schema.name);
+        let relayed = format!("{}?schema={}", relay.url_for(&url), schema.name);
         let stores = Stores::connect(&relayed, None).await.unwrap();
         let clock = TestClock::at(start());
         let gateway = gateway_with(stores, &clock).build().unwrap();
@@ -415,6 +453,7 @@ mod redis_quota {
             "ttl {ttl}, window ends in {to_window_end} s"
         );
         assert_eq!(prefix.keys(), [key]);
+        assert_nothing_counted_when_one_limit_is_full(store.as_ref()).await;
     }
 
     #[tokio::test]
@@ -433,7 +472,7 @@ mod redis_quota {
         let Some(url) = redis() else { return };
         let prefix = TestPrefix::new(&url, "vanish");
         let relay = Relay::start(server_address(&url, 6379)).await;
-        let relayed = format!("{}?prefix={}", relay.url_for(&url, 6379), prefix.prefix);
+        let relayed = format!("{}?prefix={}", relay.url_for(&url), prefix.prefix);
         let main = format!("sqlite://{}", temp_db("redis-vanish").display());
         let clock = TestClock::at(start());
         let ctx = SkillContext::new();

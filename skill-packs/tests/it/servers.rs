@@ -223,15 +223,13 @@ impl Relay {
     }
 
     /// `url` with its host and port replaced by this relay's.
-    pub(crate) fn url_for(&self, url: &str, default_port: u16) -> String {
-        let addr = address_of(url, default_port).unwrap();
+    pub(crate) fn url_for(&self, url: &str) -> String {
         let (scheme, rest) = url.split_once("://").unwrap();
         let authority = rest.split(['/', '?']).next().unwrap();
         let tail = &rest[authority.len()..];
         let userinfo = authority
             .rsplit_once('@')
             .map_or(String::new(), |(u, _)| format!("{u}@"));
-        let _ = addr;
         format!("{scheme}://{userinfo}127.0.0.1:{}{tail}", self.port)
     }
 
