@@ -36,6 +36,8 @@ enum Command {
     Eval(commands::eval::EvalArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
     Serve(commands::serve::ServeArgs),
+    /// Sync the skill catalog to a database table, or export it as documentation.
+    Catalog(commands::catalog::CatalogArgs),
 }
 
 /// Exit status when standard output was closed by its reader (`skillkit list | head -1`):
@@ -106,6 +108,7 @@ fn main() -> ExitCode {
         Command::Review(args) => commands::review::run(&dispatcher, &args),
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),
+        Command::Catalog(args) => commands::catalog::run(&dispatcher, &args),
     };
     match outcome {
         Ok(code) => code,

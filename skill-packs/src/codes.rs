@@ -24,3 +24,10 @@ pub const CROSS_PACK_WRITE: &str = "cross_pack_write";
 pub const CROSS_PACK_READ: &str = "cross_pack_read";
 /// Subscriptions, quotas or state could not be read or written.
 pub const STORAGE_FAILED: &str = "storage_failed";
+/// The quota store could not be reached, so a call that needs a quota check was refused
+/// (free tools pass when the gateway is built with
+/// [`fail_open_free_tools`](crate::GatewayBuilder::fail_open_free_tools)).
+pub const QUOTA_UNAVAILABLE: &str = "quota_unavailable";
+/// The call ran but its audit record could not be written after retries; the tool's
+/// result is in the error's details under `result`.
+pub const AUDIT_FAILED: &str = "audit_failed";

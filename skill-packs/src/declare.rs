@@ -46,6 +46,7 @@
 ///             tools: [ZodiacCalculateZodiac, ZodiacGetChartSnapshot, ZodiacOldChart],
 ///             access: {
 ///                 requires_subscription: true,
+///                 rate_limit: "100/day",
 ///                 free_tools: [ZodiacGetChartSnapshot],
 ///                 rate_limits: { ZodiacCalculateZodiac: "50/day", ZodiacGetChartSnapshot: "unlimited" },
 ///             },
@@ -137,6 +138,7 @@ macro_rules! pack {
     (@access_value) => { $crate::Access::OPEN };
     (@access_value
         requires_subscription: $requires:literal
+        $(, rate_limit: $pack_limit:literal)?
         $(, free_tools: [ $($free:ty),* $(,)? ])?
         $(, rate_limits: { $($limited:ty : $limit:literal),* $(,)? })?
         $(,)?
@@ -151,8 +153,15 @@ macro_rules! pack {
                     limit: $crate::RateLimit::parse_or_panic($limit),
                 }
             ),*)? ],
+            rate_limit: $crate::pack!(@pack_limit $($pack_limit)?),
         }
     };
+
+    (@pack_limit) => { $crate::RateLimit::Unlimited };
+    (@pack_limit $limit:literal) => {{
+        const LIMIT: $crate::RateLimit = $crate::RateLimit::parse_or_panic($limit);
+        LIMIT
+    }};
 
     (@deprecated_value) => { &[] };
     (@deprecated_value
@@ -200,6 +209,7 @@ macro_rules! pack {
     (@access_items $name:ident;) => {};
     (@access_items $name:ident;
         requires_subscription: $requires:literal
+        $(, rate_limit: $pack_limit:literal)?
         $(, free_tools: [ $($free:ty),* $(,)? ])?
         $(, rate_limits: { $($limited:ty : $limit:literal),* $(,)? })?
         $(,)?

@@ -111,6 +111,9 @@ pub struct Access {
     pub free_tools: &'static [&'static str],
     /// Per-tool limits per user; tools not listed are unlimited.
     pub rate_limits: &'static [ToolRateLimit],
+    /// A limit per user on the calls of all the pack's tools together (`rate_limit:
+    /// "100/day"`), counted on top of the per-tool ones.
+    pub rate_limit: RateLimit,
 }
 
 impl Access {
@@ -119,6 +122,7 @@ impl Access {
         requires_subscription: false,
         free_tools: &[],
         rate_limits: &[],
+        rate_limit: RateLimit::Unlimited,
     };
 
     /// Whether calling `tool` needs a subscription.

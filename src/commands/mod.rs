@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod call;
+pub mod catalog;
 pub mod check;
 mod console_reviews;
 pub mod eval;

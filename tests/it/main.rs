@@ -4,6 +4,7 @@
 
 skill_core::link_skills!(skills);
 
+mod catalog;
 mod cli;
 mod cli_agent;
 mod console_e2e;

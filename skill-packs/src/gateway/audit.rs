@@ -4,10 +4,11 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use skill_core::SkillResult;
+use skill_core::{SkillError, SkillResult};
 
 use super::{ms, Caller, Gateway};
-use crate::store::AuditRecord;
+use crate::codes;
+use crate::store::{AuditRecord, StoreError};
 
 /// The record of a call that has started and has no outcome yet.
 pub(super) fn started(
@@ -52,21 +53,59 @@ fn outcome_of(result: &SkillResult) -> String {
 }
 
 impl Gateway {
-    /// Appends `record` to the audit log; a failure is logged, never returned, so the audit
-    /// cannot change a call's outcome.
-    pub(super) async fn write_audit(&self, record: AuditRecord) {
-        if let Err(err) = self.inner.audit.record(&record).await {
-            tracing::error!(
-                consumer = %record.consumer,
-                provider = %record.provider,
-                tool = %record.tool,
-                user = %record.user,
-                outcome = %record.outcome,
-                error = %err,
-                "audit record could not be written"
-            );
+    /// Appends `record` to the audit log, trying again after each of the configured delays;
+    /// the last error is returned (and logged with the whole record) when every attempt
+    /// failed.
+    pub(super) async fn try_write_audit(&self, record: &AuditRecord) -> Result<(), StoreError> {
+        let mut delays = self.inner.audit_retries.delays.iter();
+        loop {
+            match self.inner.audit.record(record).await {
+                Ok(()) => return Ok(()),
+                Err(err) => match delays.next() {
+                    Some(delay) => {
+                        tracing::warn!(error = %err, ?delay, "audit write failed; trying again");
+                        tokio::time::sleep(*delay).await;
+                    }
+                    None => {
+                        tracing::error!(
+                            consumer = %record.consumer,
+                            provider = %record.provider,
+                            tool = %record.tool,
+                            user = %record.user,
+                            outcome = %record.outcome,
+                            at = %record.at,
+                            error = %err,
+                            "audit record could not be written"
+                        );
+                        return Err(err);
+                    }
+                },
+            }
         }
     }
+
+    /// Appends the record of a call that was refused before it ran; a failure (after the
+    /// retries) is logged with the whole record, and the refusal stands.
+    pub(super) async fn write_audit(&self, record: AuditRecord) {
+        let _ = self.try_write_audit(&record).await;
+    }
+}
+
+/// The result of an admitted call whose audit record could not be written: the call
+/// reports `audit_failed`, with the tool's own result in the details.
+pub(super) fn audit_failed(result: SkillResult, err: StoreError) -> SkillResult {
+    let elapsed = result.elapsed_ms;
+    let skill_id = result.skill_id.clone();
+    let original = serde_json::to_value(&result).unwrap_or(serde_json::Value::Null);
+    let error = SkillError::new(
+        codes::AUDIT_FAILED,
+        format!(
+            "`{skill_id}` ran, but its audit record could not be written ({}); its result is in the details",
+            err.message
+        ),
+    )
+    .with_details(serde_json::json!({ "result": original }));
+    SkillResult::err(skill_id, error, elapsed)
 }
 
 /// Holds the record of a running call and writes it when the call ends, or as `cancelled`
@@ -86,14 +125,20 @@ impl AuditGuard {
         }
     }
 
-    /// Writes the record with the outcome of `result`, timed from `call_started`.
-    pub(super) async fn finish(&mut self, result: &SkillResult, call_started: Instant) {
-        if let Some(mut record) = self.record.take() {
-            record.outcome = outcome_of(result);
-            record.message = result.error.as_ref().map(|e| e.message.clone());
-            record.duration_ms = ms(call_started);
-            self.gateway.write_audit(record).await;
-        }
+    /// Writes the record with the outcome of `result`, timed from `call_started`, and
+    /// returns only once it is stored (or every attempt failed).
+    pub(super) async fn finish(
+        &mut self,
+        result: &SkillResult,
+        call_started: Instant,
+    ) -> Result<(), StoreError> {
+        let Some(mut record) = self.record.take() else {
+            return Ok(());
+        };
+        record.outcome = outcome_of(result);
+        record.message = result.error.as_ref().map(|e| e.message.clone());
+        record.duration_ms = ms(call_started);
+        self.gateway.try_write_audit(&record).await
     }
 }
 

@@ -8,10 +8,10 @@ use std::sync::{Arc, RwLock};
 use chrono::{DateTime, Utc};
 use skill_core::Dispatcher;
 
-use super::{Clock, Gateway, GatewayError, Inner};
+use super::{AuditRetries, Clock, Gateway, GatewayError, Inner};
 use crate::check::check_manifests;
 use crate::manifest::{linked_packs, Pack, PackManifest};
-use crate::store::{AuditLog, QuotaStore, SqliteStore, StateStore, SubscriptionStore};
+use crate::store::{AuditLog, QuotaStore, SqliteStore, StateStore, Stores, SubscriptionStore};
 
 /// Builds a [`Gateway`].
 pub struct GatewayBuilder {
@@ -24,6 +24,8 @@ pub struct GatewayBuilder {
     state: Option<Arc<dyn StateStore>>,
     sqlite_path: Option<PathBuf>,
     clock: Clock,
+    fail_open_free_tools: bool,
+    audit_retries: AuditRetries,
 }
 
 impl GatewayBuilder {
@@ -38,6 +40,8 @@ impl GatewayBuilder {
             state: None,
             sqlite_path: None,
             clock: Arc::new(Utc::now),
+            fail_open_free_tools: false,
+            audit_retries: AuditRetries::default(),
         }
     }
 
@@ -112,6 +116,33 @@ impl GatewayBuilder {
     #[must_use]
     pub fn state(mut self, store: Arc<dyn StateStore>) -> Self {
         self.state = Some(store);
+        self
+    }
+
+    /// Uses the stores chosen by URL ([`Stores::connect`]).
+    #[must_use]
+    pub fn stores(self, stores: Stores) -> Self {
+        self.subscriptions(stores.subscriptions)
+            .quotas(stores.quotas)
+            .audit(stores.audit)
+            .state(stores.state)
+    }
+
+    /// When the quota store cannot be reached, admit calls of free tools (those callable
+    /// without a subscription) without a quota check instead of refusing them with
+    /// `quota_unavailable`. Off by default: a refused call is safer than an uncounted one.
+    #[must_use]
+    pub fn fail_open_free_tools(mut self, fail_open: bool) -> Self {
+        self.fail_open_free_tools = fail_open;
+        self
+    }
+
+    /// How long to wait before each new attempt at a failed audit write (default 20 ms,
+    /// 100 ms, 500 ms: four attempts). When every attempt fails the call reports
+    /// `audit_failed` instead of its result.
+    #[must_use]
+    pub fn audit_retry_delays(mut self, delays: Vec<std::time::Duration>) -> Self {
+        self.audit_retries = AuditRetries { delays };
         self
     }
 
@@ -190,6 +221,8 @@ impl GatewayBuilder {
                 audit,
                 state,
                 clock: self.clock,
+                fail_open_free_tools: self.fail_open_free_tools,
+                audit_retries: self.audit_retries,
                 tool_sets: RwLock::new(HashMap::new()),
             }),
         })

@@ -65,6 +65,24 @@ pub enum GatewayError {
 
 type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
+/// How often, and how far apart, a failed audit write is tried again.
+#[derive(Debug, Clone)]
+pub(crate) struct AuditRetries {
+    /// Waits before each new attempt.
+    pub(crate) delays: Vec<std::time::Duration>,
+}
+
+impl Default for AuditRetries {
+    fn default() -> Self {
+        Self {
+            delays: [20, 100, 500]
+                .into_iter()
+                .map(std::time::Duration::from_millis)
+                .collect(),
+        }
+    }
+}
+
 struct Inner {
     dispatcher: Dispatcher,
     packs: BTreeMap<&'static str, &'static PackManifest>,
@@ -75,6 +93,8 @@ struct Inner {
     audit: Arc<dyn AuditLog>,
     state: Arc<dyn StateStore>,
     clock: Clock,
+    fail_open_free_tools: bool,
+    audit_retries: AuditRetries,
     tool_sets: RwLock<HashMap<(&'static str, NaiveDate), skill_core::ToolSet>>,
 }
 

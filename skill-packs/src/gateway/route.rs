@@ -14,7 +14,7 @@ use crate::codes;
 use crate::manifest::PackManifest;
 use crate::rate::RateLimit;
 use crate::session::PackSession;
-use crate::store::{QuotaDecision, StoreError};
+use crate::store::{QuotaRequest, StoreError};
 
 /// Where a tool stands relative to a calling pack.
 enum Route {
@@ -113,12 +113,15 @@ impl Gateway {
             Some(Route::Cross(reg, provider)) => {
                 let mut guard =
                     AuditGuard::new(self, super::audit::started(caller, provider.id, reg.id, at));
-                let result = match self.authorise(&call, consumer, provider, reg).await {
-                    Ok(()) => self.run_as(provider.id, reg, &call).await,
-                    Err(err) => call.fail(reg.id, err),
+                let (result, admitted) = match self.authorise(&call, consumer, provider, reg).await
+                {
+                    Ok(()) => (self.run_as(provider.id, reg, &call).await, true),
+                    Err(err) => (call.fail(reg.id, err), false),
                 };
-                guard.finish(&result, call.started).await;
-                result
+                match guard.finish(&result, call.started).await {
+                    Err(err) if admitted => super::audit::audit_failed(result, err),
+                    _ => result,
+                }
             }
         }
     }
@@ -204,33 +207,59 @@ impl Gateway {
                 Err(err) => return Err(storage_failed(err)),
             }
         }
+        let pack_key = format!("{}.*", provider.id);
+        let mut limits = Vec::with_capacity(2);
         if let RateLimit::PerWindow { max, window } = access.rate_limit(reg.id) {
-            match self
-                .inner
-                .quotas
-                .try_acquire(user, reg.id, max, window, now)
-                .await
-            {
-                Ok(QuotaDecision::Admitted { .. }) => {}
-                Ok(QuotaDecision::Exhausted) => {
-                    let retry_after = window.retry_after(now);
-                    return Err(SkillError::new(
-                        codes::RATE_LIMITED,
-                        format!(
-                            "`{}` allows {max} calls per {} per user; try again in {retry_after} seconds",
-                            reg.wire_name,
-                            window.as_str()
-                        ),
-                    )
-                    .with_details(json!({
-                        "retry_after": retry_after,
-                        "limit": format!("{max}/{}", window.as_str()),
-                    })));
-                }
-                Err(err) => return Err(storage_failed(err)),
-            }
+            limits.push(QuotaRequest {
+                key: reg.id,
+                max,
+                window,
+            });
         }
-        Ok(())
+        if let RateLimit::PerWindow { max, window } = access.rate_limit {
+            limits.push(QuotaRequest {
+                key: &pack_key,
+                max,
+                window,
+            });
+        }
+        if limits.is_empty() {
+            return Ok(());
+        }
+        match self.inner.quotas.try_acquire_all(user, &limits, now).await {
+            Ok(None) => Ok(()),
+            Ok(Some(i)) => {
+                let hit = limits[i.min(limits.len() - 1)];
+                let (max, window, pack_wide) = (hit.max, hit.window, hit.key == pack_key);
+                let retry_after = window.retry_after(now);
+                let per = if pack_wide {
+                    format!("the tools of pack `{}` together allow", provider.id)
+                } else {
+                    format!("`{}` allows", reg.wire_name)
+                };
+                Err(SkillError::new(
+                    codes::RATE_LIMITED,
+                    format!(
+                        "{per} {max} calls per {} per user; try again in {retry_after} seconds",
+                        window.as_str()
+                    ),
+                )
+                .with_details(json!({
+                    "retry_after": retry_after,
+                    "limit": format!("{max}/{}", window.as_str()),
+                    "scope": if pack_wide { "pack" } else { "tool" },
+                })))
+            }
+            Err(err) if self.inner.fail_open_free_tools && !access.needs_subscription(reg.id) => {
+                tracing::warn!(
+                    error = %err,
+                    tool = reg.id,
+                    "quota store unavailable; free tool admitted without a quota check"
+                );
+                Ok(())
+            }
+            Err(err) => Err(quota_unavailable(err)),
+        }
     }
 
     /// Runs `reg` as a tool of `pack`: the skill gets a [`PackSession`] one level deeper.
@@ -276,6 +305,15 @@ fn storage_failed(err: StoreError) -> SkillError {
     SkillError::new(
         codes::STORAGE_FAILED,
         "the call could not be authorised because storage is unavailable; try again later",
+    )
+    .with_source(err)
+}
+
+fn quota_unavailable(err: StoreError) -> SkillError {
+    tracing::error!(error = %err, "quota store unavailable");
+    SkillError::new(
+        codes::QUOTA_UNAVAILABLE,
+        "the call was not run: its rate limit could not be checked because the quota store is unavailable; try again later",
     )
     .with_source(err)
 }

@@ -1,10 +1,17 @@
 //! Where the gateway keeps what must outlive a process and be shared between instances:
 //! subscriptions, quota counters, the audit log and each pack's state.
 //!
-//! Each is a trait so a multi-instance deployment can put them in Postgres or Redis;
-//! [`SqliteStore`] implements all four on one SQLite file.
+//! Each is a trait so a multi-instance deployment can put them in PostgreSQL or Redis:
+//! [`SqliteStore`] implements all four on one SQLite file (the embedded default),
+//! `PgStore` (feature `postgres`) all four in PostgreSQL, `RedisQuotaStore` (feature
+//! `redis`) the quota counters in Redis. [`Stores::connect`] picks them by URL.
 
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "redis")]
+mod redis;
 mod sqlite;
+mod url;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -13,7 +20,13 @@ use serde_json::Value;
 
 use crate::rate::Window;
 
+#[cfg(feature = "postgres")]
+pub use postgres::PgStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisQuotaStore;
 pub use sqlite::SqliteStore;
+pub(crate) use url::take_param;
+pub use url::{redact_url, Stores};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -78,9 +91,44 @@ pub enum QuotaDecision {
     Exhausted,
 }
 
+/// One limit a call must fit in: the counter `key` (a tool id, or `<pack>.*` for a
+/// pack-wide limit) may reach `max` per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuotaRequest<'a> {
+    /// The counter: a tool id, or `<pack>.*` for a limit on the whole pack.
+    pub key: &'a str,
+    /// Calls admitted per window.
+    pub max: u32,
+    /// The window.
+    pub window: Window,
+}
+
 /// Counts calls per user, tool and window.
 #[async_trait]
 pub trait QuotaStore: Send + Sync {
+    /// Admits one call if every limit in `requests` has room, counting it in each; returns
+    /// `None` when admitted, or the index of the first exhausted limit.
+    ///
+    /// The default runs [`try_acquire`](QuotaStore::try_acquire) limit by limit, so a call
+    /// refused by a later limit stays counted in the earlier ones; stores that can check all
+    /// limits in one atomic step (Redis, PostgreSQL) override it so that nothing is counted
+    /// for a refused call.
+    async fn try_acquire_all(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<Option<usize>, StoreError> {
+        for (i, r) in requests.iter().enumerate() {
+            if self.try_acquire(user, r.key, r.max, r.window, now).await?
+                == QuotaDecision::Exhausted
+            {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+
     /// Atomically admits one call if fewer than `max` were admitted in the window that holds
     /// `now`, counting it. Must hold under concurrency, across processes sharing the store.
     async fn try_acquire(

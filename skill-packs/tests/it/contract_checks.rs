@@ -122,6 +122,7 @@ fn a_provider_dropping_an_export_breaks_the_consumer_in_ci() {
                 requires_subscription: true,
                 free_tools: &["zodiac.get_chart_snapshot"],
                 rate_limits: &[],
+                rate_limit: RateLimit::Unlimited,
             },
             ..PackExports::NONE
         },
@@ -353,6 +354,7 @@ fn every_problem_of_every_pack_is_reported_in_one_run() {
                     text: "5/week",
                     limit: RateLimit::Unlimited,
                 }],
+                rate_limit: RateLimit::Unlimited,
             },
             deprecated: &[Deprecation {
                 tool: "alpha.one",

@@ -17,6 +17,7 @@ mod jungastro;
 mod zodiac;
 
 mod manifests;
+mod servers;
 mod support;
 mod test_packs;
 
@@ -24,6 +25,8 @@ mod astronomy;
 mod audit;
 mod call_rules;
 mod contract_checks;
+mod cross_process;
+mod engines;
 mod pack_state;
 mod rate_limits;
 mod startup;

@@ -47,6 +47,37 @@ skill_packs::pack! {
     }
 }
 
+/// Answers a question; limited on its own and with the rest of its pack.
+#[skill(id = "oracle.ask")]
+fn oracle_ask() -> u8 {
+    42
+}
+
+/// A free glance, limited only by the pack-wide limit.
+#[skill(id = "oracle.glance")]
+fn oracle_glance() -> u8 {
+    7
+}
+
+skill_packs::pack! {
+    /// A provider with a pack-wide limit on top of a per-tool one.
+    pub struct Oracle {
+        id: "oracle",
+        name: "Oracle",
+        version: "1.0.0",
+        exports: {
+            api_version: "1.0.0",
+            tools: [OracleAsk, OracleGlance],
+            access: {
+                requires_subscription: true,
+                rate_limit: "5/day",
+                free_tools: [OracleGlance],
+                rate_limits: { OracleAsk: "3/day" },
+            },
+        },
+    }
+}
+
 /// Tries to read zodiac's storage directly.
 #[skill(id = "horoscope.peek")]
 async fn horoscope_peek(session: Inject<PackSession>) -> Result<Option<Value>, SkillError> {
@@ -92,6 +123,7 @@ skill_packs::pack! {
         imports: [
             { from: Zodiac, tools: [GetChartSnapshot], min_version: "1" },
             { from: Flaky, tools: [FlakyExplode, FlakyFail, FlakySlow], min_version: "1.2" },
+            { from: Oracle, tools: [OracleAsk, OracleGlance], min_version: "1" },
         ],
     }
 }

@@ -33,6 +33,8 @@ async fn tool_set_is_core_own_and_authorised_imports_only() {
             "horoscope_peek",
             "horoscope_recurse",
             "horoscope_scribble",
+            "oracle_ask",
+            "oracle_glance",
             "show_card",
             "zodiac_get_chart_snapshot"
         ]

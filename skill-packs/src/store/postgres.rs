@@ -1,0 +1,454 @@
+//! All four stores in PostgreSQL (feature `postgres`), for gateways on several machines.
+//!
+//! A pool of connections (deadpool) over tokio-postgres. The schema is created by the
+//! migrations this crate ships (`migrations/postgres/*.sql`), applied in order under an
+//! advisory lock when the store opens, so several processes starting together do not race.
+//! A quota check is one `INSERT … ON CONFLICT DO UPDATE … WHERE used < max RETURNING`
+//! statement: the row lock makes concurrent checks from any number of processes exact,
+//! without a read-modify-write. The audit table is append-only (a trigger refuses updates,
+//! deletes and truncation).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use serde_json::Value;
+use tokio_postgres::NoTls;
+
+use super::{
+    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaRequest, QuotaStore, StateStore,
+    StoreError, SubscriptionStore,
+};
+use crate::rate::Window;
+
+/// The migrations, in order: (version, SQL with `{schema}` for the schema name).
+pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
+    (1, include_str!("../../migrations/postgres/0001_packs.sql")),
+    (
+        2,
+        include_str!("../../migrations/postgres/0002_skill_catalog.sql"),
+    ),
+];
+
+/// How long to wait for a connection before a call is refused.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(err: tokio_postgres::Error) -> Self {
+        let message = match err.as_db_error() {
+            Some(db) => format!("{}: {}", db.code().code(), db.message()),
+            None => err.to_string(),
+        };
+        Self {
+            message,
+            source: Some(Box::new(err)),
+        }
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(err: deadpool_postgres::PoolError) -> Self {
+        Self {
+            message: format!("no database connection: {err}"),
+            source: Some(Box::new(err)),
+        }
+    }
+}
+
+/// Subscriptions, quotas, audit log and pack state in PostgreSQL.
+///
+/// Cheap to clone (clones share the pool). Every table lives in one schema (`public`
+/// unless opened with [`PgStore::connect_in_schema`]).
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool,
+    schema: String,
+    url: String,
+    sql: std::sync::Arc<Statements>,
+}
+
+/// The statements, with the schema filled in once.
+struct Statements {
+    is_subscribed: String,
+    subscribe: String,
+    unsubscribe: String,
+    acquire: String,
+    used: String,
+    purge: String,
+    record: String,
+    query: String,
+    save: String,
+    read: String,
+}
+
+impl Statements {
+    fn new(s: &str) -> Self {
+        Self {
+            is_subscribed: format!(
+                "SELECT until_at FROM {s}.pack_subscriptions WHERE user_id = $1 AND pack = $2"
+            ),
+            subscribe: format!(
+                "INSERT INTO {s}.pack_subscriptions (user_id, pack, until_at) VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id, pack) DO UPDATE SET until_at = excluded.until_at"
+            ),
+            unsubscribe: format!(
+                "DELETE FROM {s}.pack_subscriptions WHERE user_id = $1 AND pack = $2"
+            ),
+            acquire: format!(
+                "INSERT INTO {s}.pack_quota AS q (user_id, tool, window_start, window_end, used)
+                 VALUES ($1, $2, $3, $4, 1)
+                 ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = q.used + 1
+                 WHERE q.used < $5
+                 RETURNING used"
+            ),
+            used: format!(
+                "SELECT used FROM {s}.pack_quota
+                 WHERE user_id = $1 AND tool = $2 AND window_start = $3"
+            ),
+            purge: format!("DELETE FROM {s}.pack_quota WHERE window_end <= $1"),
+            record: format!(
+                "INSERT INTO {s}.pack_audit
+                 (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+            ),
+            query: format!(
+                "SELECT consumer, provider, tool, user_id, at, outcome, message, duration_ms
+                 FROM {s}.pack_audit
+                 WHERE ($1::text IS NULL OR consumer = $1) AND ($2::text IS NULL OR provider = $2)
+                   AND ($3::text IS NULL OR user_id = $3)
+                 ORDER BY id DESC
+                 LIMIT $4"
+            ),
+            save: format!(
+                "INSERT INTO {s}.pack_state (user_id, path, value) VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id, path) DO UPDATE SET value = excluded.value"
+            ),
+            read: format!("SELECT value FROM {s}.pack_state WHERE user_id = $1 AND path = $2"),
+        }
+    }
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("url", &self.url)
+            .field("schema", &self.schema)
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user:pass@host:port/db`), checks that
+    /// it answers, and applies the shipped migrations to schema `public`.
+    ///
+    /// A server that does not answer within 3 s is an error naming the URL (password
+    /// hidden).
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_in_schema(url, "public").await
+    }
+
+    /// Like [`PgStore::connect`], with every table in `schema` (created if missing):
+    /// several deployments, or tests, can share one database.
+    pub async fn connect_in_schema(url: &str, schema: &str) -> Result<Self, StoreError> {
+        let shown = super::redact_url(url);
+        if schema.is_empty()
+            || !schema
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(StoreError::new(format!(
+                "schema `{schema}` for {shown}: expected letters, digits and `_` only"
+            )));
+        }
+        let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
+            StoreError::new(format!(
+                "{shown} is not a PostgreSQL URL: {e}; expected postgres://user:password@host:port/database"
+            ))
+        })?;
+        config.connect_timeout(CONNECT_TIMEOUT);
+        if config.get_application_name().is_none() {
+            config.application_name("skillkit");
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(16)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(CONNECT_TIMEOUT))
+            .create_timeout(Some(CONNECT_TIMEOUT))
+            .recycle_timeout(Some(CONNECT_TIMEOUT))
+            .build()
+            .map_err(|e| StoreError::new(format!("cannot set up a pool for {shown}: {e}")))?;
+        let store = Self {
+            pool,
+            schema: schema.to_string(),
+            url: shown.clone(),
+            sql: std::sync::Arc::new(Statements::new(schema)),
+        };
+        store.migrate().await.map_err(|e| StoreError {
+            message: format!("cannot open the PostgreSQL store at {shown}: {}", e.message),
+            source: e.source,
+        })?;
+        Ok(store)
+    }
+
+    /// The schema holding the tables.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// The URL the store was opened on, password hidden.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A connection from the pool (for tools sharing the database, such as the catalog).
+    pub async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Applies the migrations not applied yet, in one transaction under an advisory lock.
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut client = self.pool.get().await?;
+        let s = &self.schema;
+        let tx = client.transaction().await?;
+        // One lock for every process migrating this database at the same time.
+        tx.execute("SELECT pg_advisory_xact_lock(7231900061)", &[])
+            .await?;
+        tx.batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {s};
+             CREATE TABLE IF NOT EXISTS {s}.skillkit_migrations (
+                 version    INTEGER PRIMARY KEY,
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+             );"
+        ))
+        .await?;
+        let applied: Vec<i32> = tx
+            .query(&format!("SELECT version FROM {s}.skillkit_migrations"), &[])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        for (version, sql) in MIGRATIONS {
+            if applied.contains(version) {
+                continue;
+            }
+            tx.batch_execute(&sql.replace("{schema}", s))
+                .await
+                .map_err(|e| {
+                    let err = StoreError::from(e);
+                    StoreError::new(format!("migration {version} failed: {}", err.message))
+                })?;
+            tx.execute(
+                &format!("INSERT INTO {s}.skillkit_migrations (version) VALUES ($1)"),
+                &[version],
+            )
+            .await?;
+            tracing::info!(version, schema = %s, "applied migration");
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Deletes quota windows that ended at or before `now`; returns how many.
+    pub async fn purge_quota_windows(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let client = self.pool.get().await?;
+        Ok(client.execute(&self.sql.purge, &[&now.timestamp()]).await?)
+    }
+}
+
+#[async_trait]
+impl SubscriptionStore for PgStore {
+    async fn is_subscribed(
+        &self,
+        user: &str,
+        pack: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(&self.sql.is_subscribed, &[&user, &pack])
+            .await?;
+        Ok(match row {
+            None => false,
+            Some(row) => match row.get::<_, Option<DateTime<Utc>>>(0) {
+                None => true,
+                Some(until) => until > now,
+            },
+        })
+    }
+
+    async fn subscribe(
+        &self,
+        user: &str,
+        pack: &str,
+        until: Option<DateTime<Utc>>,
+    ) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(&self.sql.subscribe, &[&user, &pack, &until])
+            .await?;
+        Ok(())
+    }
+
+    async fn unsubscribe(&self, user: &str, pack: &str) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(&self.sql.unsubscribe, &[&user, &pack])
+            .await?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl QuotaStore for PgStore {
+    async fn try_acquire(
+        &self,
+        user: &str,
+        tool: &str,
+        max: u32,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<QuotaDecision, StoreError> {
+        if max == 0 {
+            return Ok(QuotaDecision::Exhausted);
+        }
+        let client = self.pool.get().await?;
+        let start = window.start_of(now);
+        let end = start + window.seconds();
+        let max = i32::try_from(max).unwrap_or(i32::MAX);
+        let row = client
+            .query_opt(&self.sql.acquire, &[&user, &tool, &start, &end, &max])
+            .await?;
+        let decision = match row {
+            Some(row) => QuotaDecision::Admitted {
+                used: row.get::<_, i32>(0) as u32,
+            },
+            None => QuotaDecision::Exhausted,
+        };
+        if decision == (QuotaDecision::Admitted { used: 1 }) {
+            // A new window opened: the ended ones are of no more use.
+            client.execute(&self.sql.purge, &[&now.timestamp()]).await?;
+        }
+        Ok(decision)
+    }
+
+    async fn try_acquire_all(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<Option<usize>, StoreError> {
+        if let [one] = requests {
+            let decision = self
+                .try_acquire(user, one.key, one.max, one.window, now)
+                .await?;
+            return Ok((decision == QuotaDecision::Exhausted).then_some(0));
+        }
+        // Several limits: one transaction, rolled back when any is full, so a refused call
+        // is counted nowhere.
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        for (i, r) in requests.iter().enumerate() {
+            let start = r.window.start_of(now);
+            let end = start + r.window.seconds();
+            let max = i32::try_from(r.max).unwrap_or(i32::MAX);
+            let row = if r.max == 0 {
+                None
+            } else {
+                tx.query_opt(&self.sql.acquire, &[&user, &r.key, &start, &end, &max])
+                    .await?
+            };
+            if row.is_none() {
+                tx.rollback().await?;
+                return Ok(Some(i));
+            }
+        }
+        tx.commit().await?;
+        Ok(None)
+    }
+
+    async fn used(
+        &self,
+        user: &str,
+        tool: &str,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<u32, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(&self.sql.used, &[&user, &tool, &window.start_of(now)])
+            .await?;
+        Ok(row.map_or(0, |r| r.get::<_, i32>(0) as u32))
+    }
+}
+
+#[async_trait]
+impl AuditLog for PgStore {
+    async fn record(&self, r: &AuditRecord) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                &self.sql.record,
+                &[
+                    &r.consumer,
+                    &r.provider,
+                    &r.tool,
+                    &r.user,
+                    &r.at,
+                    &r.outcome,
+                    &r.message,
+                    &r.duration_ms,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn query(&self, q: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
+        let client = self.pool.get().await?;
+        let limit = q.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
+        let rows = client
+            .query(
+                &self.sql.query,
+                &[&q.consumer, &q.provider, &q.user, &limit],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| AuditRecord {
+                consumer: r.get(0),
+                provider: r.get(1),
+                tool: r.get(2),
+                user: r.get(3),
+                at: r.get(4),
+                outcome: r.get(5),
+                message: r.get(6),
+                duration_ms: r.get(7),
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl StateStore for PgStore {
+    async fn save(&self, user: &str, path: &str, value: &Value) -> Result<(), StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(&self.sql.save, &[&user, &path, value])
+            .await?;
+        Ok(())
+    }
+
+    async fn read(&self, user: &str, path: &str) -> Result<Option<Value>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client.query_opt(&self.sql.read, &[&user, &path]).await?;
+        Ok(row.map(|r| r.get::<_, Value>(0)))
+    }
+}

@@ -1,0 +1,152 @@
+//! `skillkit catalog`: sync to SQLite (and PostgreSQL when it answers), dry runs, and the
+//! exported documentation.
+
+use std::process::{Command, Output};
+
+fn skillkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "skillkit failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn temp_db() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "skillkit-catalog-{}-{}.db",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ))
+}
+
+/// Runs a sync and reads its JSON report.
+fn sync(database: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "catalog",
+        "sync",
+        "--database",
+        database,
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&stdout(&skillkit(&args))).unwrap()
+}
+
+fn check_sync_cycle(database: &str) {
+    let export: Vec<serde_json::Value> = serde_json::from_str(&stdout(&skillkit(&[
+        "catalog", "export", "--format", "json",
+    ])))
+    .unwrap();
+    assert!(export.len() > 10, "{} skills", export.len());
+    let dry = sync(database, &["--dry-run"]);
+    assert_eq!(dry["dry_run"], true);
+    assert_eq!(dry["added"].as_array().unwrap().len(), export.len());
+    // The dry run wrote nothing: the first real sync adds everything.
+    let first = sync(database, &[]);
+    assert_eq!(first["added"], dry["added"]);
+    let again = sync(database, &[]);
+    assert_eq!(again["added"].as_array().unwrap().len(), 0);
+    assert_eq!(again["changed"].as_array().unwrap().len(), 0);
+    assert_eq!(again["unchanged"].as_u64().unwrap() as usize, export.len());
+    let text = stdout(&skillkit(&[
+        "catalog",
+        "sync",
+        "--database",
+        database,
+        "--dry-run",
+    ]));
+    assert!(text.contains("would be added: 0"), "{text}");
+    assert!(text.contains("dry run: nothing was written"), "{text}");
+}
+
+#[test]
+fn catalog_sync_to_sqlite_adds_once_then_leaves_rows_alone() {
+    let path = temp_db();
+    check_sync_cycle(&format!("sqlite://{}", path.display()));
+    assert!(std::fs::read(&path)
+        .unwrap()
+        .starts_with(b"SQLite format 3"));
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn catalog_export_markdown_documents_parameters_and_usage() {
+    let text = stdout(&skillkit(&["catalog", "export", "--format", "markdown"]));
+    assert!(text.starts_with("# Skill catalog"));
+    assert!(text.contains("| parameter | kind | required | description | example |"));
+    assert!(
+        text.contains("```tool_call\n{\"toolId\":"),
+        "{}",
+        &text[..600.min(text.len())]
+    );
+}
+
+#[test]
+fn catalog_sync_names_a_database_it_cannot_use() {
+    let out = skillkit(&["catalog", "sync", "--database", "mysql://u:hunter2@h/db"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mysql://u:***@h/db"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
+fn catalog_sync_to_postgres_when_it_answers() {
+    let url = std::env::var("SKILLKIT_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
+    let authority = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split(['/', '?']).next())
+        .unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host_port = if host_port.contains(':') {
+        host_port.to_string()
+    } else {
+        format!("{host_port}:5432")
+    };
+    let reachable = std::net::ToSocketAddrs::to_socket_addrs(&host_port)
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|addr| {
+            std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(1)).is_ok()
+        });
+    if !reachable {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("PostgreSQL is not reachable at {url}, and CI=true makes that a failure");
+        }
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: PostgreSQL is not reachable at {url} (start it, or set CI=true to fail instead of skipping)"
+        );
+        return;
+    }
+    let schema = format!(
+        "catalog_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+    );
+    check_sync_cycle(&format!("{url}?schema={schema}"));
+    let _ = Command::new("psql")
+        .args([
+            url.as_str(),
+            "-qc",
+            &format!("DROP SCHEMA {schema} CASCADE"),
+        ])
+        .output();
+}
