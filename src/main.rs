@@ -4,6 +4,7 @@ mod commands;
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
@@ -43,6 +44,32 @@ enum Command {
 /// Exit status when standard output was closed by its reader (`skillkit list | head -1`):
 /// 128 + SIGPIPE, what a shell reports for a program the signal stopped.
 const EXIT_BROKEN_PIPE: u8 = 141;
+
+/// Time limit of a skill call that declares none, unless `SKILLKIT_CALL_TIMEOUT_MS` sets
+/// another: a skill that loops or blocks is reported as `timeout` instead of hanging the
+/// command (or, under `serve`, the client).
+const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The environment variable that sets the time limit of skill calls, in milliseconds.
+const CALL_TIMEOUT_VAR: &str = "SKILLKIT_CALL_TIMEOUT_MS";
+
+/// The time limit of skill calls: [`CALL_TIMEOUT_VAR`] when set, else
+/// [`DEFAULT_CALL_TIMEOUT`].
+fn call_timeout() -> Result<Duration, String> {
+    match std::env::var(CALL_TIMEOUT_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(DEFAULT_CALL_TIMEOUT),
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+            _ => Err(format!(
+                "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; expected a whole number of milliseconds above 0 (default {})",
+                DEFAULT_CALL_TIMEOUT.as_millis()
+            )),
+        },
+        Err(std::env::VarError::NotUnicode(text)) => Err(format!(
+            "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; expected a whole number of milliseconds above 0"
+        )),
+    }
+}
 
 /// Failures are one line on standard error: a message of several lines is joined, so a
 /// script's log keeps one line per failure.
@@ -88,7 +115,18 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let dispatcher = match skill_core::Dispatcher::from_inventory() {
+    let timeout = match call_timeout() {
+        Ok(timeout) => timeout,
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let dispatcher = match skill_core::Dispatcher::builder()
+        .with_inventory()
+        .default_timeout(timeout)
+        .build()
+    {
         Ok(d) => d,
         Err(err) => {
             let _ = writeln!(

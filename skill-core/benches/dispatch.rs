@@ -12,6 +12,11 @@
 //!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render;
 //!   `export/{16,1000}/first_render_mcp`: the same in the MCP dialect.
 //!
+//! - `limits/*`: the size and depth check every call passes before its arguments are parsed
+//!   ([`ArgumentLimits::check`](skill_core::limits::ArgumentLimits::check)), on the typical
+//!   argument above (86 bytes), on a 4 KiB clause quoted in full and on a parsed value; and
+//!   `limits/call_with_checks`, the whole `Dispatcher::call` it is part of.
+//!
 //! Run: `cargo bench -p skill-core --bench dispatch`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
@@ -222,5 +227,43 @@ fn bench_export(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_call, bench_export);
+/// The argument limits alone, next to the whole call they are part of.
+fn bench_limits(c: &mut Criterion) {
+    use skill_core::limits::ArgumentLimits;
+    use skill_core::CallArgs;
+    let limits = ArgumentLimits::default();
+    let clause = format!(
+        r#"{{"clause_id": "20.1", "text": "{}", "top_k": 3}}"#,
+        "The Contractor shall give notice within 28 days. ".repeat(82)
+    );
+    let value: serde_json::Value = serde_json::from_str(ARGS).unwrap();
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let ctx = SkillContext::new();
+    let mut group = c.benchmark_group("limits");
+    group.bench_function("check_typical_text", |b| {
+        b.iter(|| black_box(limits.check(CallArgs::Text(black_box(ARGS)))))
+    });
+    group.bench_function("check_4k_clause_text", |b| {
+        b.iter(|| black_box(limits.check(CallArgs::Text(black_box(&clause)))))
+    });
+    group.bench_function("check_typical_value", |b| {
+        b.iter(|| black_box(limits.check(CallArgs::Value(black_box(&value)))))
+    });
+    group.bench_function("call_with_checks", |b| {
+        b.iter_batched(
+            tool_call,
+            |call| {
+                let result = dispatcher
+                    .call(&call.name, call.arguments.as_str(), &ctx)
+                    .now_or_never()
+                    .unwrap();
+                black_box(result.to_json())
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_call, bench_export, bench_limits);
 criterion_main!(benches);

@@ -105,6 +105,54 @@ pub fn deserialize_args<W: DeserializeOwned>(
     }
 }
 
+/// Reads an input whose `Deserialize` lets unknown keys through (a whole-struct `#[input]`,
+/// or a generated input of more than 12 arguments) as [`deserialize_args`] does, then refuses
+/// a key the input schema does not declare, as `deny_unknown_fields` would: the dispatcher's
+/// lenient reading then reports it with the nearest name, or refuses it in strict mode, as for
+/// every other skill. A schema that admits other keys (`additionalProperties`) is not checked.
+pub fn deserialize_args_checked<W: DeserializeOwned>(
+    args: CallArgs<'_>,
+    skill_id: &str,
+    schema: &Value,
+) -> Result<W, SkillError> {
+    let input = deserialize_args::<W>(args, skill_id)?;
+    let Some(declared) = declared_properties(schema) else {
+        return Ok(input);
+    };
+    let unknown = match args {
+        CallArgs::Text(text) if !text.trim().is_empty() => {
+            serde_json::from_str::<std::collections::BTreeMap<String, serde::de::IgnoredAny>>(text)
+                .ok()
+                .and_then(|keys| keys.into_keys().find(|k| !declared.contains_key(k)))
+        }
+        CallArgs::Value(Value::Object(map)) => {
+            map.keys().find(|k| !declared.contains_key(*k)).cloned()
+        }
+        _ => None,
+    };
+    match unknown {
+        None => Ok(input),
+        Some(key) => Err(SkillError::invalid_arguments(format!(
+            "unknown argument `{key}` for `{skill_id}`"
+        ))
+        .with_details(serde_json::json!({
+            "path": crate::args::coerce::child_path("$", &key),
+            "serde": format!("unknown field `{key}`"),
+        }))),
+    }
+}
+
+/// The properties of an object schema that admits no others.
+fn declared_properties(schema: &Value) -> Option<&serde_json::Map<String, Value>> {
+    if schema
+        .get("additionalProperties")
+        .is_some_and(|extra| extra != &Value::Bool(false))
+    {
+        return None;
+    }
+    schema.get("properties")?.as_object()
+}
+
 /// Reads `value` again with the path tracked, to say where the first read failed.
 fn retrace_error<W: DeserializeOwned>(
     value: &serde_json::Value,

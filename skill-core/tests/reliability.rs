@@ -112,8 +112,115 @@ fn hoard() -> usize {
     }
 }
 
+/// Options of `configure`, read whole.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigureOptions {
+    /// What to configure.
+    pub name: String,
+    /// How many copies.
+    #[serde(default)]
+    pub count: u32,
+}
+
+/// Takes its input as one struct (whose `Deserialize` lets unknown keys through).
+#[skill(id = "configure")]
+fn configure(#[input] input: ConfigureOptions) -> String {
+    format!("{} x{}", input.name, input.count)
+}
+
+/// Takes more arguments than the generated input reads without serde's derive.
+#[skill(id = "wide")]
+#[allow(clippy::too_many_arguments)]
+fn wide(
+    /// 1
+    a1: Option<u32>,
+    /// 2
+    a2: Option<u32>,
+    /// 3
+    a3: Option<u32>,
+    /// 4
+    a4: Option<u32>,
+    /// 5
+    a5: Option<u32>,
+    /// 6
+    a6: Option<u32>,
+    /// 7
+    a7: Option<u32>,
+    /// 8
+    a8: Option<u32>,
+    /// 9
+    a9: Option<u32>,
+    /// 10
+    a10: Option<u32>,
+    /// 11
+    a11: Option<u32>,
+    /// 12
+    a12: Option<u32>,
+    /// 13
+    a13: Option<u32>,
+) -> u32 {
+    [a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13]
+        .into_iter()
+        .flatten()
+        .sum()
+}
+
 fn dispatcher() -> Dispatcher {
     Dispatcher::from_inventory().expect("valid registry")
+}
+
+/// A whole-struct input and an input of more than 12 arguments report an unknown key like
+/// every other skill: a warning with the nearest name, or a refusal in strict mode.
+#[tokio::test]
+async fn unknown_keys_of_whole_and_wide_inputs_are_reported_too() {
+    let d = dispatcher();
+    let strict = Dispatcher::builder()
+        .with_inventory()
+        .strict_arguments(true)
+        .build()
+        .unwrap();
+    for (skill, args, near, expected) in [
+        (
+            "configure",
+            r#"{"name": "a", "cuont": 2}"#,
+            "count",
+            json!("a x0"),
+        ),
+        ("wide", r#"{"a1": 1, "a13": 2, "a12x": 5}"#, "a12", json!(3)),
+    ] {
+        let result = d.call(skill, args, &SkillContext::new()).await;
+        assert!(result.success, "{skill}: {:?}", result.error);
+        assert_eq!(result.data_value(), expected, "{skill} ran without the key");
+        let warning = result
+            .warnings
+            .iter()
+            .find(|w| w.code == "unknown_argument")
+            .unwrap_or_else(|| panic!("{skill}: a warning, not silence"));
+        assert!(
+            warning.message.contains(&format!("did you mean `{near}`?")),
+            "{skill}: {}",
+            warning.message
+        );
+        // As a parsed value (Anthropic, MCP) too.
+        let value: Value = serde_json::from_str(args).unwrap();
+        let result = d.call(skill, &value, &SkillContext::new()).await;
+        assert!(result.warnings.iter().any(|w| w.code == "unknown_argument"));
+
+        let refused = strict.call(skill, args, &SkillContext::new()).await;
+        let error = refused.error.expect("refused in strict mode");
+        assert_eq!(error.code, codes::INVALID_ARGUMENTS, "{skill}");
+        assert!(error.message.contains(&format!("did you mean `{near}`?")));
+    }
+    // Known keys only: the fast path, no warning.
+    let result = d
+        .call(
+            "configure",
+            r#"{"name": "b", "count": 2}"#,
+            &SkillContext::new(),
+        )
+        .await;
+    assert_eq!(result.data_value(), json!("b x2"));
+    assert!(result.warnings.is_empty(), "{:?}", result.warnings);
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -352,7 +352,12 @@ fn prepare_body(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let input_ident = &names.input;
     let whole_input = skill.params.iter().any(|p| matches!(p.role, Role::Input));
     let prepared = model_args(skill).any(|p| p.arg.prepare.is_some());
-    if whole_input || !prepared {
+    // A whole-struct input and a derived input of more than `MAX_INPUT_FIELDS` arguments let
+    // unknown keys through; the checked read refuses them as the other inputs do.
+    if whole_input || (!prepared && model_args(skill).count() > MAX_INPUT_FIELDS) {
+        return quote!(#p::deserialize_args_checked::<#input_ident>(args, #id, __input_schema()));
+    }
+    if !prepared {
         return quote!(#p::deserialize_args::<#input_ident>(args, #id));
     }
     let mut wire_fields = Vec::new();

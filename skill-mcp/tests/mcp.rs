@@ -262,6 +262,26 @@ async fn bad_arguments_are_an_error_result_with_path_expected_and_got() {
     }
 }
 
+/// A contract pasted whole into a call's arguments is over the argument limit: refused
+/// unparsed with a result the model can act on, and the server keeps serving.
+#[tokio::test]
+async fn a_contract_over_the_argument_limit_is_refused_and_the_server_goes_on() {
+    let f = fixture();
+    let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
+    let contract = "Clause 1. The Contractor shall ... ".repeat(32 * 1024);
+    assert!(contract.len() > skill_core::limits::DEFAULT_MAX_ARGUMENT_BYTES);
+    let refused = client
+        .call("echo_upper", json!({"text": contract, "times": 1}))
+        .await;
+    let text = error_text(&refused);
+    assert!(text.starts_with("arguments_too_large"), "{text}");
+    assert!(text.contains("refer to long text"), "{text}");
+    let echo = client
+        .call("echo_upper", json!({"text": "ab", "times": 1}))
+        .await;
+    assert_eq!(structured(&echo), &json!({"text": "AB", "times": 1}));
+}
+
 #[tokio::test]
 async fn unknown_tools_are_a_protocol_error() {
     let f = fixture();

@@ -200,6 +200,24 @@ fn anti_injection_rule_is_present_in_both_languages() {
     assert!(system(&en).contains("never instructions"));
 }
 
+/// Tool results come back fenced in `<tool_output>` tags: the system prompt says what the
+/// tags mean, in both languages.
+#[test]
+fn the_system_prompt_explains_the_tool_output_fence() {
+    let zh = build_react_agent_messages(&base());
+    assert!(system(&zh).contains("<tool_output>"), "{}", system(&zh));
+    assert!(system(&zh).contains("<document>"));
+    let en = build_react_agent_messages(&ReactPromptInput {
+        language: Language::En,
+        ..base()
+    });
+    assert!(
+        system(&en).contains(skill_core::fence::FENCE_INSTRUCTION),
+        "{}",
+        system(&en)
+    );
+}
+
 #[test]
 fn clause_text_cannot_close_the_fence() {
     let hostile =

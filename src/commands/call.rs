@@ -111,10 +111,14 @@ pub fn run(dispatcher: &Dispatcher, args: &CallArgs) -> Result<ExitCode, CliErro
     let arguments = read_arguments(&args.args, dispatcher.argument_limits())?;
     let strict;
     let dispatcher = if args.strict {
-        strict = Dispatcher::builder()
+        let mut builder = Dispatcher::builder()
             .skills(dispatcher.list_skills().iter().copied())
             .argument_limits(dispatcher.argument_limits())
-            .strict_arguments(true)
+            .strict_arguments(true);
+        if let Some(timeout) = dispatcher.default_timeout() {
+            builder = builder.default_timeout(timeout);
+        }
+        strict = builder
             .build()
             .map_err(|e| CliError::Usage(e.to_string()))?;
         &strict

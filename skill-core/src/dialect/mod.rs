@@ -216,6 +216,31 @@ impl Dialect {
         calls::parse_calls(self, payload)
     }
 
+    /// Reads a whole provider answer (its text, tool calls and token usage) the way the
+    /// agent's model clients do: an OpenAI Chat completion for [`Dialect::OpenAi`] and
+    /// [`Dialect::OpenAiStrict`] (feature `openai`), an Anthropic message for
+    /// [`Dialect::Anthropic`] and [`Dialect::AnthropicStrict`] (feature `anthropic`). Other
+    /// dialects have no model client; their answers are read with [`Dialect::parse_calls`],
+    /// and this returns [`DialectError::UnreadableResponse`] for them.
+    pub fn read_response(self, body: &Value) -> Result<LlmResponse, DialectError> {
+        match self {
+            #[cfg(feature = "openai")]
+            Dialect::OpenAi | Dialect::OpenAiStrict => openai::read_chat_completion(body),
+            #[cfg(feature = "anthropic")]
+            Dialect::Anthropic | Dialect::AnthropicStrict => anthropic::read_message(body),
+            _ => {
+                let _ = body;
+                Err(DialectError::UnreadableResponse {
+                    dialect: self,
+                    reason: "no model client reads whole answers in this dialect (build with \
+                             the `openai` or `anthropic` feature for those); read its tool \
+                             calls with `parse_calls`"
+                        .into(),
+                })
+            }
+        }
+    }
+
     /// The answer to `call` in this dialect .
     pub fn render_result(
         self,

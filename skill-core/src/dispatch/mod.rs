@@ -91,6 +91,11 @@ impl Dispatcher {
         self.inner.limits
     }
 
+    /// The time limit of skills that declare none (`None`: they run without one).
+    pub fn default_timeout(&self) -> Option<Duration> {
+        self.inner.default_timeout
+    }
+
     /// Whether an argument the skill does not have is refused rather than reported.
     pub fn strict_arguments(&self) -> bool {
         self.inner.strict_arguments

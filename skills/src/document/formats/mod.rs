@@ -107,14 +107,22 @@ pub fn read_document_text(path: impl AsRef<Path>) -> Result<(String, DocumentFor
         path: path.to_path_buf(),
         kind,
     };
-    let size = std::fs::metadata(path).map_err(|e| fail(e.into()))?.len();
+    let file = std::fs::File::open(path).map_err(|e| fail(e.into()))?;
+    let size = file.metadata().map_err(|e| fail(e.into()))?.len();
     if size > MAX_DOCUMENT_BYTES {
         return Err(fail(FormatErrorKind::TooLarge {
             size,
             limit: MAX_DOCUMENT_BYTES,
         }));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(e.into()))?;
+    // The size a file reports is not a bound: a pipe or a device (`/dev/zero`) reports 0 and
+    // never ends. Reading stops one byte past the limit, so such input is refused too.
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_DOCUMENT_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| fail(e.into()))?;
     text_from_bytes(path, &bytes)
 }
 
@@ -308,6 +316,25 @@ mod tests {
             read("a.doc", &ole),
             Err(FormatErrorKind::Unsupported(_))
         ));
+    }
+
+    /// A device reports size 0 and never ends: reading stops past the limit instead of
+    /// filling memory.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_endless_file_is_refused_at_the_size_limit() {
+        let err = read_text("/dev/zero").unwrap_err();
+        assert!(
+            matches!(
+                err.kind,
+                FormatErrorKind::TooLarge {
+                    limit: MAX_DOCUMENT_BYTES,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("/dev/zero"), "{err}");
     }
 
     #[test]
