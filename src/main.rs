@@ -31,6 +31,7 @@ enum Command {
     /// Print the clause tree a review will use: numbers, titles, levels, terms, references.
     Parse(commands::parse::ParseArgs),
     /// Review a contract with the skill library and print the risks found.
+    #[command(after_help = commands::review::REVIEW_ENV_HELP)]
     Review(Box<commands::review::ReviewArgs>),
     /// Measure the review against a labelled corpus (recall, false alarms).
     Eval(commands::eval::EvalArgs),

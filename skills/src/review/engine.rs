@@ -15,7 +15,7 @@ use tokio::task::JoinSet;
 
 use super::{
     agent, consolidate, generated_checklist_for, not_run, review_item, summarize, ClauseReview,
-    ProgressHook, ReviewAgent, ReviewOptions, ReviewReport,
+    ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
 };
 use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ReviewState};
@@ -118,16 +118,19 @@ impl Job {
         }
     }
 
-    /// The report: the clause reviews in checklist order (a clause no task reviewed is
-    /// marked not run), the counts and the document-level risks (CPU work).
-    fn finish(&self) -> ReviewReport {
+    /// The report: the clause reviews in checklist order (a clause no task finished is
+    /// marked not run, for the reason `why`), the counts and the document-level risks (CPU
+    /// work).
+    fn finish(&self, why: NotFinished) -> ReviewReport {
         let results = std::mem::take(&mut *self.results.lock().unwrap_or_else(|p| p.into_inner()));
+        let (code, message) = why.describe();
         let clauses: Vec<ClauseReview> = results
             .into_iter()
             .chain(std::iter::repeat(None))
             .zip(&self.checklist)
-            .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
+            .map(|(review, item)| review.unwrap_or_else(|| not_run(item, code, message)))
             .collect();
+        let incomplete = clauses.iter().any(|c| c.mode == ReviewMode::NotRun);
         let summary = summarize(&clauses);
         let mut report = ReviewReport {
             document_id: self
@@ -138,11 +141,34 @@ impl Job {
             domain_id: self.state.domain_id.clone(),
             our_party: self.state.our_party.clone(),
             checklist_generated: self.checklist_generated,
+            incomplete,
             clauses,
             summary,
         };
         consolidate::finalize(&mut report, &self.state, true);
         report
+    }
+}
+
+/// Why a clause may have no review when the report is made.
+#[derive(Debug, Clone, Copy)]
+enum NotFinished {
+    /// The review was cancelled.
+    Cancelled,
+    /// No runtime could be started.
+    NoRuntime,
+}
+
+impl NotFinished {
+    /// The error code and message the clause's skills are listed with.
+    fn describe(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Cancelled => (
+                "cancelled",
+                "the review was cancelled before this clause finished",
+            ),
+            Self::NoRuntime => ("not_run", "the review runtime could not start"),
+        }
     }
 }
 
@@ -155,12 +181,13 @@ async fn off_runtime<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) 
     }
 }
 
-/// The review: see [`super::review`].
+/// The review until `cancel` completes: see [`super::review_until`].
 pub(super) async fn run(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
     agent: Option<&ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
 ) -> ReviewReport {
     let agent = agent
         .filter(|a| a.settings.use_react_agent && state.primary().is_some())
@@ -174,14 +201,28 @@ pub(super) async fn run(
     for _ in 0..workers {
         tasks.spawn(Arc::clone(&job).work());
     }
-    while let Some(done) = tasks.join_next().await {
-        if let Err(err) = done {
-            if err.is_panic() {
-                std::panic::resume_unwind(err.into_panic());
+    let mut cancel = std::pin::pin!(cancel);
+    loop {
+        tokio::select! {
+            done = tasks.join_next() => match done {
+                None => break,
+                Some(Err(err)) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                Some(_) => {}
+            },
+            () = &mut cancel => {
+                tracing::warn!(
+                    finished = job.finished.load(Ordering::Relaxed),
+                    clauses = job.checklist.len(),
+                    "review cancelled; clause tasks aborted"
+                );
+                // Aborted tasks drop their model requests; wait until every one is gone.
+                tasks.abort_all();
+                while tasks.join_next().await.is_some() {}
+                break;
             }
         }
     }
-    off_runtime(move || job.finish()).await
+    off_runtime(move || job.finish(NotFinished::Cancelled)).await
 }
 
 /// The review for a synchronous caller: [`run`] on a new multi-threaded runtime (one
@@ -204,10 +245,11 @@ pub(super) fn run_blocking(
         Err(err) => {
             tracing::error!(error = %err, "cannot start the review runtime");
             let state = Arc::new(state.clone());
-            return prepare(dispatcher.clone(), state, options, None).finish();
+            return prepare(dispatcher.clone(), state, options, None)
+                .finish(NotFinished::NoRuntime);
         }
     };
-    let review = run(dispatcher, state, options, agent);
+    let review = run(dispatcher, state, options, agent, std::future::pending());
     if tokio::runtime::Handle::try_current().is_ok() {
         std::thread::scope(
             |scope| match scope.spawn(|| runtime.block_on(review)).join() {

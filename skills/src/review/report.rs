@@ -69,6 +69,13 @@ fn summary_line(report: &ReviewReport) -> String {
             );
         }
     }
+    if report.incomplete {
+        let _ = write!(
+            line,
+            "; INCOMPLETE: the review was cancelled, {} clause(s) not reviewed",
+            s.clauses_not_run
+        );
+    }
     if !s.unknown_skills.is_empty() {
         let _ = write!(
             line,
@@ -160,11 +167,15 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
 fn agent_lines(report: &ReviewReport, bullet: &str) -> String {
     use crate::review::ReviewMode;
     let mut out = String::new();
-    for clause in report.clauses.iter().filter(|c| !c.mode.is_checklist()) {
+    for clause in report
+        .clauses
+        .iter()
+        .filter(|c| matches!(c.mode, ReviewMode::React | ReviewMode::ReactFallback))
+    {
         let mode = match clause.mode {
             ReviewMode::React => "react",
             ReviewMode::ReactFallback => "react, fell back to the checklist",
-            ReviewMode::Checklist => "checklist",
+            ReviewMode::Checklist | ReviewMode::NotRun => continue,
         };
         let tools = if clause.tools_chosen.is_empty() {
             "no tools".to_string()
