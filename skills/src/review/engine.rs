@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use skill_core::{Dispatcher, SkillContext};
 use tokio::task::JoinSet;
+use tracing::field::Empty;
+use tracing::Instrument;
 
 use super::{
     agent, consolidate, generated_checklist_for, not_run, review_item, summarize, ClauseReview,
@@ -96,20 +98,39 @@ impl Job {
             let Some(item) = self.checklist.get(i) else {
                 break;
             };
-            let review = match &self.agent {
-                Some(agent) => {
-                    agent::review_item_react(
-                        agent.client.as_ref(),
-                        &agent.settings,
-                        &self.dispatcher,
-                        &self.base,
-                        &self.state,
-                        item,
-                    )
-                    .await
+            let span = tracing::info_span!(
+                "review_clause",
+                otel.name = %format_args!("review clause {}", item.clause_id),
+                skillkit.clause.id = %item.clause_id,
+                skillkit.clause.mode = Empty,
+                skillkit.clause.risks = Empty,
+                gen_ai.usage.input_tokens = Empty,
+                gen_ai.usage.output_tokens = Empty,
+            );
+            let review = async {
+                match &self.agent {
+                    Some(agent) => {
+                        agent::review_item_react(
+                            agent.client.as_ref(),
+                            &agent.settings,
+                            &self.dispatcher,
+                            &self.base,
+                            &self.state,
+                            item,
+                        )
+                        .await
+                    }
+                    None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
                 }
-                None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
-            };
+            }
+            .instrument(span.clone())
+            .await;
+            span.record("skillkit.clause.mode", mode_name(review.mode));
+            span.record("skillkit.clause.risks", review.risks.len());
+            if !review.usage.is_empty() {
+                span.record("gen_ai.usage.input_tokens", review.usage.prompt_tokens);
+                span.record("gen_ai.usage.output_tokens", review.usage.completion_tokens);
+            }
             if let Some(hook) = &self.progress {
                 let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
                 hook.0(&review, done, self.checklist.len());
@@ -181,7 +202,20 @@ async fn off_runtime<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) 
     }
 }
 
-/// The review until `cancel` completes: see [`super::review_until`].
+/// How a clause's mode is named in traces and JSON.
+fn mode_name(mode: ReviewMode) -> &'static str {
+    match mode {
+        ReviewMode::Checklist => "checklist",
+        ReviewMode::React => "react",
+        ReviewMode::ReactFallback => "react_fallback",
+        ReviewMode::NotRun => "not_run",
+    }
+}
+
+/// The review until `cancel` completes: see [`super::review_until`]. The whole review is
+/// one `review` span (with a model, an `invoke_agent` operation of the OpenTelemetry GenAI
+/// conventions), each clause a `review_clause` span in it, each model turn and tool call a
+/// `chat` / `execute_tool` span in the clause's.
 pub(super) async fn run(
     dispatcher: &Dispatcher,
     state: &ReviewState,
@@ -192,14 +226,63 @@ pub(super) async fn run(
     let agent = agent
         .filter(|a| a.settings.use_react_agent && state.primary().is_some())
         .cloned();
+    let model = agent
+        .as_ref()
+        .and_then(|a| a.client.model())
+        .unwrap_or_default();
+    let span = tracing::info_span!(
+        "review",
+        otel.name = if agent.is_some() {
+            "invoke_agent contract_review"
+        } else {
+            "review"
+        },
+        gen_ai.operation.name = agent.is_some().then_some("invoke_agent"),
+        gen_ai.agent.name = agent.is_some().then_some("contract_review"),
+        gen_ai.request.model = (!model.is_empty()).then_some(model),
+        skillkit.review.document = state.primary().map(|d| d.document_id.as_str()),
+        skillkit.review.domain = state.domain_id.as_str(),
+        skillkit.review.clauses = Empty,
+        skillkit.review.concurrency = Empty,
+        skillkit.review.incomplete = Empty,
+        skillkit.review.risks = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+    );
+    let report = run_in_span(dispatcher, state, options, agent, cancel)
+        .instrument(span.clone())
+        .await;
+    let summary = &report.summary;
+    span.record("skillkit.review.incomplete", report.incomplete);
+    span.record("skillkit.review.risks", summary.total_risks);
+    if !summary.usage.is_empty() {
+        span.record("gen_ai.usage.input_tokens", summary.usage.prompt_tokens);
+        span.record(
+            "gen_ai.usage.output_tokens",
+            summary.usage.completion_tokens,
+        );
+    }
+    report
+}
+
+async fn run_in_span(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
+) -> ReviewReport {
     let (dispatcher, state, prepared_options) =
         (dispatcher.clone(), Arc::new(state.clone()), options.clone());
     let job = off_runtime(move || prepare(dispatcher, state, &prepared_options, agent)).await;
     let workers = tasks_in_flight(options, job.agent.is_some(), job.checklist.len());
+    let span = tracing::Span::current();
+    span.record("skillkit.review.clauses", job.checklist.len());
+    span.record("skillkit.review.concurrency", workers);
     let job = Arc::new(job);
     let mut tasks = JoinSet::new();
     for _ in 0..workers {
-        tasks.spawn(Arc::clone(&job).work());
+        tasks.spawn(Arc::clone(&job).work().instrument(span.clone()));
     }
     let mut cancel = std::pin::pin!(cancel);
     loop {
