@@ -1,6 +1,7 @@
 //! `skillkit`: list, export and call the skills linked into this binary.
 
 mod commands;
+mod telemetry;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -16,6 +17,11 @@ skill_core::link_skills!(skills);
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Send the spans of reviews, model turns and tool calls (OpenTelemetry GenAI
+    /// conventions) to this OTLP/HTTP collector, e.g. `http://127.0.0.1:4318` (default:
+    /// OTEL_EXPORTER_OTLP_ENDPOINT). Needs a build with `--features otlp`.
+    #[arg(long, global = true, value_name = "URL")]
+    otlp: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,15 +84,20 @@ fn install_panic_hook() {
 
 fn main() -> ExitCode {
     install_panic_hook();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
-                .unwrap_or_else(|_| "error".into()),
-        )
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    let telemetry = match telemetry::init(cli.otlp.as_deref()) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", one_line(&err.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let code = run(cli);
+    telemetry.shutdown();
+    code
+}
+
+fn run(cli: Cli) -> ExitCode {
     let dispatcher = match skill_core::Dispatcher::from_inventory() {
         Ok(d) => d,
         Err(err) => {

@@ -314,3 +314,35 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
     );
     assert_eq!(model.requests(), 8, "no request after the cancel");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
+    let model = model(|_| Duration::from_millis(5));
+    let agent = agent_for(&model);
+    let state = contract(2);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let report = review(&dispatcher, &state, &options(2, None), Some(&agent)).await;
+    let text = skills::review::render_table(&report);
+    let row = |first: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(first))
+            .unwrap_or_else(|| panic!("no {first} row in\n{text}"))
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        row("CLAUSE")[..6],
+        ["CLAUSE", "MODE", "TURNS", "PROMPT", "CACHED", "COMPLETION"]
+    );
+    // Two turns of 100 prompt tokens (40 cached) and 10 completion tokens per clause.
+    let first = row("1");
+    assert_eq!(first[..6], ["1", "react", "2", "200", "80", "20"]);
+    assert_eq!(first.last().unwrap(), "get_clause_context");
+    let total = row("TOTAL");
+    assert_eq!(total[..5], ["TOTAL", "4", "400", "160", "40"]);
+    assert!(
+        text.contains("4 model turn(s), 440 token(s): 400 prompt (160 cached), 40 completion"),
+        "{text}"
+    );
+}

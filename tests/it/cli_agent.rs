@@ -253,3 +253,93 @@ fn ctrl_c_writes_the_finished_clauses_marked_incomplete_and_exits_130() {
     assert_eq!(report["summary"]["model_turns"], 1);
     assert_eq!(model.requests(), 3, "no request after Ctrl-C");
 }
+
+/// A build without the `otlp` feature refuses `--otlp` rather than dropping the traces
+/// silently.
+#[cfg(not(feature = "otlp"))]
+#[test]
+fn otlp_is_refused_by_a_build_without_the_exporter() {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["--otlp", "http://127.0.0.1:4318", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("built without the `otlp` feature") && stderr.contains("--features otlp"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// With the `otlp` feature, the spans of an agent review reach a collector as OTLP/HTTP
+/// protobuf: the model turns named `chat {model}`, the tool calls `execute_tool {tool}`,
+/// with their GenAI attributes.
+#[cfg(feature = "otlp")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_review_sends_its_spans_to_an_otlp_collector() {
+    use std::time::Duration;
+
+    use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+
+    let collector = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/traces"))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&collector)
+        .await;
+    let model = MockModel::start(|req| MockReply {
+        delay: Duration::ZERO,
+        answer: react_answer(req, 1, "get_clause_context", "[]"),
+        usage: Some(MockUsage {
+            prompt: 100,
+            completion: 10,
+            cached: None,
+        }),
+    })
+    .unwrap();
+    let dir = three_clause_contract("otlp");
+    let (base_url, endpoint) = (model.base_url(), collector.uri());
+    let contract = dir.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .env_remove("USE_REACT_AGENT")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .arg("review")
+            .arg(contract.join("contract.md"))
+            .arg("--checklist")
+            .arg(contract.join("list.json"))
+            .args(["--agent", "--format", "json", "--otlp", &endpoint])
+            .args(["--base-url", &base_url, "--model", "mock-model"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let requests = collector.received_requests().await.unwrap();
+    assert!(!requests.is_empty(), "no traces sent");
+    assert!(requests.iter().all(
+        |r| r.headers.get("content-type").and_then(|v| v.to_str().ok())
+            == Some("application/x-protobuf")
+    ));
+    let body: Vec<u8> = requests.iter().flat_map(|r| r.body.clone()).collect();
+    let has = |text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
+    for text in [
+        "skillkit",
+        "invoke_agent contract_review",
+        "review clause 2",
+        "chat mock-model",
+        "execute_tool get_clause_context",
+        "gen_ai.operation.name",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.tool.call.id",
+    ] {
+        assert!(has(text), "`{text}` not in the exported spans");
+    }
+}
