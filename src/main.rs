@@ -1,6 +1,7 @@
 //! `skillkit`: list, export and call the skills linked into this binary.
 
 mod commands;
+mod telemetry;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -17,6 +18,11 @@ skill_core::link_skills!(skills);
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Send the spans of reviews, model turns and tool calls (OpenTelemetry GenAI
+    /// conventions) to this OTLP/HTTP collector, e.g. `http://127.0.0.1:4318` (default:
+    /// OTEL_EXPORTER_OTLP_ENDPOINT). Needs a build with `--features otlp`.
+    #[arg(long, global = true, value_name = "URL")]
+    otlp: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -32,6 +38,7 @@ enum Command {
     /// Print the clause tree a review will use: numbers, titles, levels, terms, references.
     Parse(commands::parse::ParseArgs),
     /// Review a contract with the skill library and print the risks found.
+    #[command(after_help = commands::review::REVIEW_ENV_HELP)]
     Review(Box<commands::review::ReviewArgs>),
     /// Measure the review against a labelled corpus (recall, false alarms).
     Eval(commands::eval::EvalArgs),
@@ -106,15 +113,20 @@ fn install_panic_hook() {
 
 fn main() -> ExitCode {
     install_panic_hook();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
-                .unwrap_or_else(|_| "error".into()),
-        )
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    let telemetry = match telemetry::init(cli.otlp.as_deref()) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", one_line(&err.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let code = run(cli);
+    telemetry.shutdown();
+    code
+}
+
+fn run(cli: Cli) -> ExitCode {
     let timeout = match call_timeout() {
         Ok(timeout) => timeout,
         Err(message) => {

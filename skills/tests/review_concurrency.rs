@@ -9,57 +9,13 @@ use std::time::Duration;
 use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
 use skill_core::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
 use skill_core::Dispatcher;
-use skills::document::parse_text;
 use skills::review::{
     review, AgentSettings, ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
 };
-use skills::{ChecklistItem, DocumentRole, Priority, ReviewDocument, ReviewState};
 
-/// A contract of `clauses` numbered clauses, each on the checklist.
-fn contract(clauses: usize) -> ReviewState {
-    let mut text = String::from("SERVICES AGREEMENT\n\n");
-    for n in 1..=clauses {
-        text.push_str(&format!(
-            "{n} Topic {n}\n\nThe Contractor shall perform obligation number {n} within 28 days.\n\n"
-        ));
-    }
-    ReviewState {
-        our_party: "Contractor".into(),
-        documents: vec![ReviewDocument {
-            role: DocumentRole::Primary,
-            filename: "contract.md".into(),
-            structure: parse_text("contract", &text),
-        }],
-        review_checklist: (1..=clauses)
-            .map(|n| ChecklistItem {
-                clause_id: n.to_string(),
-                clause_name: format!("Topic {n}"),
-                priority: Priority::Medium,
-                required_skills: vec!["get_clause_context".into()],
-                description: String::new(),
-            })
-            .collect(),
-        ..Default::default()
-    }
-}
+mod support;
 
-/// The clause a request is about, from the prompt's `- Number: ` line.
-fn clause_of(user_text: &str) -> String {
-    user_text
-        .lines()
-        .find_map(|l| l.strip_prefix("- Number: "))
-        .unwrap_or_default()
-        .trim()
-        .to_string()
-}
-
-/// The final answer naming the clause it reviewed, so a result put on the wrong clause
-/// shows.
-fn answer_for(clause: &str) -> String {
-    format!(
-        r#"[{{"risk_level": "low", "risk_type": "probe", "description": "about clause {clause}"}}]"#
-    )
-}
+use support::{answer_for, clause_of, contract};
 
 fn agent_for(model: &MockModel) -> ReviewAgent {
     let client = OpenAiClient::new(
@@ -94,9 +50,8 @@ fn model(delay: impl Fn(usize) -> Duration + Send + Sync + 'static) -> MockModel
 
 fn options(concurrency: usize, progress: Option<ProgressHook>) -> ReviewOptions {
     ReviewOptions {
-        concurrency,
-        generate_checklist: false,
         progress,
+        ..support::options(concurrency)
     }
 }
 
@@ -290,5 +245,104 @@ async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
     assert!(
         after[1..].iter().all(|e| e.started >= probe_done),
         "{after:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
+    use skills::review::review_until;
+    // Clauses 1 and 2 answer at once; every other request waits a minute.
+    let model = MockModel::start(|req| {
+        let clause = clause_of(&req.user_text());
+        let quick = clause == "1" || clause == "2";
+        MockReply {
+            delay: if quick {
+                Duration::ZERO
+            } else {
+                Duration::from_secs(60)
+            },
+            answer: react_answer(req, 1, "get_clause_context", &answer_for(&clause)),
+            usage: None,
+        }
+    })
+    .expect("mock model starts");
+    let agent = agent_for(&model);
+    let state = contract(6);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+    let watcher = {
+        let in_flight = || model.in_flight();
+        let finished = || model.log().iter().filter(|e| e.finished.is_some()).count();
+        async move {
+            // Cancel once both quick clauses are done (four answers) and the others wait.
+            while !(finished() == 4 && in_flight() == 4) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            cancel.send(()).ok();
+        }
+    };
+    let six = options(6, None);
+    let run = review_until(&dispatcher, &state, &six, Some(&agent), async {
+        cancelled.await.ok();
+    });
+    let (report, ()) = tokio::join!(run, watcher);
+
+    assert!(report.incomplete);
+    let modes: Vec<ReviewMode> = report.clauses.iter().map(|c| c.mode).collect();
+    assert_eq!(
+        modes,
+        [
+            ReviewMode::React,
+            ReviewMode::React,
+            ReviewMode::NotRun,
+            ReviewMode::NotRun,
+            ReviewMode::NotRun,
+            ReviewMode::NotRun
+        ]
+    );
+    assert_eq!(report.summary.clauses_reviewed, 2);
+    assert_eq!(report.summary.clauses_not_run, 4);
+    assert_eq!(report.clauses[0].risks[0].description, "about clause 1");
+    assert_eq!(
+        report.clauses[2].skills[0].error_code.as_deref(),
+        Some("cancelled")
+    );
+    let text = skills::review::render_table(&report);
+    assert!(
+        text.contains("INCOMPLETE: the review was cancelled, 4 clause(s) not reviewed"),
+        "{text}"
+    );
+    assert_eq!(model.requests(), 8, "no request after the cancel");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
+    let model = model(|_| Duration::from_millis(5));
+    let agent = agent_for(&model);
+    let state = contract(2);
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let report = review(&dispatcher, &state, &options(2, None), Some(&agent)).await;
+    let text = skills::review::render_table(&report);
+    let row = |first: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(first))
+            .unwrap_or_else(|| panic!("no {first} row in\n{text}"))
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        row("CLAUSE")[..6],
+        ["CLAUSE", "MODE", "TURNS", "PROMPT", "CACHED", "COMPLETION"]
+    );
+    // Two turns of 100 prompt tokens (40 cached) and 10 completion tokens per clause.
+    let first = row("1");
+    assert_eq!(first[..6], ["1", "react", "2", "200", "80", "20"]);
+    assert_eq!(first.last().unwrap(), "get_clause_context");
+    let total = row("TOTAL");
+    assert_eq!(total[..5], ["TOTAL", "4", "400", "160", "40"]);
+    assert!(
+        text.contains("4 model turn(s), 440 token(s): 400 prompt (160 cached), 40 completion"),
+        "{text}"
     );
 }

@@ -1,5 +1,7 @@
 //! `skillkit review`: review a contract with the skill library, in checklist mode (offline,
-//! deterministic) or with a model choosing the skills (`--agent react`).
+//! deterministic) or with a model choosing the skills (`--agent`, or `USE_REACT_AGENT=true`
+//! with a model in the environment). The whole review runs on one tokio runtime; Ctrl-C
+//! stops it, writes the report of the clauses finished (marked incomplete) and exits 130.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,8 +11,8 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    render, render_table_within, run_review, AgentSettings, ProgressHook, ReportFormat,
-    ReviewAgent, ReviewInputs, ReviewOptions, ReviewReport,
+    render, render_table_within, review_until, AgentSettings, ModelProvider, ProgressHook,
+    ReportFormat, ReviewAgent, ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -63,12 +65,19 @@ pub struct ReviewArgs {
     #[arg(long, default_value_t = 0)]
     concurrency: usize,
     /// Let a model choose the skills per clause (ReAct); the checklist becomes a hint.
-    #[arg(long, value_parser = ["react"])]
+    /// Without `--agent` or `--no-agent`, the agent reviews when USE_REACT_AGENT is true
+    /// and a model is configured in the environment (OPENAI_API_KEY or OPENAI_BASE_URL,
+    /// else ANTHROPIC_API_KEY).
+    #[arg(long, value_parser = ["react"], num_args = 0..=1, default_missing_value = "react")]
     agent: Option<String>,
-    /// Model provider for `--agent`: `openai` (any Chat Completions server: OpenAI, DeepSeek,
-    /// vLLM, Ollama, llama.cpp) or `anthropic`.
-    #[arg(long, default_value = "openai", value_parser = ["openai", "anthropic"])]
-    provider: String,
+    /// Review by the checklist only, whatever USE_REACT_AGENT says.
+    #[arg(long, conflicts_with = "agent")]
+    no_agent: bool,
+    /// Model provider for the agent: `openai` (any Chat Completions server: OpenAI,
+    /// DeepSeek, vLLM, Ollama, llama.cpp) or `anthropic` (default: the one configured in
+    /// the environment, else `openai`).
+    #[arg(long, value_parser = ["openai", "anthropic"])]
+    provider: Option<String>,
     /// Model name (default from OPENAI_MODEL / ANTHROPIC_MODEL).
     #[arg(long)]
     model: Option<String>,
@@ -85,11 +94,33 @@ pub struct ReviewArgs {
     rpm: u32,
 }
 
+/// What `skillkit review --help` ends with: the environment variables read.
+pub const REVIEW_ENV_HELP: &str = "\
+Environment (an explicit --agent or --no-agent wins over USE_REACT_AGENT):
+  USE_REACT_AGENT=true         review with the agent when a model is configured below
+  OPENAI_API_KEY               key of the OpenAI-compatible server (local servers need none)
+  OPENAI_BASE_URL              its endpoint, default https://api.openai.com/v1
+  OPENAI_MODEL                 its model, default gpt-4o-mini
+  ANTHROPIC_API_KEY            key of the Anthropic Messages API (used when no OPENAI_* is set)
+  ANTHROPIC_BASE_URL           its endpoint, default https://api.anthropic.com
+  ANTHROPIC_MODEL              its model, default claude-sonnet-4-5
+  REACT_MAX_ITERATIONS=5       model turns per clause at most
+  REACT_TEMPERATURE=0.1        sampling temperature, 0 to 2
+  REACT_FINAL_ANSWER_AT_LIMIT  one more turn without tools at the limit (default true)
+  SKILLKIT_LOG                 log filter (tracing), default error
+Ctrl-C stops the review: the clauses finished are reported, marked incomplete, exit status 130.";
+
+/// Exit status of a review stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
 /// The model client `--agent` asks for, with the settings of the clause-analysis node.
-fn agent_client(args: &ReviewArgs) -> Result<(Arc<dyn LlmClient>, String), CliError> {
+fn agent_client(
+    args: &ReviewArgs,
+    provider: ModelProvider,
+) -> Result<(Arc<dyn LlmClient>, String), CliError> {
     let usage = |e: skill_core::agent::LlmError| CliError::Usage(e.to_string());
-    match args.provider.as_str() {
-        "anthropic" => {
+    match provider {
+        ModelProvider::Anthropic => {
             let mut config = AnthropicConfig::from_env().map_err(|_| {
                 CliError::Usage(
                     "--agent with --provider anthropic needs ANTHROPIC_API_KEY in the environment"
@@ -109,7 +140,7 @@ fn agent_client(args: &ReviewArgs) -> Result<(Arc<dyn LlmClient>, String), CliEr
                 endpoint,
             ))
         }
-        _ => {
+        ModelProvider::OpenAi => {
             let mut config = OpenAiConfig::from_env();
             if let Some(model) = &args.model {
                 config.model = model.clone();
@@ -183,6 +214,7 @@ fn progress_hook(total: usize) -> Option<ProgressHook> {
     {
         bar.set_style(style);
     }
+    let bar = bar.with_finish(indicatif::ProgressFinish::AndClear);
     Some(ProgressHook(Arc::new(move |clause, done, total| {
         bar.set_message(clause.clause_id.clone());
         bar.set_position(done as u64);
@@ -332,6 +364,45 @@ fn model_failed(report: &ReviewReport, fallback: bool) -> Result<(), CliError> {
     }
 }
 
+/// Whether the agent reviews, and with which provider: `--no-agent` never, `--agent`
+/// always, else when USE_REACT_AGENT is true and a model is configured in the environment.
+fn agent_choice(
+    args: &ReviewArgs,
+    settings: &AgentSettings,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<ModelProvider> {
+    let configured = ModelProvider::configured(lookup);
+    let explicit = args.provider.as_deref().map(|p| match p {
+        "anthropic" => ModelProvider::Anthropic,
+        _ => ModelProvider::OpenAi,
+    });
+    if args.no_agent {
+        return None;
+    }
+    if args.agent.is_some() {
+        return Some(explicit.or(configured).unwrap_or(ModelProvider::OpenAi));
+    }
+    if !settings.use_react_agent {
+        return None;
+    }
+    match (explicit, configured) {
+        (Some(provider), Some(_)) => Some(provider),
+        (None, Some(provider)) => Some(provider),
+        (_, None) => {
+            eprintln!("warning: USE_REACT_AGENT is on but no model is configured (OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY); reviewing in checklist mode");
+            None
+        }
+    }
+}
+
+/// Completes on the first Ctrl-C; never when no handler can be installed.
+async fn ctrl_c() {
+    if let Err(err) = tokio::signal::ctrl_c().await {
+        tracing::warn!(error = %err, "cannot listen for Ctrl-C");
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Runs the review and writes the report.
 pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliError> {
     let inputs = contract_inputs(&args.path, &args.contract)?;
@@ -339,6 +410,8 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .format
         .parse()
         .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
+    let settings = AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    let provider = agent_choice(args, &settings, |name| std::env::var(name).ok());
     let state = super::review_state(&inputs)?;
     let total = if state.review_checklist.is_empty() {
         state.primary().map_or(0, |d| d.total_clauses)
@@ -350,33 +423,51 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         progress: progress_hook(total),
         ..ReviewOptions::default()
     };
-    let report = match &args.agent {
-        None => run_review(dispatcher, &state, &options, None),
-        Some(_) => {
-            let settings = AgentSettings {
-                use_react_agent: true,
-                ..AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?
-            };
-            let prepared = agent_client(args).and_then(|(client, endpoint)| {
+    let agent = match provider {
+        None => None,
+        Some(provider) => {
+            let prepared = agent_client(args, provider).and_then(|(client, endpoint)| {
                 reachable(&endpoint).map(|()| client).map_err(|why| {
                     CliError::Usage(format!("the model endpoint cannot be reached: {why}"))
                 })
             });
             match prepared {
-                Ok(client) => {
-                    let agent = ReviewAgent::new(client, settings);
-                    let report = run_review(dispatcher, &state, &options, Some(&agent));
-                    model_failed(&report, args.fallback)?;
-                    report
-                }
+                Ok(client) => Some(ReviewAgent::new(
+                    client,
+                    AgentSettings {
+                        use_react_agent: true,
+                        ..settings
+                    },
+                )),
                 Err(err) if args.fallback => {
                     eprintln!("warning: {err}; reviewing in checklist mode (--fallback)");
-                    run_review(dispatcher, &state, &options, None)
+                    None
                 }
                 Err(err) => return Err(err),
             }
         }
     };
+    // One runtime for the whole review: every clause task, the model connections, the
+    // Ctrl-C listener.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("skillkit-review")
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;
+    let report = runtime.block_on(review_until(
+        dispatcher,
+        &state,
+        &options,
+        agent.as_ref(),
+        ctrl_c(),
+    ));
+    // Requests still open (none after a finished review) are dropped, not awaited.
+    runtime.shutdown_background();
+    // The progress bar goes with its hook (cleared, also when interrupted).
+    drop(options);
+    if agent.is_some() && !report.incomplete {
+        model_failed(&report, args.fallback)?;
+    }
     let text = match (format, &args.out) {
         (ReportFormat::Table, None) => {
             render_table_within(&report, usize::from(super::table_width()))
@@ -398,5 +489,76 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         }
         None => super::print(text)?,
     }
+    if report.incomplete {
+        eprintln!(
+            "interrupted: {} of {} clause(s) reviewed; the report is marked incomplete",
+            report.summary.clauses_reviewed,
+            report.summary.clauses_reviewed + report.summary.clauses_not_run
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Review {
+        #[command(flatten)]
+        args: ReviewArgs,
+    }
+
+    fn choice(argv: &[&str], env: &[(&str, &str)]) -> Option<ModelProvider> {
+        let args = Review::try_parse_from(["review", "contract.md"].iter().chain(argv))
+            .unwrap()
+            .args;
+        let lookup = |name: &str| {
+            env.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        };
+        let settings = AgentSettings::from_lookup(lookup).unwrap();
+        agent_choice(&args, &settings, lookup)
+    }
+
+    const ON: (&str, &str) = ("USE_REACT_AGENT", "true");
+    const LOCAL: (&str, &str) = ("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1");
+    const CLAUDE: (&str, &str) = ("ANTHROPIC_API_KEY", "sk-ant");
+
+    #[test]
+    fn the_environment_turns_the_agent_on_only_with_a_model() {
+        assert_eq!(choice(&[], &[ON, LOCAL]), Some(ModelProvider::OpenAi));
+        assert_eq!(choice(&[], &[ON, CLAUDE]), Some(ModelProvider::Anthropic));
+        assert_eq!(
+            choice(&[], &[ON, LOCAL, CLAUDE]),
+            Some(ModelProvider::OpenAi)
+        );
+        assert_eq!(choice(&[], &[ON]), None, "no model configured");
+        assert_eq!(choice(&[], &[LOCAL]), None, "USE_REACT_AGENT unset");
+        assert_eq!(choice(&[], &[("USE_REACT_AGENT", "false"), LOCAL]), None);
+    }
+
+    #[test]
+    fn an_explicit_flag_wins_over_the_environment() {
+        assert_eq!(choice(&["--no-agent"], &[ON, LOCAL]), None);
+        assert_eq!(choice(&["--agent"], &[]), Some(ModelProvider::OpenAi));
+        assert_eq!(
+            choice(&["--agent", "react"], &[CLAUDE]),
+            Some(ModelProvider::Anthropic)
+        );
+        assert_eq!(
+            choice(&["--agent", "--provider", "anthropic"], &[LOCAL]),
+            Some(ModelProvider::Anthropic)
+        );
+        assert_eq!(
+            choice(&["--provider", "anthropic"], &[ON, LOCAL]),
+            Some(ModelProvider::Anthropic)
+        );
+        let both = Review::try_parse_from(["review", "c.md", "--agent", "--no-agent"]);
+        assert!(both.is_err(), "--agent and --no-agent conflict");
+    }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::client::{LlmClient, LlmError};
 use super::gate::RequestGate;
-use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
+use super::http::{build_client, join_url, unreadable, Transport};
 use super::retry::RetryPolicy;
 use crate::dialect::{anthropic, ChatMessage, Dialect, LlmResponse};
 
@@ -57,10 +57,35 @@ impl AnthropicConfig {
     /// From `ANTHROPIC_API_KEY` (required), `ANTHROPIC_MODEL` (default
     /// `claude-sonnet-4-5`) and `ANTHROPIC_BASE_URL` (optional).
     pub fn from_env() -> Result<Self, LlmError> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`AnthropicConfig::from_env`] with the variables read through `lookup` (a name to
+    /// its value; blank values count as unset), so a host or a test can supply them without
+    /// touching the process environment.
+    ///
+    /// ```
+    /// use skill_core::agent::AnthropicConfig;
+    ///
+    /// let config = AnthropicConfig::from_lookup(|name| match name {
+    ///     "ANTHROPIC_API_KEY" => Some("sk-ant-test".into()),
+    ///     _ => None,
+    /// })?;
+    /// assert_eq!(config.model, "claude-sonnet-4-5");
+    /// assert!(AnthropicConfig::from_lookup(|_| None).is_err());
+    /// # Ok::<(), skill_core::agent::LlmError>(())
+    /// ```
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, LlmError> {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let key = var("ANTHROPIC_API_KEY").ok_or_else(|| {
+            LlmError::Config(
+                "environment variable ANTHROPIC_API_KEY is not set; it must hold the API key"
+                    .into(),
+            )
+        })?;
         let mut config = Self::new(
             var("ANTHROPIC_MODEL").unwrap_or_else(|| "claude-sonnet-4-5".into()),
-            key_from_env("ANTHROPIC_API_KEY")?,
+            key.trim(),
         );
         if let Some(base) = var("ANTHROPIC_BASE_URL") {
             config.base_url = base;
@@ -161,6 +186,10 @@ impl AnthropicClient {
 
 #[async_trait]
 impl LlmClient for AnthropicClient {
+    fn model(&self) -> Option<&str> {
+        Some(&self.config.model)
+    }
+
     fn dialect(&self) -> Dialect {
         Dialect::Anthropic
     }

@@ -77,6 +77,12 @@ pub trait LlmClient: Send + Sync {
         Dialect::OpenAi
     }
 
+    /// The model requests go to, when the client knows it (traced as
+    /// `gen_ai.request.model`). `None` by default.
+    fn model(&self) -> Option<&str> {
+        None
+    }
+
     /// One turn: the model reads `messages` and may call any of `tools` (definitions in
     /// [`dialect`](Self::dialect), as [`crate::Dispatcher::tools_in`] returns them).
     async fn chat_with_tools(
@@ -91,6 +97,10 @@ pub trait LlmClient: Send + Sync {
 impl<T: LlmClient + ?Sized> LlmClient for &T {
     fn dialect(&self) -> Dialect {
         (**self).dialect()
+    }
+
+    fn model(&self) -> Option<&str> {
+        (**self).model()
     }
 
     async fn chat_with_tools(
@@ -109,6 +119,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
         (**self).dialect()
     }
 
+    fn model(&self) -> Option<&str> {
+        (**self).model()
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],
@@ -123,6 +137,10 @@ impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
 impl<T: LlmClient + ?Sized> LlmClient for std::sync::Arc<T> {
     fn dialect(&self) -> Dialect {
         (**self).dialect()
+    }
+
+    fn model(&self) -> Option<&str> {
+        (**self).model()
     }
 
     async fn chat_with_tools(

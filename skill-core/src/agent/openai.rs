@@ -55,9 +55,28 @@ impl OpenAiConfig {
     /// From `OPENAI_BASE_URL` (default `https://api.openai.com/v1`), `OPENAI_MODEL`
     /// (default `gpt-4o-mini`) and `OPENAI_API_KEY` (optional, for local servers).
     pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`OpenAiConfig::from_env`] with the variables read through `lookup` (a name to its
+    /// value; blank values count as unset), so a host or a test can supply them without
+    /// touching the process environment.
+    ///
+    /// ```
+    /// use skill_core::agent::OpenAiConfig;
+    ///
+    /// let config = OpenAiConfig::from_lookup(|name| match name {
+    ///     "OPENAI_BASE_URL" => Some("http://127.0.0.1:11434/v1".into()),
+    ///     "OPENAI_MODEL" => Some("qwen2.5".into()),
+    ///     _ => None,
+    /// });
+    /// assert_eq!(config.model, "qwen2.5");
+    /// assert_eq!(config.api_key, None);
+    /// ```
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         Self {
-            api_key: var("OPENAI_API_KEY"),
+            api_key: var("OPENAI_API_KEY").map(|k| k.trim().to_string()),
             ..Self::new(
                 var("OPENAI_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
                 var("OPENAI_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
@@ -160,6 +179,10 @@ impl OpenAiClient {
 
 #[async_trait]
 impl LlmClient for OpenAiClient {
+    fn model(&self) -> Option<&str> {
+        Some(&self.config.model)
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],

@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
+use tracing::field::Empty;
+use tracing::Instrument;
 
-use super::client::LlmClient;
+use super::client::{LlmClient, LlmError};
 use crate::context::SkillContext;
-use crate::dialect::{ChatMessage, TokenUsage};
+use crate::dialect::{ChatMessage, Dialect, LlmResponse, TokenUsage};
 use crate::dispatch::Dispatcher;
 use crate::error::{codes, SkillError};
 use crate::result::SkillResult;
@@ -246,19 +248,17 @@ where
             messages = out.final_messages.len(),
             "ReAct turn"
         );
-        let response = match llm
-            .chat_with_tools(&out.final_messages, &tools, options.temperature)
-            .await
-        {
-            Ok(response) => response,
-            Err(err) => {
-                out.warn(format!(
-                    "LLM call failed in turn {iteration} ({label}): {err}"
-                ));
-                out.stop_reason = StopReason::LlmError(err.to_string());
-                return out;
-            }
-        };
+        let response =
+            match traced_turn(llm, &out.final_messages, &tools, options.temperature).await {
+                Ok(response) => response,
+                Err(err) => {
+                    out.warn(format!(
+                        "LLM call failed in turn {iteration} ({label}): {err}"
+                    ));
+                    out.stop_reason = StopReason::LlmError(err.to_string());
+                    return out;
+                }
+            };
         out.usage += response.usage.unwrap_or_default();
 
         if response.tool_calls.is_empty() {
@@ -279,8 +279,15 @@ where
         let results: Vec<(SkillResult, f64)> = stream::iter(0..calls.len())
             .map(|i| async move {
                 let call = &calls_ref[i];
+                let span = tool_span(call);
                 let started = Instant::now();
-                let result = run_call(dispatcher, ctx, offered, call, options).await;
+                let result = run_call(dispatcher, ctx, offered, call, options)
+                    .instrument(span.clone())
+                    .await;
+                if let Some(err) = &result.error {
+                    span.record("error.type", err.code.as_ref());
+                    span.record("otel.status_code", "ERROR");
+                }
                 (result, started.elapsed().as_secs_f64() * 1000.0)
             })
             .buffered(options.max_parallel_tools.max(1))
@@ -346,10 +353,7 @@ async fn answer_at_limit<C, A, E>(
         iteration = out.iterations,
         "ReAct turn without tools for the final answer"
     );
-    let response = match llm
-        .chat_with_tools(&out.final_messages, &[], options.temperature)
-        .await
-    {
+    let response = match traced_turn(llm, &out.final_messages, &[], options.temperature).await {
         Ok(response) => response,
         Err(err) => {
             out.warn(format!(
@@ -373,6 +377,91 @@ async fn answer_at_limit<C, A, E>(
     out.final_messages
         .push(ChatMessage::assistant(response.text));
     out.stop_reason = StopReason::AnsweredAtLimit;
+}
+
+/// The `gen_ai.provider.name` of a client speaking `dialect` (OpenTelemetry GenAI
+/// semantic conventions).
+fn provider_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Anthropic | Dialect::AnthropicStrict => "anthropic",
+        Dialect::Gemini | Dialect::GeminiJsonSchema => "gcp.gemini",
+        _ => "openai",
+    }
+}
+
+/// The `error.type` of a failed model turn: the HTTP status, else the kind of failure.
+fn llm_error_type(err: &LlmError) -> String {
+    match err {
+        LlmError::Http { status, .. } => status.to_string(),
+        LlmError::Config(_) => "config".into(),
+        LlmError::Connection { .. } => "connection".into(),
+        LlmError::Timeout { .. } => "timeout".into(),
+        LlmError::InvalidResponse { .. } => "invalid_response".into(),
+        LlmError::ScriptExhausted { .. } | LlmError::Scripted(_) => "scripted".into(),
+    }
+}
+
+/// One model turn in a `chat` span following the OpenTelemetry GenAI semantic conventions:
+/// operation, provider, model, temperature, then the token usage the provider reported
+/// (input tokens include the cached ones, as the conventions count them), or `error.type`.
+async fn traced_turn<C: LlmClient + ?Sized>(
+    llm: &C,
+    messages: &[ChatMessage],
+    tools: &[Value],
+    temperature: f32,
+) -> Result<LlmResponse, LlmError> {
+    let model = llm.model().unwrap_or_default();
+    let span = tracing::info_span!(
+        "chat",
+        otel.name = %format_args!("chat {model}"),
+        otel.kind = "client",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider_name(llm.dialect()),
+        gen_ai.request.model = model,
+        gen_ai.request.temperature = f64::from(temperature),
+        gen_ai.tools.offered = tools.len(),
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        gen_ai.usage.cache_read.input_tokens = Empty,
+        gen_ai.response.tool_calls = Empty,
+        error.type = Empty,
+    );
+    let result = llm
+        .chat_with_tools(messages, tools, temperature)
+        .instrument(span.clone())
+        .await;
+    match &result {
+        Ok(response) => {
+            if let Some(usage) = response.usage {
+                span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+                span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+                span.record("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens);
+            }
+            span.record("gen_ai.response.tool_calls", response.tool_calls.len());
+        }
+        Err(err) => {
+            span.record("error.type", llm_error_type(err).as_str());
+            span.record("otel.status_code", "ERROR");
+        }
+    }
+    result
+}
+
+/// The `execute_tool` span of one tool call (OpenTelemetry GenAI semantic conventions);
+/// `error.type` is set to the error code when the call fails.
+fn tool_span(call: &ToolCall) -> tracing::Span {
+    tracing::info_span!(
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", call.name),
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %call.name,
+        gen_ai.tool.call.id = %call.id,
+        gen_ai.tool.type = "function",
+        error.type = Empty,
+    )
 }
 
 /// Gives every call an id that is non-empty and unique in the conversation, so each tool

@@ -71,6 +71,10 @@ impl ScriptedClient {
 
 #[async_trait]
 impl LlmClient for ScriptedClient {
+    fn model(&self) -> Option<&str> {
+        Some("scripted")
+    }
+
     async fn chat_with_tools(
         &self,
         messages: &[ChatMessage],

@@ -348,6 +348,38 @@ pub(crate) fn is_union(prop: &Value) -> bool {
 mod tests {
     use super::*;
 
+    /// Token usage as the Messages API reports it (recorded bodies): cache reads and
+    /// writes are counted apart from `input_tokens`; the prompt is all three.
+    #[test]
+    fn usage_is_read_from_recorded_answers() {
+        let read = |body: &str| {
+            let body: Value = serde_json::from_str(body).unwrap();
+            read_message(&body).unwrap().usage.unwrap()
+        };
+        let plain = read(include_str!(
+            "../../tests/fixtures/anthropic/messages_final_text.json"
+        ));
+        assert_eq!(
+            (
+                plain.prompt_tokens,
+                plain.completion_tokens,
+                plain.cached_tokens
+            ),
+            (1033, 88, 0)
+        );
+        let cached = read(include_str!(
+            "../../tests/fixtures/anthropic/messages_cache_read.json"
+        ));
+        assert_eq!(
+            (
+                cached.prompt_tokens,
+                cached.completion_tokens,
+                cached.cached_tokens
+            ),
+            (312 + 148 + 2048, 5, 2048)
+        );
+    }
+
     #[test]
     fn history_becomes_alternating_turns_with_blocks() {
         let messages = vec![

@@ -161,6 +161,119 @@ impl ReviewAgent {
     }
 }
 
+/// A model provider the environment can configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelProvider {
+    /// Any OpenAI-compatible Chat Completions server (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+    /// `OPENAI_MODEL`).
+    OpenAi,
+    /// The Anthropic Messages API (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`,
+    /// `ANTHROPIC_MODEL`).
+    Anthropic,
+}
+
+impl ModelProvider {
+    /// The provider the variables of `lookup` configure: OpenAI-compatible when
+    /// `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set (a local server needs no key), else
+    /// Anthropic when `ANTHROPIC_API_KEY` is set, else none. Blank values count as unset.
+    pub fn configured(lookup: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let set = |name: &str| lookup(name).is_some_and(|v| !v.trim().is_empty());
+        if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") {
+            Some(Self::OpenAi)
+        } else if set("ANTHROPIC_API_KEY") {
+            Some(Self::Anthropic)
+        } else {
+            None
+        }
+    }
+}
+
+/// Environment variables a review reads to choose and configure the model (besides
+/// [`ENV_USE_REACT_AGENT`], [`ENV_REACT_MAX_ITERATIONS`], [`ENV_REACT_TEMPERATURE`] and
+/// [`ENV_REACT_FINAL_ANSWER_AT_LIMIT`]).
+pub const MODEL_ENV_VARS: [&str; 6] = [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_MODEL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+];
+
+/// The environment asks for a review agent it cannot make.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewAgentError {
+    /// A setting variable holds an unusable value.
+    #[error(transparent)]
+    Settings(#[from] AgentSettingsError),
+    /// The model client cannot be built from the variables (empty model name, no key).
+    #[cfg(feature = "clients")]
+    #[error("the model configured in the environment cannot be used: {0}")]
+    Client(#[from] skill_core::agent::LlmError),
+}
+
+#[cfg(feature = "clients")]
+impl ReviewAgent {
+    /// The review agent the process environment configures (SPEC-20 section 6): see
+    /// [`ReviewAgent::from_lookup`]. Feature `clients`.
+    pub fn from_env() -> Result<Option<Self>, ReviewAgentError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// The review agent the variables of `lookup` configure: `None` unless
+    /// `USE_REACT_AGENT` is true **and** a model is configured ([`ModelProvider::configured`]:
+    /// `OPENAI_API_KEY` or `OPENAI_BASE_URL`, else `ANTHROPIC_API_KEY`), so
+    /// `review(.., ReviewAgent::from_env()?.as_ref())` reviews by the checklist unless the
+    /// environment asks for the agent. The client reads the rest of its provider's
+    /// variables (`*_MODEL`, `*_BASE_URL`); the settings `REACT_MAX_ITERATIONS`,
+    /// `REACT_TEMPERATURE` and `REACT_FINAL_ANSWER_AT_LIMIT`. Feature `clients`.
+    ///
+    /// ```
+    /// use skills::review::ReviewAgent;
+    ///
+    /// let env = |pairs: &'static [(&'static str, &'static str)]| {
+    ///     move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    /// };
+    /// // A local server and the switch: the agent, on.
+    /// let agent = ReviewAgent::from_lookup(env(&[
+    ///     ("USE_REACT_AGENT", "true"),
+    ///     ("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"),
+    ///     ("OPENAI_MODEL", "qwen2.5"),
+    /// ]))?
+    /// .expect("configured");
+    /// assert!(agent.settings.use_react_agent);
+    /// assert_eq!(agent.client.model(), Some("qwen2.5"));
+    /// // The switch without a model, or a model without the switch: no agent.
+    /// assert!(ReviewAgent::from_lookup(env(&[("USE_REACT_AGENT", "true")]))?.is_none());
+    /// assert!(ReviewAgent::from_lookup(env(&[("ANTHROPIC_API_KEY", "k")]))?.is_none());
+    /// # Ok::<(), skills::review::ReviewAgentError>(())
+    /// ```
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Self>, ReviewAgentError> {
+        use skill_core::agent::{AnthropicClient, AnthropicConfig, OpenAiClient, OpenAiConfig};
+        let settings = AgentSettings::from_lookup(&lookup)?;
+        if !settings.use_react_agent {
+            return Ok(None);
+        }
+        let client: Arc<dyn LlmClient> = match ModelProvider::configured(&lookup) {
+            None => {
+                tracing::warn!(
+                    "USE_REACT_AGENT is on but no model is configured (OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY); reviewing by the checklist"
+                );
+                return Ok(None);
+            }
+            Some(ModelProvider::OpenAi) => {
+                Arc::new(OpenAiClient::new(OpenAiConfig::from_lookup(&lookup))?)
+            }
+            Some(ModelProvider::Anthropic) => Arc::new(AnthropicClient::new(
+                AnthropicConfig::from_lookup(&lookup)?,
+            )?),
+        };
+        Ok(Some(Self::new(client, settings)))
+    }
+}
+
 impl std::fmt::Debug for ReviewAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReviewAgent")

@@ -12,10 +12,12 @@ use std::sync::{Arc, Mutex};
 
 use skill_core::{Dispatcher, SkillContext};
 use tokio::task::JoinSet;
+use tracing::field::Empty;
+use tracing::Instrument;
 
 use super::{
     agent, consolidate, generated_checklist_for, not_run, review_item, summarize, ClauseReview,
-    ProgressHook, ReviewAgent, ReviewOptions, ReviewReport,
+    ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
 };
 use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ReviewState};
@@ -96,20 +98,39 @@ impl Job {
             let Some(item) = self.checklist.get(i) else {
                 break;
             };
-            let review = match &self.agent {
-                Some(agent) => {
-                    agent::review_item_react(
-                        agent.client.as_ref(),
-                        &agent.settings,
-                        &self.dispatcher,
-                        &self.base,
-                        &self.state,
-                        item,
-                    )
-                    .await
+            let span = tracing::info_span!(
+                "review_clause",
+                otel.name = %format_args!("review clause {}", item.clause_id),
+                skillkit.clause.id = %item.clause_id,
+                skillkit.clause.mode = Empty,
+                skillkit.clause.risks = Empty,
+                gen_ai.usage.input_tokens = Empty,
+                gen_ai.usage.output_tokens = Empty,
+            );
+            let review = async {
+                match &self.agent {
+                    Some(agent) => {
+                        agent::review_item_react(
+                            agent.client.as_ref(),
+                            &agent.settings,
+                            &self.dispatcher,
+                            &self.base,
+                            &self.state,
+                            item,
+                        )
+                        .await
+                    }
+                    None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
                 }
-                None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
-            };
+            }
+            .instrument(span.clone())
+            .await;
+            span.record("skillkit.clause.mode", mode_name(review.mode));
+            span.record("skillkit.clause.risks", review.risks.len());
+            if !review.usage.is_empty() {
+                span.record("gen_ai.usage.input_tokens", review.usage.prompt_tokens);
+                span.record("gen_ai.usage.output_tokens", review.usage.completion_tokens);
+            }
             if let Some(hook) = &self.progress {
                 let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
                 hook.0(&review, done, self.checklist.len());
@@ -118,16 +139,19 @@ impl Job {
         }
     }
 
-    /// The report: the clause reviews in checklist order (a clause no task reviewed is
-    /// marked not run), the counts and the document-level risks (CPU work).
-    fn finish(&self) -> ReviewReport {
+    /// The report: the clause reviews in checklist order (a clause no task finished is
+    /// marked not run, for the reason `why`), the counts and the document-level risks (CPU
+    /// work).
+    fn finish(&self, why: NotFinished) -> ReviewReport {
         let results = std::mem::take(&mut *self.results.lock().unwrap_or_else(|p| p.into_inner()));
+        let (code, message) = why.describe();
         let clauses: Vec<ClauseReview> = results
             .into_iter()
             .chain(std::iter::repeat(None))
             .zip(&self.checklist)
-            .map(|(review, item)| review.unwrap_or_else(|| not_run(item)))
+            .map(|(review, item)| review.unwrap_or_else(|| not_run(item, code, message)))
             .collect();
+        let incomplete = clauses.iter().any(|c| c.mode == ReviewMode::NotRun);
         let summary = summarize(&clauses);
         let mut report = ReviewReport {
             document_id: self
@@ -138,11 +162,34 @@ impl Job {
             domain_id: self.state.domain_id.clone(),
             our_party: self.state.our_party.clone(),
             checklist_generated: self.checklist_generated,
+            incomplete,
             clauses,
             summary,
         };
         consolidate::finalize(&mut report, &self.state, true);
         report
+    }
+}
+
+/// Why a clause may have no review when the report is made.
+#[derive(Debug, Clone, Copy)]
+enum NotFinished {
+    /// The review was cancelled.
+    Cancelled,
+    /// No runtime could be started.
+    NoRuntime,
+}
+
+impl NotFinished {
+    /// The error code and message the clause's skills are listed with.
+    fn describe(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Cancelled => (
+                "cancelled",
+                "the review was cancelled before this clause finished",
+            ),
+            Self::NoRuntime => ("not_run", "the review runtime could not start"),
+        }
     }
 }
 
@@ -155,33 +202,110 @@ async fn off_runtime<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) 
     }
 }
 
-/// The review: see [`super::review`].
+/// How a clause's mode is named in traces and JSON.
+fn mode_name(mode: ReviewMode) -> &'static str {
+    match mode {
+        ReviewMode::Checklist => "checklist",
+        ReviewMode::React => "react",
+        ReviewMode::ReactFallback => "react_fallback",
+        ReviewMode::NotRun => "not_run",
+    }
+}
+
+/// The review until `cancel` completes: see [`super::review_until`]. The whole review is
+/// one `review` span (with a model, an `invoke_agent` operation of the OpenTelemetry GenAI
+/// conventions), each clause a `review_clause` span in it, each model turn and tool call a
+/// `chat` / `execute_tool` span in the clause's.
 pub(super) async fn run(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
     agent: Option<&ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
 ) -> ReviewReport {
     let agent = agent
         .filter(|a| a.settings.use_react_agent && state.primary().is_some())
         .cloned();
+    let model = agent
+        .as_ref()
+        .and_then(|a| a.client.model())
+        .unwrap_or_default();
+    let span = tracing::info_span!(
+        "review",
+        otel.name = if agent.is_some() {
+            "invoke_agent contract_review"
+        } else {
+            "review"
+        },
+        gen_ai.operation.name = agent.is_some().then_some("invoke_agent"),
+        gen_ai.agent.name = agent.is_some().then_some("contract_review"),
+        gen_ai.request.model = (!model.is_empty()).then_some(model),
+        skillkit.review.document = state.primary().map(|d| d.document_id.as_str()),
+        skillkit.review.domain = state.domain_id.as_str(),
+        skillkit.review.clauses = Empty,
+        skillkit.review.concurrency = Empty,
+        skillkit.review.incomplete = Empty,
+        skillkit.review.risks = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+    );
+    let report = run_in_span(dispatcher, state, options, agent, cancel)
+        .instrument(span.clone())
+        .await;
+    let summary = &report.summary;
+    span.record("skillkit.review.incomplete", report.incomplete);
+    span.record("skillkit.review.risks", summary.total_risks);
+    if !summary.usage.is_empty() {
+        span.record("gen_ai.usage.input_tokens", summary.usage.prompt_tokens);
+        span.record(
+            "gen_ai.usage.output_tokens",
+            summary.usage.completion_tokens,
+        );
+    }
+    report
+}
+
+async fn run_in_span(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
+) -> ReviewReport {
     let (dispatcher, state, prepared_options) =
         (dispatcher.clone(), Arc::new(state.clone()), options.clone());
     let job = off_runtime(move || prepare(dispatcher, state, &prepared_options, agent)).await;
     let workers = tasks_in_flight(options, job.agent.is_some(), job.checklist.len());
+    let span = tracing::Span::current();
+    span.record("skillkit.review.clauses", job.checklist.len());
+    span.record("skillkit.review.concurrency", workers);
     let job = Arc::new(job);
     let mut tasks = JoinSet::new();
     for _ in 0..workers {
-        tasks.spawn(Arc::clone(&job).work());
+        tasks.spawn(Arc::clone(&job).work().instrument(span.clone()));
     }
-    while let Some(done) = tasks.join_next().await {
-        if let Err(err) = done {
-            if err.is_panic() {
-                std::panic::resume_unwind(err.into_panic());
+    let mut cancel = std::pin::pin!(cancel);
+    loop {
+        tokio::select! {
+            done = tasks.join_next() => match done {
+                None => break,
+                Some(Err(err)) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                Some(_) => {}
+            },
+            () = &mut cancel => {
+                tracing::warn!(
+                    finished = job.finished.load(Ordering::Relaxed),
+                    clauses = job.checklist.len(),
+                    "review cancelled; clause tasks aborted"
+                );
+                // Aborted tasks drop their model requests; wait until every one is gone.
+                tasks.abort_all();
+                while tasks.join_next().await.is_some() {}
+                break;
             }
         }
     }
-    off_runtime(move || job.finish()).await
+    off_runtime(move || job.finish(NotFinished::Cancelled)).await
 }
 
 /// The review for a synchronous caller: [`run`] on a new multi-threaded runtime (one
@@ -204,10 +328,11 @@ pub(super) fn run_blocking(
         Err(err) => {
             tracing::error!(error = %err, "cannot start the review runtime");
             let state = Arc::new(state.clone());
-            return prepare(dispatcher.clone(), state, options, None).finish();
+            return prepare(dispatcher.clone(), state, options, None)
+                .finish(NotFinished::NoRuntime);
         }
     };
-    let review = run(dispatcher, state, options, agent);
+    let review = run(dispatcher, state, options, agent, std::future::pending());
     if tokio::runtime::Handle::try_current().is_ok() {
         std::thread::scope(
             |scope| match scope.spawn(|| runtime.block_on(review)).join() {

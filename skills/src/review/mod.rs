@@ -46,9 +46,9 @@ use skill_core::agent::{ChatMessage, TokenUsage};
 use skill_core::{codes, Dispatcher, SkillContext};
 
 pub use agent::{
-    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ReviewAgent,
-    ENV_REACT_FINAL_ANSWER_AT_LIMIT, ENV_REACT_MAX_ITERATIONS, ENV_REACT_TEMPERATURE,
-    ENV_USE_REACT_AGENT, REACT_SOURCE,
+    normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ModelProvider,
+    ReviewAgent, ReviewAgentError, ENV_REACT_FINAL_ANSWER_AT_LIMIT, ENV_REACT_MAX_ITERATIONS,
+    ENV_REACT_TEMPERATURE, ENV_USE_REACT_AGENT, MODEL_ENV_VARS, REACT_SOURCE,
 };
 pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
@@ -211,6 +211,9 @@ pub enum ReviewMode {
     React,
     /// The ReAct branch failed (model error, no tools); the checklist reviewed the clause.
     ReactFallback,
+    /// The clause was not reviewed: the review was cancelled (or could not start) before
+    /// it finished. Its skills are listed as not run; it has no risks.
+    NotRun,
 }
 
 impl ReviewMode {
@@ -245,6 +248,10 @@ pub struct ReviewSummary {
     /// Clauses where the ReAct branch failed and the checklist took over.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub react_fallbacks: usize,
+    /// Clauses of the checklist that were not reviewed (the review was cancelled first);
+    /// not counted in `clauses_reviewed`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clauses_not_run: usize,
     /// Model turns over all clauses.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub model_turns: usize,
@@ -268,6 +275,10 @@ pub struct ReviewReport {
     pub our_party: String,
     /// Whether the checklist was made from the document (none was given).
     pub checklist_generated: bool,
+    /// The review was cancelled before every clause finished: the clauses not finished are
+    /// in `clauses` with mode [`ReviewMode::NotRun`] (left out of the JSON when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
     /// Per checklist item, in checklist order.
     pub clauses: Vec<ClauseReview>,
     /// Counts.
@@ -327,7 +338,35 @@ pub async fn review(
     options: &ReviewOptions,
     agent: Option<&ReviewAgent>,
 ) -> ReviewReport {
-    engine::run(dispatcher, state, options, agent).await
+    engine::run(dispatcher, state, options, agent, std::future::pending()).await
+}
+
+/// [`review`] until `cancel` completes (Ctrl-C, a deadline, a shutdown signal), whichever
+/// comes first. On cancellation every clause task is aborted at once, the model requests
+/// in flight are dropped, and the report holds the clauses already finished, the others
+/// marked [`ReviewMode::NotRun`], with [`ReviewReport::incomplete`] set. Document-level
+/// risks are then drawn from the finished clauses only.
+///
+/// ```no_run
+/// # async fn demo(state: skills::ReviewState, dispatcher: skill_core::Dispatcher) {
+/// use skills::review::{review_until, ReviewOptions};
+///
+/// // At most ten minutes; a CLI would wait on `tokio::signal::ctrl_c()` instead.
+/// let deadline = tokio::time::sleep(std::time::Duration::from_secs(600));
+/// let report = review_until(&dispatcher, &state, &ReviewOptions::default(), None, deadline).await;
+/// if report.incomplete {
+///     eprintln!("interrupted: {} clause(s) not reviewed", report.summary.clauses_not_run);
+/// }
+/// # }
+/// ```
+pub async fn review_until(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<&ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
+) -> ReviewReport {
+    engine::run(dispatcher, state, options, agent, cancel).await
 }
 
 /// The generated checklist without skills the state cannot feed (no reference documents:
@@ -379,7 +418,8 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + 
     })
 }
 
-pub(super) fn not_run(item: &ChecklistItem) -> ClauseReview {
+/// A clause no task finished: `code` and `why` on each of its skills.
+pub(super) fn not_run(item: &ChecklistItem, code: &str, why: &str) -> ClauseReview {
     ClauseReview {
         clause_id: item.clause_id.clone(),
         clause_name: item.clause_name.clone(),
@@ -390,15 +430,15 @@ pub(super) fn not_run(item: &ChecklistItem) -> ClauseReview {
             .map(|skill_id| SkillRun {
                 skill_id: skill_id.clone(),
                 success: false,
-                error_code: Some("not_run".into()),
-                error_message: Some("the review worker could not start".into()),
+                error_code: Some(code.into()),
+                error_message: Some(why.into()),
                 summary: None,
                 elapsed_ms: 0.0,
             })
             .collect(),
         skipped_skills: Vec::new(),
         risks: Vec::new(),
-        mode: ReviewMode::Checklist,
+        mode: ReviewMode::NotRun,
         tools_chosen: Vec::new(),
         agent_messages: Vec::new(),
         fallback_reason: None,
@@ -492,16 +532,18 @@ pub(super) async fn review_item(
 }
 
 pub(super) fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
-    let mut summary = ReviewSummary {
-        clauses_reviewed: clauses.len(),
-        ..Default::default()
-    };
+    let mut summary = ReviewSummary::default();
     for clause in clauses {
         match clause.mode {
             ReviewMode::Checklist => {}
             ReviewMode::React => summary.react_clauses += 1,
             ReviewMode::ReactFallback => summary.react_fallbacks += 1,
+            ReviewMode::NotRun => {
+                summary.clauses_not_run += 1;
+                continue;
+            }
         }
+        summary.clauses_reviewed += 1;
         summary.model_turns += clause.model_turns;
         summary.usage += clause.usage;
         summary.skill_calls += clause.skills.len();

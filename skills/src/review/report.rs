@@ -69,6 +69,13 @@ fn summary_line(report: &ReviewReport) -> String {
             );
         }
     }
+    if report.incomplete {
+        let _ = write!(
+            line,
+            "; INCOMPLETE: the review was cancelled, {} clause(s) not reviewed",
+            s.clauses_not_run
+        );
+    }
     if !s.unknown_skills.is_empty() {
         let _ = write!(
             line,
@@ -150,8 +157,98 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
             let _ = writeln!(out, "{}", line(row));
         }
     }
-    out.push_str(&agent_lines(report, ""));
+    out.push_str(&usage_table(report));
     let _ = writeln!(out, "{}", summary_line(report));
+    out
+}
+
+/// The clauses a model reviewed as an aligned table: mode, model turns, tokens (prompt,
+/// of which cached, completion), tool time and the tools chosen, then a total row and the
+/// fallback reasons (empty in checklist mode).
+fn usage_table(report: &ReviewReport) -> String {
+    use crate::review::ReviewMode;
+    let clauses: Vec<_> = report
+        .clauses
+        .iter()
+        .filter(|c| matches!(c.mode, ReviewMode::React | ReviewMode::ReactFallback))
+        .collect();
+    if clauses.is_empty() {
+        return String::new();
+    }
+    let header = [
+        "CLAUSE",
+        "MODE",
+        "TURNS",
+        "PROMPT",
+        "CACHED",
+        "COMPLETION",
+        "TOOL MS",
+        "TOOLS",
+    ]
+    .map(String::from);
+    let tool_ms =
+        |c: &crate::review::ClauseReview| c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>();
+    let mut rows: Vec<[String; 8]> = clauses
+        .iter()
+        .map(|c| {
+            [
+                c.clause_id.clone(),
+                if c.mode == ReviewMode::React {
+                    "react"
+                } else {
+                    "fallback"
+                }
+                .to_string(),
+                c.model_turns.to_string(),
+                c.usage.prompt_tokens.to_string(),
+                c.usage.cached_tokens.to_string(),
+                c.usage.completion_tokens.to_string(),
+                format!("{:.1}", tool_ms(c)),
+                one_line(&c.tools_chosen.join(", "), 60),
+            ]
+        })
+        .collect();
+    let s = &report.summary;
+    rows.push([
+        "TOTAL".into(),
+        String::new(),
+        s.model_turns.to_string(),
+        s.usage.prompt_tokens.to_string(),
+        s.usage.cached_tokens.to_string(),
+        s.usage.completion_tokens.to_string(),
+        format!("{:.1}", clauses.iter().map(|c| tool_ms(c)).sum::<f64>()),
+        String::new(),
+    ]);
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = String::from("\nModel use per clause\n");
+    let _ = writeln!(out, "{}", line(&header));
+    for row in &rows {
+        let _ = writeln!(out, "{}", line(row));
+    }
+    for clause in clauses.iter().filter(|c| c.fallback_reason.is_some()) {
+        let reason = clause.fallback_reason.as_deref().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "clause {} fell back to the checklist: {}",
+            clause.clause_id,
+            one_line(reason, 120)
+        );
+    }
     out
 }
 
@@ -160,11 +257,15 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
 fn agent_lines(report: &ReviewReport, bullet: &str) -> String {
     use crate::review::ReviewMode;
     let mut out = String::new();
-    for clause in report.clauses.iter().filter(|c| !c.mode.is_checklist()) {
+    for clause in report
+        .clauses
+        .iter()
+        .filter(|c| matches!(c.mode, ReviewMode::React | ReviewMode::ReactFallback))
+    {
         let mode = match clause.mode {
             ReviewMode::React => "react",
             ReviewMode::ReactFallback => "react, fell back to the checklist",
-            ReviewMode::Checklist => "checklist",
+            ReviewMode::Checklist | ReviewMode::NotRun => continue,
         };
         let tools = if clause.tools_chosen.is_empty() {
             "no tools".to_string()
