@@ -71,7 +71,7 @@ fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
 fn get(path: &str) -> Request<Body> {
     Request::get(path)
         .header(header::HOST, "127.0.0.1:8765")
-        .header(header::COOKIE, format!("{SESSION_COOKIE}={TOKEN}"))
+        .header(header::COOKIE, format!("{SESSION_COOKIE}_8765={TOKEN}"))
         .body(Body::empty())
         .unwrap()
 }

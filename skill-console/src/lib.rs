@@ -52,8 +52,22 @@ pub use reviews::{
     ReviewSample, ReviewSource,
 };
 
-/// Name of the cookie that carries the session after the token was presented once.
+/// Start of the name of the cookie that carries the session after the token was presented
+/// once; see [`session_cookie_name`].
 pub const SESSION_COOKIE: &str = "skillkit_console";
+
+/// The session cookie's name for a console reached at `host` (the `Host` header):
+/// `skillkit_console_8765` for `127.0.0.1:8765`, `skillkit_console` without a port. Browsers
+/// share cookies between the ports of one host; one name per port keeps two consoles on one
+/// machine from replacing each other's session.
+pub fn session_cookie_name(host: &str) -> String {
+    match host.rsplit_once(':') {
+        Some((_, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("{SESSION_COOKIE}_{port}")
+        }
+        _ => SESSION_COOKIE.to_string(),
+    }
+}
 
 /// Settings of the console. The defaults accept loopback hosts and origins only, 1 MiB
 /// bodies, and let calls wait ten minutes for a confirmation.

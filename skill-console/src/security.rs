@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::layout::error_page;
-use crate::{ConsoleOptions, ConsoleState, SESSION_COOKIE};
+use crate::{session_cookie_name, ConsoleOptions, ConsoleState};
 
 /// Paths served without the token: static assets carry nothing secret.
 fn is_public(path: &str) -> bool {
@@ -32,6 +32,13 @@ pub(crate) async fn guard(
         return refuse(StatusCode::FORBIDDEN, "Forbidden", &why);
     }
     let path = request.uri().path().to_string();
+    let cookie_name = session_cookie_name(
+        request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default(),
+    );
     if is_public(&path) {
         return next.run(request).await;
     }
@@ -56,14 +63,14 @@ pub(crate) async fn guard(
             .header(
                 header::SET_COOKIE,
                 format!(
-                    "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict",
+                    "{cookie_name}={}; Path=/; HttpOnly; SameSite=Strict",
                     options.token
                 ),
             )
             .body(Body::empty())
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
     }
-    let authorised = session_cookie(request.headers())
+    let authorised = session_cookie(request.headers(), &cookie_name)
         .is_some_and(|c| constant_time_eq(c.as_bytes(), options.token.as_bytes()));
     if !authorised {
         return refuse(
@@ -154,14 +161,14 @@ fn query_without_token(query: &str) -> String {
         .join("&")
 }
 
-fn session_cookie(headers: &HeaderMap) -> Option<String> {
+fn session_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
+        .find(|(k, _)| *k == name)
         .map(|(_, v)| v.to_string())
 }
 
@@ -274,6 +281,17 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_cookie_name_per_port() {
+        assert_eq!(
+            session_cookie_name("127.0.0.1:8765"),
+            "skillkit_console_8765"
+        );
+        assert_eq!(session_cookie_name("[::1]:9000"), "skillkit_console_9000");
+        assert_eq!(session_cookie_name("localhost"), "skillkit_console");
+        assert_eq!(session_cookie_name("[::1]"), "skillkit_console");
+    }
 
     #[test]
     fn host_names() {

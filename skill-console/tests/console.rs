@@ -24,12 +24,23 @@ async fn pages_need_the_token() {
     let wrong = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, "skillkit_console=guess")
+            .header(header::COOKIE, "skillkit_console_8765=guess")
             .body(Body::empty())
             .unwrap(),
     )
     .await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+
+    // The session of a console on another port of the same host does not count here.
+    let other_port = send(
+        &app,
+        bare_get("/")
+            .header(header::COOKIE, format!("skillkit_console_9999={TOKEN}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(other_port.status, StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
@@ -46,7 +57,7 @@ async fn the_token_in_the_url_becomes_a_strict_http_only_cookie() {
     assert_eq!(answer.headers[header::LOCATION], "/?domain=x");
     let cookie = answer.headers[header::SET_COOKIE].to_str().unwrap();
     assert!(
-        cookie.starts_with(&format!("skillkit_console={TOKEN}")),
+        cookie.starts_with(&format!("skillkit_console_8765={TOKEN}")),
         "{cookie}"
     );
     assert!(cookie.contains("HttpOnly"), "{cookie}");

@@ -204,7 +204,15 @@ fn http_serves_the_console_behind_its_printed_token() {
     let (status, response) = get(&server.addr, &format!("/?token={token}"), &[]);
     assert_eq!(status, 303, "{response}");
     assert!(response.contains("HttpOnly; SameSite=Strict"), "{response}");
-    let cookie = format!("skillkit_console={token}");
+    assert!(
+        response.contains(&format!(
+            "skillkit_console_{}=",
+            server.addr.rsplit(':').next().unwrap()
+        )),
+        "one cookie per port: {response}"
+    );
+    let port = server.addr.rsplit(':').next().unwrap();
+    let cookie = format!("skillkit_console_{port}={token}");
     let (status, page) = get(
         &server.addr,
         "/skills/fidic_calculate_time_bar",
@@ -270,7 +278,8 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
         .nth(1)
         .unwrap()
         .to_string();
-    let cookie = format!("skillkit_console={token}");
+    let port = server.addr.rsplit(':').next().unwrap();
+    let cookie = format!("skillkit_console_{port}={token}");
     let (status, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
     assert_eq!(status, 200, "{form}");
     assert!(

@@ -140,7 +140,7 @@ pub async fn send(app: &axum::Router, request: Request<Body>) -> Answer {
 }
 
 pub fn cookie() -> String {
-    format!("{SESSION_COOKIE}={TOKEN}")
+    format!("{SESSION_COOKIE}_8765={TOKEN}")
 }
 
 /// A signed-in GET.
