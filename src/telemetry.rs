@@ -8,6 +8,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
 /// The environment variable naming the collector when `--otlp` is not given.
+#[cfg(feature = "otlp")]
 pub const OTLP_ENDPOINT_VAR: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
 /// What must happen at exit: the spans still buffered are sent.
@@ -32,6 +33,7 @@ impl Telemetry {
 #[derive(Debug, thiserror::Error)]
 pub enum TelemetryError {
     /// `--otlp` in a build without the exporter.
+    #[cfg(not(feature = "otlp"))]
     #[error("--otlp {0}: this skillkit was built without the `otlp` feature; rebuild with `cargo build --release --features otlp` to send traces to a collector")]
     NotBuilt(String),
     /// The exporter refused the endpoint.
@@ -59,6 +61,7 @@ where
 
 /// The collector's traces URL: `endpoint` as a base (`http://host:4318`) gets the OTLP
 /// path `/v1/traces`; a URL already ending in it is kept.
+#[cfg(feature = "otlp")]
 pub fn traces_url(endpoint: &str) -> String {
     let base = endpoint.trim().trim_end_matches('/');
     if base.ends_with("/v1/traces") {
@@ -132,7 +135,7 @@ fn otlp_provider(
         .build())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "otlp"))]
 mod tests {
     use super::traces_url;
 

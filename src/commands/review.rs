@@ -108,6 +108,7 @@ Environment (an explicit --agent or --no-agent wins over USE_REACT_AGENT):
   REACT_TEMPERATURE=0.1        sampling temperature, 0 to 2
   REACT_FINAL_ANSWER_AT_LIMIT  one more turn without tools at the limit (default true)
   SKILLKIT_LOG                 log filter (tracing), default error
+  OTEL_EXPORTER_OTLP_ENDPOINT  collector for the traces when --otlp is not given (--features otlp)
 Ctrl-C stops the review: the clauses finished are reported, marked incomplete, exit status 130.";
 
 /// Exit status of a review stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
