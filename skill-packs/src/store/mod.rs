@@ -25,6 +25,7 @@ pub use postgres::PgStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisQuotaStore;
 pub use sqlite::SqliteStore;
+#[cfg(feature = "postgres")]
 pub(crate) use url::take_param;
 pub use url::{redact_url, Stores};
 
