@@ -28,7 +28,9 @@ const END_ID: &str = "fuzz-end-ping";
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
+        // Multi-threaded as in `skillkit serve`: the server spawns tasks of its own.
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
             .enable_all()
             .build()
             .expect("a runtime")
