@@ -122,6 +122,10 @@ impl DocumentStructure {
     /// The clause with this id (`4.1`), also matching decorated forms (`Sub-Clause 4.1`,
     /// `Clause 4`, `第4.1条`).
     pub fn find_clause(&self, clause_id: &str) -> Option<&Clause> {
+        // The id as stored first: a heading used as an id may not survive normalising.
+        if let Some(exact) = self.iter_clauses().find(|c| c.clause_id == clause_id) {
+            return Some(exact);
+        }
         let wanted = normalize_clause_id(clause_id);
         self.iter_clauses().find(|c| c.clause_id == wanted)
     }
@@ -134,8 +138,11 @@ impl DocumentStructure {
     /// Id of the parent clause, if the clause is nested.
     pub fn parent_of(&self, clause_id: &str) -> Option<&Clause> {
         let wanted = normalize_clause_id(clause_id);
-        self.iter_clauses()
-            .find(|c| c.children.iter().any(|child| child.clause_id == wanted))
+        self.iter_clauses().find(|c| {
+            c.children
+                .iter()
+                .any(|child| child.clause_id == clause_id || child.clause_id == wanted)
+        })
     }
 
     /// Recounts `total_clauses` from the tree.

@@ -6,6 +6,7 @@ mod fidic_skills;
 mod fidic_text_robustness;
 mod format_fixtures;
 mod formats;
+mod fuzz_regressions;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;

@@ -1,0 +1,35 @@
+//! Inputs the fuzz targets (`fuzz/`) found, kept as tests of the code they broke.
+
+use skills::document::parse_text;
+
+/// A Markdown heading whose text ends with a full stop becomes a clause whose id ends with
+/// one; looking that id up trimmed the stop and found neither the clause nor its parent.
+#[test]
+fn a_heading_id_ending_in_a_full_stop_is_found_with_its_parent() {
+    let input = include_bytes!("../../../fuzz/seeds/document/heading-id-with-full-stop");
+    // Byte 0 is the fuzz target's reader choice; the rest is the document.
+    let text = String::from_utf8_lossy(&input[1..]);
+    let doc = parse_text("fuzz", &text);
+    let mut checked = 0;
+    for clause in doc.iter_clauses() {
+        let found = doc
+            .find_clause(&clause.clause_id)
+            .unwrap_or_else(|| panic!("`{}` not found by its own id", clause.clause_id));
+        assert_eq!(found.clause_id, clause.clause_id);
+        if clause.level > 1 {
+            let parent = doc
+                .parent_of(&clause.clause_id)
+                .unwrap_or_else(|| panic!("no parent found for `{}`", clause.clause_id));
+            assert!(parent
+                .children
+                .iter()
+                .any(|c| c.clause_id == clause.clause_id));
+        }
+        checked += 1;
+    }
+    assert!(
+        doc.iter_clauses().any(|c| c.clause_id.ends_with('.')),
+        "the input still yields an id ending in a full stop"
+    );
+    assert!(checked > 10, "{checked} clauses");
+}
