@@ -119,6 +119,9 @@ async fn exchange(frame: String) -> Vec<Value> {
                 break;
             }
         }
+        // End of input. Dropping the write half would not do: a split stream stays open
+        // while its read half lives, so the server would wait for more forever.
+        let _ = client_write.shutdown().await;
         drop(client_write);
         // Whatever else the server writes before it sees the end of input.
         while let Ok(Some(line)) = lines.next_line().await {

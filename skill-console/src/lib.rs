@@ -48,8 +48,8 @@ use skill_core::{Dispatcher, SkillContext};
 use skill_packs::AuditLog;
 
 pub use reviews::{
-    ProgressFn, ReviewError, ReviewLevel, ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner,
-    ReviewSample, ReviewSource,
+    ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
+    ReviewRunner, ReviewSample, ReviewSource,
 };
 
 /// Start of the name of the cookie that carries the session after the token was presented
@@ -81,8 +81,11 @@ pub struct ConsoleOptions {
     /// another `Origin` gets 403, one without passes (the token and the CSRF field still
     /// apply).
     pub allowed_origins: Vec<String>,
-    /// Largest request body accepted (else 413).
+    /// Largest request body accepted (else 413), uploads of contracts excepted.
     pub max_body_bytes: usize,
+    /// Largest upload of contracts for a review (the whole form; else 413). A host sets it
+    /// to the contract size its review library accepts.
+    pub max_upload_bytes: usize,
     /// How long a call waits for a person's decision before it is rejected as expired.
     pub confirmation_ttl: Duration,
 }
@@ -99,6 +102,7 @@ impl ConsoleOptions {
                 "http://[::1]:*".into(),
             ],
             max_body_bytes: 1 << 20,
+            max_upload_bytes: 16 << 20,
             confirmation_ttl: Duration::from_secs(600),
         }
     }
@@ -119,6 +123,13 @@ impl ConsoleOptions {
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
         self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets the limit of a review's upload.
+    #[must_use]
+    pub fn max_upload_bytes(mut self, bytes: usize) -> Self {
+        self.max_upload_bytes = bytes;
         self
     }
 }
@@ -253,7 +264,12 @@ impl ConsoleBuilder {
 /// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
 /// `/audit`, `/reviews` (form, start, progress, report, downloads) and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
-    let max_body = state.inner.options.max_body_bytes;
+    // Each POST's own limit is applied when its CSRF field is read (`security::guard`).
+    let max_body = state
+        .inner
+        .options
+        .max_body_bytes
+        .max(state.inner.options.max_upload_bytes);
     axum::Router::new()
         .route("/", get(catalog::catalog_page))
         .route("/skills/{id}", get(catalog::skill_page))

@@ -45,6 +45,29 @@ pub struct ReviewRequest {
     pub our_party: String,
     /// Language of the review (`en`, `zh-CN`).
     pub language: String,
+    /// Who judges the clauses.
+    pub mode: ReviewMode,
+}
+
+/// Who judges the clauses of a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReviewMode {
+    /// Fixed rules over the skills' outputs (deterministic, no model).
+    #[default]
+    Checklist,
+    /// A model chooses the skills and judges the clauses (needs
+    /// [`ReviewRunner::agent_model`]).
+    Agent,
+}
+
+impl ReviewMode {
+    /// `checklist`, `agent`: what the form sends.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewMode::Checklist => "checklist",
+            ReviewMode::Agent => "agent",
+        }
+    }
 }
 
 /// How serious a risk is, for the level colours.
@@ -99,6 +122,9 @@ pub struct ReviewOutcome {
     pub markdown: String,
     /// The report as JSON.
     pub json: String,
+    /// How the clauses were judged, in a sentence (the mode, the model, clauses the model
+    /// could not judge).
+    pub method: String,
 }
 
 /// Why a review could not run.
@@ -115,6 +141,11 @@ pub trait ReviewRunner: Send + Sync {
     fn samples(&self) -> Vec<ReviewSample>;
     /// The domains to choose from.
     fn domains(&self) -> Vec<String>;
+    /// The model agent reviews use (for example `gpt-4o-mini at https://api.openai.com/v1`),
+    /// `None` when none is configured: the form then offers the checklist only.
+    fn agent_model(&self) -> Option<String> {
+        None
+    }
     /// Runs one review to its end (on a blocking thread), telling `progress` as clauses
     /// finish.
     fn run(
@@ -186,6 +217,8 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
     };
     let samples = runner.samples();
     let domains = runner.domains();
+    let agent_model = runner.agent_model();
+    let upload_limit = crate::security::human_bytes(state.inner.options.max_upload_bytes);
     let jobs = state.inner.jobs.list();
     let body = html! {
         h1 { "Reviews" }
@@ -199,7 +232,7 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
                 }
             }
             div.field {
-                label for="files" { "Or upload " small { "Markdown, text or JSON; several files for a contract with its standard form and references" } }
+                label for="files" { "Or upload " small { "Markdown, text, JSON, Word or PDF, up to " (upload_limit) " in all; several files for a contract with its standard form and references" } }
                 input type="file" id="files" name="files" multiple accept=".md,.markdown,.txt,.json,.docx,.pdf";
             }
             div.field {
@@ -221,8 +254,14 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
                 }
             }
             div.field {
-                label { "Mode" }
-                span.hint { "checklist (rules over the skills' outputs)" }
+                label for="mode" { "Mode" }
+                select id="mode" name="mode" {
+                    option value="checklist" { "checklist (rules over the skills' outputs)" }
+                    @match &agent_model {
+                        Some(model) => option value="agent" { "agent (the model chooses the skills: " (model) ")" },
+                        None => option value="agent" disabled { "agent (no model configured)" },
+                    }
+                }
             }
             button type="submit" #review-submit { "Start review" }
         }
@@ -267,7 +306,9 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         domain: String::new(),
         our_party: String::new(),
         language: "en".into(),
+        mode: ReviewMode::Checklist,
     };
+    let mut mode = String::new();
     loop {
         let field = match form.next_field().await {
             Ok(Some(field)) => field,
@@ -286,6 +327,7 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
             "domain" => request.domain = text(),
             "our_party" => request.our_party = text(),
             "language" => request.language = text(),
+            "mode" => mode = text(),
             "files" => {
                 if let Some(file_name) = file_name.filter(|n| !n.is_empty()) {
                     if !bytes.is_empty() {
@@ -304,6 +346,20 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
             domains.join(", ")
         ));
     }
+    request.mode = match mode.as_str() {
+        "" | "checklist" => ReviewMode::Checklist,
+        "agent" if runner.agent_model().is_some() => ReviewMode::Agent,
+        "agent" => {
+            return bad_request(
+                "agent mode needs a model and this server has none configured; choose the checklist mode",
+            )
+        }
+        other => {
+            return bad_request(&format!(
+                "unknown mode `{other}`; expected `checklist` or `agent`"
+            ))
+        }
+    };
     let label = if !sample.is_empty() {
         let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
             return bad_request(&format!("no sample `{sample}`"));
@@ -400,6 +456,7 @@ fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
             span.badge.level-medium { (count(ReviewLevel::Medium)) " medium" } " "
             span.badge.level-low { (count(ReviewLevel::Low)) " low" } ")"
         }
+        p #review-method.hint { (outcome.method) }
         p {
             a #download-md href={ "/reviews/" (id) "/report.md" } download { "Download Markdown" } " · "
             a #download-json href={ "/reviews/" (id) "/report.json" } download { "Download JSON" }

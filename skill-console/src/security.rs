@@ -85,17 +85,37 @@ pub(crate) async fn guard(
     next.run(request).await
 }
 
-/// Reads the body (within the limit), checks its `csrf` field and hands the body on.
+/// Reads the body (within the limit: a review's upload has its own), checks its `csrf`
+/// field and hands the body on.
 async fn check_csrf(state: &ConsoleState, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let limit = state.inner.options.max_body_bytes;
+    let upload = parts.uri.path() == "/reviews";
+    let options = &state.inner.options;
+    let limit = if upload {
+        options.max_upload_bytes
+    } else {
+        options.max_body_bytes
+    };
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => bytes,
+        Err(_) if upload => {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Upload too large",
+                &format!(
+                    "the uploaded contract is larger than the limit of {} ({limit} bytes); upload a smaller file or review it with `skillkit review`",
+                    human_bytes(limit)
+                ),
+            )
+        }
         Err(_) => {
             return refuse(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "Request too large",
-                &format!("the request body is larger than the limit of {limit} bytes"),
+                &format!(
+                    "the request body is larger than the limit of {} ({limit} bytes)",
+                    human_bytes(limit)
+                ),
             )
         }
     };
@@ -236,6 +256,24 @@ fn origin_matches(pattern: &str, origin: &str) -> bool {
             && origin[base.len() + 1..].bytes().all(|b| b.is_ascii_digit());
     }
     pattern.eq_ignore_ascii_case(origin)
+}
+
+/// `512 bytes`, `64 KiB`, `1.5 MiB`.
+pub(crate) fn human_bytes(bytes: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let n = bytes as f64;
+    if n < KIB {
+        format!("{bytes} bytes")
+    } else if n < KIB * KIB {
+        format!("{} KiB", trim(n / KIB))
+    } else {
+        format!("{} MiB", trim(n / KIB / KIB))
+    }
+}
+
+fn trim(value: f64) -> String {
+    let text = format!("{value:.1}");
+    text.strip_suffix(".0").unwrap_or(&text).to_string()
 }
 
 fn refuse(status: StatusCode, title: &str, message: &str) -> Response {

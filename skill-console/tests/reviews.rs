@@ -8,18 +8,20 @@ use std::sync::{Arc, Condvar, Mutex};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use skill_console::{
-    router, ConsoleOptions, ConsoleState, ProgressFn, ReviewError, ReviewLevel, ReviewOutcome,
-    ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
+    router, ConsoleOptions, ConsoleState, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
+    ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
 use support::*;
 
 /// Reviews one clause per line of the contract; a line with "risk" is a high risk. Waits for
-/// the test to open its gate before finishing, so the test sees the review running.
+/// the test to open its gate before finishing, so the test sees the review running. Offers
+/// the agent mode when it has a `model`.
 #[derive(Default)]
 struct LineRunner {
     gate: Mutex<bool>,
     opened: Condvar,
     seen: Mutex<Vec<ReviewRequest>>,
+    model: Option<String>,
 }
 
 impl LineRunner {
@@ -39,6 +41,10 @@ impl ReviewRunner for LineRunner {
 
     fn domains(&self) -> Vec<String> {
         vec!["fidic".into(), "sha_spa".into()]
+    }
+
+    fn agent_model(&self) -> Option<String> {
+        self.model.clone()
     }
 
     fn run(
@@ -79,6 +85,7 @@ impl ReviewRunner for LineRunner {
             clauses: lines.len(),
             markdown: format!("# Review\n\n{} risks\n", risks.len()),
             json: format!("{{\"risks\": {}}}", risks.len()),
+            method: format!("judged in {} mode", request.mode.as_str()),
             risks,
         })
     }
@@ -193,6 +200,8 @@ async fn a_sample_review_runs_in_the_background_and_reports_its_risks() {
 
     let seen = runner.seen.lock().unwrap()[0].clone();
     assert_eq!(seen.source, ReviewSource::Sample("demo".into()));
+    assert_eq!(seen.mode, ReviewMode::Checklist);
+    assert!(done.contains("judged in checklist mode"), "{done}");
     assert_eq!(
         (seen.domain.as_str(), seen.our_party.as_str()),
         ("fidic", "Contractor")
@@ -264,9 +273,122 @@ async fn bad_review_forms_are_refused_with_the_reason() {
     assert!(domain
         .body
         .contains("unknown domain `law`; expected one of: fidic, sha_spa"));
+    let agent = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("sample", None, "demo"),
+            ("mode", None, "agent"),
+        ],
+    )
+    .await;
+    assert_eq!(agent.status, StatusCode::BAD_REQUEST);
+    assert!(
+        agent.body.contains("agent mode needs a model"),
+        "{}",
+        agent.body
+    );
+    let mode = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("sample", None, "demo"),
+            ("mode", None, "oracle"),
+        ],
+    )
+    .await;
+    assert_eq!(mode.status, StatusCode::BAD_REQUEST);
+    assert!(mode
+        .body
+        .contains("unknown mode `oracle`; expected `checklist` or `agent`"));
     let no_csrf = start(&app, &[("sample", None, "demo")]).await;
     assert_eq!(no_csrf.status, StatusCode::FORBIDDEN);
     assert_eq!(get(&app, "/reviews/9").await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_mode_is_offered_only_with_a_model_and_reaches_the_runner() {
+    let plain = Arc::new(LineRunner::default());
+    let (_, app) = console(plain);
+    let form = get(&app, "/reviews").await.body;
+    assert!(
+        form.contains(r#"<option value="agent" disabled>agent (no model configured)</option>"#),
+        "{form}"
+    );
+
+    let runner = Arc::new(LineRunner {
+        model: Some("mock-model".into()),
+        ..LineRunner::default()
+    });
+    runner.open();
+    let (state, app) = console(runner.clone());
+    let form = get(&app, "/reviews").await.body;
+    assert!(
+        form.contains(
+            r#"<option value="agent">agent (the model chooses the skills: mock-model)</option>"#
+        ),
+        "{form}"
+    );
+    let started = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("sample", None, "demo"),
+            ("mode", None, "agent"),
+        ],
+    )
+    .await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.body);
+    let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
+    assert!(done.contains("judged in agent mode"), "{done}");
+    assert_eq!(runner.seen.lock().unwrap()[0].mode, ReviewMode::Agent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_has_its_own_limit_above_the_body_limit() {
+    let runner = Arc::new(LineRunner::default());
+    runner.open();
+    let state = ConsoleState::builder(dispatcher())
+        .options(
+            ConsoleOptions::new(TOKEN)
+                .max_body_bytes(1024)
+                .max_upload_bytes(64 * 1024),
+        )
+        .reviews(runner.clone())
+        .build();
+    let app = router(state.clone());
+    // 8 KiB: over the body limit, under the upload limit: reviewed.
+    let contract = "fine clause\n".repeat(700);
+    let ok = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("files", Some("c.md"), &contract),
+        ],
+    )
+    .await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER, "{}", ok.body);
+    page_once(&app, "/reviews/1", "review-summary").await;
+    // 80 KiB: refused with the limit, nothing started.
+    let big = "fine clause\n".repeat(7000);
+    let refused = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("files", Some("big.md"), &big),
+        ],
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(
+        refused
+            .body
+            .contains("the uploaded contract is larger than the limit of 64 KiB (65536 bytes)"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(get(&app, "/reviews/2").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(runner.seen.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]

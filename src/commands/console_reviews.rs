@@ -1,16 +1,17 @@
 //! The console's reviews, run with the contract-review library: bundled samples or uploaded
-//! files, checklist mode.
+//! files, by the checklist or, when the environment configures a model, by the agent.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skill_console::{
-    ProgressFn, ReviewError, ReviewLevel, ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner,
-    ReviewSample, ReviewSource,
+    ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
+    ReviewRunner, ReviewSample, ReviewSource,
 };
 use skill_core::Dispatcher;
 use skills::review::{
-    render_json, render_markdown, run_review, ProgressHook, ReviewOptions, RiskLevel,
+    render_json, render_markdown, run_review, ProgressHook, ReviewAgent, ReviewOptions,
+    ReviewReport, RiskLevel,
 };
 
 use super::review::{contract_inputs, ContractOptions};
@@ -19,11 +20,13 @@ use super::review::{contract_inputs, ContractOptions};
 pub struct LibraryReviews {
     dispatcher: Dispatcher,
     samples_dir: Option<PathBuf>,
+    agent: Option<ReviewAgent>,
 }
 
 impl LibraryReviews {
-    /// Offers the folders of `samples/` (here, else next to the sources) as samples.
-    pub fn new(dispatcher: Dispatcher) -> Self {
+    /// Offers the folders of `samples/` (here, else next to the sources) as samples, and the
+    /// agent mode when `agent` is given.
+    pub fn new(dispatcher: Dispatcher, agent: Option<ReviewAgent>) -> Self {
         let samples_dir = [
             PathBuf::from("samples"),
             Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"),
@@ -33,8 +36,53 @@ impl LibraryReviews {
         Self {
             dispatcher,
             samples_dir,
+            agent,
         }
     }
+
+    /// The agent of the model the environment configures (the variables `review --agent`
+    /// reads), whether or not USE_REACT_AGENT is set: in the console the person chooses
+    /// the mode. `None`, with a warning, when no model is configured or it cannot be used.
+    pub fn agent_from_env() -> Option<ReviewAgent> {
+        let lookup = |name: &str| match name {
+            skills::review::ENV_USE_REACT_AGENT => Some("true".to_string()),
+            _ => std::env::var(name).ok(),
+        };
+        match ReviewAgent::from_lookup(lookup) {
+            Ok(agent) => agent,
+            Err(err) => {
+                tracing::warn!(%err, "the console offers the checklist mode only");
+                None
+            }
+        }
+    }
+}
+
+/// How the report's clauses were judged, in one sentence.
+fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
+    let Some(agent) = agent else {
+        return "Checklist mode: fixed rules over the skills' outputs.".into();
+    };
+    let model = agent.client.model().unwrap_or("the model");
+    let summary = &report.summary;
+    let mut text = format!(
+        "Agent mode ({model}): {} of {} clause(s) judged by the model",
+        summary.react_clauses, summary.clauses_reviewed
+    );
+    if summary.react_fallbacks > 0 {
+        text.push_str(&format!(
+            ", {} by the checklist after the model failed on them",
+            summary.react_fallbacks
+        ));
+    }
+    if summary.model_turns > 0 {
+        text.push_str(&format!(
+            "; {} model turn(s), {} input and {} output tokens",
+            summary.model_turns, summary.usage.prompt_tokens, summary.usage.completion_tokens
+        ));
+    }
+    text.push('.');
+    text
 }
 
 /// A file name reduced to a safe last component (`../../x y.md` → `x_y.md`).
@@ -91,6 +139,15 @@ impl ReviewRunner for LibraryReviews {
 
     fn domains(&self) -> Vec<String> {
         vec!["fidic".into(), "sha_spa".into()]
+    }
+
+    fn agent_model(&self) -> Option<String> {
+        self.agent.as_ref().map(|agent| {
+            agent
+                .client
+                .model()
+                .map_or_else(|| "a model".to_string(), str::to_string)
+        })
     }
 
     fn run(
@@ -166,9 +223,15 @@ impl ReviewRunner for LibraryReviews {
             progress: Some(hook),
             ..ReviewOptions::default()
         };
+        let agent = match request.mode {
+            ReviewMode::Checklist => None,
+            ReviewMode::Agent => Some(self.agent.as_ref().ok_or_else(|| {
+                ReviewError("agent mode needs a model; none is configured".into())
+            })?),
+        };
         let report = std::thread::scope(|scope| {
             let worker =
-                scope.spawn(|| run_review(&self.dispatcher, &state, &review_options, None));
+                scope.spawn(|| run_review(&self.dispatcher, &state, &review_options, agent));
             // The hook sends from the review's tasks; progress is told here, in order.
             while !worker.is_finished() {
                 match updates.recv_timeout(std::time::Duration::from_millis(100)) {
@@ -204,6 +267,7 @@ impl ReviewRunner for LibraryReviews {
             risks,
             markdown: render_markdown(&report),
             json: render_json(&report),
+            method: method(&report, agent),
         })
     }
 }

@@ -123,7 +123,9 @@ fn console_state(
 ) -> ConsoleState {
     let mut console_options = ConsoleOptions::new(ConsoleOptions::random_token())
         .confirmation_ttl(Duration::from_secs(args.confirmation_ttl))
-        .max_body_bytes(options.max_body_bytes);
+        .max_body_bytes(options.max_body_bytes)
+        // Whole contracts (Word, PDF) are uploaded: as large as `review` reads.
+        .max_upload_bytes(skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10));
     console_options.allowed_hosts = options.allowed_hosts.clone();
     console_options.allowed_origins = options.allowed_origins.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
@@ -131,6 +133,7 @@ fn console_state(
         .options(console_options)
         .reviews(Arc::new(super::console_reviews::LibraryReviews::new(
             dispatcher.clone(),
+            super::console_reviews::LibraryReviews::agent_from_env(),
         )));
     if let Some(audit) = audit {
         builder = builder.audit(audit);

@@ -333,3 +333,94 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
     let report: Value = serde_json::from_str(body).unwrap();
     assert_eq!(report["domain_id"], "sha_spa", "{report}");
 }
+
+/// With a model configured in the environment (here a local mock of an OpenAI-compatible
+/// server), the console offers the agent mode; a review in that mode asks the model, and the
+/// report says the model judged the clauses.
+#[test]
+fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
+    use skill_core::agent::mock::MockModel;
+
+    let answer = r#"[{"risk_level": "high", "risk_type": "mock_model_risk", "description": "Risk the mock model found", "reason": "scripted", "analysis": "scripted", "original_text": ""}]"#;
+    let model = MockModel::react(
+        std::time::Duration::from_millis(5),
+        1,
+        "get_clause_context",
+        answer,
+    )
+    .unwrap();
+    let base_url = model.base_url();
+    let server = HttpServer::start(
+        CONTRACT,
+        &[
+            ("OPENAI_BASE_URL", base_url.as_str()),
+            ("OPENAI_MODEL", "mock-model"),
+            ("USE_REACT_AGENT", "false"),
+        ],
+    );
+    let token = server
+        .console
+        .clone()
+        .unwrap()
+        .split("?token=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let port = server.addr.rsplit(':').next().unwrap();
+    let cookie = format!("skillkit_console_{port}={token}");
+    let (status, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    assert_eq!(status, 200, "{form}");
+    assert!(
+        form.contains(
+            r#"<option value="agent">agent (the model chooses the skills: mock-model)</option>"#
+        ),
+        "{form}"
+    );
+    let csrf = form
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let contract = std::fs::read_to_string(format!(
+        "{}/samples/sha/shareholders_agreement.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("mode", None, "agent"),
+            ("files", Some("sha.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let mut page = String::new();
+    for _ in 0..1200 {
+        page = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
+        if page.contains("review-summary") || page.contains("review-error") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(page.contains("Risk the mock model found"), "{page}");
+    assert!(page.contains("Agent mode (mock-model)"), "{page}");
+    assert!(!page.contains("by the checklist after"), "{page}");
+    assert!(model.requests() > 0);
+    let (_, json) = get(
+        &server.addr,
+        "/reviews/1/report.json",
+        &[("Cookie", &cookie)],
+    );
+    let report: Value = serde_json::from_str(json.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let clauses = report["clauses"].as_array().unwrap();
+    assert!(!clauses.is_empty());
+    assert!(
+        clauses.iter().all(|c| c["mode"] == "react"),
+        "every clause judged by the model: {report}"
+    );
+}

@@ -59,8 +59,9 @@ pub use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 pub use answer::extract_json;
 pub use client::{LlmClient, LlmError};
 pub use react::{
-    react_agent_loop, serialize_tool_result, truncate_tool_result, ReactOptions, ReactOutcome,
-    StopReason, ToolRun, MAX_TOOL_RESULT_CHARS,
+    react_agent_loop, resume_agent_loop, serialize_tool_result, truncate_tool_result, Decision,
+    PendingToolCall, ReactOptions, ReactOutcome, ResumeError, StopReason, ToolRun,
+    MAX_TOOL_RESULT_CHARS,
 };
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptedClient, ScriptedRequest};

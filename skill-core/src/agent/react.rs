@@ -3,7 +3,7 @@
 //! the loop hands the model's last text to a reader the caller supplies.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
@@ -12,6 +12,7 @@ use tracing::field::Empty;
 use tracing::Instrument;
 
 use super::client::{LlmClient, LlmError};
+use crate::confirm::PendingConfirmation;
 use crate::context::SkillContext;
 use crate::dialect::{ChatMessage, Dialect, LlmResponse, TokenUsage};
 use crate::dispatch::Dispatcher;
@@ -126,6 +127,11 @@ pub enum StopReason {
     /// `max_iterations` turns were used up, and the model answered in the extra turn
     /// without tools ([`ReactOptions::final_answer_prompt`]).
     AnsweredAtLimit,
+    /// A round's tool calls included calls that need a person's confirmation (seed 004
+    /// `pendingToolCalls`): the other calls of the round ran, the model was not asked
+    /// again. The calls are in [`ReactOutcome::pending_tool_calls`]; ask, then continue
+    /// with [`resume_agent_loop`].
+    AwaitingConfirmation,
     /// A model turn failed; the text is the error.
     LlmError(String),
 }
@@ -154,6 +160,40 @@ pub struct ReactOutcome<A> {
     pub usage: TokenUsage,
     /// Things the host should know (unreadable final answer, iteration limit, model error).
     pub warnings: Vec<String>,
+    /// Calls the model made that wait for a person's confirmation (seed 004
+    /// `pendingToolCalls`); non-empty exactly when `stop_reason` is
+    /// [`StopReason::AwaitingConfirmation`].
+    pub pending_tool_calls: Vec<PendingToolCall>,
+}
+
+/// A tool call the loop could not run without a person's consent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingToolCall {
+    /// The model's id of the call (its tool result is in `final_messages`).
+    pub call_id: String,
+    /// What to show the person; its `id` is what [`resume_agent_loop`] decides on (and
+    /// what [`Dispatcher::confirm`] and [`Dispatcher::reject`] take).
+    pub confirmation: PendingConfirmation,
+}
+
+/// A person's answer to a [`PendingToolCall`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the call with the arguments shown.
+    Approve,
+    /// Do not run it; the reason, if any, is told to the model.
+    Reject(Option<String>),
+}
+
+/// Why [`resume_agent_loop`] did not continue a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// The run did not stop for confirmations.
+    #[error("the run did not stop for confirmations (it stopped with {0}); nothing to resume")]
+    NotAwaitingConfirmation(String),
+    /// Some pending calls have no decision; nothing was run or changed.
+    #[error("no decision for the pending call(s) {}; decide every pending call before resuming", .0.join(", "))]
+    Undecided(Vec<String>),
 }
 
 /// One tool call of a run and how long it took.
@@ -206,7 +246,6 @@ where
     C: LlmClient + ?Sized,
     E: Display,
 {
-    let label = options.label.as_str();
     let mut out = ReactOutcome {
         answer: None,
         skill_context: BTreeMap::new(),
@@ -217,7 +256,123 @@ where
         tool_runs: Vec::new(),
         usage: TokenUsage::default(),
         warnings: Vec::new(),
+        pending_tool_calls: Vec::new(),
     };
+    run_turns(llm, dispatcher, ctx, options, &mut read_answer, &mut out).await;
+    out
+}
+
+/// Continues a run that stopped with [`StopReason::AwaitingConfirmation`], once a person
+/// has decided on every pending call (`decisions` by [`PendingConfirmation::id`]).
+///
+/// Approved calls run through [`Dispatcher::confirm`], rejected ones through
+/// [`Dispatcher::reject`]; each call's tool result in the conversation is replaced by what
+/// happened (a call that expired or was decided elsewhere meanwhile is reported to the
+/// model as not run), and the loop goes on from the next turn with the same options and
+/// turn limit. Nothing runs when a pending call has no decision.
+pub async fn resume_agent_loop<C, A, E>(
+    llm: &C,
+    dispatcher: &Dispatcher,
+    mut paused: ReactOutcome<A>,
+    decisions: impl IntoIterator<Item = (String, Decision)>,
+    ctx: &SkillContext,
+    options: &ReactOptions,
+    mut read_answer: impl FnMut(&str) -> Result<A, E>,
+) -> Result<ReactOutcome<A>, ResumeError>
+where
+    C: LlmClient + ?Sized,
+    E: Display,
+{
+    if paused.stop_reason != StopReason::AwaitingConfirmation {
+        return Err(ResumeError::NotAwaitingConfirmation(format!(
+            "{:?}",
+            paused.stop_reason
+        )));
+    }
+    let mut decisions: HashMap<String, Decision> = decisions.into_iter().collect();
+    let undecided: Vec<String> = paused
+        .pending_tool_calls
+        .iter()
+        .filter(|p| !decisions.contains_key(&p.confirmation.id))
+        .map(|p| p.confirmation.id.clone())
+        .collect();
+    if !undecided.is_empty() {
+        return Err(ResumeError::Undecided(undecided));
+    }
+    for pending in std::mem::take(&mut paused.pending_tool_calls) {
+        let id = pending.confirmation.id.as_str();
+        let started = Instant::now();
+        let decided = match decisions.remove(id) {
+            Some(Decision::Approve) => dispatcher.confirm(id, ctx).await,
+            Some(Decision::Reject(reason)) => dispatcher.reject(id, reason.as_deref()),
+            None => unreachable!("every pending call was checked to have a decision"),
+        };
+        let result = decided.unwrap_or_else(|_| {
+            SkillResult::err(
+                pending.confirmation.skill_id.clone(),
+                SkillError::new(
+                    codes::CONFIRMATION_REJECTED,
+                    format!(
+                        "request {id} no longer waits for a decision (it expired or was decided elsewhere); the call was not run by this decision"
+                    ),
+                ),
+                0.0,
+            )
+        });
+        let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        tracing::info!(label = %options.label, pending = id, success = result.success, "confirmation decided");
+        if let Some(run) = paused
+            .tool_runs
+            .iter_mut()
+            .find(|r| r.call_id == pending.call_id)
+        {
+            run.success = result.success;
+            run.elapsed_ms += elapsed_ms;
+        }
+        if result.success {
+            paused
+                .skill_context
+                .insert(result.skill_id.to_string(), result.data_value());
+        }
+        let name = dispatcher
+            .registration(&pending.confirmation.skill_id)
+            .map_or(pending.confirmation.skill_id.as_str(), |r| r.wire_name);
+        let fenced = crate::fence::fence_tool_output(
+            name,
+            &truncate_tool_result(&result.to_model_json(), options.max_tool_result_chars),
+        );
+        for message in &mut paused.final_messages {
+            if let ChatMessage::Tool {
+                tool_call_id,
+                content,
+                is_error,
+            } = message
+            {
+                if *tool_call_id == pending.call_id {
+                    *content = fenced.clone();
+                    *is_error = !result.success;
+                }
+            }
+        }
+    }
+    paused.stop_reason = StopReason::MaxIterations;
+    run_turns(llm, dispatcher, ctx, options, &mut read_answer, &mut paused).await;
+    Ok(paused)
+}
+
+/// The turns of a run, from the one after `out.iterations` to the limit.
+async fn run_turns<C, A, E>(
+    llm: &C,
+    dispatcher: &Dispatcher,
+    ctx: &SkillContext,
+    options: &ReactOptions,
+    read_answer: &mut impl FnMut(&str) -> Result<A, E>,
+    out: &mut ReactOutcome<A>,
+) where
+    C: LlmClient + ?Sized,
+    E: Display,
+{
+    let label = options.label.as_str();
     let tools = match dispatcher.tools_in(llm.dialect(), &options.tool_filter) {
         Ok(tools) => tools,
         Err(err) => {
@@ -225,7 +380,7 @@ where
             out.warn(format!(
                 "the tools cannot be offered in the client's dialect: {err}; ReAct loop skipped ({label})"
             ));
-            return out;
+            return;
         }
     };
     if tools.is_empty() {
@@ -233,12 +388,19 @@ where
         out.warn(format!(
             "no tool definitions pass the filter; ReAct loop skipped ({label})"
         ));
-        return out;
+        return;
     }
     let offered: HashSet<&str> = tools.names().collect();
-    let mut used_ids: HashSet<String> = HashSet::new();
+    let mut used_ids: HashSet<String> = out
+        .final_messages
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
 
-    for iteration in 1..=options.max_iterations {
+    for iteration in out.iterations + 1..=options.max_iterations {
         out.iterations = iteration;
         tracing::info!(
             label,
@@ -256,7 +418,7 @@ where
                         "LLM call failed in turn {iteration} ({label}): {err}"
                     ));
                     out.stop_reason = StopReason::LlmError(err.to_string());
-                    return out;
+                    return;
                 }
             };
         out.usage += response.usage.unwrap_or_default();
@@ -269,7 +431,7 @@ where
             out.final_messages
                 .push(ChatMessage::assistant(response.text));
             out.stop_reason = StopReason::FinalAnswer;
-            return out;
+            return;
         }
 
         let calls = unique_call_ids(response.tool_calls, iteration, &mut used_ids);
@@ -317,8 +479,23 @@ where
                 &call.name,
                 &truncate_tool_result(&result.to_model_json(), options.max_tool_result_chars),
             );
+            if let Some(confirmation) = result.pending_confirmation() {
+                out.pending_tool_calls.push(PendingToolCall {
+                    call_id: call.id.clone(),
+                    confirmation,
+                });
+            }
             out.final_messages
                 .push(ChatMessage::tool(call.id, content, !result.success));
+        }
+        if !out.pending_tool_calls.is_empty() {
+            tracing::info!(
+                label,
+                pending = out.pending_tool_calls.len(),
+                "ReAct run waits for confirmation"
+            );
+            out.stop_reason = StopReason::AwaitingConfirmation;
+            return;
         }
     }
 
@@ -328,9 +505,8 @@ where
     ));
     out.stop_reason = StopReason::MaxIterations;
     if let Some(prompt) = &options.final_answer_prompt {
-        answer_at_limit(llm, prompt, options, &mut out, &mut read_answer).await;
+        answer_at_limit(llm, prompt, options, out, read_answer).await;
     }
-    out
 }
 
 /// The extra turn at the iteration limit: `prompt` as a user message, no tools offered, the

@@ -3,6 +3,7 @@
 //! `linked_skills`) stay separate binaries, so the skills of one suite never show up in
 //! another's registry.
 
+mod agent_confirmation;
 mod agent_loop;
 #[cfg(feature = "anthropic")]
 mod anthropic_client;

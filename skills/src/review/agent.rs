@@ -360,6 +360,10 @@ pub(super) async fn review_item_react(
             "no tool passes the filter of domain `{}`",
             state.domain_id
         )),
+        StopReason::AwaitingConfirmation => Some(format!(
+            "the model called {} tool(s) that wait for a person's confirmation; a review does not wait",
+            outcome.pending_tool_calls.len()
+        )),
         StopReason::FinalAnswer | StopReason::AnsweredAtLimit if outcome.answer.is_none() => {
             Some(unreadable_reason(&outcome))
         }
