@@ -140,7 +140,7 @@ pub(crate) async fn call_skill(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
     let dispatcher = &state.inner.dispatcher;
-    let Some(reg) = dispatcher.registration(&id) else {
+    let Some(reg) = state.shows(&id) else {
         return unknown_skill(&id);
     };
     let Some(tool) = dispatcher.catalog().get(reg.id).cloned() else {

@@ -62,7 +62,14 @@ pub(crate) async fn catalog_page(
 }
 
 fn render_catalog(state: &ConsoleState, query: &CatalogQuery) -> Html<String> {
-    let skills = state.inner.dispatcher.list_skills();
+    let skills: Vec<&SkillRegistration> = state
+        .inner
+        .dispatcher
+        .list_skills()
+        .iter()
+        .copied()
+        .filter(|s| state.inner.filter.selects(s))
+        .collect();
     let domains: BTreeSet<&str> = skills.iter().map(|s| s.domain).collect();
     let categories: BTreeSet<&str> = skills.iter().map(|s| s.category).collect();
     let needle = query.q.trim().to_lowercase();
@@ -148,7 +155,7 @@ pub(crate) fn render_skill(
     outcome: Option<&CallOutcome>,
 ) -> Option<Html<String>> {
     let dispatcher = &state.inner.dispatcher;
-    let reg = dispatcher.registration(id)?;
+    let reg = state.shows(id)?;
     let tool = dispatcher.catalog().get(reg.id)?;
     let findings = lint_skill(reg);
     let body = html! {

@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use skill_core::{Dispatcher, SkillContext};
+use skill_core::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
 use skill_packs::AuditLog;
 
 pub use reviews::{
@@ -143,6 +143,7 @@ pub struct ConsoleState {
 
 struct Inner {
     dispatcher: Dispatcher,
+    filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
     csrf: String,
@@ -167,6 +168,7 @@ impl ConsoleState {
     pub fn builder(dispatcher: Dispatcher) -> ConsoleBuilder {
         ConsoleBuilder {
             dispatcher,
+            filter: ToolFilter::all(),
             context: SkillContext::new(),
             options: ConsoleOptions::new(ConsoleOptions::random_token()),
             audit: None,
@@ -177,6 +179,14 @@ impl ConsoleState {
     /// The dispatcher calls go through.
     pub fn dispatcher(&self) -> &Dispatcher {
         &self.inner.dispatcher
+    }
+
+    /// Whether the console shows and calls `id` (a registered skill the filter selects).
+    pub(crate) fn shows(&self, id: &str) -> Option<&'static SkillRegistration> {
+        self.inner
+            .dispatcher
+            .registration(id)
+            .filter(|reg| self.inner.filter.selects(reg))
     }
 
     /// The settings.
@@ -202,6 +212,7 @@ impl ConsoleState {
 /// Builds a [`ConsoleState`].
 pub struct ConsoleBuilder {
     dispatcher: Dispatcher,
+    filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
     audit: Option<Arc<dyn AuditLog>>,
@@ -215,6 +226,14 @@ impl std::fmt::Debug for ConsoleBuilder {
 }
 
 impl ConsoleBuilder {
+    /// Shows and calls only the skills `filter` selects (its domain, category and ids; the
+    /// status shown, not filtered): the set an MCP server next to the console serves.
+    #[must_use]
+    pub fn filter(mut self, filter: ToolFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
     /// The state calls are prepared from (for example a loaded contract).
     #[must_use]
     pub fn context(mut self, context: SkillContext) -> Self {
@@ -248,6 +267,7 @@ impl ConsoleBuilder {
         ConsoleState {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
+                filter: self.filter,
                 context: self.context,
                 options: self.options,
                 csrf: ConsoleOptions::random_token(),

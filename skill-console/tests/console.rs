@@ -411,3 +411,32 @@ async fn a_missing_required_argument_is_reported_by_the_dispatcher() {
     assert!(answer.body.contains("Result: failed"));
     assert!(answer.body.contains("invalid_arguments"), "{}", answer.body);
 }
+
+#[tokio::test]
+async fn a_filtered_console_shows_and_calls_only_its_skills() {
+    let state = ConsoleState::builder(dispatcher())
+        .options(ConsoleOptions::new(TOKEN))
+        .filter(skill_core::ToolFilter::all().category("query"))
+        .build();
+    let app = router(state.clone());
+    let catalog = get(&app, "/").await;
+    assert!(catalog.body.contains("demo.search"), "{}", catalog.body);
+    assert!(
+        !catalog.body.contains("demo.delete_note"),
+        "{}",
+        catalog.body
+    );
+    assert_eq!(
+        get(&app, "/skills/demo.delete_note").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let call = post(
+        &app,
+        "/skills/demo.delete_note/call",
+        &[("csrf", state.csrf_token()), ("arg.id", "7")],
+    )
+    .await;
+    assert_eq!(call.status, StatusCode::NOT_FOUND);
+    assert!(state.dispatcher().pending_confirmations().is_empty());
+    assert_eq!(get(&app, "/skills/demo.echo").await.status, StatusCode::OK);
+}

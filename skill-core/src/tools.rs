@@ -76,11 +76,16 @@ impl ToolFilter {
 
     /// Whether `skill` passes the filter (only active skills do).
     pub fn accepts(&self, skill: &SkillRegistration) -> bool {
-        skill.is_active()
-            && self
-                .domain
-                .as_deref()
-                .is_none_or(|d| skill.domain == "*" || skill.domain == d)
+        skill.is_active() && self.selects(skill)
+    }
+
+    /// Whether `skill` is in the filter's domain, category and ids, whatever its status
+    /// (a catalog shows disabled skills too; a tool list offers only what
+    /// [`accepts`](Self::accepts)).
+    pub fn selects(&self, skill: &SkillRegistration) -> bool {
+        self.domain
+            .as_deref()
+            .is_none_or(|d| skill.domain == "*" || skill.domain == d)
             && self.category.as_deref().is_none_or(|c| skill.category == c)
             && self.ids.as_ref().is_none_or(|ids| ids.contains(skill.id))
     }

@@ -169,6 +169,12 @@ impl McpServer {
         }
     }
 
+    /// The filter of the tools served: the server's filter, narrowed to the pack's tool set
+    /// when it serves a pack (what a console next to it shows).
+    pub fn served_filter(&self) -> Result<ToolFilter, ServeError> {
+        self.source().served_filter()
+    }
+
     /// Number of tools served.
     pub fn tool_count(&self) -> usize {
         self.list().len()

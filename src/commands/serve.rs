@@ -116,6 +116,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 /// `Host` and `Origin` allow-lists, with its own per-launch token.
 fn console_state(
     dispatcher: &Dispatcher,
+    filter: skill_core::ToolFilter,
     context: SkillContext,
     options: &HttpOptions,
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
@@ -129,6 +130,7 @@ fn console_state(
     console_options.allowed_hosts = options.allowed_hosts.clone();
     console_options.allowed_origins = options.allowed_origins.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
+        .filter(filter)
         .context(context)
         .options(console_options)
         .reviews(Arc::new(super::console_reviews::LibraryReviews::new(
@@ -250,7 +252,9 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     shutdown_signal(),
                 ))?;
             } else {
-                let console = console_state(dispatcher, context, &options, audit, args);
+                // The console shows the skills MCP serves (`--domain`, `--category`, `--pack`).
+                let filter = server.served_filter()?;
+                let console = console_state(dispatcher, filter, context, &options, audit, args);
                 eprintln!(
                     "console at http://{}/?token={}",
                     listener.local_addr()?,

@@ -424,3 +424,30 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
         "every clause judged by the model: {report}"
     );
 }
+
+/// The console shows the skills MCP serves: `--domain sha_spa` leaves the FIDIC skills out of
+/// both.
+#[test]
+fn the_console_shows_the_set_mcp_serves() {
+    let server = HttpServer::start_with(&["--domain", "sha_spa"], &[]);
+    let token = server
+        .console
+        .clone()
+        .unwrap()
+        .split("?token=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let port = server.addr.rsplit(':').next().unwrap();
+    let cookie = format!("skillkit_console_{port}={token}");
+    let (status, catalog) = get(&server.addr, "/", &[("Cookie", &cookie)]);
+    assert_eq!(status, 200, "{catalog}");
+    assert!(catalog.contains("sha_"), "{catalog}");
+    assert!(!catalog.contains("fidic_calculate_time_bar"), "{catalog}");
+    let (status, _) = get(
+        &server.addr,
+        "/skills/fidic_calculate_time_bar",
+        &[("Cookie", &cookie)],
+    );
+    assert_eq!(status, 404);
+}
