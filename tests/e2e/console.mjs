@@ -77,6 +77,8 @@ try {
   check((await page.textContent('h1')).includes('Form expired'), 'the refusal says why');
 
   await page.goto(`${base}/reviews`);
+  check(await page.locator('#mode option[value=agent]').isDisabled(), 'without a model the agent mode is offered disabled');
+  check((await page.inputValue('#mode')) === 'checklist', 'the checklist mode is chosen');
   await page.selectOption('#sample', 'fidic');
   await page.selectOption('#domain', 'fidic');
   await page.fill('#our_party', 'Contractor');
