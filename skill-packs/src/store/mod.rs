@@ -111,9 +111,9 @@ pub trait QuotaStore: Send + Sync {
     /// `None` when admitted, or the index of the first exhausted limit.
     ///
     /// The default runs [`try_acquire`](QuotaStore::try_acquire) limit by limit, so a call
-    /// refused by a later limit stays counted in the earlier ones; stores that can check all
-    /// limits in one atomic step (Redis, PostgreSQL) override it so that nothing is counted
-    /// for a refused call.
+    /// refused by a later limit stays counted in the earlier ones; the stores of this crate
+    /// (SQLite, PostgreSQL, Redis) override it to check all limits in one atomic step, so
+    /// that nothing is counted for a refused call.
     async fn try_acquire_all(
         &self,
         user: &str,

@@ -15,8 +15,8 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 
 use super::{
-    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaStore, StateStore, StoreError,
-    SubscriptionStore,
+    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaRequest, QuotaStore, StateStore,
+    StoreError, SubscriptionStore,
 };
 use crate::rate::Window;
 
@@ -189,6 +189,46 @@ impl SubscriptionStore for SqliteStore {
 
 #[async_trait]
 impl QuotaStore for SqliteStore {
+    /// Every limit in one `IMMEDIATE` transaction: a call refused by one limit is counted in
+    /// none (the transaction is rolled back).
+    async fn try_acquire_all(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<Option<usize>, StoreError> {
+        if let Some(i) = requests.iter().position(|r| r.max == 0) {
+            return Ok(Some(i));
+        }
+        let user = user.to_owned();
+        let limits: Vec<(String, u32, i64)> = requests
+            .iter()
+            .map(|r| (r.key.to_owned(), r.max, r.window.start_of(now)))
+            .collect();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for (i, (key, max, start)) in limits.iter().enumerate() {
+                let admitted: Option<u32> = tx
+                    .query_row(
+                        "INSERT INTO pack_quota (user_id, tool, window_start, used) VALUES (?1, ?2, ?3, 1)
+                         ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = used + 1
+                         WHERE used < ?4
+                         RETURNING used",
+                        params![user, key, start, max],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if admitted.is_none() {
+                    // Dropping the transaction rolls back the counts taken so far.
+                    return Ok(Some(i));
+                }
+            }
+            tx.commit()?;
+            Ok(None)
+        })
+        .await
+    }
+
     async fn try_acquire(
         &self,
         user: &str,

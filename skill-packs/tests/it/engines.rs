@@ -121,6 +121,13 @@ async fn sqlite_by_url_keeps_the_gateway_contract() {
 }
 
 #[tokio::test]
+async fn sqlite_counts_a_call_refused_by_one_limit_in_none() {
+    let path = temp_db("sqlite-all-limits");
+    let store = skill_packs::SqliteStore::open(&path).unwrap();
+    assert_nothing_counted_when_one_limit_is_full(&store).await;
+}
+
+#[tokio::test]
 async fn a_store_that_cannot_be_opened_is_named_in_the_error() {
     let err = Stores::connect("sqlite:///no/such/dir/x.db", None)
         .await
@@ -198,7 +205,6 @@ async fn a_failed_audit_write_is_retried_and_never_dropped_silently() {
 }
 
 /// A call refused by one of its limits is counted in none (stores that check atomically).
-#[cfg(any(feature = "postgres", feature = "redis"))]
 async fn assert_nothing_counted_when_one_limit_is_full(store: &dyn skill_packs::QuotaStore) {
     use skill_packs::{QuotaRequest, Window};
     let now = start();
