@@ -187,6 +187,27 @@ impl SubscriptionStore for SqliteStore {
     }
 }
 
+/// Counts one call in the counter `key` of the window starting at `start` if it has room;
+/// the count after it, or `None` when the counter is full.
+fn count_call(
+    tx: &rusqlite::Transaction<'_>,
+    user: &str,
+    key: &str,
+    start: i64,
+    max: u32,
+) -> Result<Option<u32>, StoreError> {
+    Ok(tx
+        .query_row(
+            "INSERT INTO pack_quota (user_id, tool, window_start, used) VALUES (?1, ?2, ?3, 1)
+             ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = used + 1
+             WHERE used < ?4
+             RETURNING used",
+            params![user, key, start, max],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 #[async_trait]
 impl QuotaStore for SqliteStore {
     /// Every limit in one `IMMEDIATE` transaction: a call refused by one limit is counted in
@@ -208,17 +229,7 @@ impl QuotaStore for SqliteStore {
         self.with_conn(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for (i, (key, max, start)) in limits.iter().enumerate() {
-                let admitted: Option<u32> = tx
-                    .query_row(
-                        "INSERT INTO pack_quota (user_id, tool, window_start, used) VALUES (?1, ?2, ?3, 1)
-                         ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = used + 1
-                         WHERE used < ?4
-                         RETURNING used",
-                        params![user, key, start, max],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                if admitted.is_none() {
+                if count_call(&tx, &user, key, *start, *max)?.is_none() {
                     // Dropping the transaction rolls back the counts taken so far.
                     return Ok(Some(i));
                 }
@@ -244,16 +255,7 @@ impl QuotaStore for SqliteStore {
         let start = window.start_of(now);
         self.with_conn(move |conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let used: Option<u32> = tx
-                .query_row(
-                    "INSERT INTO pack_quota (user_id, tool, window_start, used) VALUES (?1, ?2, ?3, 1)
-                     ON CONFLICT (user_id, tool, window_start) DO UPDATE SET used = used + 1
-                     WHERE used < ?4
-                     RETURNING used",
-                    params![user, tool, start, max],
-                    |r| r.get(0),
-                )
-                .optional()?;
+            let used = count_call(&tx, &user, &tool, start, max)?;
             tx.commit()?;
             Ok(match used {
                 Some(used) => QuotaDecision::Admitted { used },
