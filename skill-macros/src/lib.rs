@@ -9,6 +9,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod module_ids;
 #[path = "../../skill-core/src/rules.rs"]
 mod rules;
 
@@ -39,7 +40,10 @@ use quote::quote;
 /// {task_id}"`; implies `requires_confirmation = true` unless that is set), `idempotent`,
 /// `open_world`, `marker` (name of the generated marker type, by default the id in
 /// CamelCase), `crate` (path of `skill_core`, for a renamed dependency). A misspelt key is
-/// reported with the closest known one.
+/// reported with the closest known one. An id already declared by an earlier fn of the same
+/// module is reported once, on the second id, and nothing is generated for that fn (the
+/// macro reads the module's source file to find it; ids clashing across modules are
+/// refused when the registry is built).
 ///
 /// # Parameters
 ///
@@ -104,6 +108,24 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let skill = ast::SkillFn::parse(&mut cx, item, body, &check::crate_path(&attr));
     let config = check::check(&mut cx, &attr, &skill, attr_span);
+    if let Some(id) = &attr.id {
+        let id_value = id.value.value();
+        if let Some((earlier, scope)) =
+            module_ids::earlier_declaration(&id_value, &skill.item.sig.ident)
+        {
+            cx.syn_error(syn::Error::new(
+                id.value.span(),
+                format!(
+                    "skill id `{id_value}` is already declared by `fn {earlier}` in this {}; give this skill an id of its own (ids are unique in a registry)",
+                    scope.noun()
+                ),
+            ));
+            // The earlier fn owns the generated types: only this fn is emitted with the error.
+            let errors = cx.into_compile_errors();
+            let fn_tokens = skill.fn_tokens();
+            return quote!(#fn_tokens #errors).into();
+        }
+    }
     if cx.has_errors() {
         let marker_ok = attr.marker.is_none() || config.marker.is_some();
         let dummy = expand::dummy(&skill, &config, marker_ok);

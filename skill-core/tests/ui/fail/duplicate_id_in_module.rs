@@ -21,4 +21,25 @@ fn find_client_again(
     format!("{name}{limit}")
 }
 
-fn main() {}
+fn main() {
+    // The second fn is still there to call.
+    let _ = find_client_again("a".into(), 1);
+
+    /// Counts to `n`.
+    #[skill(id = "count")]
+    fn count(
+        /// Where to stop.
+        n: u32,
+    ) -> u32 {
+        n
+    }
+
+    /// Counts to `n`, again.
+    #[skill(id = "count")]
+    fn count_again(
+        /// Where to stop.
+        n: u32,
+    ) -> u32 {
+        n
+    }
+}
