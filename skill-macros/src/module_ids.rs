@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::SystemTime;
 
-use syn::visit::Visit;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 /// A `#[skill]` fn of a source file: its name and id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,70 +104,87 @@ fn scopes_of(path: PathBuf) -> Option<Rc<Scopes>> {
     Some(scopes)
 }
 
-/// The `#[skill]` fns of each item list of `source`.
+/// The `#[skill]` fns of each item list of `source`. The file is only split into tokens
+/// (the compiler's lexer, inside a macro), not parsed: a `#[skill(...)]` attribute is taken
+/// for the next `fn` of its list, each `{ ... }` is a list of its own (a module's after
+/// `mod name`, else a block). `None` when the file does not lex.
 fn scopes_in(source: &str) -> Option<Scopes> {
-    let file = syn::parse_file(source).ok()?;
-    let mut collector = Collector::default();
-    collector.scope(Scope::Module, &file.items);
-    collector.visit_file(&file);
-    Some(collector.scopes)
+    let tokens: TokenStream = source.parse().ok()?;
+    let mut scopes = Vec::new();
+    scan(tokens, Scope::Module, &mut scopes);
+    Some(scopes)
 }
 
-#[derive(Default)]
-struct Collector {
-    scopes: Scopes,
-}
-
-impl Collector {
-    fn scope<'a>(&mut self, kind: Scope, items: impl IntoIterator<Item = &'a syn::Item>) {
-        let declared: Vec<Declared> = items
-            .into_iter()
-            .filter_map(|item| match item {
-                syn::Item::Fn(f) => skill_id(&f.attrs).map(|id| Declared {
-                    fn_name: f.sig.ident.to_string(),
-                    id,
-                }),
-                _ => None,
-            })
-            .collect();
-        if declared.len() > 1 {
-            self.scopes.push((kind, declared));
+fn scan(tokens: TokenStream, kind: Scope, scopes: &mut Scopes) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut declared = Vec::new();
+    // The id of a `#[skill]` attribute waiting for its fn.
+    let mut pending: Option<Option<String>> = None;
+    let mut next_group = Scope::Block;
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
+                    if g.delimiter() == Delimiter::Bracket {
+                        if let Some(id) = skill_attribute(g.stream()) {
+                            pending = Some(id);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == ';' => pending = None,
+            TokenTree::Ident(word) if word == "mod" => next_group = Scope::Module,
+            TokenTree::Ident(word) if word == "fn" => {
+                if let (Some(TokenTree::Ident(name)), Some(id)) = (trees.get(i + 1), pending.take())
+                {
+                    declared.push(Declared {
+                        fn_name: name.to_string(),
+                        id,
+                    });
+                }
+                next_group = Scope::Block;
+            }
+            TokenTree::Group(g) => {
+                if g.delimiter() == Delimiter::Brace {
+                    pending = None;
+                }
+                scan(g.stream(), next_group, scopes);
+                next_group = Scope::Block;
+            }
+            _ => {}
         }
+        i += 1;
+    }
+    if declared.len() > 1 {
+        scopes.push((kind, declared));
     }
 }
 
-impl<'ast> Visit<'ast> for Collector {
-    fn visit_item_mod(&mut self, module: &'ast syn::ItemMod) {
-        if let Some((_, items)) = &module.content {
-            self.scope(Scope::Module, items);
+/// For the inside of `#[...]`: `Some(id)` when it is `skill(...)` (any path ending in
+/// `skill`), with the `id = "..."` it sets (`None` when there is none), else `None`.
+fn skill_attribute(tokens: TokenStream) -> Option<Option<String>> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let (path, args) = match trees.last() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+            (&trees[..trees.len() - 1], Some(g.stream()))
         }
-        syn::visit::visit_item_mod(self, module);
-    }
-
-    fn visit_block(&mut self, block: &'ast syn::Block) {
-        self.scope(
-            Scope::Block,
-            block.stmts.iter().filter_map(|stmt| match stmt {
-                syn::Stmt::Item(item) => Some(item),
-                _ => None,
-            }),
-        );
-        syn::visit::visit_block(self, block);
-    }
-}
-
-/// `Some(id)` for a fn with a `#[skill(...)]` attribute (`Some(None)` when its id cannot be
-/// read), `None` for any other fn.
-fn skill_id(attrs: &[syn::Attribute]) -> Option<Option<String>> {
-    let attr = attrs
-        .iter()
-        .find(|a| a.path().segments.last().is_some_and(|s| s.ident == "skill"))?;
-    let syn::Meta::List(list) = &attr.meta else {
-        return Some(None);
+        _ => (&trees[..], None),
     };
-    let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
-    let id = tokens.windows(3).find_map(|w| match w {
-        [proc_macro2::TokenTree::Ident(key), proc_macro2::TokenTree::Punct(eq), proc_macro2::TokenTree::Literal(lit)]
+    let is_path = path.iter().all(|t| match t {
+        TokenTree::Ident(_) => true,
+        TokenTree::Punct(p) => p.as_char() == ':',
+        _ => false,
+    });
+    match path.last() {
+        Some(TokenTree::Ident(last)) if is_path && last == "skill" => {}
+        _ => return None,
+    }
+    let args: Vec<TokenTree> = args.map(|a| a.into_iter().collect()).unwrap_or_default();
+    let id = args.windows(3).find_map(|w| match w {
+        [TokenTree::Ident(key), TokenTree::Punct(eq), TokenTree::Literal(lit)]
             if key == "id" && eq.as_char() == '=' =>
         {
             syn::parse_str::<syn::LitStr>(&lit.to_string())
@@ -234,7 +251,32 @@ mod tests {
     }
 
     #[test]
-    fn an_unparsable_file_finds_nothing() {
+    fn a_file_that_does_not_lex_finds_nothing() {
         assert_eq!(scopes_in("fn broken( {"), None);
+    }
+
+    #[test]
+    fn other_attributes_and_items_do_not_take_the_id() {
+        let source = r#"
+            #[skill(id = "x")]
+            struct NotAFn;
+            #[derive(Debug)]
+            #[skill(id = "y")]
+            /// docs
+            pub async fn first() {}
+            #[cfg(test)]
+            fn plain() {}
+            #[skill(id = "y")]
+            pub(crate) fn second() {}
+            #[skill(id = "x")]
+            fn third() {}
+        "#;
+        let scopes = scopes_in(source).unwrap();
+        assert_eq!(
+            earlier_in(&scopes, "y", "second"),
+            Some(("first".to_string(), Scope::Module))
+        );
+        assert_eq!(earlier_in(&scopes, "x", "third"), None);
+        assert_eq!(earlier_in(&scopes, "y", "plain"), None);
     }
 }
