@@ -46,26 +46,40 @@ impl Scope {
     }
 }
 
-/// A file as it was read: its modification time and length, and its scopes.
-type ReadFile = (Option<SystemTime>, u64, Rc<Scopes>);
+/// A file as it was read: its modification time and length, its text, and its scopes once
+/// they were needed (`None` inside when it does not lex).
+struct ReadFile {
+    modified: Option<SystemTime>,
+    len: u64,
+    text: Rc<str>,
+    /// How often each `id = "…"` value is written in the file.
+    ids: Rc<HashMap<String, u32>>,
+    scopes: Option<Rc<Option<Scopes>>>,
+}
 
 thread_local! {
-    /// Files already read in this compilation: a file holding many skills is parsed once,
-    /// not once per skill (read again when its time or length changed).
+    /// Files already read in this compilation: a file holding many skills is read once, and
+    /// split into scopes at most once, not once per skill (again when its time or length
+    /// changed).
     static FILES: RefCell<HashMap<PathBuf, ReadFile>> = RefCell::new(HashMap::new());
 }
 
 /// The name of the fn declared earlier in the same module (or block) with the skill id
 /// `id`, if any, and where. `fn_name` is the fn being expanded; its span tells which file
-/// to read.
+/// to read. An id written once in the file is unique without more work; only a file where
+/// it appears twice is split into scopes.
 pub fn earlier_declaration(id: &str, fn_name: &syn::Ident) -> Option<(String, Scope)> {
     if !proc_macro::is_available() {
         return None;
     }
     let path = fn_name.span().unwrap().local_file()?;
-    let scopes = scopes_of(path)?;
+    let ids = ids_of(&path)?;
+    if ids.get(id).copied().unwrap_or(0) < 2 {
+        return None;
+    }
+    let scopes = scopes_of(&path)?;
     let name = fn_name.to_string();
-    earlier_in(&scopes, id, &name)
+    earlier_in(scopes.as_ref().as_ref()?, id, &name)
 }
 
 /// In the scopes holding `name` with `id`, the first fn before it with the same id.
@@ -81,27 +95,72 @@ fn earlier_in(scopes: &Scopes, id: &str, name: &str) -> Option<(String, Scope)> 
     })
 }
 
-fn scopes_of(path: PathBuf) -> Option<Rc<Scopes>> {
-    let meta = std::fs::metadata(&path).ok()?;
+/// The `id = "…"` values of the file at `path` and how often each is written, the file
+/// read again only when it changed.
+fn ids_of(path: &PathBuf) -> Option<Rc<HashMap<String, u32>>> {
+    let meta = std::fs::metadata(path).ok()?;
     let (modified, len) = (meta.modified().ok(), meta.len());
     let cached = FILES.with(|files| {
         files
             .borrow()
-            .get(&path)
-            .filter(|(m, l, _)| *m == modified && *l == len)
-            .map(|(_, _, scopes)| Rc::clone(scopes))
+            .get(path)
+            .filter(|f| f.modified == modified && f.len == len)
+            .map(|f| Rc::clone(&f.ids))
     });
     if cached.is_some() {
         return cached;
     }
-    let source = std::fs::read_to_string(&path).ok()?;
-    let scopes = Rc::new(scopes_in(&source)?);
+    let text: Rc<str> = std::fs::read_to_string(path).ok()?.into();
+    let ids = Rc::new(id_values(&text));
     FILES.with(|files| {
-        files
-            .borrow_mut()
-            .insert(path, (modified, len, Rc::clone(&scopes)))
+        files.borrow_mut().insert(
+            path.clone(),
+            ReadFile {
+                modified,
+                len,
+                text,
+                ids: Rc::clone(&ids),
+                scopes: None,
+            },
+        )
     });
-    Some(scopes)
+    Some(ids)
+}
+
+/// Every `id = "value"` of `text` (a key `id`, not the end of a longer word) with how often
+/// it is written: one pass over the file, so a skill whose id is written once needs no more.
+fn id_values(text: &str) -> HashMap<String, u32> {
+    let mut counts = HashMap::new();
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices("id") {
+        let word_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        if at > 0 && word_char(bytes[at - 1]) {
+            continue;
+        }
+        let rest = text[at + 2..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix('"') else {
+            continue;
+        };
+        if let Some(end) = rest.find('"') {
+            *counts.entry(rest[..end].to_string()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The scopes of the file [`ids_of`] read last from `path`, split once.
+fn scopes_of(path: &PathBuf) -> Option<Rc<Option<Scopes>>> {
+    FILES.with(|files| {
+        let mut files = files.borrow_mut();
+        let file = files.get_mut(path)?;
+        let text = Rc::clone(&file.text);
+        Some(Rc::clone(
+            file.scopes.get_or_insert_with(|| Rc::new(scopes_in(&text))),
+        ))
+    })
 }
 
 /// The `#[skill]` fns of each item list of `source`. The file is only split into tokens
@@ -248,6 +307,17 @@ mod tests {
         assert_eq!(earlier_in(&scopes, "find_client", "find_client_here"), None);
         assert_eq!(earlier_in(&scopes, "other", "other"), None);
         assert_eq!(earlier_in(&scopes, "local", "one"), None);
+    }
+
+    #[test]
+    fn id_values_are_counted_in_one_pass() {
+        let counts = id_values(
+            r#"#[skill(id = "a")] #[skill(category = "q", id="a")] #[skill( id =  "b" )]
+               let valid = "a"; let id = 3; paid = "a";"#,
+        );
+        assert_eq!(counts.get("a"), Some(&2));
+        assert_eq!(counts.get("b"), Some(&1));
+        assert_eq!(counts.len(), 2);
     }
 
     #[test]
