@@ -82,7 +82,7 @@ async fn exchange(frame: String) -> Vec<Value> {
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut lines = BufReader::new(client_read).lines();
         let mut seen = Vec::new();
-        let mut send = |text: String| {
+        let send = |text: String| {
             let mut line = text;
             line.push('\n');
             line

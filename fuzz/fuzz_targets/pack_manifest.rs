@@ -99,6 +99,8 @@ struct PackIn {
     requires_subscription: bool,
     free_tools: Vec<String>,
     rate_limits: Vec<(String, String)>,
+    /// The pack-wide limit's text (`"100/day"`); unreadable text means no limit.
+    rate_limit: String,
     deprecated: Vec<DeprecationIn>,
     imports: Vec<ImportIn>,
     /// Declared twice (the same manifest listed again).
@@ -168,6 +170,7 @@ fn build(arena: &mut Arena, pack: PackIn) -> &'static PackManifest {
                 requires_subscription: pack.requires_subscription,
                 free_tools: arena.slice(free_tools),
                 rate_limits: arena.slice(rate_limits),
+                rate_limit: RateLimit::parse(&pack.rate_limit).unwrap_or(RateLimit::Unlimited),
             },
             deprecated: arena.slice(deprecated),
         },
