@@ -151,7 +151,7 @@ pub(crate) async fn call_skill(
     let outcome = if values.raw_mode() {
         let raw = values.get("raw").unwrap_or_default().trim();
         let raw = if raw.is_empty() { "{}" } else { raw };
-        let result = dispatcher.call(reg.id, raw, &state.inner.context).await;
+        let result = state.run_call(reg, raw).await;
         CallOutcome::Called {
             result,
             wall_ms: started.elapsed().as_secs_f64() * 1e3,
@@ -159,7 +159,7 @@ pub(crate) async fn call_skill(
     } else {
         match arguments_from_form(&tool, &values) {
             Ok(args) => {
-                let result = dispatcher.call(reg.id, &args, &state.inner.context).await;
+                let result = state.run_call(reg, &args.to_string()).await;
                 CallOutcome::Called {
                     result,
                     wall_ms: started.elapsed().as_secs_f64() * 1e3,

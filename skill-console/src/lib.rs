@@ -143,6 +143,7 @@ pub struct ConsoleState {
 
 struct Inner {
     dispatcher: Dispatcher,
+    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
@@ -168,6 +169,7 @@ impl ConsoleState {
     pub fn builder(dispatcher: Dispatcher) -> ConsoleBuilder {
         ConsoleBuilder {
             dispatcher,
+            pack: None,
             filter: ToolFilter::all(),
             context: SkillContext::new(),
             options: ConsoleOptions::new(ConsoleOptions::random_token()),
@@ -187,6 +189,39 @@ impl ConsoleState {
             .dispatcher
             .registration(id)
             .filter(|reg| self.inner.filter.selects(reg))
+    }
+
+    /// Runs a call of `skill` with the model-style argument text `arguments`: through the
+    /// pack's gateway when one was given, else the dispatcher; either way leniently parsed
+    /// and prepared from the console's context.
+    pub(crate) async fn run_call(
+        &self,
+        skill: &'static SkillRegistration,
+        arguments: &str,
+    ) -> skill_core::SkillResult {
+        let ctx = &self.inner.context;
+        match &self.inner.pack {
+            None => self.inner.dispatcher.call(skill.id, arguments, ctx).await,
+            Some((gateway, caller)) => {
+                let call = skill_core::ParsedCall::from_tool_call(skill_core::ToolCall {
+                    id: "console".into(),
+                    name: skill.wire_name.into(),
+                    arguments: arguments.into(),
+                });
+                // Text that is no JSON object is refused here, as the dispatcher's `call`
+                // refuses it, instead of running the tool without arguments.
+                if let Some(warning) = call.warnings.first() {
+                    let message = format!(
+                        "the call was not run: {}",
+                        warning.message.trim_end_matches("; using {}")
+                    );
+                    let err =
+                        skill_core::SkillError::new(skill_core::codes::INVALID_ARGUMENTS, message);
+                    return skill_core::SkillResult::err(skill.id, err, 0.0);
+                }
+                gateway.dispatch(caller, &call, ctx).await
+            }
+        }
     }
 
     /// The settings.
@@ -212,6 +247,7 @@ impl ConsoleState {
 /// Builds a [`ConsoleState`].
 pub struct ConsoleBuilder {
     dispatcher: Dispatcher,
+    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
@@ -226,6 +262,17 @@ impl std::fmt::Debug for ConsoleBuilder {
 }
 
 impl ConsoleBuilder {
+    /// Runs the console's calls through a pack's gateway in the name of `caller` (its pack,
+    /// its user), as an MCP endpoint serving that pack does: calls into other packs are
+    /// checked (import, subscription, rate limit) and audited. The gateway's dispatcher
+    /// replaces the one the console was started with.
+    #[must_use]
+    pub fn pack(mut self, gateway: skill_packs::Gateway, caller: skill_packs::Caller) -> Self {
+        self.dispatcher = gateway.dispatcher().clone();
+        self.pack = Some((gateway, caller));
+        self
+    }
+
     /// Shows and calls only the skills `filter` selects (its domain, category and ids; the
     /// status shown, not filtered): the set an MCP server next to the console serves.
     #[must_use]
@@ -267,6 +314,7 @@ impl ConsoleBuilder {
         ConsoleState {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
+                pack: self.pack,
                 filter: self.filter,
                 context: self.context,
                 options: self.options,

@@ -116,6 +116,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 /// `Host` and `Origin` allow-lists, with its own per-launch token.
 fn console_state(
     dispatcher: &Dispatcher,
+    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
     filter: skill_core::ToolFilter,
     context: SkillContext,
     options: &HttpOptions,
@@ -139,6 +140,10 @@ fn console_state(
         )));
     if let Some(audit) = audit {
         builder = builder.audit(audit);
+    }
+    // With --pack, the console's calls go through the gateway like the MCP endpoint's.
+    if let Some((gateway, caller)) = pack {
+        builder = builder.pack(gateway, caller);
     }
     builder.build()
 }
@@ -191,6 +196,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         .filter(args.filter.to_filter())
         .server_info("skillkit", env!("CARGO_PKG_VERSION"));
     let mut gateway_audit = None;
+    let mut console_pack = None;
     if let Some(pack) = &args.pack {
         let linked = skill_packs::linked_packs();
         if !linked.iter().any(|p| p.id == pack) {
@@ -209,6 +215,10 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
             .build()
             .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
         gateway_audit = Some(gateway.audit_log().clone());
+        console_pack = Some((
+            gateway.clone(),
+            skill_packs::Caller::new(pack.clone(), args.pack_user.clone()),
+        ));
         builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
     }
     let server = builder.build()?;
@@ -254,7 +264,15 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
             } else {
                 // The console shows the skills MCP serves (`--domain`, `--category`, `--pack`).
                 let filter = server.served_filter()?;
-                let console = console_state(dispatcher, filter, context, &options, audit, args);
+                let console = console_state(
+                    dispatcher,
+                    console_pack,
+                    filter,
+                    context,
+                    &options,
+                    audit,
+                    args,
+                );
                 eprintln!(
                     "console at http://{}/?token={}",
                     listener.local_addr()?,
