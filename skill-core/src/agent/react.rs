@@ -177,12 +177,16 @@ pub struct PendingToolCall {
 }
 
 /// A person's answer to a [`PendingToolCall`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Decision {
     /// Run the call with the arguments shown.
     Approve,
     /// Do not run it; the reason, if any, is told to the model.
     Reject(Option<String>),
+    /// The host decided already and has the outcome (it called [`Dispatcher::confirm`] or
+    /// [`Dispatcher::reject`] itself, for example from a console's approval): the model
+    /// reads this result.
+    Decided(SkillResult),
 }
 
 /// Why [`resume_agent_loop`] did not continue a run.
@@ -305,6 +309,7 @@ where
         let decided = match decisions.remove(id) {
             Some(Decision::Approve) => dispatcher.confirm(id, ctx).await,
             Some(Decision::Reject(reason)) => dispatcher.reject(id, reason.as_deref()),
+            Some(Decision::Decided(result)) => Ok(result),
             None => unreachable!("every pending call was checked to have a decision"),
         };
         let result = decided.unwrap_or_else(|_| {
@@ -313,7 +318,7 @@ where
                 SkillError::new(
                     codes::CONFIRMATION_REJECTED,
                     format!(
-                        "request {id} no longer waits for a decision (it expired or was decided elsewhere); the call was not run by this decision"
+                        "request {id} no longer waits for a decision (it expired, or was decided elsewhere); this decision did not run it"
                     ),
                 ),
                 0.0,

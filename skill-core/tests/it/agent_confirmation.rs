@@ -289,6 +289,35 @@ async fn a_call_decided_elsewhere_meanwhile_is_reported_as_not_run() {
 }
 
 #[tokio::test]
+async fn a_call_the_host_decided_itself_gives_the_model_that_outcome() {
+    let (model, d) = (model(), dispatcher());
+    let ctx = SkillContext::new().with(Deleted::default());
+    let outcome = paused(&model, &d, &ctx).await;
+    let id = outcome.pending_tool_calls[0].confirmation.id.clone();
+    // Approved in a console, which ran it through the same dispatcher.
+    let ran = d.confirm(&id, &ctx).await.unwrap();
+    assert!(ran.success);
+
+    let done = resume_agent_loop(
+        &model,
+        &d,
+        outcome,
+        [(id, Decision::Decided(ran))],
+        &ctx,
+        &ReactOptions::default(),
+        read,
+    )
+    .await
+    .unwrap();
+
+    assert_eq!(ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst), 1);
+    let (content, is_error) = tool_result(&done, "call_del");
+    assert!(!is_error);
+    assert!(content.contains("note 7 deleted"), "{content}");
+    assert_eq!(done.stop_reason, StopReason::FinalAnswer);
+}
+
+#[tokio::test]
 async fn a_host_that_has_asked_already_runs_the_call_directly() {
     let (model, d) = (model(), dispatcher());
     let ctx = SkillContext::new().with(Deleted::default()).with(Confirmed);
