@@ -345,4 +345,23 @@ async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
         text.contains("4 model turn(s), 440 token(s): 400 prompt (160 cached), 40 completion"),
         "{text}"
     );
+    // The Markdown report carries the same table.
+    let markdown = skills::review::render_markdown(&report);
+    assert!(
+        markdown.contains(
+            "## Model use per clause\n\n| CLAUSE | MODE | TURNS | PROMPT | CACHED | COMPLETION | TOOL MS | TOOLS |\n|---|---|---|---|---|---|---|---|\n"
+        ),
+        "{markdown}"
+    );
+    assert!(
+        markdown
+            .lines()
+            .any(|l| l.starts_with("| 1 | react | 2 | 200 | 80 | 20 |")
+                && l.ends_with("| get_clause_context |")),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| TOTAL |  | 4 | 400 | 160 | 40 |"),
+        "{markdown}"
+    );
 }

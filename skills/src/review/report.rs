@@ -162,10 +162,26 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
     out
 }
 
-/// The clauses a model reviewed as an aligned table: mode, model turns, tokens (prompt,
-/// of which cached, completion), tool time and the tools chosen, then a total row and the
-/// fallback reasons (empty in checklist mode).
-fn usage_table(report: &ReviewReport) -> String {
+/// The model's share of a review: a header, one row per clause a model reviewed (mode,
+/// model turns, tokens: prompt, of which cached, completion; tool time; the tools chosen),
+/// a total row, and the fallback reasons. `None` in checklist mode.
+struct UsageRows {
+    rows: Vec<[String; 8]>,
+    fallbacks: Vec<String>,
+}
+
+const USAGE_HEADER: [&str; 8] = [
+    "CLAUSE",
+    "MODE",
+    "TURNS",
+    "PROMPT",
+    "CACHED",
+    "COMPLETION",
+    "TOOL MS",
+    "TOOLS",
+];
+
+fn usage_rows(report: &ReviewReport) -> Option<UsageRows> {
     use crate::review::ReviewMode;
     let clauses: Vec<_> = report
         .clauses
@@ -173,19 +189,8 @@ fn usage_table(report: &ReviewReport) -> String {
         .filter(|c| matches!(c.mode, ReviewMode::React | ReviewMode::ReactFallback))
         .collect();
     if clauses.is_empty() {
-        return String::new();
+        return None;
     }
-    let header = [
-        "CLAUSE",
-        "MODE",
-        "TURNS",
-        "PROMPT",
-        "CACHED",
-        "COMPLETION",
-        "TOOL MS",
-        "TOOLS",
-    ]
-    .map(String::from);
     let tool_ms =
         |c: &crate::review::ClauseReview| c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>();
     let mut rows: Vec<[String; 8]> = clauses
@@ -219,8 +224,29 @@ fn usage_table(report: &ReviewReport) -> String {
         format!("{:.1}", clauses.iter().map(|c| tool_ms(c)).sum::<f64>()),
         String::new(),
     ]);
+    let fallbacks = clauses
+        .iter()
+        .filter_map(|c| {
+            c.fallback_reason.as_deref().map(|reason| {
+                format!(
+                    "clause {} fell back to the checklist: {}",
+                    c.clause_id,
+                    one_line(reason, 120)
+                )
+            })
+        })
+        .collect();
+    Some(UsageRows { rows, fallbacks })
+}
+
+/// [`usage_rows`] as an aligned text table (empty in checklist mode).
+fn usage_table(report: &ReviewReport) -> String {
+    let Some(usage) = usage_rows(report) else {
+        return String::new();
+    };
+    let header = USAGE_HEADER.map(String::from);
     let mut widths = header.clone().map(|h| h.chars().count());
-    for row in &rows {
+    for row in &usage.rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
@@ -237,51 +263,33 @@ fn usage_table(report: &ReviewReport) -> String {
     };
     let mut out = String::from("\nModel use per clause\n");
     let _ = writeln!(out, "{}", line(&header));
-    for row in &rows {
+    for row in &usage.rows {
         let _ = writeln!(out, "{}", line(row));
     }
-    for clause in clauses.iter().filter(|c| c.fallback_reason.is_some()) {
-        let reason = clause.fallback_reason.as_deref().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "clause {} fell back to the checklist: {}",
-            clause.clause_id,
-            one_line(reason, 120)
-        );
+    for fallback in &usage.fallbacks {
+        let _ = writeln!(out, "{fallback}");
     }
     out
 }
 
-/// One line per clause the model reviewed: the mode and the tools it chose, in call order
-/// (empty in checklist mode).
-fn agent_lines(report: &ReviewReport, bullet: &str) -> String {
-    use crate::review::ReviewMode;
-    let mut out = String::new();
-    for clause in report
-        .clauses
-        .iter()
-        .filter(|c| matches!(c.mode, ReviewMode::React | ReviewMode::ReactFallback))
-    {
-        let mode = match clause.mode {
-            ReviewMode::React => "react",
-            ReviewMode::ReactFallback => "react, fell back to the checklist",
-            ReviewMode::Checklist | ReviewMode::NotRun => continue,
-        };
-        let tools = if clause.tools_chosen.is_empty() {
-            "no tools".to_string()
-        } else {
-            clause.tools_chosen.join(", ")
-        };
-        let _ = write!(
-            out,
-            "{bullet}clause {} ({mode}): model chose {tools}; {} turn(s), {} token(s)",
-            clause.clause_id,
-            clause.model_turns,
-            clause.usage.total()
-        );
-        if let Some(reason) = &clause.fallback_reason {
-            let _ = write!(out, "; reason: {}", one_line(reason, 120));
-        }
+/// [`usage_rows`] as a Markdown section (empty in checklist mode).
+fn usage_markdown(report: &ReviewReport) -> String {
+    let Some(usage) = usage_rows(report) else {
+        return String::new();
+    };
+    let cell = |t: &str| t.replace('|', "\\|");
+    let mut out = String::from("## Model use per clause\n\n");
+    let _ = writeln!(out, "| {} |", USAGE_HEADER.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(USAGE_HEADER.len()));
+    for row in &usage.rows {
+        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out.push('\n');
+    for fallback in &usage.fallbacks {
+        let _ = writeln!(out, "- {fallback}");
+    }
+    if !usage.fallbacks.is_empty() {
         out.push('\n');
     }
     out
@@ -296,10 +304,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         let _ = writeln!(out, "Reviewed for: {}\n", report.our_party);
     }
     let _ = writeln!(out, "{}\n", summary_line(report));
-    let agent = agent_lines(report, "- ");
-    if !agent.is_empty() {
-        let _ = writeln!(out, "## Tools chosen by the model\n\n{agent}");
-    }
+    out.push_str(&usage_markdown(report));
     for clause in report.clauses.iter().filter(|c| !c.risks.is_empty()) {
         let name = if clause.clause_name.is_empty() {
             String::new()
