@@ -137,13 +137,7 @@ pub(crate) struct RejectForm {
 
 /// `POST /approvals/{id}/approve`: runs the parked call with the server's state.
 pub(crate) async fn approve(State(state): State<ConsoleState>, Path(id): Path<String>) -> Response {
-    state.sweep_pending();
-    let pending = state
-        .inner
-        .dispatcher
-        .pending_confirmations()
-        .into_iter()
-        .find(|p| p.id == id);
+    let pending = swept_pending(&state, &id);
     match state
         .inner
         .dispatcher
@@ -170,13 +164,7 @@ pub(crate) async fn reject(
     Path(id): Path<String>,
     Form(form): Form<RejectForm>,
 ) -> Response {
-    state.sweep_pending();
-    let pending = state
-        .inner
-        .dispatcher
-        .pending_confirmations()
-        .into_iter()
-        .find(|p| p.id == id);
+    let pending = swept_pending(&state, &id);
     let reason = Some(form.reason.trim().to_string()).filter(|r| !r.is_empty());
     match state.inner.dispatcher.reject(&id, reason.as_deref()) {
         Ok(result) => {
@@ -228,6 +216,18 @@ fn render(state: &ConsoleState, decided: Option<&str>) -> axum::response::Html<S
         (listing(state))
     };
     page(state, Section::Approvals, "Approvals", body)
+}
+
+/// The call parked as `id` (after expired ones were rejected), kept for the outcome shown
+/// once it is decided.
+fn swept_pending(state: &ConsoleState, id: &str) -> Option<PendingConfirmation> {
+    state.sweep_pending();
+    state
+        .inner
+        .dispatcher
+        .pending_confirmations()
+        .into_iter()
+        .find(|p| p.id == id)
 }
 
 fn listing(state: &ConsoleState) -> Markup {

@@ -210,13 +210,7 @@ impl ConsoleState {
                 });
                 // Text that is no JSON object is refused here, as the dispatcher's `call`
                 // refuses it, instead of running the tool without arguments.
-                if let Some(warning) = call.warnings.first() {
-                    let message = format!(
-                        "the call was not run: {}",
-                        warning.message.trim_end_matches("; using {}")
-                    );
-                    let err =
-                        skill_core::SkillError::new(skill_core::codes::INVALID_ARGUMENTS, message);
+                if let Some(err) = call.unreadable_arguments() {
                     return skill_core::SkillResult::err(skill.id, err, 0.0);
                 }
                 gateway.dispatch(caller, &call, ctx).await
@@ -265,7 +259,8 @@ impl ConsoleBuilder {
     /// Runs the console's calls through a pack's gateway in the name of `caller` (its pack,
     /// its user), as an MCP endpoint serving that pack does: calls into other packs are
     /// checked (import, subscription, rate limit) and audited. The gateway's dispatcher
-    /// replaces the one the console was started with.
+    /// replaces the one the console was started with, and its audit log is the audit page's
+    /// unless [`audit`](Self::audit) names another.
     #[must_use]
     pub fn pack(mut self, gateway: skill_packs::Gateway, caller: skill_packs::Caller) -> Self {
         self.dispatcher = gateway.dispatcher().clone();
@@ -311,6 +306,10 @@ impl ConsoleBuilder {
 
     /// The finished state.
     pub fn build(self) -> ConsoleState {
+        // A pack's gateway brings its audit log unless another was given.
+        let audit = self
+            .audit
+            .or_else(|| self.pack.as_ref().map(|(g, _)| g.audit_log().clone()));
         ConsoleState {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
@@ -319,7 +318,7 @@ impl ConsoleBuilder {
                 context: self.context,
                 options: self.options,
                 csrf: ConsoleOptions::random_token(),
-                audit: self.audit,
+                audit,
                 approvals: approvals::Book::default(),
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),

@@ -63,7 +63,6 @@ async fn calls_go_through_the_gateway_and_are_audited() {
         .options(ConsoleOptions::new(TOKEN))
         .pack(gateway.clone(), Caller::new("planner", "alice"))
         .filter(filter)
-        .audit(gateway.audit_log().clone())
         .build();
     let app = router(state.clone());
 

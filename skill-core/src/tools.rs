@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 
 use crate::args::ParseWarning;
 use crate::dialect::Dialect;
+use crate::error::{codes, SkillError};
 use crate::registration::SkillRegistration;
 
 /// Which skills to offer, and which arguments to hide from the model.
@@ -165,6 +166,21 @@ impl ParsedCall {
             arguments,
             warnings,
         }
+    }
+
+    /// The error for a host that will not run a call whose arguments could not be read
+    /// (invalid JSON, not an object) with `{}` in their place: what was wrong, and what to
+    /// send instead. `None` when the arguments were read.
+    pub fn unreadable_arguments(&self) -> Option<SkillError> {
+        let warning = self.warnings.first()?;
+        Some(SkillError::new(
+            codes::INVALID_ARGUMENTS,
+            format!(
+                "the call was not run: {}. Send the arguments as one JSON object matching the parameters of `{}`",
+                warning.message.trim_end_matches("; using {}"),
+                self.skill_id
+            ),
+        ))
     }
 
     /// The arguments as a JSON value.

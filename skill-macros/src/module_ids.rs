@@ -5,7 +5,7 @@
 //! fn of the same module carries the same id, reports that one mistake and generates
 //! nothing else for the second fn.
 //!
-//! When the file cannot be read or parsed (a fn made by another macro, an editor's unsaved
+//! When the file cannot be read or lexed (a fn made by another macro, an editor's unsaved
 //! buffer), nothing is found and the clash is reported by the compiler as before.
 
 use std::cell::RefCell;

@@ -267,36 +267,64 @@ fn post_multipart(
     (response[9..12].parse().unwrap(), response)
 }
 
+/// The cookie a browser keeps after opening the console's printed address.
+fn console_cookie(server: &HttpServer) -> String {
+    let console = server
+        .console
+        .as_deref()
+        .expect("the console address is printed");
+    let token = console
+        .split("?token=")
+        .nth(1)
+        .expect("the address has a token");
+    let port = server.addr.rsplit(':').next().unwrap();
+    format!("skillkit_console_{port}={token}")
+}
+
+/// The CSRF field of a console form.
+fn csrf_of(form: &str) -> String {
+    form.split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no CSRF field in {form}"))
+        .to_string()
+}
+
+/// The bundled shareholders' agreement, as uploaded.
+fn sha_contract() -> String {
+    std::fs::read_to_string(format!(
+        "{}/samples/sha/shareholders_agreement.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// Polls a review's page until it shows the report or the failure (no time limit asserted;
+/// gives up after four minutes of a stuck review and returns the last page).
+fn finished_review(addr: &str, cookie: &str, path: &str) -> String {
+    let mut page = String::new();
+    for _ in 0..1200 {
+        page = get(addr, path, &[("Cookie", cookie)]).1;
+        if page.contains("review-summary") || page.contains("review-error") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    page
+}
+
 #[test]
 fn the_console_reviews_an_uploaded_contract_with_the_library() {
     let server = HttpServer::start(CONTRACT, &[]);
-    let token = server
-        .console
-        .clone()
-        .unwrap()
-        .split("?token=")
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let port = server.addr.rsplit(':').next().unwrap();
-    let cookie = format!("skillkit_console_{port}={token}");
+    let cookie = console_cookie(&server);
     let (status, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
     assert_eq!(status, 200, "{form}");
     assert!(
         form.contains("samples/fidic"),
         "the bundled samples are offered"
     );
-    let csrf = form
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap()
-        .to_string();
-    let contract = std::fs::read_to_string(format!(
-        "{}/samples/sha/shareholders_agreement.md",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let csrf = csrf_of(&form);
+    let contract = sha_contract();
     let (status, response) = post_multipart(
         &server.addr,
         "/reviews",
@@ -310,15 +338,7 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
     );
     assert_eq!(status, 303, "{response}");
     assert!(response.contains("location: /reviews/1"), "{response}");
-    // Poll the page (no time limit asserted; give up after a few minutes of a stuck review).
-    let mut page = String::new();
-    for _ in 0..1200 {
-        page = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
-        if page.contains("review-summary") || page.contains("review-error") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
     assert!(page.contains("id=\"risks\""), "{page}");
     let (status, markdown) = get(&server.addr, "/reviews/1/report.md", &[("Cookie", &cookie)]);
     assert_eq!(status, 200);
@@ -358,16 +378,7 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
             ("USE_REACT_AGENT", "false"),
         ],
     );
-    let token = server
-        .console
-        .clone()
-        .unwrap()
-        .split("?token=")
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let port = server.addr.rsplit(':').next().unwrap();
-    let cookie = format!("skillkit_console_{port}={token}");
+    let cookie = console_cookie(&server);
     let (status, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
     assert_eq!(status, 200, "{form}");
     assert!(
@@ -376,17 +387,8 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
         ),
         "{form}"
     );
-    let csrf = form
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap()
-        .to_string();
-    let contract = std::fs::read_to_string(format!(
-        "{}/samples/sha/shareholders_agreement.md",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let csrf = csrf_of(&form);
+    let contract = sha_contract();
     let (status, response) = post_multipart(
         &server.addr,
         "/reviews",
@@ -399,14 +401,7 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    let mut page = String::new();
-    for _ in 0..1200 {
-        page = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
-        if page.contains("review-summary") || page.contains("review-error") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
     assert!(page.contains("Risk the mock model found"), "{page}");
     assert!(page.contains("Agent mode (mock-model)"), "{page}");
     assert!(!page.contains("by the checklist after"), "{page}");
@@ -430,16 +425,7 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
 #[test]
 fn the_console_shows_the_set_mcp_serves() {
     let server = HttpServer::start_with(&["--domain", "sha_spa"], &[]);
-    let token = server
-        .console
-        .clone()
-        .unwrap()
-        .split("?token=")
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let port = server.addr.rsplit(':').next().unwrap();
-    let cookie = format!("skillkit_console_{port}={token}");
+    let cookie = console_cookie(&server);
     let (status, catalog) = get(&server.addr, "/", &[("Cookie", &cookie)]);
     assert_eq!(status, 200, "{catalog}");
     assert!(catalog.contains("sha_"), "{catalog}");

@@ -704,15 +704,7 @@ async fn run_call(
         return SkillResult::err(call.name.clone(), err, elapsed());
     }
     let parsed = ParsedCall::from_tool_call(call.clone());
-    if let Some(warning) = parsed.warnings.first() {
-        let err = SkillError::new(
-            codes::INVALID_ARGUMENTS,
-            format!(
-                "the call was not run: {}. Send the arguments as one JSON object matching the parameters of `{}`",
-                warning.message.trim_end_matches("; using {}"),
-                call.name
-            ),
-        );
+    if let Some(err) = parsed.unreadable_arguments() {
         let mut result = SkillResult::err(call.name.clone(), err, elapsed());
         result.warnings = parsed.warnings;
         return result;

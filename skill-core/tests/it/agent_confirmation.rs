@@ -92,6 +92,26 @@ async fn paused(model: &ScriptedClient, d: &Dispatcher, ctx: &SkillContext) -> O
     .await
 }
 
+/// Resumes `paused` with `decisions`, as the tests' host does.
+async fn resume(
+    model: &ScriptedClient,
+    d: &Dispatcher,
+    paused: Outcome,
+    decisions: impl IntoIterator<Item = (String, Decision)>,
+    ctx: &SkillContext,
+) -> Result<Outcome, ResumeError> {
+    resume_agent_loop(
+        model,
+        d,
+        paused,
+        decisions,
+        ctx,
+        &ReactOptions::default(),
+        read,
+    )
+    .await
+}
+
 /// The content of the tool message answering `call_id`.
 fn tool_result(outcome: &Outcome, call_id: &str) -> (String, bool) {
     outcome
@@ -143,17 +163,9 @@ async fn an_approved_call_runs_and_the_model_reads_its_result() {
     let outcome = paused(&model, &d, &ctx).await;
     let id = outcome.pending_tool_calls[0].confirmation.id.clone();
 
-    let done = resume_agent_loop(
-        &model,
-        &d,
-        outcome,
-        [(id, Decision::Approve)],
-        &ctx,
-        &ReactOptions::default(),
-        read,
-    )
-    .await
-    .expect("every call decided");
+    let done = resume(&model, &d, outcome, [(id, Decision::Approve)], &ctx)
+        .await
+        .expect("every call decided");
 
     assert_eq!(done.stop_reason, StopReason::FinalAnswer);
     assert_eq!(done.answer, Some(json!({"done": true})));
@@ -187,14 +199,12 @@ async fn a_rejected_call_does_not_run_and_the_model_reads_the_reason() {
     let outcome = paused(&model, &d, &ctx).await;
     let id = outcome.pending_tool_calls[0].confirmation.id.clone();
 
-    let done = resume_agent_loop(
+    let done = resume(
         &model,
         &d,
         outcome,
         [(id, Decision::Reject(Some("note 7 is still needed".into())))],
         &ctx,
-        &ReactOptions::default(),
-        read,
     )
     .await
     .unwrap();
@@ -215,14 +225,12 @@ async fn resuming_without_every_decision_changes_nothing() {
     let outcome = paused(&model, &d, &ctx).await;
     let id = outcome.pending_tool_calls[0].confirmation.id.clone();
 
-    let err = resume_agent_loop(
+    let err = resume(
         &model,
         &d,
         outcome,
         [("confirm-999".to_string(), Decision::Approve)],
         &ctx,
-        &ReactOptions::default(),
-        read,
     )
     .await
     .unwrap_err();
@@ -242,17 +250,9 @@ async fn only_a_run_waiting_for_consent_can_be_resumed() {
     let finished = paused(&model, &d, &ctx).await;
     assert_eq!(finished.stop_reason, StopReason::FinalAnswer);
 
-    let err = resume_agent_loop(
-        &model,
-        &d,
-        finished,
-        Vec::new(),
-        &ctx,
-        &ReactOptions::default(),
-        read,
-    )
-    .await
-    .unwrap_err();
+    let err = resume(&model, &d, finished, Vec::new(), &ctx)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, ResumeError::NotAwaitingConfirmation(_)),
         "{err}"
@@ -268,17 +268,9 @@ async fn a_call_decided_elsewhere_meanwhile_is_reported_as_not_run() {
     // The console's expiry (or another host) rejected it first.
     d.reject(&id, Some("expired")).unwrap();
 
-    let done = resume_agent_loop(
-        &model,
-        &d,
-        outcome,
-        [(id.clone(), Decision::Approve)],
-        &ctx,
-        &ReactOptions::default(),
-        read,
-    )
-    .await
-    .unwrap();
+    let done = resume(&model, &d, outcome, [(id.clone(), Decision::Approve)], &ctx)
+        .await
+        .unwrap();
 
     assert_eq!(ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst), 0);
     let (content, is_error) = tool_result(&done, "call_del");
@@ -298,17 +290,9 @@ async fn a_call_the_host_decided_itself_gives_the_model_that_outcome() {
     let ran = d.confirm(&id, &ctx).await.unwrap();
     assert!(ran.success);
 
-    let done = resume_agent_loop(
-        &model,
-        &d,
-        outcome,
-        [(id, Decision::Decided(ran))],
-        &ctx,
-        &ReactOptions::default(),
-        read,
-    )
-    .await
-    .unwrap();
+    let done = resume(&model, &d, outcome, [(id, Decision::Decided(ran))], &ctx)
+        .await
+        .unwrap();
 
     assert_eq!(ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst), 1);
     let (content, is_error) = tool_result(&done, "call_del");
