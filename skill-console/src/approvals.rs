@@ -1,10 +1,11 @@
 //! Calls waiting for a person's confirmation, from any client of the dispatcher (this
 //! console, MCP clients, an agent loop): listed with their arguments, approved or rejected
-//! with a reason, expired after [`ConsoleOptions::confirmation_ttl`](crate::ConsoleOptions).
+//! with a reason. They expire on the dispatcher's clock
+//! ([`Dispatcher::confirmation_ttl`](skill_core::Dispatcher::confirmation_ttl)); the page
+//! lists the expired ones beside this console's decisions.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -13,7 +14,7 @@ use axum::Form;
 use chrono::{DateTime, Utc};
 use maud::{html, Markup};
 use serde::Deserialize;
-use skill_core::{Dispatcher, PendingConfirmation, SkillResult};
+use skill_core::{Dispatcher, ExpiredConfirmation, PendingConfirmation, SkillResult};
 
 use crate::call::render_result;
 use crate::layout::{csrf_field, page, pretty, Section};
@@ -46,52 +47,32 @@ struct Decision {
     verdict: Verdict,
     reason: Option<String>,
     at: DateTime<Utc>,
-    result: SkillResult,
+    /// What the call came to (none for an expired call: it never ran).
+    result: Option<SkillResult>,
 }
 
-/// When each pending call was first seen, and the decisions taken.
+impl Decision {
+    fn expired(expired: ExpiredConfirmation) -> Self {
+        Decision {
+            reason: Some(format!(
+                "expired: no decision within {} s",
+                expired.ttl.as_secs()
+            )),
+            pending: expired.pending,
+            verdict: Verdict::Expired,
+            at: expired.at,
+            result: None,
+        }
+    }
+}
+
+/// The decisions taken in this console, newest first.
 #[derive(Debug, Default)]
 pub(crate) struct Book {
-    inner: Mutex<BookInner>,
-}
-
-#[derive(Debug, Default)]
-struct BookInner {
-    first_seen: HashMap<String, Instant>,
-    decided: VecDeque<Decision>,
+    decided: Mutex<VecDeque<Decision>>,
 }
 
 impl Book {
-    fn lock(&self) -> std::sync::MutexGuard<'_, BookInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Notes new pending calls, forgets decided ones, rejects those waiting `ttl` or longer.
-    pub(crate) fn sweep(&self, dispatcher: &Dispatcher, ttl: Duration) {
-        let pending = dispatcher.pending_confirmations();
-        let now = Instant::now();
-        let mut expired = Vec::new();
-        {
-            let mut book = self.lock();
-            book.first_seen
-                .retain(|id, _| pending.iter().any(|p| &p.id == id));
-            for p in &pending {
-                let seen = *book.first_seen.entry(p.id.clone()).or_insert(now);
-                if now.duration_since(seen) >= ttl {
-                    expired.push(p.clone());
-                }
-            }
-        }
-        for p in expired {
-            let reason = format!("expired: no decision within {} s", ttl.as_secs());
-            // Another request may have decided it meanwhile; then there is nothing to expire.
-            if let Ok(result) = dispatcher.reject(&p.id, Some(&reason)) {
-                tracing::info!(pending = %p.id, skill = %p.skill_id, "pending call expired");
-                self.record(p, Verdict::Expired, Some(reason), result);
-            }
-        }
-    }
-
     fn record(
         &self,
         pending: PendingConfirmation,
@@ -99,27 +80,35 @@ impl Book {
         reason: Option<String>,
         result: SkillResult,
     ) {
-        let mut book = self.lock();
-        book.first_seen.remove(&pending.id);
-        book.decided.push_front(Decision {
+        let mut decided = self.decided.lock().unwrap_or_else(|p| p.into_inner());
+        decided.push_front(Decision {
             pending,
             verdict,
             reason,
             at: Utc::now(),
-            result,
+            result: Some(result),
         });
-        book.decided.truncate(HISTORY);
+        decided.truncate(HISTORY);
     }
 
-    fn waiting(&self, id: &str) -> Duration {
-        self.lock()
-            .first_seen
-            .get(id)
-            .map_or(Duration::ZERO, Instant::elapsed)
-    }
-
-    fn decisions(&self) -> Vec<Decision> {
-        self.lock().decided.iter().cloned().collect()
+    /// This console's decisions and the dispatcher's expired calls, newest first.
+    fn decisions(&self, dispatcher: &Dispatcher) -> Vec<Decision> {
+        let mut all: Vec<Decision> = self
+            .decided
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        all.extend(
+            dispatcher
+                .expired_confirmations()
+                .into_iter()
+                .map(Decision::expired),
+        );
+        all.sort_by(|a, b| b.at.cmp(&a.at));
+        all.truncate(HISTORY);
+        all
     }
 }
 
@@ -137,7 +126,7 @@ pub(crate) struct RejectForm {
 
 /// `POST /approvals/{id}/approve`: runs the parked call with the server's state.
 pub(crate) async fn approve(State(state): State<ConsoleState>, Path(id): Path<String>) -> Response {
-    let pending = swept_pending(&state, &id);
+    let pending = waiting_call(&state, &id);
     match state
         .inner
         .dispatcher
@@ -164,7 +153,7 @@ pub(crate) async fn reject(
     Path(id): Path<String>,
     Form(form): Form<RejectForm>,
 ) -> Response {
-    let pending = swept_pending(&state, &id);
+    let pending = waiting_call(&state, &id);
     let reason = Some(form.reason.trim().to_string()).filter(|r| !r.is_empty());
     match state.inner.dispatcher.reject(&id, reason.as_deref()) {
         Ok(result) => {
@@ -196,21 +185,20 @@ fn gone(state: &ConsoleState, id: &str, message: &str) -> Response {
 }
 
 fn render(state: &ConsoleState, decided: Option<&str>) -> axum::response::Html<String> {
-    state.sweep_pending();
     let outcome = decided.and_then(|id| {
         state
             .inner
             .approvals
-            .decisions()
+            .decisions(&state.inner.dispatcher)
             .into_iter()
             .find(|d| d.pending.id == id)
     });
     let body = html! {
         @if let Some(d) = &outcome {
-            section #outcome class={ "card " (if d.verdict == Verdict::Approved && d.result.success { "result-ok" } else { "result-err" }) } {
+            section #outcome class={ "card " (if d.verdict == Verdict::Approved && d.result.as_ref().is_some_and(|r| r.success) { "result-ok" } else { "result-err" }) } {
                 h2 { code { (d.pending.id) } " " (d.verdict.as_str()) }
                 @if let Some(reason) = &d.reason { p { "Reason: " (reason) } }
-                @if d.verdict == Verdict::Approved { (render_result(&d.result, d.result.elapsed_ms)) }
+                @if let (Verdict::Approved, Some(result)) = (d.verdict, &d.result) { (render_result(result, result.elapsed_ms)) }
             }
         }
         (listing(state))
@@ -218,10 +206,9 @@ fn render(state: &ConsoleState, decided: Option<&str>) -> axum::response::Html<S
     page(state, Section::Approvals, "Approvals", body)
 }
 
-/// The call parked as `id` (after expired ones were rejected), kept for the outcome shown
-/// once it is decided.
-fn swept_pending(state: &ConsoleState, id: &str) -> Option<PendingConfirmation> {
-    state.sweep_pending();
+/// The call parked as `id` (if it still waits), kept for the outcome shown once it is
+/// decided.
+fn waiting_call(state: &ConsoleState, id: &str) -> Option<PendingConfirmation> {
     state
         .inner
         .dispatcher
@@ -232,8 +219,8 @@ fn swept_pending(state: &ConsoleState, id: &str) -> Option<PendingConfirmation> 
 
 fn listing(state: &ConsoleState) -> Markup {
     let pending = state.inner.dispatcher.pending_confirmations();
-    let ttl = state.inner.options.confirmation_ttl;
-    let decisions = state.inner.approvals.decisions();
+    let ttl = state.inner.dispatcher.confirmation_ttl();
+    let decisions = state.inner.approvals.decisions(&state.inner.dispatcher);
     html! {
         h1 { "Approvals " span.count { (pending.len()) " waiting" } }
         p.hint { "Calls of skills that change data wait here for a decision, whoever made them (this console, an MCP client, an agent). Undecided calls expire after " (ttl.as_secs()) " s." }
@@ -244,7 +231,7 @@ fn listing(state: &ConsoleState) -> Markup {
                 thead { tr { th { "Request" } th { "Skill" } th { "What will be done" } th { "Arguments" } th { "Waiting" } th { "Decision" } } }
                 tbody {
                     @for p in &pending {
-                        @let waited = state.inner.approvals.waiting(&p.id);
+                        @let waited = p.waited();
                         tr {
                             td.mono { (p.id) }
                             td { a.mono href={ "/skills/" (p.skill_id) } { (p.skill_id) } }
@@ -283,8 +270,10 @@ fn listing(state: &ConsoleState) -> Markup {
                             td class={ "verdict-" (d.verdict.as_str()) } { (d.verdict.as_str()) }
                             td { (d.reason.as_deref().unwrap_or("")) }
                             td {
-                                @if d.result.success { "ok" }
-                                @else if let Some(e) = &d.result.error { code { (e.code) } }
+                                @if let Some(result) = &d.result {
+                                    @if result.success { "ok" }
+                                    @else if let Some(e) = &result.error { code { (e.code) } }
+                                } @else { "not run" }
                             }
                         }
                     }

@@ -10,7 +10,7 @@ use axum::Form;
 use maud::{html, Markup};
 use serde_json::{Map, Number, Value};
 use skill_core::catalog::{Cardinality, ToolDescriptor, ToolParameter, ValueKind};
-use skill_core::{SkillRegistration, SkillResult};
+use skill_core::{Outcome, SkillRegistration, SkillResult};
 
 use crate::catalog::{render_skill, unknown_skill};
 use crate::layout::{csrf_field, pretty};
@@ -109,6 +109,20 @@ pub(crate) fn render_result(result: &SkillResult, wall_ms: f64) -> Markup {
             }
             @if let Some(error) = &result.error {
                 p.error-text #error { strong { code #error-code { (error.code) } } ": " (error.message) }
+                @if let Some(Outcome::InvalidArguments(problems)) = &error.outcome {
+                    h3 { "Argument problems" }
+                    table #problems {
+                        thead { tr { th { "Path" } th { "Expected" } th { "Sent" } th { "Message" } } }
+                        tbody {
+                            @for p in problems {
+                                tr { td.mono { (p.path) } td { (p.expected) } td.mono { (p.raw.to_string()) } td { (p.message) } }
+                            }
+                        }
+                    }
+                }
+                @if let Some(Outcome::TimedOut { limit_ms }) = &error.outcome {
+                    p #timeout { "Stopped waiting after the time limit of " (limit_ms) " ms." }
+                }
                 @if let Some(details) = &error.details {
                     details { summary { "Error details" } pre { (pretty(details)) } }
                 }

@@ -40,10 +40,10 @@ mod reviews;
 mod security;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use skill_core::http_guard::HttpGuard;
 use skill_core::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
 use skill_packs::AuditLog;
 
@@ -69,25 +69,22 @@ pub fn session_cookie_name(host: &str) -> String {
     }
 }
 
-/// Settings of the console. The defaults accept loopback hosts and origins only, 1 MiB
-/// bodies, and let calls wait ten minutes for a confirmation.
+/// Settings of the console. The defaults accept loopback hosts and origins only and 1 MiB
+/// bodies. How long calls wait for a confirmation is the dispatcher's
+/// ([`skill_core::DispatcherBuilder::confirmation_ttl`]).
 #[derive(Debug, Clone)]
 pub struct ConsoleOptions {
     /// The per-launch secret: required once as `?token=` (then kept in a cookie).
     pub token: String,
-    /// `Host` values accepted (names or `host:port`); anything else gets 403.
-    pub allowed_hosts: Vec<String>,
-    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
-    /// another `Origin` gets 403, one without passes (the token and the CSRF field still
-    /// apply).
-    pub allowed_origins: Vec<String>,
+    /// The `Host` and `Origin` allow-lists (anything else gets 403; a request without
+    /// `Origin` passes, the token and the CSRF field still apply): the same guard an MCP
+    /// endpoint next to the console uses.
+    pub guard: HttpGuard,
     /// Largest request body accepted (else 413), uploads of contracts excepted.
     pub max_body_bytes: usize,
     /// Largest upload of contracts for a review (the whole form; else 413). A host sets it
     /// to the contract size its review library accepts.
     pub max_upload_bytes: usize,
-    /// How long a call waits for a person's decision before it is rejected as expired.
-    pub confirmation_ttl: Duration,
 }
 
 impl ConsoleOptions {
@@ -95,28 +92,15 @@ impl ConsoleOptions {
     pub fn new(token: impl Into<String>) -> Self {
         Self {
             token: token.into(),
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: vec![
-                "http://localhost:*".into(),
-                "http://127.0.0.1:*".into(),
-                "http://[::1]:*".into(),
-            ],
+            guard: HttpGuard::loopback(),
             max_body_bytes: 1 << 20,
             max_upload_bytes: 16 << 20,
-            confirmation_ttl: Duration::from_secs(600),
         }
     }
 
     /// A fresh random token (122 random bits, hex).
     pub fn random_token() -> String {
         uuid::Uuid::new_v4().simple().to_string()
-    }
-
-    /// Sets how long calls wait for a decision.
-    #[must_use]
-    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
-        self.confirmation_ttl = ttl;
-        self
     }
 
     /// Sets the request body limit.
@@ -226,15 +210,6 @@ impl ConsoleState {
     /// The per-launch CSRF token every `POST` must carry in its `csrf` field.
     pub fn csrf_token(&self) -> &str {
         &self.inner.csrf
-    }
-
-    /// Notes when each pending confirmation was first seen and rejects those waiting
-    /// [`ConsoleOptions::confirmation_ttl`] or longer. Pages call it; a host calls it on a
-    /// timer too, so calls made by other clients expire while nobody looks.
-    pub fn sweep_pending(&self) {
-        self.inner
-            .approvals
-            .sweep(&self.inner.dispatcher, self.inner.options.confirmation_ttl);
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use skill_console::{router, ConsoleOptions, ConsoleState};
-use skill_core::SkillContext;
+use skill_core::{DispatcherBuilder, SkillContext};
 use support::*;
 
 /// A call from another client of the same dispatcher (an MCP client, an agent).
@@ -112,8 +112,13 @@ async fn decisions_need_the_csrf_token() {
 
 #[tokio::test]
 async fn undecided_calls_expire_after_the_configured_time() {
-    let state = ConsoleState::builder(dispatcher())
-        .options(ConsoleOptions::new(TOKEN).confirmation_ttl(Duration::ZERO))
+    // The dispatcher's clock decides, whichever client parked the call.
+    let dispatcher = DispatcherBuilder::from_dispatcher(&dispatcher())
+        .confirmation_ttl(Duration::ZERO)
+        .build()
+        .unwrap();
+    let state = ConsoleState::builder(dispatcher)
+        .options(ConsoleOptions::new(TOKEN))
         .build();
     let app = router(state.clone());
     let id = park(&state, 3).await;
@@ -132,7 +137,9 @@ async fn undecided_calls_expire_after_the_configured_time() {
 async fn calls_within_their_time_do_not_expire() {
     let state = state();
     let id = park(&state, 5).await;
-    state.sweep_pending();
-    state.sweep_pending();
+    let app = app(&state);
+    get(&app, "/approvals").await;
+    get(&app, "/approvals").await;
     assert_eq!(state.dispatcher().pending_confirmations()[0].id, id);
+    assert!(state.dispatcher().expired_confirmations().is_empty());
 }

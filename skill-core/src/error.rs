@@ -9,6 +9,8 @@ use std::error::Error as StdError;
 
 use serde_json::Value;
 
+use crate::outcome::Outcome;
+
 /// Standard error codes. Skills may use their own codes too (any `snake_case` string).
 pub mod codes {
     /// No skill with the requested id (or wire name) is registered.
@@ -51,6 +53,9 @@ pub struct SkillError {
     pub message: String,
     /// Operator detail (paths, raw values, payloads); never shown to the model.
     pub details: Option<Value>,
+    /// What the failure means for the host (waiting for confirmation, argument problems,
+    /// time-out), typed; `None` for a skill's own failures.
+    pub outcome: Option<Outcome>,
     /// The underlying error, for logs.
     #[source]
     pub source: Option<Box<dyn StdError + Send + Sync + 'static>>,
@@ -63,8 +68,17 @@ impl SkillError {
             code: code.into(),
             message: message.into(),
             details: None,
+            outcome: None,
             source: None,
         }
+    }
+
+    /// The error a typed outcome is reported with: its standard code, `message` for the
+    /// model.
+    pub fn from_outcome(outcome: Outcome, message: impl Into<String>) -> Self {
+        let mut err = Self::new(outcome.code(), message);
+        err.outcome = Some(outcome);
+        err
     }
 
     /// Attaches operator detail.

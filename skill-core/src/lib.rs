@@ -63,8 +63,11 @@ mod dialect;
 mod dispatch;
 mod error;
 pub mod fence;
+#[cfg(feature = "http-guard")]
+pub mod http_guard;
 pub mod limits;
 pub mod lint;
+mod outcome;
 mod prepare;
 mod registration;
 mod result;
@@ -77,11 +80,17 @@ mod tools;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
+pub use confirm::{
+    ConfirmationError, Confirmed, ExpiredConfirmation, PendingConfirmation,
+    DEFAULT_CONFIRMATION_TTL,
+};
 pub use context::{FromSkillContext, Inject, SkillContext};
-pub use dialect::{mcp_structured_content, Dialect, DialectError, ProviderCall, WireArguments};
+pub use dialect::{
+    mcp_structured_content, Dialect, DialectError, McpCallResult, ProviderCall, WireArguments,
+};
 pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
 pub use error::{codes, SkillError};
+pub use outcome::Outcome;
 pub use prepare::{PrepareScope, Preparer};
 pub use registration::{
     linked_skills, wire_name_of, CallArgs, InvokeFn, ParamInfo, PrepareMode, SkillRegistration,

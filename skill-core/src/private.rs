@@ -70,18 +70,22 @@ pub fn deserialize_args<W: DeserializeOwned>(
     skill_id: &str,
 ) -> Result<W, SkillError> {
     match args {
-        CallArgs::Text(text) if !text.trim().is_empty() => {
-            serde_json::from_str::<W>(text).map_err(|err| {
-                match serde_json::from_str::<serde_json::Value>(text) {
-                    Ok(value) => retrace_error::<W>(&value, skill_id, &err),
-                    Err(_) => SkillError::invalid_arguments(format!(
+        CallArgs::Text(text) if !text.trim().is_empty() => serde_json::from_str::<W>(text).map_err(
+            |err| match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(value) => retrace_error::<W>(&value, skill_id, &err),
+                Err(_) => argument_problem(
+                    "invalid_json_arguments",
+                    "$".into(),
+                    "JSON object",
+                    Value::Null,
+                    format!(
                         "arguments of `{skill_id}` are not valid JSON ({}); send one JSON object",
                         without_position(&err)
-                    ))
-                    .with_details(serde_json::json!({ "path": "$", "serde": err.to_string() })),
-                }
-            })
-        }
+                    ),
+                )
+                .with_details(serde_json::json!({ "serde": err.to_string() })),
+            },
+        ),
         CallArgs::Value(value) => {
             serde_path_to_error::deserialize::<_, W>(value).map_err(|located| {
                 let serde = located.inner().to_string();
@@ -132,13 +136,14 @@ pub fn deserialize_args_checked<W: DeserializeOwned>(
     };
     match unknown {
         None => Ok(input),
-        Some(key) => Err(SkillError::invalid_arguments(format!(
-            "unknown argument `{key}` for `{skill_id}`"
-        ))
-        .with_details(serde_json::json!({
-            "path": crate::args::coerce::child_path("$", &key),
-            "serde": format!("unknown field `{key}`"),
-        }))),
+        Some(key) => Err(argument_problem(
+            "unknown_argument",
+            crate::args::coerce::child_path("$", &key),
+            "one of the declared arguments",
+            Value::Null,
+            format!("unknown argument `{key}` for `{skill_id}`"),
+        )
+        .with_details(serde_json::json!({ "serde": format!("unknown field `{key}`") }))),
     }
 }
 
@@ -178,26 +183,50 @@ fn argument_error(
     serde: String,
 ) -> SkillError {
     if !value.is_object() {
-        return SkillError::invalid_arguments(format!(
-            "arguments of `{skill_id}` must be a JSON object, got {}",
-            json_kind(value)
-        ))
-        .with_details(serde_json::json!({ "path": "$", "got": value }));
+        return argument_problem(
+            "arguments_not_object",
+            "$".into(),
+            "object",
+            value.clone(),
+            format!(
+                "arguments of `{skill_id}` must be a JSON object, got {}",
+                json_kind(value)
+            ),
+        )
+        .with_details(serde_json::json!({ "got": value }));
     }
     let path = if path == "." {
         "$".to_string()
     } else {
         format!("$.{path}")
     };
-    let message = match path.as_str() {
+    let text = match path.as_str() {
         "$" => format!("invalid arguments for `{skill_id}`: {message}"),
         _ => format!(
             "invalid argument `{}` for `{skill_id}`: {message}",
             &path[2..]
         ),
     };
-    SkillError::invalid_arguments(message)
-        .with_details(serde_json::json!({ "path": path, "serde": serde }))
+    argument_problem("invalid_value", path, message, Value::Null, text)
+        .with_details(serde_json::json!({ "serde": serde }))
+}
+
+/// An `invalid_arguments` error with its one problem typed (see [`crate::Outcome`]).
+fn argument_problem(
+    code: &str,
+    path: String,
+    expected: impl Into<String>,
+    raw: Value,
+    message: String,
+) -> SkillError {
+    let problem = crate::args::ParseError {
+        code: code.into(),
+        path,
+        expected: expected.into(),
+        raw,
+        message: message.clone(),
+    };
+    SkillError::from_outcome(crate::Outcome::InvalidArguments(vec![problem]), message)
 }
 
 /// serde's message without the position (the model sent no lines) and without Rust type
@@ -332,10 +361,14 @@ pub fn default_or_missing<T>(
 ) -> Result<T, SkillError> {
     match default {
         Some(default) => Ok(default()),
-        None => Err(SkillError::invalid_arguments(format!(
-            "missing required argument `{param}` for `{skill_id}`"
-        ))
-        .with_details(serde_json::json!({ "path": format!("$.{param}"), "expected": "a value" }))),
+        None => Err(argument_problem(
+            "missing",
+            format!("$.{param}"),
+            "a value",
+            Value::Null,
+            format!("missing required argument `{param}` for `{skill_id}`"),
+        )
+        .with_details(serde_json::json!({ "expected": "a value" }))),
     }
 }
 

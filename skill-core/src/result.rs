@@ -12,17 +12,75 @@ use serde_json::Value;
 
 use crate::args::ParseWarning;
 use crate::error::SkillError;
+use crate::outcome::Outcome;
 
 /// The error part of a [`SkillResult`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// On the wire it is `{code, message, details}`: the typed [`outcome`](Self::outcome) is
+/// written into `details` under the keys consumers of the JSON read (see
+/// [`crate::Outcome`]) and read back from them.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ErrorInfo {
     /// Machine-readable code (see [`crate::error::codes`]).
     pub code: Cow<'static, str>,
     /// Short, actionable text for the model.
     pub message: String,
     /// Operator detail; left out of [`SkillResult::to_model_json`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// What the failure means for the host, typed (see [`SkillResult::outcome`]).
+    pub outcome: Option<Outcome>,
+}
+
+/// The wire shape of [`ErrorInfo`].
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "ErrorInfo")]
+struct WireError<'a> {
+    code: Cow<'a, str>,
+    message: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    details: Option<Cow<'a, Value>>,
+}
+
+impl Serialize for ErrorInfo {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let details = match &self.outcome {
+            None => self.details.as_ref().map(Cow::Borrowed),
+            outcome => {
+                Outcome::write_details(outcome.as_ref(), self.details.as_ref()).map(Cow::Owned)
+            }
+        };
+        WireError {
+            code: Cow::Borrowed(&self.code),
+            message: Cow::Borrowed(&self.message),
+            details,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorInfo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = WireError::deserialize(deserializer)?;
+        let mut details = wire.details.map(Cow::into_owned);
+        let outcome = Outcome::read_details(&wire.code, &mut details);
+        Ok(Self {
+            code: Cow::Owned(wire.code.into_owned()),
+            message: wire.message.into_owned(),
+            details,
+            outcome,
+        })
+    }
+}
+
+impl From<ErrorInfo> for SkillError {
+    /// The error again, to hand a result's failure on as a skill's own (a gateway's typed
+    /// call): code, message, detail and outcome kept.
+    fn from(info: ErrorInfo) -> Self {
+        let mut err = SkillError::new(info.code, info.message);
+        err.details = info.details;
+        err.outcome = info.outcome;
+        err
+    }
 }
 
 /// Outcome of one skill call, in the standard shape every caller (model, UI, logs) reads.
@@ -96,6 +154,7 @@ impl SkillResult {
                 code: error.code,
                 message: error.message,
                 details,
+                outcome: error.outcome,
             }),
             elapsed_ms,
             warnings: Vec::new(),
@@ -107,15 +166,19 @@ impl SkillResult {
         self.error.as_ref().map(|e| e.code.as_ref())
     }
 
+    /// What the failure means for the host, typed: waiting for confirmation, argument
+    /// problems, time-out. `None` on success and for a skill's own failures.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.error.as_ref()?.outcome.as_ref()
+    }
+
     /// The call that waits for a person's confirmation, when this result says so (code
     /// `confirmation_required`): confirm it with [`crate::Dispatcher::confirm`] by its `id`.
     pub fn pending_confirmation(&self) -> Option<crate::PendingConfirmation> {
-        let error = self.error.as_ref()?;
-        if error.code != crate::codes::CONFIRMATION_REQUIRED {
-            return None;
+        match self.outcome()? {
+            Outcome::AwaitingConfirmation(pending) => Some(pending.clone()),
+            _ => None,
         }
-        let pending = error.details.as_ref()?.get("pending_confirmation")?;
-        crate::PendingConfirmation::deserialize(pending).ok()
     }
 
     /// The output deserialized into `T`.

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::args::ParseWarning;
 use crate::dialect::Dialect;
-use crate::error::{codes, SkillError};
+use crate::error::SkillError;
 use crate::registration::SkillRegistration;
 
 /// Which skills to offer, and which arguments to hide from the model.
@@ -173,13 +173,21 @@ impl ParsedCall {
     /// send instead. `None` when the arguments were read.
     pub fn unreadable_arguments(&self) -> Option<SkillError> {
         let warning = self.warnings.first()?;
-        Some(SkillError::new(
-            codes::INVALID_ARGUMENTS,
-            format!(
-                "the call was not run: {}. Send the arguments as one JSON object matching the parameters of `{}`",
-                warning.message.trim_end_matches("; using {}"),
-                self.skill_id
-            ),
+        let message = format!(
+            "the call was not run: {}. Send the arguments as one JSON object matching the parameters of `{}`",
+            warning.message.trim_end_matches("; using {}"),
+            self.skill_id
+        );
+        let problem = crate::args::ParseError {
+            code: warning.code.clone(),
+            path: warning.path.clone(),
+            expected: warning.expected.clone(),
+            raw: warning.raw.clone(),
+            message: message.clone(),
+        };
+        Some(SkillError::from_outcome(
+            crate::Outcome::InvalidArguments(vec![problem]),
+            message,
         ))
     }
 
@@ -234,25 +242,23 @@ fn checked_arguments(text: String, tool: &str, warnings: &mut Vec<ParseWarning>)
 /// object. Missing fields never fail: a missing id gives `""`, unreadable arguments `{}` plus
 /// a warning.
 pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
+    use crate::dialect::{openai, Dialect, ProviderCall};
     tool_calls
         .iter()
-        .map(|tc| {
-            let function = tc.get("function");
-            let name = function
-                .and_then(|f| f.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let arguments =
-                crate::dialect::openai::wire_arguments(function.and_then(|f| f.get("arguments")));
-            ParsedCall::from_tool_call(ToolCall {
-                id: tc
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                name: name.to_string(),
-                arguments: arguments.into_text(),
-            })
+        .enumerate()
+        .map(|(i, entry)| {
+            let call = openai::chat_call(Dialect::OpenAi, i, entry)
+                .map(ProviderCall::into_tool_call)
+                .unwrap_or_else(|err| {
+                    // Dispatched under no name: the model reads that there is no such tool.
+                    tracing::warn!(error = %err, "tool call without a function name");
+                    ToolCall {
+                        id: openai::chat_call_id(entry),
+                        name: String::new(),
+                        arguments: String::new(),
+                    }
+                });
+            ParsedCall::from_tool_call(call)
         })
         .collect()
 }

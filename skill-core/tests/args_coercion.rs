@@ -824,9 +824,15 @@ async fn unusable_arguments_return_a_retry_message_and_do_not_run() {
         msg.ends_with("Correct these arguments and call `crm_search_client` again."),
         "{msg}"
     );
-    let errors = err.details.as_ref().unwrap()["errors"].as_array().unwrap();
+    let problems = r.outcome().expect("a typed outcome").problems();
+    assert_eq!(problems.len(), 3);
+    assert_eq!(problems[0].raw, "perhaps");
+    // On the wire the problems stay where JSON consumers read them.
+    let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    let errors = wire["error"]["details"]["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 3);
     assert_eq!(errors[0]["raw"], "perhaps");
+    assert_eq!(wire["error"]["details"]["path"], problems[0].path.as_str());
     assert!(r.to_model_json().contains("Correct these arguments"));
 }
 
@@ -915,14 +921,20 @@ async fn write_calls_wait_for_confirmation_then_run_once() {
         before,
         "nothing ran yet"
     );
-    let pending: skill_core::PendingConfirmation = serde_json::from_value(
-        r.error.as_ref().unwrap().details.as_ref().unwrap()["pending_confirmation"].clone(),
-    )
-    .unwrap();
+    // JSON consumers read the pending call where they always did.
+    let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    let pending: skill_core::PendingConfirmation =
+        serde_json::from_value(wire["error"]["details"]["pending_confirmation"].clone()).unwrap();
     assert_eq!(
         r.pending_confirmation().as_ref(),
         Some(&pending),
         "the typed accessor reads the same pending call"
+    );
+    let read_back: skill_core::SkillResult = serde_json::from_value(wire).unwrap();
+    assert_eq!(
+        read_back.outcome(),
+        r.outcome(),
+        "the typed outcome survives the wire"
     );
     assert_eq!(pending.skill_id, "crm.create_client");
     assert_eq!(

@@ -274,10 +274,16 @@ async fn wrong_argument_type_names_the_path() {
             &ctx(),
         )
         .await;
+    let problems = r.outcome().expect("a typed outcome").problems();
+    assert_eq!(problems[0].path, "$.top_k");
+    let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(
+        wire["error"]["details"]["path"], "$.top_k",
+        "the wire keeps the path"
+    );
     let err = r.error.unwrap();
     assert_eq!(err.code, codes::INVALID_ARGUMENTS);
     assert!(err.message.contains("`top_k`"), "{}", err.message);
-    assert_eq!(err.details.unwrap()["path"], "$.top_k");
 }
 
 #[tokio::test]

@@ -5,22 +5,24 @@
 //! lenient argument parsing, preparation from the server's state, time limit, panic
 //! isolation, and the confirmation queue for skills that write.
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
-use serde_json::{json, Value};
-use skill_core::{codes, Dispatcher, SkillContext, SkillResult};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use serde_json::Value;
+use skill_core::{
+    codes, Dispatcher, McpCallResult, Outcome, SkillContext, SkillError, SkillResult,
+};
 
 use crate::registry::ServedSkill;
 
 /// `_meta` key of the argument fixes the lenient parser applied.
-pub const META_WARNINGS: &str = "skillkit/warnings";
+pub const META_WARNINGS: &str = McpCallResult::META_WARNINGS;
 /// `_meta` key of a failed call's code and, for invalid arguments, its problems.
-pub const META_ERROR: &str = "skillkit/error";
+pub const META_ERROR: &str = McpCallResult::META_ERROR;
 /// `_meta` key of a call that waits for the user's confirmation.
-pub const META_PENDING: &str = "skillkit/pendingConfirmation";
+pub const META_PENDING: &str = McpCallResult::META_PENDING;
 
 /// What a call came to.
 #[derive(Debug)]
-pub(crate) enum Outcome {
+pub(crate) enum CallOutcome {
     /// The call ran (or was refused) and this is its answer.
     Finished(CallToolResult),
     /// The skill writes and waits for consent; nothing ran yet.
@@ -55,7 +57,7 @@ pub(crate) async fn call(
     skill: ServedSkill,
     arguments: Option<JsonObject>,
     ctx: &SkillContext,
-) -> Outcome {
+) -> CallOutcome {
     let arguments = arguments.map(Value::Object);
     let result = match runner {
         Runner::Dispatcher(dispatcher) => {
@@ -70,17 +72,14 @@ pub(crate) async fn call(
                 .await
         }
     };
-    if result.error_code() == Some(codes::CONFIRMATION_REQUIRED) {
-        if let Some(pending) = pending_of(&result) {
-            let (id, summary) = pending;
-            return Outcome::AwaitingConsent(Pending {
-                id,
-                summary,
-                unanswered: to_mcp(skill, &result),
-            });
-        }
+    if let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() {
+        return CallOutcome::AwaitingConsent(Pending {
+            id: pending.id.clone(),
+            summary: pending.summary.clone(),
+            unanswered: to_mcp(skill, &result),
+        });
     }
-    Outcome::Finished(to_mcp(skill, &result))
+    CallOutcome::Finished(to_mcp(skill, &result))
 }
 
 /// Runs a parked call the user agreed to, with the arguments it was parked with.
@@ -92,7 +91,7 @@ pub(crate) async fn confirm(
 ) -> CallToolResult {
     match dispatcher.confirm(pending_id, ctx).await {
         Ok(result) => to_mcp(skill, &result),
-        Err(err) => expired(&err.to_string()),
+        Err(err) => not_pending(skill, &err.to_string()),
     }
 }
 
@@ -105,129 +104,38 @@ pub(crate) fn reject(
 ) -> CallToolResult {
     match dispatcher.reject(pending_id, Some(reason)) {
         Ok(result) => to_mcp(skill, &result),
-        Err(err) => expired(&err.to_string()),
+        Err(err) => not_pending(skill, &err.to_string()),
     }
 }
 
-/// The answer to consent given after the parked call `pending_id` expired.
-pub(crate) fn expired_result(pending_id: &str) -> CallToolResult {
-    expired(&format!(
-        "the confirmation `{pending_id}` is no longer pending (it expired or was already answered); this answer ran nothing"
-    ))
-}
-
-fn expired(message: &str) -> CallToolResult {
-    let mut meta = MetaObject::new();
-    meta.insert(
-        META_ERROR.into(),
-        json!({ "code": codes::CONFIRMATION_REJECTED }),
+/// The answer to a decision on a call that no longer waits (expired, or decided already):
+/// nothing ran.
+fn not_pending(skill: ServedSkill, why: &str) -> CallToolResult {
+    let err = SkillError::new(
+        codes::CONFIRMATION_REJECTED,
+        format!("{why}; this answer ran nothing"),
     );
-    CallToolResult::error(vec![ContentBlock::text(format!(
-        "{}: {message}",
-        codes::CONFIRMATION_REJECTED
-    ))])
-    .with_meta(Some(meta))
+    to_mcp(skill, &SkillResult::err(skill.id(), err, 0.0))
 }
 
-/// The pending confirmation's id and summary, from the dispatcher's result.
-fn pending_of(result: &SkillResult) -> Option<(String, String)> {
-    let pending = result
-        .error
-        .as_ref()?
-        .details
-        .as_ref()?
-        .get("pending_confirmation")?;
-    let id = pending.get("id")?.as_str()?.to_string();
-    let summary = pending
-        .get("summary")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    Some((id, summary))
-}
-
-/// The MCP answer to a dispatcher result: `structuredContent` shaped like the tool's
-/// `outputSchema` plus its text copy on success; on failure an `isError` result whose text
-/// the model can act on (each argument problem with path, expected and got).
+/// The MCP answer to a dispatcher result, as skill-core builds it for every MCP answer.
 pub(crate) fn to_mcp(skill: ServedSkill, result: &SkillResult) -> CallToolResult {
-    let mut meta = MetaObject::new();
-    if !result.warnings.is_empty() {
-        for warning in &result.warnings {
-            tracing::info!(tool = skill.wire_name(), code = %warning.code, path = %warning.path, "argument fixed");
-        }
-        meta.insert(
-            META_WARNINGS.into(),
-            serde_json::to_value(&result.warnings).unwrap_or(Value::Null),
-        );
+    for warning in &result.warnings {
+        tracing::info!(tool = skill.wire_name(), code = %warning.code, path = %warning.path, "argument fixed");
     }
-    if result.success {
-        let data = result.data_value();
-        let structured = skill_core::mcp_structured_content(Some(skill.registration), data);
-        let answer = CallToolResult::structured(structured);
-        return if meta.is_empty() {
-            answer
-        } else {
-            answer.with_meta(Some(meta))
-        };
+    if let Some(error) = &result.error {
+        tracing::debug!(tool = skill.wire_name(), code = %error.code, "tool call failed");
     }
-    let Some(error) = &result.error else {
-        return CallToolResult::error(vec![ContentBlock::text("the call failed")]);
+    let answer = McpCallResult::of(result, Some(skill.registration));
+    let content = vec![ContentBlock::text(answer.text)];
+    let mut mcp = if answer.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
     };
-    let mut text = format!("{}: {}", error.code, error.message);
-    let mut error_meta = json!({ "code": error.code });
-    let details = error.details.as_ref();
-    if error.code == codes::INVALID_ARGUMENTS {
-        let problems = problems(details);
-        for p in &problems {
-            text.push_str(&format!(
-                "\n- at {}: expected {}, got {}",
-                p["path"].as_str().unwrap_or("$"),
-                p["expected"].as_str().unwrap_or("a valid value"),
-                p["got"]
-            ));
-        }
-        error_meta["problems"] = Value::Array(problems);
-    } else if error.code == codes::TIMEOUT {
-        if let Some(ms) = details.and_then(|d| d.get("timeout_ms")) {
-            error_meta["timeout_ms"] = ms.clone();
-        }
-    } else if error.code == codes::CONFIRMATION_REQUIRED {
-        if let Some(pending) = details.and_then(|d| d.get("pending_confirmation")) {
-            meta.insert(META_PENDING.into(), pending.clone());
-        }
+    mcp.structured_content = answer.structured;
+    if !answer.meta.is_empty() {
+        mcp = mcp.with_meta(Some(answer.meta.into()));
     }
-    meta.insert(META_ERROR.into(), error_meta);
-    tracing::debug!(tool = skill.wire_name(), code = %error.code, "tool call failed");
-    CallToolResult::error(vec![ContentBlock::text(text)]).with_meta(Some(meta))
-}
-
-/// Each argument problem as `{path, expected, got, message}`: the lenient parser's list when
-/// it made one, else the strict reader's single finding.
-fn problems(details: Option<&Value>) -> Vec<Value> {
-    let Some(details) = details else {
-        return Vec::new();
-    };
-    if let Some(errors) = details.get("errors").and_then(Value::as_array) {
-        return errors
-            .iter()
-            .map(|e| {
-                json!({
-                    "path": e.get("path").cloned().unwrap_or_else(|| json!("$")),
-                    "expected": e.get("expected").cloned().unwrap_or(Value::Null),
-                    "got": e.get("raw").cloned().unwrap_or(Value::Null),
-                    "message": e.get("message").cloned().unwrap_or(Value::Null),
-                })
-            })
-            .collect();
-    }
-    let expected = details
-        .get("expected")
-        .or_else(|| details.get("serde"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    vec![json!({
-        "path": details.get("path").cloned().unwrap_or_else(|| json!("$")),
-        "expected": expected,
-        "got": details.get("got").cloned().unwrap_or(Value::Null),
-    })]
+    mcp
 }

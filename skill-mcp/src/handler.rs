@@ -14,7 +14,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::calls::{self, Outcome, Pending, Runner};
+use crate::calls::{self, CallOutcome, Pending, Runner};
 use crate::registry::ServedSkill;
 use crate::{pages, McpServer};
 
@@ -112,7 +112,13 @@ impl McpServer {
                 &state,
                 &SealOptions::new()
                     .associated_data(skill.wire_name().as_bytes())
-                    .ttl(self.inner.confirmation_ttl.max(Duration::from_secs(1))),
+                    .ttl(
+                        self.inner
+                            .registry
+                            .dispatcher()
+                            .confirmation_ttl()
+                            .max(Duration::from_secs(1)),
+                    ),
             )
             .map_err(|e| McpError::internal_error(format!("request state: {e}"), None))?;
         let mut requests = InputRequests::new();
@@ -157,10 +163,9 @@ impl McpServer {
             };
             return self.ask_in_result(skill, &pending);
         };
+        // A call that expired meanwhile (or was decided elsewhere) is refused by the
+        // dispatcher's queue: nothing runs.
         let dispatcher = self.inner.registry.dispatcher();
-        if !self.unpark(&state.pending) {
-            return Ok(calls::expired_result(&state.pending).into());
-        }
         let result = if consents(answer) {
             tokio::select! {
                 _ = cx.ct.cancelled() => return Err(cancelled()),
@@ -201,7 +206,6 @@ impl McpServer {
             a = cx.peer.create_elicitation(params) => a,
         };
         match answer {
-            Ok(_) if !self.unpark(&pending.id) => Ok(calls::expired_result(&pending.id)),
             Ok(answer)
                 if answer.action == ElicitationAction::Accept
                     && answer
@@ -222,7 +226,6 @@ impl McpServer {
                 Ok(calls::reject(dispatcher, skill, &pending.id, reason))
             }
             Err(err) => {
-                self.unpark(&pending.id);
                 tracing::warn!(tool = skill.wire_name(), error = %err, "consent could not be asked");
                 Ok(calls::reject(
                     dispatcher,
@@ -382,7 +385,6 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.recheck_pack().await;
-        self.sweep_parked();
         let Some(skill) = self.list().skill(&request.name) else {
             tracing::warn!(tool = %request.name, "call of an unknown tool");
             return Err(McpError::invalid_params(
@@ -409,10 +411,9 @@ impl ServerHandler for McpServer {
             o = calls::call(&runner, skill, request.arguments, &self.inner.context) => o,
         };
         let result = match outcome {
-            Outcome::Finished(result) => result,
-            Outcome::AwaitingConsent(pending) => {
+            CallOutcome::Finished(result) => result,
+            CallOutcome::AwaitingConsent(pending) => {
                 debug_assert!(skill.needs_confirmation());
-                self.park(&pending.id);
                 match Self::consent_route(&cx) {
                     ConsentRoute::InputRequired => return self.ask_in_result(skill, &pending),
                     ConsentRoute::Elicit => self.ask_and_run(skill, pending, &cx).await?,

@@ -3,8 +3,10 @@
 //! optional bearer token (401 without it), a request body limit (413) and graceful shutdown
 //! (a request arriving once shutdown began gets 503 and a JSON-RPC error).
 //!
-//! The protocol checks are rmcp's; this module chooses safe settings, adds the token and
-//! writes pre-rendered `tools/list` pages into the responses.
+//! The `Host`/`Origin` and token checks are skill-core's one HTTP guard
+//! ([`skill_core::http_guard`], shared with the console; rmcp gets the same allow-lists);
+//! this module chooses safe settings and writes pre-rendered `tools/list` pages into the
+//! responses.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -19,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use skill_core::http_guard::{self, HttpGuard};
 pub use tokio_util::sync::CancellationToken;
 
 use crate::pages::Splicer;
@@ -38,11 +41,8 @@ pub const MCP_PATH: &str = "/mcp";
 /// hosts and origins only, no token, 1 MiB bodies.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// `Host` values accepted (names or `host:port`); anything else gets 403.
-    pub allowed_hosts: Vec<String>,
-    /// Browser `Origin`s accepted (`scheme://host:port`, `:*` for any port); a request with
-    /// another `Origin` gets 403, one without `Origin` (not a browser) passes.
-    pub allowed_origins: Vec<String>,
+    /// The `Host` and `Origin` allow-lists (loopback by default); anything else gets 403.
+    pub guard: HttpGuard,
     /// When set, every request needs `Authorization: Bearer <token>` (else 401).
     pub token: Option<String>,
     /// Largest request body accepted (else 413).
@@ -57,12 +57,7 @@ pub struct HttpOptions {
 impl Default for HttpOptions {
     fn default() -> Self {
         Self {
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-            allowed_origins: vec![
-                "http://localhost:*".into(),
-                "http://127.0.0.1:*".into(),
-                "http://[::1]:*".into(),
-            ],
+            guard: HttpGuard::loopback(),
             token: None,
             max_body_bytes: 1 << 20,
             json_response: true,
@@ -91,8 +86,8 @@ impl HttpOptions {
 /// with [`serve_http`].
 pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
     let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(options.allowed_hosts.iter().cloned())
-        .with_allowed_origins(options.allowed_origins.iter().cloned())
+        .with_allowed_hosts(options.guard.allowed_hosts.iter().cloned())
+        .with_allowed_origins(options.guard.allowed_origins.iter().cloned())
         .enforce_origin_validation()
         .with_json_response(options.json_response)
         .with_max_request_body_bytes(options.max_body_bytes)
@@ -113,13 +108,17 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
             options.shutdown.clone(),
             refuse_after_shutdown,
         ));
-    match &options.token {
+    let router = match &options.token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::<str>::from(token.as_str()),
-            require_token,
+            http_guard::require_bearer,
         )),
         None => router,
-    }
+    };
+    router.layer(middleware::from_fn_with_state(
+        Arc::new(options.guard.clone()),
+        http_guard::enforce,
+    ))
 }
 
 /// Serves `server` on `addr` until `shutdown` completes, then stops taking requests, ends
@@ -180,31 +179,6 @@ pub fn check_exposure(addr: SocketAddr, options: &HttpOptions) -> Result<(), Ser
         )));
     }
     Ok(())
-}
-
-/// Refuses requests without the configured bearer token.
-async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        });
-    match presented {
-        Some(p) if constant_time_eq(p.as_bytes(), token.as_bytes()) => next.run(request).await,
-        _ => {
-            tracing::warn!("MCP request without a valid bearer token");
-            let mut response =
-                (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n").into_response();
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"skillkit\""),
-            );
-            response
-        }
-    }
 }
 
 /// rmcp answers a session's `DELETE` with 202; clients expect 200 or 204 there (the Python
@@ -303,24 +277,4 @@ async fn refuse_after_shutdown(
         .headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
-}
-
-/// Compares without an early exit, so the time taken does not reveal the matching prefix.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::constant_time_eq;
-
-    #[test]
-    fn token_comparison() {
-        assert!(constant_time_eq(b"secret", b"secret"));
-        assert!(!constant_time_eq(b"secret", b"secreT"));
-        assert!(!constant_time_eq(b"secret", b"secret2"));
-    }
 }

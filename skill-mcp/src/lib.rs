@@ -9,7 +9,9 @@
 //! Calls go through the dispatcher exactly as an agent's calls do: lenient argument
 //! parsing (fixes are returned in `_meta`), preparation of left-out arguments from the
 //! server's [`SkillContext`], time limits and panic isolation. Skills that write wait for the
-//! user's consent, asked through the client (elicitation) when it can, and never run without.
+//! user's consent, asked through the client (elicitation) when it can, and never run without;
+//! a call nobody answers expires on the dispatcher's clock
+//! ([`skill_core::DispatcherBuilder::confirmation_ttl`]), whichever client parked it.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), skill_mcp::ServeError> {
@@ -38,8 +40,8 @@ mod pages;
 mod registry;
 mod stdio;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
+#[cfg(feature = "packs")]
 use std::time::{Duration, Instant};
 
 use rmcp::model::RequestStateCodec;
@@ -54,10 +56,6 @@ pub use stdio::{serve_io, serve_stdio, serve_stdio_with};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
-
-/// How long a call waiting for the user's consent is kept unless
-/// [`McpServerBuilder::confirmation_ttl`] says otherwise.
-pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(600);
 
 /// How often a pack's tool set is read again (it changes with removal dates).
 #[cfg(feature = "packs")]
@@ -92,10 +90,6 @@ struct Inner {
     /// Seals the `requestState` of a confirmation asked through the 2026 input-required
     /// round trip, so a client cannot forge consent to another call.
     state_codec: RequestStateCodec,
-    /// How long a call waits for consent before it is dropped.
-    confirmation_ttl: Duration,
-    /// Calls this server parked for consent, with when.
-    parked: Mutex<HashMap<String, Instant>>,
 }
 
 /// What a server serves.
@@ -163,7 +157,6 @@ impl McpServer {
             version: env!("CARGO_PKG_VERSION").into(),
             instructions: None,
             state_key: None,
-            confirmation_ttl: DEFAULT_CONFIRMATION_TTL,
             #[cfg(feature = "packs")]
             pack: None,
         }
@@ -299,67 +292,6 @@ impl McpServer {
         self.pages = true;
         self
     }
-
-    /// Drops the calls parked longer than the confirmation TTL.
-    fn sweep_parked(&self) {
-        let ttl = self.inner.confirmation_ttl;
-        let expired: Vec<String> = {
-            let mut parked = self.inner.parked.lock().unwrap_or_else(|p| p.into_inner());
-            let expired = parked
-                .iter()
-                .filter(|(_, at)| at.elapsed() >= ttl)
-                .map(|(id, _)| id.clone())
-                .collect::<Vec<_>>();
-            for id in &expired {
-                parked.remove(id);
-            }
-            expired
-        };
-        for id in expired {
-            let reason = format!("nobody answered within {} s", ttl.as_secs());
-            if self
-                .inner
-                .registry
-                .dispatcher()
-                .reject(&id, Some(&reason))
-                .is_ok()
-            {
-                tracing::info!(pending = %id, "pending confirmation expired");
-            }
-        }
-    }
-
-    /// Records a call parked for consent, so it expires.
-    fn park(&self, id: &str) {
-        self.inner
-            .parked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.to_string(), Instant::now());
-    }
-
-    /// Takes a parked call for a decision: `false` when it expired (it is dropped then) or
-    /// is not parked here any more (expired and swept, or already answered).
-    fn unpark(&self, id: &str) -> bool {
-        let at = self
-            .inner
-            .parked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-        match at {
-            Some(at) if at.elapsed() >= self.inner.confirmation_ttl => {
-                let _ = self
-                    .inner
-                    .registry
-                    .dispatcher()
-                    .reject(id, Some("the confirmation expired"));
-                false
-            }
-            Some(_) => true,
-            None => false,
-        }
-    }
 }
 
 /// Options of an [`McpServer`].
@@ -373,7 +305,6 @@ pub struct McpServerBuilder {
     version: String,
     instructions: Option<String>,
     state_key: Option<Vec<u8>>,
-    confirmation_ttl: Duration,
     #[cfg(feature = "packs")]
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
 }
@@ -441,14 +372,6 @@ impl McpServerBuilder {
         self
     }
 
-    /// How long a call waiting for the user's consent is kept (default 10 minutes); after
-    /// that it is dropped and consent to it is refused.
-    #[must_use]
-    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
-        self.confirmation_ttl = ttl;
-        self
-    }
-
     /// Renders the tool list and builds the server.
     pub fn build(self) -> Result<McpServer, ServeError> {
         let registry = registry::Registry::new(self.dispatcher, self.page_size);
@@ -487,8 +410,6 @@ impl McpServerBuilder {
                 version: self.version,
                 instructions: self.instructions,
                 state_codec,
-                confirmation_ttl: self.confirmation_ttl,
-                parked: Mutex::new(HashMap::new()),
             }),
             pages: false,
         })

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, SkillContext, ToolFilter};
+use skill_core::{Dispatcher, DispatcherBuilder, SkillContext, ToolFilter};
 use skill_mcp::{HttpOptions, McpServer};
 
 use schema::{check_tool, Era};
@@ -969,12 +969,14 @@ async fn modern_listeners_are_told_when_the_tool_set_changes() {
 #[tokio::test]
 async fn parked_calls_expire_after_the_confirmation_ttl() {
     let f = fixture();
-    let dispatcher = dispatcher();
     let ttl = Duration::from_millis(50);
+    let dispatcher = DispatcherBuilder::from_dispatcher(&dispatcher())
+        .confirmation_ttl(ttl)
+        .build()
+        .unwrap();
     let build = || {
         McpServer::builder(dispatcher.clone())
             .context(f.context.clone())
-            .confirmation_ttl(ttl)
             .build()
             .unwrap()
     };

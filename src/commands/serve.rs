@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use skill_console::{ConsoleOptions, ConsoleState};
 
-use skill_core::{Dispatcher, SkillContext};
+use skill_core::{Dispatcher, DispatcherBuilder, SkillContext};
 use skill_mcp::{HttpOptions, McpServer};
 
 use super::call::contract_context;
@@ -50,8 +50,8 @@ pub struct ServeArgs {
     /// Serve MCP only: no web console at `/`.
     #[arg(long, requires = "http")]
     no_console: bool,
-    /// Seconds a call needing confirmation waits for a decision in the console before it is
-    /// rejected as expired.
+    /// Seconds a call needing confirmation waits for a decision (asked of an MCP client's
+    /// user or in the console) before it is dropped without running.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     confirmation_ttl: u64,
 }
@@ -113,7 +113,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 }
 
 /// The console over the same dispatcher and state as the MCP endpoint, behind the same
-/// `Host` and `Origin` allow-lists, with its own per-launch token.
+/// HTTP guard (`Host` and `Origin` allow-lists), with its own per-launch token.
 fn console_state(
     dispatcher: &Dispatcher,
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
@@ -121,15 +121,12 @@ fn console_state(
     context: SkillContext,
     options: &HttpOptions,
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
-    args: &ServeArgs,
 ) -> ConsoleState {
     let mut console_options = ConsoleOptions::new(ConsoleOptions::random_token())
-        .confirmation_ttl(Duration::from_secs(args.confirmation_ttl))
         .max_body_bytes(options.max_body_bytes)
         // Whole contracts (Word, PDF) are uploaded: as large as `review` reads.
         .max_upload_bytes(skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10));
-    console_options.allowed_hosts = options.allowed_hosts.clone();
-    console_options.allowed_origins = options.allowed_origins.clone();
+    console_options.guard = options.guard.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
         .filter(filter)
         .context(context)
@@ -156,22 +153,8 @@ async fn serve_with_console(
     console: ConsoleState,
 ) -> Result<(), CliError> {
     use axum::serve::ListenerExt;
-    let app =
-        skill_mcp::http::router(server, &options).merge(skill_console::router(console.clone()));
+    let app = skill_mcp::http::router(server, &options).merge(skill_console::router(console));
     let cancel = options.shutdown.clone();
-    // Calls made by MCP clients expire too when nobody has the approvals page open.
-    let sweeper = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            loop {
-                tokio::select! {
-                    _ = tick.tick() => console.sweep_pending(),
-                    () = cancel.cancelled() => break,
-                }
-            }
-        })
-    };
     let listener = listener.tap_io(|tcp| {
         if let Err(err) = tcp.set_nodelay(true) {
             tracing::debug!(%err, "TCP_NODELAY not set");
@@ -184,12 +167,16 @@ async fn serve_with_console(
             cancel.cancel();
         })
         .await?;
-    sweeper.abort();
     Ok(())
 }
 
 /// Serves until the client goes away (stdio) or the process is told to stop (HTTP).
 pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliError> {
+    // One clock for every client's confirmations: the dispatcher's queue.
+    let dispatcher = &DispatcherBuilder::from_dispatcher(dispatcher)
+        .confirmation_ttl(Duration::from_secs(args.confirmation_ttl))
+        .build()
+        .map_err(|e| CliError::Usage(format!("the skill registry is not valid: {e}")))?;
     let context = context(args)?;
     let mut builder = McpServer::builder(dispatcher.clone())
         .context(context.clone())
@@ -264,15 +251,8 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
             } else {
                 // The console shows the skills MCP serves (`--domain`, `--category`, `--pack`).
                 let filter = server.served_filter()?;
-                let console = console_state(
-                    dispatcher,
-                    console_pack,
-                    filter,
-                    context,
-                    &options,
-                    audit,
-                    args,
-                );
+                let console =
+                    console_state(dispatcher, console_pack, filter, context, &options, audit);
                 eprintln!(
                     "console at http://{}/?token={}",
                     listener.local_addr()?,

@@ -320,27 +320,6 @@ pub(crate) fn render_result(
             }
             json!({ "functionResponse": fr })
         }
-        Dialect::Mcp => {
-            if result.success {
-                let data = result.data_value();
-                let structured = super::mcp::mcp_structured_content(skill, data.clone());
-                json!({
-                    "content": [{ "type": "text", "text": data.to_string() }],
-                    "structuredContent": structured,
-                    "isError": false,
-                    "resultType": "complete",
-                })
-            } else {
-                let message = result
-                    .error
-                    .as_ref()
-                    .map_or_else(String::new, |e| format!("{}: {}", e.code, e.message));
-                json!({
-                    "content": [{ "type": "text", "text": message }],
-                    "isError": true,
-                    "resultType": "complete",
-                })
-            }
-        }
+        Dialect::Mcp => super::mcp::McpCallResult::of(result, skill).to_value(),
     }
 }

@@ -4,7 +4,9 @@
 use serde_json::{json, Map, Value};
 
 use super::lower::{explicit_any_schemas, split_type_arrays};
+use crate::outcome::Outcome;
 use crate::registration::SkillRegistration;
+use crate::result::SkillResult;
 
 /// MCP behaviour hints derived from the category (seed 004): `query`/`stats`, `validation`
 /// and analysis kinds read only; `delete` and `update` are destructive, `create` only adds.
@@ -72,6 +74,121 @@ pub fn mcp_structured_content(skill: Option<&SkillRegistration>, data: Value) ->
         data
     } else {
         json!({ "result": data })
+    }
+}
+
+/// A skill result as an MCP `tools/call` result, built in this one place for the MCP
+/// dialect's renderer and the MCP server alike: on success `structuredContent` shaped like
+/// the tool's `outputSchema` and its serialization as text; on failure `isError` with text
+/// the model can act on (each argument problem with path, expected and got) and the typed
+/// outcome in `_meta`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpCallResult {
+    /// The one text content block.
+    pub text: String,
+    /// `structuredContent` (success only).
+    pub structured: Option<Value>,
+    /// `isError`.
+    pub is_error: bool,
+    /// `_meta`: [`Self::META_WARNINGS`], [`Self::META_ERROR`], [`Self::META_PENDING`] as
+    /// they apply.
+    pub meta: Map<String, Value>,
+}
+
+impl McpCallResult {
+    /// `_meta` key of the argument fixes the lenient parser applied.
+    pub const META_WARNINGS: &str = "skillkit/warnings";
+    /// `_meta` key of a failed call's code and, for invalid arguments, its problems (for a
+    /// time-out, its limit).
+    pub const META_ERROR: &str = "skillkit/error";
+    /// `_meta` key of a call that waits for the user's confirmation.
+    pub const META_PENDING: &str = "skillkit/pendingConfirmation";
+
+    /// The MCP answer to `result`; `skill` (when known) decides the `structuredContent`
+    /// wrapping, matching the `outputSchema` the tool was listed with.
+    pub fn of(result: &SkillResult, skill: Option<&SkillRegistration>) -> Self {
+        let mut meta = Map::new();
+        if !result.warnings.is_empty() {
+            meta.insert(
+                Self::META_WARNINGS.into(),
+                serde_json::to_value(&result.warnings).unwrap_or(Value::Null),
+            );
+        }
+        if result.success {
+            let structured = mcp_structured_content(skill, result.data_value());
+            return Self {
+                text: structured.to_string(),
+                structured: Some(structured),
+                is_error: false,
+                meta,
+            };
+        }
+        let Some(error) = &result.error else {
+            return Self {
+                text: "the call failed".into(),
+                structured: None,
+                is_error: true,
+                meta,
+            };
+        };
+        let mut text = format!("{}: {}", error.code, error.message);
+        let mut error_meta = Map::new();
+        error_meta.insert("code".into(), Value::String(error.code.to_string()));
+        match &error.outcome {
+            Some(Outcome::InvalidArguments(problems)) => {
+                for p in problems {
+                    text.push_str(&format!(
+                        "\n- at {}: expected {}, got {}",
+                        p.path, p.expected, p.raw
+                    ));
+                }
+                let problems = problems
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "path": p.path,
+                            "expected": p.expected,
+                            "got": p.raw,
+                            "message": p.message,
+                        })
+                    })
+                    .collect();
+                error_meta.insert("problems".into(), Value::Array(problems));
+            }
+            Some(Outcome::TimedOut { limit_ms }) => {
+                error_meta.insert("timeout_ms".into(), Value::from(*limit_ms));
+            }
+            Some(Outcome::AwaitingConfirmation(pending)) => {
+                meta.insert(
+                    Self::META_PENDING.into(),
+                    serde_json::to_value(pending).unwrap_or(Value::Null),
+                );
+            }
+            None => {}
+        }
+        meta.insert(Self::META_ERROR.into(), Value::Object(error_meta));
+        Self {
+            text,
+            structured: None,
+            is_error: true,
+            meta,
+        }
+    }
+
+    /// The JSON of the result (`resultType` `complete`), as the MCP dialect renders it.
+    pub fn to_value(&self) -> Value {
+        let mut answer = json!({
+            "content": [{ "type": "text", "text": self.text }],
+            "isError": self.is_error,
+            "resultType": "complete",
+        });
+        if let Some(structured) = &self.structured {
+            answer["structuredContent"] = structured.clone();
+        }
+        if !self.meta.is_empty() {
+            answer["_meta"] = Value::Object(self.meta.clone());
+        }
+        answer
     }
 }
 

@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 pub(crate) use calls::render_result;
 pub use calls::{ProviderCall, WireArguments};
 pub use chat::{ChatMessage, LlmResponse, TokenUsage};
-pub use mcp::mcp_structured_content;
+pub use mcp::{mcp_structured_content, McpCallResult};
 
 use crate::registration::SkillRegistration;
 use lower::Unfit;

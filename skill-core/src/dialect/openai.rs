@@ -332,15 +332,29 @@ pub(crate) fn chat_call(
         })?;
     Ok(ProviderCall {
         dialect,
-        id: entry
-            .get("id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        id: chat_call_id(entry),
         name: name.to_string(),
         arguments: wire_arguments(function.get("arguments")),
         thought_signature: None,
     })
+}
+
+/// The id of a `tool_calls` entry (`""` when missing).
+pub(crate) fn chat_call_id(entry: &Value) -> String {
+    entry
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Reads a whole `tool_calls` list with [`chat_call`], in neutral form.
+fn chat_calls(entries: &[Value]) -> Result<Vec<ToolCall>, DialectError> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| chat_call(Dialect::OpenAi, i, entry).map(ProviderCall::into_tool_call))
+        .collect()
 }
 
 /// Writes neutral calls as a `tool_calls` list (the history's serde form).
@@ -356,14 +370,7 @@ pub(crate) fn ser_tool_calls<S: Serializer>(calls: &[ToolCall], s: S) -> Result<
 pub(crate) fn de_tool_calls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolCall>, D::Error> {
     match Option::<Value>::deserialize(d)? {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(entries)) => entries
-            .iter()
-            .enumerate()
-            .map(|(i, entry)| {
-                chat_call(Dialect::OpenAi, i, entry).map(ProviderCall::into_tool_call)
-            })
-            .collect::<Result<_, _>>()
-            .map_err(serde::de::Error::custom),
+        Some(Value::Array(entries)) => chat_calls(&entries).map_err(serde::de::Error::custom),
         Some(_) => Err(serde::de::Error::custom("`tool_calls` is not a list")),
     }
 }
@@ -440,13 +447,7 @@ pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectE
     };
     let tool_calls = match message.get("tool_calls") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(entries)) => entries
-            .iter()
-            .enumerate()
-            .map(|(i, entry)| {
-                chat_call(Dialect::OpenAi, i, entry).map(ProviderCall::into_tool_call)
-            })
-            .collect::<Result<_, _>>()?,
+        Some(Value::Array(entries)) => chat_calls(entries)?,
         Some(_) => {
             return Err(unreadable(
                 "`tool_calls` is not a list of function calls".into(),

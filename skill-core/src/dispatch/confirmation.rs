@@ -1,15 +1,16 @@
 //! Calls that wait for a person's confirmation: parking, confirming, rejecting.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use super::execute::elapsed_ms;
 use super::Dispatcher;
 use crate::args::parse_for_tool;
-use crate::confirm::{ConfirmationError, Confirmed, PendingConfirmation};
+use crate::confirm::{ConfirmationError, Confirmed, ExpiredConfirmation, PendingConfirmation};
 use crate::context::SkillContext;
 use crate::error::{codes, SkillError};
+use crate::outcome::Outcome;
 use crate::registration::{CallArgs, PrepareMode, SkillRegistration};
 use crate::result::SkillResult;
 
@@ -42,22 +43,31 @@ impl Dispatcher {
             .confirmations
             .push(skill.id, summary, arguments, mode);
         tracing::info!(skill = skill.id, pending = %pending.id, "call waits for confirmation");
-        let err = SkillError::new(
-            codes::CONFIRMATION_REQUIRED,
-            format!(
-                "`{}` changes data and waits for the user's confirmation (request {}); do not call it again, tell the user what will be done",
-                skill.wire_name, pending.id
-            ),
-        )
-        .with_details(json!({ "pending_confirmation": pending }));
+        let message = format!(
+            "`{}` changes data and waits for the user's confirmation (request {}); do not call it again, tell the user what will be done",
+            skill.wire_name, pending.id
+        );
+        let err = SkillError::from_outcome(Outcome::AwaitingConfirmation(pending), message);
         let mut result = SkillResult::err(skill.id, err, elapsed_ms(started));
         result.warnings = warnings;
         result
     }
 
-    /// Calls waiting for the host's confirmation, oldest first.
+    /// Calls waiting for the host's confirmation, oldest first (those past the time to live
+    /// are dropped first).
     pub fn pending_confirmations(&self) -> Vec<PendingConfirmation> {
         self.inner.confirmations.list()
+    }
+
+    /// Calls that waited longer than the time to live and were dropped without running,
+    /// newest first (the last 50), for hosts that show what happened to them.
+    pub fn expired_confirmations(&self) -> Vec<ExpiredConfirmation> {
+        self.inner.confirmations.expired()
+    }
+
+    /// How long a call that needs confirmation waits for a decision.
+    pub fn confirmation_ttl(&self) -> Duration {
+        self.inner.confirmations.ttl()
     }
 
     /// Runs a call that waited for confirmation, with the arguments it was parked with.

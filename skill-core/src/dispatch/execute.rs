@@ -12,6 +12,8 @@ use crate::args::{parse_for_tool_strict, retry_message, ParseError, ParseWarning
 use crate::confirm::Confirmed;
 use crate::context::SkillContext;
 use crate::error::{codes, SkillError};
+// `Outcome` below names what a timed call's thread gives back.
+use crate::outcome::Outcome as CallOutcome;
 use crate::registration::{CallArgs, InvokeError, PrepareMode, SkillRegistration, SkillStatus};
 use crate::result::SkillResult;
 
@@ -120,13 +122,16 @@ impl Dispatcher {
         warnings: Vec<ParseWarning>,
         started: Instant,
     ) -> SkillResult {
-        let first_path = errors.first().map_or("$", |e| e.path.as_str());
-        let mut details = json!({ "path": first_path, "errors": errors });
-        if let Some(strict) = strict_error.and_then(|e| e.details) {
-            details["strict"] = strict;
+        let mut err = SkillError::from_outcome(
+            CallOutcome::InvalidArguments(errors.to_vec()),
+            retry_message(skill.wire_name, errors),
+        );
+        // What the skill's own reader said first, for the operator.
+        if let Some(strict) = strict_error
+            .and_then(|e| CallOutcome::write_details(e.outcome.as_ref(), e.details.as_ref()))
+        {
+            err = err.with_details(json!({ "strict": strict }));
         }
-        let err = SkillError::invalid_arguments(retry_message(skill.wire_name, errors))
-            .with_details(details);
         tracing::debug!(
             skill = skill.id,
             problems = errors.len(),
@@ -285,15 +290,16 @@ fn timeout_error(skill: &SkillRegistration, limit: Duration) -> SkillError {
         timeout_ms = limit.as_millis() as u64,
         "skill timed out"
     );
-    SkillError::new(
-        codes::TIMEOUT,
+    SkillError::from_outcome(
+        CallOutcome::TimedOut {
+            limit_ms: limit.as_millis() as u64,
+        },
         format!(
             "tool `{}` did not finish within {} ms; try again with a narrower request",
             skill.wire_name,
             limit.as_millis()
         ),
     )
-    .with_details(json!({ "timeout_ms": limit.as_millis() as u64 }))
 }
 
 pub(super) fn elapsed_ms(started: Instant) -> f64 {

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use super::{Dispatcher, Inner};
-use crate::confirm::ConfirmationQueue;
+use crate::confirm::{ConfirmationQueue, DEFAULT_CONFIRMATION_TTL};
 use crate::limits::ArgumentLimits;
 use crate::registration::{linked_skills, wire_name_of, SkillRegistration, SourceLocation};
 
@@ -55,15 +55,41 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
 }
 
 /// Builds a [`Dispatcher`] from explicit registrations and/or the link-time registry.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DispatcherBuilder {
     skills: Vec<&'static SkillRegistration>,
     default_timeout: Option<Duration>,
     limits: ArgumentLimits,
     strict_arguments: bool,
+    confirmation_ttl: Duration,
+}
+
+impl Default for DispatcherBuilder {
+    fn default() -> Self {
+        Self {
+            skills: Vec::new(),
+            default_timeout: None,
+            limits: ArgumentLimits::default(),
+            strict_arguments: false,
+            confirmation_ttl: DEFAULT_CONFIRMATION_TTL,
+        }
+    }
 }
 
 impl DispatcherBuilder {
+    /// A builder holding `dispatcher`'s skills and settings, to build one that differs in
+    /// a setting (a server's time to live for confirmations, say). The new dispatcher has
+    /// its own confirmation queue and caches.
+    pub fn from_dispatcher(dispatcher: &Dispatcher) -> Self {
+        Self {
+            skills: dispatcher.inner.skills.clone(),
+            default_timeout: dispatcher.inner.default_timeout,
+            limits: dispatcher.inner.limits,
+            strict_arguments: dispatcher.inner.strict_arguments,
+            confirmation_ttl: dispatcher.inner.confirmations.ttl(),
+        }
+    }
+
     /// Adds one skill.
     #[must_use]
     pub fn skill(mut self, skill: &'static SkillRegistration) -> Self {
@@ -105,6 +131,15 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn strict_arguments(mut self, strict: bool) -> Self {
         self.strict_arguments = strict;
+        self
+    }
+
+    /// How long a call that needs confirmation waits for a decision (default
+    /// [`DEFAULT_CONFIRMATION_TTL`]); after that it is dropped without running, whichever
+    /// client (agent loop, MCP, console) parked it.
+    #[must_use]
+    pub fn confirmation_ttl(mut self, ttl: Duration) -> Self {
+        self.confirmation_ttl = ttl;
         self
     }
 
@@ -162,7 +197,7 @@ impl DispatcherBuilder {
                 strict_arguments: self.strict_arguments,
                 tool_cache: Default::default(),
                 catalog: OnceLock::new(),
-                confirmations: ConfirmationQueue::default(),
+                confirmations: ConfirmationQueue::new(self.confirmation_ttl),
             }),
         })
     }

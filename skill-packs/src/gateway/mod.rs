@@ -243,9 +243,7 @@ impl Gateway {
 /// Turns a result into the typed output, or its error.
 pub(crate) fn result_into<T: DeserializeOwned>(result: SkillResult) -> Result<T, SkillError> {
     if let Some(error) = result.error {
-        let mut err = SkillError::new(error.code, error.message);
-        err.details = error.details;
-        return Err(err);
+        return Err(error.into());
     }
     result.data_as::<T>().map_err(|e| {
         SkillError::new(
