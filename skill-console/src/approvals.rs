@@ -106,7 +106,7 @@ impl Book {
                 .into_iter()
                 .map(Decision::expired),
         );
-        all.sort_by(|a, b| b.at.cmp(&a.at));
+        all.sort_by_key(|d| std::cmp::Reverse(d.at));
         all.truncate(HISTORY);
         all
     }

@@ -109,7 +109,7 @@ pub(crate) fn render_result(result: &SkillResult, wall_ms: f64) -> Markup {
             }
             @if let Some(error) = &result.error {
                 p.error-text #error { strong { code #error-code { (error.code) } } ": " (error.message) }
-                @if let Some(Outcome::InvalidArguments(problems)) = &error.outcome {
+                @if let Some(Outcome::InvalidArguments(problems)) = error.outcome.as_deref() {
                     h3 { "Argument problems" }
                     table #problems {
                         thead { tr { th { "Path" } th { "Expected" } th { "Sent" } th { "Message" } } }
@@ -120,7 +120,7 @@ pub(crate) fn render_result(result: &SkillResult, wall_ms: f64) -> Markup {
                         }
                     }
                 }
-                @if let Some(Outcome::TimedOut { limit_ms }) = &error.outcome {
+                @if let Some(Outcome::TimedOut { limit_ms }) = error.outcome.as_deref() {
                     p #timeout { "Stopped waiting after the time limit of " (limit_ms) " ms." }
                 }
                 @if let Some(details) = &error.details {

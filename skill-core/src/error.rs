@@ -54,8 +54,8 @@ pub struct SkillError {
     /// Operator detail (paths, raw values, payloads); never shown to the model.
     pub details: Option<Value>,
     /// What the failure means for the host (waiting for confirmation, argument problems,
-    /// time-out), typed; `None` for a skill's own failures.
-    pub outcome: Option<Outcome>,
+    /// time-out), typed; `None` for a skill's own failures. Boxed: errors stay small.
+    pub outcome: Option<Box<Outcome>>,
     /// The underlying error, for logs.
     #[source]
     pub source: Option<Box<dyn StdError + Send + Sync + 'static>>,
@@ -77,7 +77,7 @@ impl SkillError {
     /// model.
     pub fn from_outcome(outcome: Outcome, message: impl Into<String>) -> Self {
         let mut err = Self::new(outcome.code(), message);
-        err.outcome = Some(outcome);
+        err.outcome = Some(Box::new(outcome));
         err
     }
 

@@ -70,22 +70,24 @@ pub fn deserialize_args<W: DeserializeOwned>(
     skill_id: &str,
 ) -> Result<W, SkillError> {
     match args {
-        CallArgs::Text(text) if !text.trim().is_empty() => serde_json::from_str::<W>(text).map_err(
-            |err| match serde_json::from_str::<serde_json::Value>(text) {
-                Ok(value) => retrace_error::<W>(&value, skill_id, &err),
-                Err(_) => argument_problem(
-                    "invalid_json_arguments",
-                    "$".into(),
-                    "JSON object",
-                    Value::Null,
-                    format!(
+        CallArgs::Text(text) if !text.trim().is_empty() => {
+            serde_json::from_str::<W>(text).map_err(|err| {
+                match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(value) => retrace_error::<W>(&value, skill_id, &err),
+                    Err(_) => argument_problem(
+                        "invalid_json_arguments",
+                        "$".into(),
+                        "JSON object",
+                        Value::Null,
+                        format!(
                         "arguments of `{skill_id}` are not valid JSON ({}); send one JSON object",
                         without_position(&err)
                     ),
-                )
-                .with_details(serde_json::json!({ "serde": err.to_string() })),
-            },
-        ),
+                    )
+                    .with_details(serde_json::json!({ "serde": err.to_string() })),
+                }
+            })
+        }
         CallArgs::Value(value) => {
             serde_path_to_error::deserialize::<_, W>(value).map_err(|located| {
                 let serde = located.inner().to_string();

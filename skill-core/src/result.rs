@@ -28,7 +28,7 @@ pub struct ErrorInfo {
     /// Operator detail; left out of [`SkillResult::to_model_json`].
     pub details: Option<Value>,
     /// What the failure means for the host, typed (see [`SkillResult::outcome`]).
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Box<Outcome>>,
 }
 
 /// The wire shape of [`ErrorInfo`].
@@ -46,7 +46,7 @@ impl Serialize for ErrorInfo {
         let details = match &self.outcome {
             None => self.details.as_ref().map(Cow::Borrowed),
             outcome => {
-                Outcome::write_details(outcome.as_ref(), self.details.as_ref()).map(Cow::Owned)
+                Outcome::write_details(outcome.as_deref(), self.details.as_ref()).map(Cow::Owned)
             }
         };
         WireError {
@@ -62,7 +62,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = WireError::deserialize(deserializer)?;
         let mut details = wire.details.map(Cow::into_owned);
-        let outcome = Outcome::read_details(&wire.code, &mut details);
+        let outcome = Outcome::read_details(&wire.code, &mut details).map(Box::new);
         Ok(Self {
             code: Cow::Owned(wire.code.into_owned()),
             message: wire.message.into_owned(),
@@ -169,7 +169,7 @@ impl SkillResult {
     /// What the failure means for the host, typed: waiting for confirmation, argument
     /// problems, time-out. `None` on success and for a skill's own failures.
     pub fn outcome(&self) -> Option<&Outcome> {
-        self.error.as_ref()?.outcome.as_ref()
+        self.error.as_ref()?.outcome.as_deref()
     }
 
     /// The call that waits for a person's confirmation, when this result says so (code

@@ -134,7 +134,7 @@ impl McpCallResult {
         let mut text = format!("{}: {}", error.code, error.message);
         let mut error_meta = Map::new();
         error_meta.insert("code".into(), Value::String(error.code.to_string()));
-        match &error.outcome {
+        match error.outcome.as_deref() {
             Some(Outcome::InvalidArguments(problems)) => {
                 for p in problems {
                     text.push_str(&format!(

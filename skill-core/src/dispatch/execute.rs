@@ -128,7 +128,7 @@ impl Dispatcher {
         );
         // What the skill's own reader said first, for the operator.
         if let Some(strict) = strict_error
-            .and_then(|e| CallOutcome::write_details(e.outcome.as_ref(), e.details.as_ref()))
+            .and_then(|e| CallOutcome::write_details(e.outcome.as_deref(), e.details.as_ref()))
         {
             err = err.with_details(json!({ "strict": strict }));
         }
