@@ -351,6 +351,30 @@ async fn unreadable_fields_are_named_and_nothing_is_called() {
 }
 
 #[tokio::test]
+async fn argument_problems_are_listed_with_their_paths() {
+    let state = state();
+    let app = app(&state);
+    let answer = post(
+        &app,
+        "/skills/demo.search/call",
+        &[
+            ("csrf", state.csrf_token()),
+            ("mode", "json"),
+            ("raw", r#"{"query": "x", "top_k": "many"}"#),
+        ],
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(answer.body.contains("Result: failed"), "{}", answer.body);
+    let table = &answer.body[answer
+        .body
+        .find(r#"id="problems""#)
+        .expect("a problems table")..];
+    assert!(table.contains("$.top_k"), "{table}");
+    assert!(table.contains("&quot;many&quot;"), "{table}");
+}
+
+#[tokio::test]
 async fn raw_json_mode_shows_parse_warnings() {
     let state = state();
     let app = app(&state);

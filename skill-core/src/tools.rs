@@ -242,23 +242,16 @@ fn checked_arguments(text: String, tool: &str, warnings: &mut Vec<ParseWarning>)
 /// object. Missing fields never fail: a missing id gives `""`, unreadable arguments `{}` plus
 /// a warning.
 pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
-    use crate::dialect::{openai, Dialect, ProviderCall};
+    use crate::dialect::{openai, Dialect};
     tool_calls
         .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let call = openai::chat_call(Dialect::OpenAi, i, entry)
-                .map(ProviderCall::into_tool_call)
-                .unwrap_or_else(|err| {
-                    // Dispatched under no name: the model reads that there is no such tool.
-                    tracing::warn!(error = %err, "tool call without a function name");
-                    ToolCall {
-                        id: openai::chat_call_id(entry),
-                        name: String::new(),
-                        arguments: String::new(),
-                    }
-                });
-            ParsedCall::from_tool_call(call)
+        .map(|entry| {
+            let (call, missing) = openai::read_chat_call(Dialect::OpenAi, entry);
+            if let Some(missing) = missing {
+                // Dispatched under no name: the model reads that there is no such tool.
+                tracing::warn!(?missing, "tool call without a function name");
+            }
+            ParsedCall::from_tool_call(call.into_tool_call())
         })
         .collect()
 }

@@ -908,6 +908,50 @@ async fn json_text_for_an_object_is_decoded_and_validated() {
 // ---- confirmation ----------------------------------------------------------------------
 
 #[tokio::test]
+async fn undecided_calls_expire_on_the_dispatchers_clock() {
+    let ctx = SkillContext::new();
+    let waiting = dispatcher();
+    assert_eq!(
+        waiting.confirmation_ttl(),
+        skill_core::DEFAULT_CONFIRMATION_TTL
+    );
+    let r = waiting
+        .call("crm.create_client", r#"{"name": "Kept"}"#, &ctx)
+        .await;
+    let kept = r.pending_confirmation().expect("parked");
+    assert!(waiting
+        .pending_confirmations()
+        .iter()
+        .any(|p| p.id == kept.id));
+    assert!(waiting.expired_confirmations().is_empty());
+
+    let hasty = skill_core::DispatcherBuilder::from_dispatcher(&waiting)
+        .confirmation_ttl(std::time::Duration::ZERO)
+        .build()
+        .unwrap();
+    assert_eq!(hasty.len(), waiting.len(), "the same skills");
+    let r = hasty
+        .call("crm.create_client", r#"{"name": "Gone"}"#, &ctx)
+        .await;
+    let gone = r.pending_confirmation().expect("parked");
+    assert!(hasty.pending_confirmations().is_empty(), "expired at once");
+    let expired = hasty.expired_confirmations();
+    assert_eq!(expired.len(), 1);
+    assert_eq!(expired[0].pending, gone);
+    assert_eq!(
+        hasty.confirm(&gone.id, &ctx).await.unwrap_err(),
+        ConfirmationError::Expired {
+            id: gone.id.clone(),
+            ttl: std::time::Duration::ZERO
+        }
+    );
+    assert!(matches!(
+        hasty.reject(&gone.id, None),
+        Err(ConfirmationError::Expired { .. })
+    ));
+}
+
+#[tokio::test]
 async fn write_calls_wait_for_confirmation_then_run_once() {
     let d = dispatcher();
     let ctx = SkillContext::new();

@@ -315,6 +315,16 @@ async fn panics_errors_timeouts_and_unknown_skills_become_results() {
 
     let r = d.call("test.slow", r#"{"ms": 500}"#, &ctx).await;
     assert_eq!(r.error_code(), Some(codes::TIMEOUT));
+    assert_eq!(
+        r.outcome(),
+        Some(&skill_core::Outcome::TimedOut { limit_ms: 20 }),
+        "the time-out is typed"
+    );
+    let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(
+        wire["error"]["details"]["timeout_ms"], 20,
+        "and on the wire as before"
+    );
     let r = d.call("test.slow", r#"{"ms": 1}"#, &ctx).await;
     assert!(r.success);
 

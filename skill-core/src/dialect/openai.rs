@@ -321,31 +321,54 @@ pub(crate) fn chat_call(
     i: usize,
     entry: &Value,
 ) -> Result<ProviderCall, DialectError> {
-    let function = entry.get("function").ok_or_else(|| {
-        super::calls::malformed(dialect, format!("tool_calls[{i}]"), "no `function`")
-    })?;
-    let name = function
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            super::calls::malformed(dialect, format!("tool_calls[{i}].function"), "no `name`")
-        })?;
-    Ok(ProviderCall {
-        dialect,
-        id: chat_call_id(entry),
-        name: name.to_string(),
-        arguments: wire_arguments(function.get("arguments")),
-        thought_signature: None,
-    })
+    let (call, missing) = read_chat_call(dialect, entry);
+    match missing {
+        None => Ok(call),
+        Some(Missing::Function) => Err(super::calls::malformed(
+            dialect,
+            format!("tool_calls[{i}]"),
+            "no `function`",
+        )),
+        Some(Missing::Name) => Err(super::calls::malformed(
+            dialect,
+            format!("tool_calls[{i}].function"),
+            "no `name`",
+        )),
+    }
 }
 
-/// The id of a `tool_calls` entry (`""` when missing).
-pub(crate) fn chat_call_id(entry: &Value) -> String {
-    entry
-        .get("id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
+/// What a `tool_calls` entry lacks to name a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Missing {
+    /// No `function` object.
+    Function,
+    /// No `function.name` string.
+    Name,
+}
+
+/// The one reader of a Chat Completions `tool_calls` entry: id (`""` when missing), name
+/// (`""` when missing, and said so) and arguments as sent. [`chat_call`] refuses an entry
+/// without a name; `parse_tool_calls` dispatches it under no name.
+pub(crate) fn read_chat_call(dialect: Dialect, entry: &Value) -> (ProviderCall, Option<Missing>) {
+    let function = entry.get("function");
+    let name = function.and_then(|f| f.get("name")).and_then(Value::as_str);
+    let missing = match (function, name) {
+        (None, _) => Some(Missing::Function),
+        (Some(_), None) => Some(Missing::Name),
+        _ => None,
+    };
+    let call = ProviderCall {
+        dialect,
+        id: entry
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        name: name.unwrap_or_default().to_string(),
+        arguments: wire_arguments(function.and_then(|f| f.get("arguments"))),
+        thought_signature: None,
+    };
+    (call, missing)
 }
 
 /// Reads a whole `tool_calls` list with [`chat_call`], in neutral form.
