@@ -80,7 +80,10 @@ pub mod __private;
 pub use confirm::{ConfirmationError, Confirmed, PendingConfirmation};
 pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dialect::{mcp_structured_content, Dialect, DialectError, ProviderCall, WireArguments};
-pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
+pub use dispatch::{
+    validate_skill_id, CallThreadStats, Dispatcher, DispatcherBuilder, RegistryError, ToolSet,
+    DEFAULT_MAX_CALL_THREADS,
+};
 pub use error::{codes, SkillError};
 pub use prepare::{PrepareScope, Preparer};
 pub use registration::{

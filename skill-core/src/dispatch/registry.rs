@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use super::call_threads::{CallThreads, DEFAULT_MAX_CALL_THREADS};
 use super::{Dispatcher, Inner};
 use crate::confirm::ConfirmationQueue;
 use crate::limits::ArgumentLimits;
@@ -55,12 +56,25 @@ pub fn validate_skill_id(id: &str) -> Result<(), String> {
 }
 
 /// Builds a [`Dispatcher`] from explicit registrations and/or the link-time registry.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DispatcherBuilder {
     skills: Vec<&'static SkillRegistration>,
     default_timeout: Option<Duration>,
     limits: ArgumentLimits,
     strict_arguments: bool,
+    max_call_threads: usize,
+}
+
+impl Default for DispatcherBuilder {
+    fn default() -> Self {
+        DispatcherBuilder {
+            skills: Vec::new(),
+            default_timeout: None,
+            limits: ArgumentLimits::default(),
+            strict_arguments: false,
+            max_call_threads: DEFAULT_MAX_CALL_THREADS,
+        }
+    }
 }
 
 impl DispatcherBuilder {
@@ -88,6 +102,16 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Bound on the threads timed calls start on (default [`DEFAULT_MAX_CALL_THREADS`]; at
+    /// least one). A call abandoned after its time limit keeps its thread until its skill
+    /// returns; a timed call that finds every thread busy is refused with `overloaded`
+    /// instead of waiting ([`Dispatcher::call_threads`] has the counts).
+    #[must_use]
+    pub fn max_call_threads(mut self, threads: usize) -> Self {
+        self.max_call_threads = threads;
         self
     }
 
@@ -163,6 +187,7 @@ impl DispatcherBuilder {
                 tool_cache: Default::default(),
                 catalog: OnceLock::new(),
                 confirmations: ConfirmationQueue::default(),
+                call_threads: CallThreads::new(self.max_call_threads),
             }),
         })
     }
