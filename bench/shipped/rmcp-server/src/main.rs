@@ -1,5 +1,6 @@
-//! One trivial tool (`count_words`) served over stdio by rmcp's own router, on a
-//! current-thread runtime: the round trip rmcp gives a tool with no work in it.
+//! One trivial tool (`count_words`) served over stdio by rmcp's own router, on the
+//! multi-threaded runtime `#[tokio::main]` gives, as rmcp's example servers do and as
+//! `skillkit serve` runs: the round trip rmcp gives a tool with no work in it.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{schemars, tool, tool_router, ServiceExt};
@@ -24,7 +25,7 @@ impl WordCounter {
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
+#[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = WordCounter.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
