@@ -167,9 +167,9 @@ impl Dispatcher {
         let outcome = match (timeout, tokio::runtime::Handle::try_current()) {
             (Some(limit), Ok(handle)) => {
                 match self.run_timed(skill, args, ctx, mode, handle, limit).await {
-                    Timed::Finished(outcome) => outcome,
-                    Timed::TimedOut => return Err(InvokeError::Run(timeout_error(skill, limit))),
-                    Timed::Refused(err) => return Err(InvokeError::Run(err)),
+                    Ending::Finished(outcome) => outcome,
+                    Ending::TimedOut => return Err(InvokeError::Run(timeout_error(skill, limit))),
+                    Ending::Refused(err) => return Err(InvokeError::Run(err)),
                 }
             }
             _ => {
@@ -247,7 +247,7 @@ impl OwnedArgs {
 }
 
 /// How a timed call ended.
-enum Timed {
+enum Ending {
     /// The skill returned (or panicked) within its limit.
     Finished(Outcome),
     /// The limit passed first.
@@ -280,7 +280,7 @@ impl Dispatcher {
         mode: PrepareMode,
         handle: tokio::runtime::Handle,
         limit: Duration,
-    ) -> Timed {
+    ) -> Ending {
         let deadline = tokio::time::Instant::now() + limit;
         let owned_args = OwnedArgs::new(args);
         let owned_ctx = ctx.clone();
@@ -308,15 +308,15 @@ impl Dispatcher {
         };
         let ticket = match self.inner.call_threads.submit(skill.id, first_poll) {
             Ok(ticket) => ticket,
-            Err(Refusal::Full(stats)) => return Timed::Refused(overloaded_error(skill, stats)),
+            Err(Refusal::Full(stats)) => return Ending::Refused(overloaded_error(skill, stats)),
             Err(Refusal::NoThread(err)) => {
                 // The system gives no thread (resource limits): run here, with the limit
                 // as an async timer.
                 tracing::warn!(skill = skill.id, error = %err, "no thread for a timed call; running it in the caller's task");
                 let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
                 return match tokio::time::timeout_at(deadline, invocation).await {
-                    Ok(outcome) => Timed::Finished(outcome),
-                    Err(_) => Timed::TimedOut,
+                    Ok(outcome) => Ending::Finished(outcome),
+                    Err(_) => Ending::TimedOut,
                 };
             }
         };
@@ -329,17 +329,17 @@ impl Dispatcher {
                 ticket.disarm();
                 let why: Box<dyn std::any::Any + Send> =
                     Box::new("the call thread ended before the tool answered");
-                return Timed::Finished(Err(why));
+                return Ending::Finished(Err(why));
             }
-            Err(_) => return Timed::TimedOut,
+            Err(_) => return Ending::TimedOut,
         };
         ticket.disarm();
         match first {
-            FirstPoll::Ready(outcome) => Timed::Finished(outcome),
+            FirstPoll::Ready(outcome) => Ending::Finished(outcome),
             // Dropped here at the deadline: cancelled at the `await` it waits on.
             FirstPoll::Yielded(rest) => match tokio::time::timeout_at(deadline, rest).await {
-                Ok(outcome) => Timed::Finished(outcome),
-                Err(_) => Timed::TimedOut,
+                Ok(outcome) => Ending::Finished(outcome),
+                Err(_) => Ending::TimedOut,
             },
         }
     }
