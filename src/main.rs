@@ -9,6 +9,11 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+/// The binary's allocator: the review allocates many small strings and vectors per clause,
+/// which mimalloc serves faster than the system allocator (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 // The skill library registers its skills at link time; naming it makes sure it is linked.
 skill_core::link_skills!(skills);
 
@@ -57,23 +62,26 @@ const EXIT_BROKEN_PIPE: u8 = 141;
 /// command (or, under `serve`, the client).
 const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The environment variable that sets the time limit of skill calls, in milliseconds.
+/// The environment variable that sets the time limit of skill calls, in milliseconds, or
+/// `off` for none (every skill then runs in its caller's task, as in the library).
 const CALL_TIMEOUT_VAR: &str = "SKILLKIT_CALL_TIMEOUT_MS";
 
-/// The time limit of skill calls: [`CALL_TIMEOUT_VAR`] when set, else
+/// The time limit of skill calls: [`CALL_TIMEOUT_VAR`] when set (`None` for `off`), else
 /// [`DEFAULT_CALL_TIMEOUT`].
-fn call_timeout() -> Result<Duration, String> {
+fn call_timeout() -> Result<Option<Duration>, String> {
+    let expected = "expected a whole number of milliseconds above 0, or `off` for no limit";
     match std::env::var(CALL_TIMEOUT_VAR) {
-        Err(std::env::VarError::NotPresent) => Ok(DEFAULT_CALL_TIMEOUT),
+        Err(std::env::VarError::NotPresent) => Ok(Some(DEFAULT_CALL_TIMEOUT)),
+        Ok(text) if text.trim().eq_ignore_ascii_case("off") => Ok(None),
         Ok(text) => match text.trim().parse::<u64>() {
-            Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+            Ok(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
             _ => Err(format!(
-                "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; expected a whole number of milliseconds above 0 (default {})",
+                "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; {expected} (default {})",
                 DEFAULT_CALL_TIMEOUT.as_millis()
             )),
         },
         Err(std::env::VarError::NotUnicode(text)) => Err(format!(
-            "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; expected a whole number of milliseconds above 0"
+            "{CALL_TIMEOUT_VAR}={text:?} is not a time limit; {expected}"
         )),
     }
 }
@@ -134,11 +142,11 @@ fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let dispatcher = match skill_core::Dispatcher::builder()
-        .with_inventory()
-        .default_timeout(timeout)
-        .build()
-    {
+    let mut builder = skill_core::Dispatcher::builder().with_inventory();
+    if let Some(timeout) = timeout {
+        builder = builder.default_timeout(timeout);
+    }
+    let dispatcher = match builder.build() {
         Ok(d) => d,
         Err(err) => {
             let _ = writeln!(

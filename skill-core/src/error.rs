@@ -29,6 +29,9 @@ pub mod codes {
     pub const TIMEOUT: &str = "timeout";
     /// The skill panicked; the host caught it.
     pub const PANIC: &str = "panic";
+    /// A timed call could not start: every call thread of the dispatcher is busy (most
+    /// often held by calls abandoned after their time limit). Nothing ran.
+    pub const OVERLOADED: &str = "overloaded";
     /// The skill is registered but not active (disabled or deprecated and removed).
     pub const SKILL_DISABLED: &str = "skill_disabled";
     /// The skill failed for a reason of its own and gave no code.

@@ -88,7 +88,10 @@ pub use context::{FromSkillContext, Inject, SkillContext};
 pub use dialect::{
     mcp_structured_content, Dialect, DialectError, McpCallResult, ProviderCall, WireArguments,
 };
-pub use dispatch::{validate_skill_id, Dispatcher, DispatcherBuilder, RegistryError, ToolSet};
+pub use dispatch::{
+    validate_skill_id, CallThreadStats, Dispatcher, DispatcherBuilder, RegistryError, ToolSet,
+    DEFAULT_MAX_CALL_THREADS,
+};
 pub use error::{codes, SkillError};
 pub use outcome::Outcome;
 pub use prepare::{PrepareScope, Preparer};

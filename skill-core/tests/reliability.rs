@@ -37,6 +37,35 @@ fn block() -> u64 {
     3
 }
 
+/// Set when `wait_long`'s future is dropped (cancelled at its `await`).
+static WAIT_LONG_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`WAIT_LONG_DROPPED`] when dropped.
+struct DropFlag;
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        WAIT_LONG_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits on a timer far past its limit, yielding to its runtime.
+#[skill(id = "wait_long", timeout_ms = 100)]
+async fn wait_long() -> u64 {
+    let _flag = DropFlag;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    60
+}
+
+/// Names the thread it starts on and the one it runs on after it yields once.
+#[skill(id = "where_run", timeout_ms = 10_000)]
+async fn where_run() -> Vec<String> {
+    let name = || std::thread::current().name().unwrap_or("").to_string();
+    let before = name();
+    tokio::task::yield_now().await;
+    vec![before, name()]
+}
+
 /// Always panics.
 #[skill(id = "explode")]
 fn explode() -> String {
@@ -249,6 +278,94 @@ async fn a_blocked_thread_times_out() {
     let d = dispatcher();
     let result = d.call("block", "{}", &SkillContext::new()).await;
     assert_eq!(result.error.expect("timeout").code, codes::TIMEOUT);
+}
+
+/// A sync skill's body runs on a call thread (nothing could interrupt it on the runtime);
+/// an async skill comes back to its caller's runtime at its first `await` and stays there.
+#[tokio::test(flavor = "current_thread")]
+async fn an_async_skill_that_yields_runs_on_its_callers_runtime() {
+    let d = dispatcher();
+    let result = d.call("where_run", "{}", &SkillContext::new()).await;
+    let threads: Vec<String> = result.data_as().expect("names of threads");
+    let here = std::thread::current().name().unwrap_or("").to_string();
+    assert_eq!(threads[1], here, "after its first await: {threads:?}");
+    assert_ne!(
+        threads[0], here,
+        "the first poll is on a call thread: {threads:?}"
+    );
+}
+
+/// An async skill waiting past its limit is cancelled at its `await` (its future dropped):
+/// no thread is left running it.
+#[tokio::test(flavor = "current_thread")]
+async fn an_async_skill_past_its_limit_is_cancelled_and_holds_no_thread() {
+    let d = dispatcher();
+    let result = d.call("wait_long", "{}", &SkillContext::new()).await;
+    assert_eq!(result.error.expect("timeout").code, codes::TIMEOUT);
+    assert!(WAIT_LONG_DROPPED.load(Ordering::SeqCst), "cancelled");
+    assert_eq!(d.call_threads().abandoned, 0, "{:?}", d.call_threads());
+}
+
+/// A call abandoned after its limit is counted while its thread runs on; a timed call that
+/// finds every call thread taken is refused at once with `overloaded` (never a silent wait);
+/// once the abandoned skill returns, its thread serves again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn abandoned_calls_are_counted_and_a_full_pool_refuses_at_once() {
+    let d = Dispatcher::builder()
+        .with_inventory()
+        .default_timeout(Duration::from_secs(30))
+        .max_call_threads(1)
+        .build()
+        .unwrap();
+    let ctx = SkillContext::new();
+    let blocked = d.call("block", "{}", &ctx).await;
+    assert_eq!(blocked.error.expect("timeout").code, codes::TIMEOUT);
+    let stats = d.call_threads();
+    assert_eq!(
+        (stats.threads, stats.abandoned, stats.max_threads),
+        (1, 1, 1)
+    );
+
+    let refused = d.call("repeat", r#"{"text": "x"}"#, &ctx).await;
+    let error = refused.error.expect("no thread free");
+    assert_eq!(error.code, codes::OVERLOADED);
+    assert!(
+        error.message.contains("try again later"),
+        "{}",
+        error.message
+    );
+    let details = error.details.expect("counts for the operator");
+    assert_eq!(details["abandoned"], 1);
+    assert_eq!(details["max_threads"], 1);
+
+    // `block` sleeps 3 s; then its thread is free and counted so.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while d.call_threads().abandoned > 0 {
+        assert!(Instant::now() < deadline, "{:?}", d.call_threads());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let served = d.call("repeat", r#"{"text": "x", "times": 3}"#, &ctx).await;
+    assert_eq!(served.data_as::<String>().unwrap(), "xxx");
+    assert_eq!(d.call_threads().threads, 1, "the same thread, reused");
+}
+
+/// Timed calls reuse their threads: many calls, one after another, make no thread each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_calls_reuse_their_threads() {
+    let d = Dispatcher::builder()
+        .with_inventory()
+        .default_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let ctx = SkillContext::new();
+    for _ in 0..200 {
+        let result = d.call("repeat", r#"{"text": "ab"}"#, &ctx).await;
+        assert!(result.success, "{:?}", result.error);
+    }
+    // One or two threads take turns; a few more if the machine is slow to park them.
+    let stats = d.call_threads();
+    assert!(stats.threads < 20, "{stats:?}");
+    assert_eq!(stats.abandoned, 0);
 }
 
 #[tokio::test]

@@ -1,12 +1,17 @@
 //! Running one call: the strict fast path, the lenient second chance, panic isolation and
 //! time limits.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use serde_json::json;
+use tracing::Instrument;
 
+use super::call_threads::{CallThreadStats, Refusal};
 use super::Dispatcher;
 use crate::args::{parse_for_tool_strict, retry_message, ParseError, ParseWarning};
 use crate::confirm::Confirmed;
@@ -145,11 +150,14 @@ impl Dispatcher {
     /// One invocation with panic isolation and the time limit; errors before the body runs
     /// stay [`InvokeError::Input`].
     ///
-    /// A call with a time limit runs on a thread of its own while this task waits on a
-    /// timer, so the limit holds even against a skill that never yields (a busy loop, a
-    /// blocking read): the caller gets `timeout` on time and the host keeps serving. Rust
-    /// cannot stop a thread, so such a skill's thread is abandoned and runs on until it
-    /// returns. Without a limit (or outside a Tokio runtime) the skill runs in this task.
+    /// A call with a time limit starts on one of the dispatcher's call threads (a pool of
+    /// reused threads, `call_threads.rs`) while this task waits on a timer, so the limit
+    /// holds even against a skill that never yields (a busy loop, a blocking read): the
+    /// caller gets `timeout` on time and the host keeps serving. Rust cannot stop a thread,
+    /// so such a skill's thread is abandoned, counted, and runs on until it returns. A skill
+    /// that yields (an async skill awaiting I/O or a timer) comes back to this task at its
+    /// first `await` and runs on the caller's runtime from then on. Without a limit (or
+    /// outside a Tokio runtime) the skill runs in this task.
     async fn execute(
         &self,
         skill: &'static SkillRegistration,
@@ -163,9 +171,10 @@ impl Dispatcher {
             .or(self.inner.default_timeout);
         let outcome = match (timeout, tokio::runtime::Handle::try_current()) {
             (Some(limit), Ok(handle)) => {
-                match run_on_own_thread(skill, args, ctx, mode, handle, limit).await {
-                    Some(outcome) => outcome,
-                    None => return Err(InvokeError::Run(timeout_error(skill, limit))),
+                match self.run_timed(skill, args, ctx, mode, handle, limit).await {
+                    Ending::Finished(outcome) => outcome,
+                    Ending::TimedOut => return Err(InvokeError::Run(timeout_error(skill, limit))),
+                    Ending::Refused(err) => return Err(InvokeError::Run(err)),
                 }
             }
             _ => {
@@ -217,7 +226,7 @@ type Outcome = Result<
     Box<dyn std::any::Any + Send + 'static>,
 >;
 
-/// The arguments of a call, owned, so they can move to the skill's thread.
+/// The arguments of a call, owned, so they can move to a call thread.
 enum OwnedArgs {
     None,
     Text(String),
@@ -242,45 +251,127 @@ impl OwnedArgs {
     }
 }
 
-/// Runs the skill on a new thread (driving its future with `handle`) and waits at most
-/// `limit` for it; `None` when the limit passed first. The thread is detached: a skill that
-/// never returns keeps its thread, not the caller's.
-async fn run_on_own_thread(
-    skill: &'static SkillRegistration,
-    args: CallArgs<'_>,
-    ctx: &SkillContext,
-    mode: PrepareMode,
-    handle: tokio::runtime::Handle,
-    limit: Duration,
-) -> Option<Outcome> {
-    let (sender, receiver) = tokio::sync::oneshot::channel::<Outcome>();
-    let owned_args = OwnedArgs::new(args);
-    let owned_ctx = ctx.clone();
-    let spawned = std::thread::Builder::new()
-        .name(format!("skill {}", skill.id))
-        .spawn(move || {
-            let invocation =
-                AssertUnwindSafe((skill.invoke)(&owned_ctx, owned_args.borrow(), mode))
-                    .catch_unwind();
+/// How a timed call ended.
+enum Ending {
+    /// The skill returned (or panicked) within its limit.
+    Finished(Outcome),
+    /// The limit passed first.
+    TimedOut,
+    /// No call thread could take the call (`overloaded`).
+    Refused(SkillError),
+}
+
+/// A timed call's future, owned so it can move from a call thread to the caller's task.
+type CallFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+
+/// What a call thread hands back after polling a call once.
+enum FirstPoll {
+    /// The skill finished without yielding (every sync skill).
+    Ready(Outcome),
+    /// The skill yielded: the rest is polled by the caller's task, on its runtime.
+    Yielded(CallFuture),
+}
+
+impl Dispatcher {
+    /// Runs a timed call: its first poll (a sync skill's whole body, an async skill's code up
+    /// to its first `await`) on a call thread, since nothing can interrupt it; the rest, if
+    /// the skill yields, in this task under the same deadline. `TimedOut` when the limit
+    /// passed first; a call still running on its thread is then counted as abandoned.
+    async fn run_timed(
+        &self,
+        skill: &'static SkillRegistration,
+        args: CallArgs<'_>,
+        ctx: &SkillContext,
+        mode: PrepareMode,
+        handle: tokio::runtime::Handle,
+        limit: Duration,
+    ) -> Ending {
+        let deadline = tokio::time::Instant::now() + limit;
+        let owned_args = OwnedArgs::new(args);
+        let owned_ctx = ctx.clone();
+        let mut future: CallFuture = Box::pin(
+            async move {
+                let (ctx, args) = (owned_ctx, owned_args);
+                AssertUnwindSafe((skill.invoke)(&ctx, args.borrow(), mode))
+                    .catch_unwind()
+                    .await
+            }
+            .instrument(tracing::Span::current()),
+        );
+        // The thread polls with this task's waker, so whatever the skill waits on wakes
+        // this task, which polls it from then on.
+        let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+        let (sender, receiver) = tokio::sync::oneshot::channel::<FirstPoll>();
+        let first_poll = move || {
+            let _runtime = handle.enter();
+            let first = match future.as_mut().poll(&mut Context::from_waker(&waker)) {
+                Poll::Ready(outcome) => FirstPoll::Ready(outcome),
+                Poll::Pending => FirstPoll::Yielded(future),
+            };
             // The caller may have given up (timeout, cancelled): nobody to tell.
-            let _ = sender.send(handle.block_on(invocation));
-        });
-    if let Err(err) = spawned {
-        // No thread to be had (resource limits): run here, with the limit as an async timer.
-        tracing::warn!(skill = skill.id, error = %err, "no thread for a timed call; running it in the caller's task");
-        let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
-        return tokio::time::timeout(limit, invocation).await.ok();
-    }
-    match tokio::time::timeout(limit, receiver).await {
-        Ok(Ok(outcome)) => Some(outcome),
-        // The thread ended without an answer: its runtime is shutting down.
-        Ok(Err(_)) => {
-            let why: Box<dyn std::any::Any + Send> =
-                Box::new("the runtime shut down while the tool was running");
-            Some(Err(why))
+            let _ = sender.send(first);
+        };
+        let ticket = match self.inner.call_threads.submit(skill.id, first_poll) {
+            Ok(ticket) => ticket,
+            Err(Refusal::Full(stats)) => return Ending::Refused(overloaded_error(skill, stats)),
+            Err(Refusal::NoThread(err)) => {
+                // The system gives no thread (resource limits): run here, with the limit
+                // as an async timer.
+                tracing::warn!(skill = skill.id, error = %err, "no thread for a timed call; running it in the caller's task");
+                let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
+                return match tokio::time::timeout_at(deadline, invocation).await {
+                    Ok(outcome) => Ending::Finished(outcome),
+                    Err(_) => Ending::TimedOut,
+                };
+            }
+        };
+        // Dropping `ticket` unanswered (limit passed, or this future dropped) marks the call
+        // abandoned while its thread still runs it.
+        let first = match tokio::time::timeout_at(deadline, receiver).await {
+            Ok(Ok(first)) => first,
+            // The thread ended without an answer: the dispatcher is being dropped.
+            Ok(Err(_)) => {
+                ticket.disarm();
+                let why: Box<dyn std::any::Any + Send> =
+                    Box::new("the call thread ended before the tool answered");
+                return Ending::Finished(Err(why));
+            }
+            Err(_) => return Ending::TimedOut,
+        };
+        ticket.disarm();
+        match first {
+            FirstPoll::Ready(outcome) => Ending::Finished(outcome),
+            // Dropped here at the deadline: cancelled at the `await` it waits on.
+            FirstPoll::Yielded(rest) => match tokio::time::timeout_at(deadline, rest).await {
+                Ok(outcome) => Ending::Finished(outcome),
+                Err(_) => Ending::TimedOut,
+            },
         }
-        Err(_) => None,
     }
+}
+
+/// The error for a timed call no call thread could take: every one is busy, most often
+/// with calls abandoned after their time limit.
+fn overloaded_error(skill: &SkillRegistration, stats: CallThreadStats) -> SkillError {
+    tracing::error!(
+        skill = skill.id,
+        threads = stats.threads,
+        abandoned = stats.abandoned,
+        max_threads = stats.max_threads,
+        "no call thread free for a timed call; refused"
+    );
+    SkillError::new(
+        codes::OVERLOADED,
+        format!(
+            "tool `{}` could not start: the host is running as many calls as it allows; try again later",
+            skill.wire_name
+        ),
+    )
+    .with_details(json!({
+        "threads": stats.threads,
+        "abandoned": stats.abandoned,
+        "max_threads": stats.max_threads,
+    }))
 }
 
 /// The error for a call that did not finish within `limit`.

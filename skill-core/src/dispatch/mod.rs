@@ -9,8 +9,10 @@
 //! | `registry.rs` | id rules, duplicate and wire-name checks, the builder |
 //! | `tool_set.rs` | [`ToolSet`] and the per-(dialect, filter) cache |
 //! | `execute.rs` | one call: fast path, lenient retry, panics, time limits |
+//! | `call_threads.rs` | the pool of reused threads timed calls start on |
 //! | `confirmation.rs` | calls parked for a person's decision |
 
+mod call_threads;
 mod confirmation;
 mod execute;
 mod registry;
@@ -22,6 +24,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub use call_threads::{CallThreadStats, DEFAULT_MAX_CALL_THREADS};
 pub use registry::{validate_skill_id, DispatcherBuilder, RegistryError};
 pub use tool_set::ToolSet;
 
@@ -34,6 +37,7 @@ use crate::limits::ArgumentLimits;
 use crate::registration::{CallArgs, PrepareMode, SkillRegistration};
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolFilter};
+use call_threads::CallThreads;
 
 type ToolCache = RwLock<HashMap<ToolFilter, Result<ToolSet, DialectError>>>;
 
@@ -48,6 +52,8 @@ struct Inner {
     tool_cache: [ToolCache; Dialect::ALL.len()],
     catalog: OnceLock<ToolCatalog>,
     confirmations: ConfirmationQueue,
+    /// Where timed calls start (no thread exists until the first one).
+    call_threads: CallThreads,
 }
 
 /// Finds skills by id and runs them. Cheap to clone; share one per process.
@@ -94,6 +100,12 @@ impl Dispatcher {
     /// The time limit of skills that declare none (`None`: they run without one).
     pub fn default_timeout(&self) -> Option<Duration> {
         self.inner.default_timeout
+    }
+
+    /// The threads timed calls start on: how many exist, wait for work, or are held by
+    /// calls abandoned after their time limit, and the bound (for health checks).
+    pub fn call_threads(&self) -> CallThreadStats {
+        self.inner.call_threads.stats()
     }
 
     /// Whether an argument the skill does not have is refused rather than reported.

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use super::call_threads::{CallThreads, DEFAULT_MAX_CALL_THREADS};
 use super::{Dispatcher, Inner};
 use crate::confirm::{ConfirmationQueue, DEFAULT_CONFIRMATION_TTL};
 use crate::limits::ArgumentLimits;
@@ -62,6 +63,7 @@ pub struct DispatcherBuilder {
     limits: ArgumentLimits,
     strict_arguments: bool,
     confirmation_ttl: Duration,
+    max_call_threads: usize,
 }
 
 impl Default for DispatcherBuilder {
@@ -72,6 +74,7 @@ impl Default for DispatcherBuilder {
             limits: ArgumentLimits::default(),
             strict_arguments: false,
             confirmation_ttl: DEFAULT_CONFIRMATION_TTL,
+            max_call_threads: DEFAULT_MAX_CALL_THREADS,
         }
     }
 }
@@ -87,6 +90,7 @@ impl DispatcherBuilder {
             limits: dispatcher.inner.limits,
             strict_arguments: dispatcher.inner.strict_arguments,
             confirmation_ttl: dispatcher.inner.confirmations.ttl(),
+            max_call_threads: dispatcher.inner.call_threads.stats().max_threads,
         }
     }
 
@@ -114,6 +118,16 @@ impl DispatcherBuilder {
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Bound on the threads timed calls start on (default [`DEFAULT_MAX_CALL_THREADS`]; at
+    /// least one). A call abandoned after its time limit keeps its thread until its skill
+    /// returns; a timed call that finds every thread busy is refused with `overloaded`
+    /// instead of waiting ([`Dispatcher::call_threads`] has the counts).
+    #[must_use]
+    pub fn max_call_threads(mut self, threads: usize) -> Self {
+        self.max_call_threads = threads;
         self
     }
 
@@ -198,6 +212,7 @@ impl DispatcherBuilder {
                 tool_cache: Default::default(),
                 catalog: OnceLock::new(),
                 confirmations: ConfirmationQueue::new(self.confirmation_ttl),
+                call_threads: CallThreads::new(self.max_call_threads),
             }),
         })
     }

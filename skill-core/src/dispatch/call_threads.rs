@@ -1,0 +1,411 @@
+//! The threads timed calls run on: a pool of reused threads, one per dispatcher, bounded,
+//! that counts the calls it holds for callers that gave up.
+//!
+//! A timed call must not run on its caller's runtime thread, or a skill that never yields
+//! would keep the caller from answering `timeout` (see `execute.rs`). Creating a thread per
+//! call kept that promise at the price of a `clone`, a stack mapping and its unmapping per
+//! call (most of the time of a review of 20,000 clauses). This pool keeps its threads: a
+//! thread is created only when every thread is busy and the pool is under its bound, and an
+//! idle thread ends after [`IDLE_TIMEOUT`].
+//!
+//! Why a pool of its own and not Tokio's blocking pool (`spawn_blocking`):
+//! - a call abandoned to its thread (a skill looping past its limit) holds that thread for
+//!   good; in Tokio's pool it would take a thread from `tokio::fs`, DNS lookups and every
+//!   other `spawn_blocking` user of the runtime, and once that pool is full new work waits
+//!   in its queue without a word. Here the bound is the dispatcher's own, abandoned calls are
+//!   counted, and a call that finds every thread held by one is refused at once
+//!   (`overloaded`), with the counts in the error and the log;
+//! - it hands a call over with one lock and one wake-up (measured at about a third of
+//!   `spawn_blocking`'s CPU per call, BENCHMARKS.md), and works the same under a
+//!   current-thread runtime.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Default bound on the threads of one dispatcher's pool (as Tokio's blocking pool).
+pub const DEFAULT_MAX_CALL_THREADS: usize = 512;
+
+/// How long an idle thread waits for work before it ends.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A snapshot of a dispatcher's call threads ([`crate::Dispatcher::call_threads`]), for
+/// health checks and logs: how many exist, how many wait for work, and how many are held by
+/// calls whose caller stopped waiting (time limit passed, or the call was cancelled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallThreadStats {
+    /// Threads alive (busy or idle).
+    pub threads: usize,
+    /// Threads waiting for a call.
+    pub idle: usize,
+    /// Threads still running a call nobody waits for any more; each is free again when its
+    /// skill returns.
+    pub abandoned: usize,
+    /// The bound: at most this many threads. At the bound a timed call waits for a thread
+    /// (at most until its own limit), or is refused at once with `overloaded` when every
+    /// thread is held by an abandoned call.
+    pub max_threads: usize,
+}
+
+/// Why the pool could not take a call.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The pool is at its bound and every thread is held by an abandoned call.
+    Full(CallThreadStats),
+    /// The pool needed a thread and the operating system gave none.
+    NoThread(std::io::Error),
+}
+
+/// One dispatcher's call threads (shared by its clones). Threads end when idle for
+/// [`IDLE_TIMEOUT`] or once the dispatcher is dropped.
+#[derive(Debug)]
+pub(crate) struct CallThreads {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    work: Condvar,
+    max_threads: usize,
+    abandoned: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    queue: VecDeque<Job>,
+    threads: usize,
+    idle: usize,
+    closed: bool,
+}
+
+/// A call handed to the pool, with the slot its caller watches.
+struct Job {
+    run: Box<dyn FnOnce() + Send>,
+    slot: Arc<Slot>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job").field("slot", &self.slot).finish()
+    }
+}
+
+/// Where a call stands; shared by the caller's [`Ticket`] and the thread.
+#[derive(Debug)]
+struct Slot {
+    state: AtomicU8,
+    skill: &'static str,
+}
+
+const QUEUED: u8 = 0;
+const RUNNING: u8 = 1;
+const DONE: u8 = 2;
+const ABANDONED: u8 = 3;
+const CANCELLED: u8 = 4;
+
+impl CallThreads {
+    /// An empty pool of at most `max_threads` threads (at least one).
+    pub(crate) fn new(max_threads: usize) -> Self {
+        CallThreads {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                work: Condvar::new(),
+                max_threads: max_threads.max(1),
+                abandoned: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// The pool's counts now.
+    pub(crate) fn stats(&self) -> CallThreadStats {
+        self.shared.stats(&self.shared.lock())
+    }
+
+    /// Runs `run` on a thread of the pool: an idle one, else a new one while under the
+    /// bound, else the next one to finish its call; refused when every thread is held by
+    /// an abandoned call. The [`Ticket`] tells the pool when the caller stops waiting.
+    pub(crate) fn submit(
+        &self,
+        skill: &'static str,
+        run: impl FnOnce() + Send + 'static,
+    ) -> Result<Ticket, Refusal> {
+        let slot = Arc::new(Slot {
+            state: AtomicU8::new(QUEUED),
+            skill,
+        });
+        let job = Job {
+            run: Box::new(run),
+            slot: Arc::clone(&slot),
+        };
+        let ticket = Ticket {
+            slot,
+            shared: Arc::clone(&self.shared),
+            armed: true,
+        };
+        let mut state = self.shared.lock();
+        if state.idle > state.queue.len() {
+            state.queue.push_back(job);
+            drop(state);
+            self.shared.work.notify_one();
+            return Ok(ticket);
+        }
+        if state.threads >= self.shared.max_threads {
+            let stats = self.shared.stats(&state);
+            if stats.abandoned < stats.threads {
+                // A thread running a live call (or finishing one) takes it next; the caller
+                // waits at most until its own time limit, then the call is dropped unrun.
+                state.queue.push_back(job);
+                return Ok(ticket);
+            }
+            drop(state);
+            // Every thread is held by an abandoned call: none may ever come free.
+            ticket.disarm();
+            return Err(Refusal::Full(stats));
+        }
+        state.threads += 1;
+        drop(state);
+        let shared = Arc::clone(&self.shared);
+        // The job goes to the new thread directly, so no other call can take its place.
+        let spawned = std::thread::Builder::new()
+            .name("skill-call".into())
+            .spawn(move || shared.serve(Some(job)));
+        match spawned {
+            Ok(_) => Ok(ticket),
+            Err(err) => {
+                self.shared.lock().threads -= 1;
+                ticket.disarm();
+                Err(Refusal::NoThread(err))
+            }
+        }
+    }
+}
+
+impl Drop for CallThreads {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        state.closed = true;
+        state.queue.clear();
+        drop(state);
+        self.shared.work.notify_all();
+    }
+}
+
+impl Shared {
+    /// The state; a poisoned lock is taken over (nothing in it can be left half-updated by
+    /// a panic: the pool never runs a job while holding it).
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn stats(&self, state: &State) -> CallThreadStats {
+        CallThreadStats {
+            threads: state.threads,
+            idle: state.idle,
+            abandoned: self.abandoned.load(Ordering::Relaxed),
+            max_threads: self.max_threads,
+        }
+    }
+
+    /// A pool thread: runs its first job, then whatever comes, until idle too long or the
+    /// pool is closed.
+    fn serve(&self, mut job: Option<Job>) {
+        loop {
+            if let Some(job) = job.take() {
+                self.run(job);
+            }
+            let mut state = self.lock();
+            state.idle += 1;
+            let idle_since = Instant::now();
+            loop {
+                if let Some(next) = state.queue.pop_front() {
+                    job = Some(next);
+                    break;
+                }
+                let waited = idle_since.elapsed();
+                if state.closed || waited >= IDLE_TIMEOUT {
+                    state.idle -= 1;
+                    state.threads -= 1;
+                    return;
+                }
+                state = match self.work.wait_timeout(state, IDLE_TIMEOUT - waited) {
+                    Ok((state, _)) => state,
+                    Err(poisoned) => poisoned.into_inner().0,
+                };
+            }
+            state.idle -= 1;
+        }
+    }
+
+    fn run(&self, job: Job) {
+        if job
+            .slot
+            .state
+            .compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return; // the caller left before the call started
+        }
+        let started = Instant::now();
+        // The job catches the skill's panics itself; this guard only keeps a bug in the
+        // hand-over from taking the thread's count with it.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job.run));
+        if job.slot.state.swap(DONE, Ordering::AcqRel) == ABANDONED {
+            let abandoned = self.abandoned.fetch_sub(1, Ordering::Relaxed) - 1;
+            tracing::info!(
+                skill = job.slot.skill,
+                ran_ms = started.elapsed().as_millis() as u64,
+                abandoned,
+                "an abandoned call returned; its thread is free again"
+            );
+        }
+    }
+}
+
+/// The caller's hold on a submitted call. Dropped before [`Ticket::disarm`] (the time
+/// limit passed, or the caller's future was dropped), it marks the call abandoned: counted
+/// and logged while its skill runs on, or never started if it was still queued.
+#[derive(Debug)]
+pub(crate) struct Ticket {
+    slot: Arc<Slot>,
+    shared: Arc<Shared>,
+    armed: bool,
+}
+
+impl Ticket {
+    /// The caller has the call's answer: nothing to account for.
+    pub(crate) fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let state = &self.slot.state;
+        if state
+            .compare_exchange(QUEUED, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return;
+        }
+        if state
+            .compare_exchange(RUNNING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            let abandoned = self.shared.abandoned.fetch_add(1, Ordering::Relaxed) + 1;
+            let threads = self.shared.lock().threads;
+            tracing::warn!(
+                skill = self.slot.skill,
+                abandoned,
+                threads,
+                max_threads = self.shared.max_threads,
+                "a call was abandoned to its thread, which runs on until the skill returns"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn threads_are_reused_and_bounded() {
+        let pool = CallThreads::new(2);
+        let (done, finished) = mpsc::channel();
+        for _ in 0..20 {
+            let done = done.clone();
+            let ticket = pool.submit("t", move || done.send(()).unwrap()).unwrap();
+            finished.recv().unwrap();
+            ticket.disarm();
+        }
+        // Twenty calls one after another: one thread, maybe two while the first goes idle.
+        assert!(pool.stats().threads <= 2, "{:?}", pool.stats());
+        assert_eq!(pool.stats().abandoned, 0);
+    }
+
+    #[test]
+    fn at_the_bound_a_call_waits_for_a_live_call_to_finish() {
+        let pool = CallThreads::new(1);
+        let (release, wait) = mpsc::channel::<()>();
+        let (done, finished) = mpsc::channel();
+        let first = done.clone();
+        let busy = pool
+            .submit("busy", move || {
+                let _ = wait.recv();
+                first.send("busy").unwrap();
+            })
+            .unwrap();
+        let next = pool
+            .submit("next", move || done.send("next").unwrap())
+            .unwrap();
+        release.send(()).unwrap();
+        assert_eq!(finished.recv().unwrap(), "busy");
+        assert_eq!(finished.recv().unwrap(), "next");
+        busy.disarm();
+        next.disarm();
+        assert_eq!(pool.stats().threads, 1);
+    }
+
+    #[test]
+    fn a_call_left_in_the_queue_never_runs() {
+        let pool = CallThreads::new(1);
+        let (release, wait) = mpsc::channel::<()>();
+        let (ran, runs) = mpsc::channel();
+        let busy = pool
+            .submit("busy", move || {
+                let _ = wait.recv();
+            })
+            .unwrap();
+        let queued = pool
+            .submit("queued", move || ran.send(()).unwrap())
+            .unwrap();
+        drop(queued); // its caller gave up before a thread took it
+        release.send(()).unwrap();
+        busy.disarm();
+        assert!(runs.recv().is_err(), "the queued call was dropped unrun");
+        assert_eq!(pool.stats().abandoned, 0);
+    }
+
+    #[test]
+    fn a_full_pool_refuses_and_counts_abandoned_calls() {
+        let pool = CallThreads::new(1);
+        let (release, wait) = mpsc::channel::<()>();
+        let (started, running) = mpsc::channel();
+        let ticket = pool
+            .submit("stuck", move || {
+                started.send(()).unwrap();
+                let _ = wait.recv();
+            })
+            .unwrap();
+        running.recv().unwrap();
+        drop(ticket); // the caller gives up
+        assert_eq!(pool.stats().abandoned, 1);
+        match pool.submit("next", || {}) {
+            Err(Refusal::Full(stats)) => {
+                assert_eq!(
+                    (stats.threads, stats.abandoned, stats.max_threads),
+                    (1, 1, 1)
+                )
+            }
+            other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+        }
+        release.send(()).unwrap();
+        // The abandoned call returns: its thread is counted free and serves again.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pool.stats().abandoned != 0 || pool.stats().idle != 1 {
+            assert!(Instant::now() < deadline, "{:?}", pool.stats());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (done, finished) = mpsc::channel();
+        pool.submit("again", move || done.send(()).unwrap())
+            .unwrap()
+            .disarm();
+        finished.recv().unwrap();
+    }
+}
