@@ -8,7 +8,7 @@
 //! The contribution of every (term, document) pair is computed when the index is built,
 //! so a search only adds numbers.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// One field of the documents: how much a match in it counts, and how much its length
 /// normalises (`b`: 0 ignores length, 1 divides fully by the relative length).
@@ -27,6 +27,9 @@ impl Field {
     }
 }
 
+/// One document as collected: (term, field, count) sorted, and its length per field.
+type DocumentTerms = (Vec<(u32, u16, u32)>, Vec<u32>);
+
 /// Term frequency saturation used unless [`Bm25FBuilder::k1`] sets another.
 pub const DEFAULT_K1: f32 = 1.2;
 
@@ -35,10 +38,10 @@ pub const DEFAULT_K1: f32 = 1.2;
 pub struct Bm25FBuilder {
     fields: Vec<Field>,
     k1: f32,
-    vocabulary: HashMap<String, u32>,
+    vocabulary: FxHashMap<String, u32>,
     /// Per document: (term, field, count), and its length per field.
-    documents: Vec<(Vec<(u32, u16, u32)>, Vec<u32>)>,
-    current: HashMap<(u32, u16), u32>,
+    documents: Vec<DocumentTerms>,
+    current: FxHashMap<(u32, u16), u32>,
     current_lengths: Vec<u32>,
 }
 
@@ -57,9 +60,9 @@ impl Bm25FBuilder {
         Self {
             fields,
             k1: DEFAULT_K1,
-            vocabulary: HashMap::new(),
+            vocabulary: FxHashMap::default(),
             documents: Vec::new(),
-            current: HashMap::new(),
+            current: FxHashMap::default(),
             current_lengths: vec![0; n],
         }
     }
@@ -171,7 +174,7 @@ struct Postings {
 /// A built BM25F index: per term, the documents that hold it and its score in each.
 #[derive(Debug, Clone)]
 pub struct Bm25F {
-    vocabulary: HashMap<String, u32>,
+    vocabulary: FxHashMap<String, u32>,
     terms: Vec<Postings>,
     documents: usize,
 }

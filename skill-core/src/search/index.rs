@@ -82,114 +82,129 @@ impl ToolDocument {
     /// (`description` and `parameters` may be missing); `index` is its place in a list,
     /// named in errors.
     pub fn from_definition(index: usize, definition: &Value) -> Result<Self, DefinitionError> {
-        let invalid = |name: String, problem: String| DefinitionError::Invalid {
-            index,
-            name,
-            problem,
-        };
-        let Value::Object(map) = definition else {
-            return Err(invalid(
-                String::new(),
-                format!("expected an object, found {}", json_type(definition)),
-            ));
-        };
-        let name = match map.get("name") {
-            Some(Value::String(name)) if !name.trim().is_empty() => name.clone(),
-            Some(Value::String(_)) => return Err(invalid(String::new(), "`name` is empty".into())),
-            Some(other) => {
-                return Err(invalid(
-                    String::new(),
-                    format!("`name` is {}, expected a string", json_type(other)),
-                ))
-            }
-            None => return Err(invalid(String::new(), "no `name`".into())),
-        };
-        let description = match map.get("description") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(d)) => d.clone(),
-            Some(other) => {
-                return Err(invalid(
-                    format!(" (`{name}`)"),
-                    format!("`description` is {}, expected a string", json_type(other)),
-                ))
-            }
-        };
-        let parameters = match map.get("parameters") {
-            None | Some(Value::Null) => Value::Null,
-            Some(p @ Value::Object(_)) => p.clone(),
-            Some(other) => {
-                return Err(invalid(
-                    format!(" (`{name}`)"),
-                    format!(
-                        "`parameters` is {}, expected a JSON Schema object",
-                        json_type(other)
-                    ),
-                ))
-            }
-        };
+        let (name, description, parameters) = definition_parts(index, definition)?;
         Ok(Self {
-            name,
-            description,
-            parameters,
+            name: name.to_string(),
+            description: description.to_string(),
+            parameters: parameters.clone(),
             labels: Vec::new(),
         })
     }
+}
 
-    /// Calls `name` with every property name and `text` with every description and enum
-    /// value of the parameters, depth first.
-    fn walk_parameters(&self, name: &mut dyn FnMut(&str), text: &mut dyn FnMut(&str)) {
-        fn walk(
-            schema: &Value,
-            depth: usize,
-            name: &mut dyn FnMut(&str),
-            text: &mut dyn FnMut(&str),
-        ) {
-            let Value::Object(map) = schema else { return };
-            if depth > 16 {
-                return;
+/// A missing `parameters`.
+static NO_PARAMETERS: Value = Value::Null;
+
+/// The name, description and parameters of a JSON definition, checked, without copying.
+fn definition_parts(
+    index: usize,
+    definition: &Value,
+) -> Result<(&str, &str, &Value), DefinitionError> {
+    let invalid = |name: String, problem: String| DefinitionError::Invalid {
+        index,
+        name,
+        problem,
+    };
+    let Value::Object(map) = definition else {
+        return Err(invalid(
+            String::new(),
+            format!("expected an object, found {}", json_type(definition)),
+        ));
+    };
+    let name = match map.get("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => name.as_str(),
+        Some(Value::String(_)) => return Err(invalid(String::new(), "`name` is empty".into())),
+        Some(other) => {
+            return Err(invalid(
+                String::new(),
+                format!("`name` is {}, expected a string", json_type(other)),
+            ))
+        }
+        None => return Err(invalid(String::new(), "no `name`".into())),
+    };
+    let description = match map.get("description") {
+        None | Some(Value::Null) => "",
+        Some(Value::String(d)) => d.as_str(),
+        Some(other) => {
+            return Err(invalid(
+                format!(" (`{name}`)"),
+                format!("`description` is {}, expected a string", json_type(other)),
+            ))
+        }
+    };
+    let parameters = match map.get("parameters") {
+        None | Some(Value::Null) => &NO_PARAMETERS,
+        Some(p @ Value::Object(_)) => p,
+        Some(other) => {
+            return Err(invalid(
+                format!(" (`{name}`)"),
+                format!(
+                    "`parameters` is {}, expected a JSON Schema object",
+                    json_type(other)
+                ),
+            ))
+        }
+    };
+    Ok((name, description, parameters))
+}
+
+/// Calls `visit(true, name)` with every property name and `visit(false, text)` with every
+/// description and enum value of a parameters schema, depth first.
+fn walk_parameters(parameters: &Value, visit: &mut dyn FnMut(bool, &str)) {
+    fn walk(schema: &Value, depth: usize, visit: &mut dyn FnMut(bool, &str)) {
+        let Value::Object(map) = schema else { return };
+        if depth > 16 {
+            return;
+        }
+        if let Some(Value::String(d)) = map.get("description") {
+            if depth > 0 {
+                visit(false, d);
             }
-            if let Some(Value::String(d)) = map.get("description") {
-                if depth > 0 {
-                    text(d);
-                }
-            }
-            if let Some(Value::Array(values)) = map.get("enum") {
-                for v in values {
-                    match v {
-                        Value::String(s) => text(s),
-                        Value::Number(n) => text(&n.to_string()),
-                        _ => {}
-                    }
-                }
-            }
-            if let Some(Value::Object(props)) = map.get("properties") {
-                for (key, sub) in props {
-                    name(key);
-                    walk(sub, depth + 1, name, text);
-                }
-            }
-            for key in ["items", "additionalProperties"] {
-                if let Some(sub) = map.get(key) {
-                    walk(sub, depth + 1, name, text);
-                }
-            }
-            for key in ["$defs", "definitions"] {
-                if let Some(Value::Object(defs)) = map.get(key) {
-                    for sub in defs.values() {
-                        walk(sub, depth + 1, name, text);
-                    }
-                }
-            }
-            for key in ["anyOf", "oneOf", "allOf"] {
-                if let Some(Value::Array(subs)) = map.get(key) {
-                    for sub in subs {
-                        walk(sub, depth + 1, name, text);
-                    }
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            for v in values {
+                match v {
+                    Value::String(s) => visit(false, s),
+                    Value::Number(n) => visit(false, &n.to_string()),
+                    _ => {}
                 }
             }
         }
-        walk(&self.parameters, 0, name, text);
+        if let Some(Value::Object(props)) = map.get("properties") {
+            for (key, sub) in props {
+                visit(true, key);
+                walk(sub, depth + 1, visit);
+            }
+        }
+        for key in ["items", "additionalProperties"] {
+            if let Some(sub) = map.get(key) {
+                walk(sub, depth + 1, visit);
+            }
+        }
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(defs)) = map.get(key) {
+                for sub in defs.values() {
+                    walk(sub, depth + 1, visit);
+                }
+            }
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(subs)) = map.get(key) {
+                for sub in subs {
+                    walk(sub, depth + 1, visit);
+                }
+            }
+        }
     }
+    walk(parameters, 0, visit);
+}
+
+/// One tool as the index reads it (borrowed from a [`ToolDocument`] or a JSON definition).
+struct ToolParts<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+    labels: &'a [String],
 }
 
 /// Fields of the index, in [`FIELDS`] order.
@@ -258,44 +273,12 @@ pub fn family_name(name: &str) -> &str {
 impl ToolIndex {
     /// Indexes these tools, in this order ([`Hit::index`] refers to it).
     pub fn new(tools: &[ToolDocument]) -> Self {
-        let analyzer = Analyzer::shared();
-        let mut builder = Bm25FBuilder::new(FIELDS.to_vec());
-        let mut family_ids: HashMap<&str, u32> = HashMap::new();
-        let mut family = Vec::with_capacity(tools.len());
-        let mut members: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (i, tool) in tools.iter().enumerate() {
-            let next = family_ids.len() as u32;
-            let id = *family_ids.entry(family_name(&tool.name)).or_insert(next);
-            family.push(id);
-            members.entry(id).or_default().push(i as u32);
-            analyzer.for_each_term(family_name(&tool.name), |t| builder.add_term(NAME, t));
-            analyzer.for_each_term(&tool.description, |t| builder.add_term(DESCRIPTION, t));
-            let mut names: Vec<String> = Vec::new();
-            let mut texts: Vec<String> = Vec::new();
-            tool.walk_parameters(&mut |n| names.push(n.to_string()), &mut |t| {
-                texts.push(t.to_string())
-            });
-            for n in &names {
-                analyzer.for_each_term(n, |t| builder.add_term(PARAMETER_NAMES, t));
-            }
-            for t in &texts {
-                analyzer.for_each_term(t, |t| builder.add_term(PARAMETER_TEXT, t));
-            }
-            for label in &tool.labels {
-                analyzer.for_each_term(label, |t| builder.add_term(LABELS, t));
-            }
-            builder.end_document();
-        }
-        members.retain(|_, m| m.len() > 1);
-        let bm25 = builder.build();
-        let synonyms = synonym_table(&bm25, analyzer);
-        Self {
-            names: tools.iter().map(|t| t.name.clone()).collect(),
-            bm25,
-            family,
-            members,
-            synonyms,
-        }
+        Self::build(tools.iter().map(|t| ToolParts {
+            name: &t.name,
+            description: &t.description,
+            parameters: &t.parameters,
+            labels: &t.labels,
+        }))
     }
 
     /// Indexes a registry in the common JSON shape: an array of `{"name", "description",
@@ -306,12 +289,59 @@ impl ToolIndex {
                 found: json_type(registry),
             });
         };
-        let documents = items
+        let parts = items
             .iter()
             .enumerate()
-            .map(|(i, d)| ToolDocument::from_definition(i, d))
+            .map(|(i, d)| {
+                definition_parts(i, d).map(|(name, description, parameters)| ToolParts {
+                    name,
+                    description,
+                    parameters,
+                    labels: &[],
+                })
+            })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self::new(&documents))
+        Ok(Self::build(parts.into_iter()))
+    }
+
+    fn build<'a>(tools: impl ExactSizeIterator<Item = ToolParts<'a>>) -> Self {
+        let analyzer = Analyzer::shared();
+        let mut builder = Bm25FBuilder::new(FIELDS.to_vec());
+        let mut family_ids: HashMap<&str, u32> = HashMap::new();
+        let mut family = Vec::with_capacity(tools.len());
+        let mut members: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut names = Vec::with_capacity(tools.len());
+        for (i, tool) in tools.enumerate() {
+            names.push(tool.name.to_string());
+            let next = family_ids.len() as u32;
+            let id = *family_ids.entry(family_name(tool.name)).or_insert(next);
+            family.push(id);
+            members.entry(id).or_default().push(i as u32);
+            analyzer.for_each_term(family_name(tool.name), |t| builder.add_term(NAME, t));
+            analyzer.for_each_term(tool.description, |t| builder.add_term(DESCRIPTION, t));
+            walk_parameters(tool.parameters, &mut |is_name, text| {
+                let field = if is_name {
+                    PARAMETER_NAMES
+                } else {
+                    PARAMETER_TEXT
+                };
+                analyzer.for_each_term(text, |t| builder.add_term(field, t));
+            });
+            for label in tool.labels {
+                analyzer.for_each_term(label, |t| builder.add_term(LABELS, t));
+            }
+            builder.end_document();
+        }
+        members.retain(|_, m| m.len() > 1);
+        let bm25 = builder.build();
+        let synonyms = synonym_table(&bm25, analyzer);
+        Self {
+            names,
+            bm25,
+            family,
+            members,
+            synonyms,
+        }
     }
 
     /// Indexes these skills, in this order.

@@ -6,10 +6,10 @@
 //! [`Analyzer`], so `GetCarsAvailable` and "cars available" meet on `car` and `avail`.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 
 /// Words that say nothing about which tool is meant: function words and the politeness of
 /// requests ("could you please ...").
@@ -32,7 +32,7 @@ fn is_cjk(c: char) -> bool {
 /// Turns text into search terms. Share one (see [`Analyzer::shared`]): stems are memoised.
 pub struct Analyzer {
     stemmer: Stemmer,
-    stems: Mutex<HashMap<String, String>>,
+    stems: Mutex<FxHashMap<String, String>>,
 }
 
 impl Default for Analyzer {
@@ -54,7 +54,7 @@ impl Analyzer {
     pub fn new() -> Self {
         Self {
             stemmer: Stemmer::create(Algorithm::English),
-            stems: Mutex::new(HashMap::new()),
+            stems: Mutex::new(FxHashMap::default()),
         }
     }
 
@@ -103,12 +103,12 @@ impl Analyzer {
 /// -> `http server`) and between letters and digits (`Events3` -> `events 3`). Runs of CJK
 /// characters give their character bigrams (a lone character gives itself).
 fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
-    let chars: Vec<char> = text.chars().collect();
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
-    let flush_cjk = |run: &mut Vec<char>, emit: &mut dyn FnMut(&str)| {
-        let mut pair = String::new();
+    let mut pair = String::new();
+    let mut flush_cjk = |run: &mut Vec<char>, emit: &mut dyn FnMut(&str)| {
         if run.len() == 1 {
+            pair.clear();
             pair.push(run[0]);
             emit(&pair);
         }
@@ -126,8 +126,11 @@ fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
             word.clear();
         }
     };
-    for (i, &c) in chars.iter().enumerate() {
-        if is_cjk(c) {
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let last = prev.replace(c);
+        if !c.is_ascii() && is_cjk(c) {
             flush(&mut word, emit);
             cjk.push(c);
             continue;
@@ -139,19 +142,22 @@ fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
             flush(&mut word, emit);
             continue;
         }
-        if let Some(&prev) = i.checked_sub(1).and_then(|p| chars.get(p)) {
-            let next = chars.get(i + 1).copied();
+        if let Some(prev) = last.filter(|_| !word.is_empty()) {
             let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
                 || (c.is_uppercase()
                     && prev.is_uppercase()
-                    && next.is_some_and(char::is_lowercase))
+                    && chars.peek().is_some_and(|n| n.is_lowercase()))
                 || (c.is_ascii_digit() && prev.is_alphabetic())
                 || (c.is_alphabetic() && prev.is_ascii_digit());
             if boundary {
                 flush(&mut word, emit);
             }
         }
-        word.extend(c.to_lowercase());
+        if c.is_ascii() {
+            word.push(c.to_ascii_lowercase());
+        } else {
+            word.extend(c.to_lowercase());
+        }
     }
     flush(&mut word, emit);
     if !cjk.is_empty() {

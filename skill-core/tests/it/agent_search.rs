@@ -222,3 +222,31 @@ async fn without_the_option_every_tool_is_sent() {
         ["convert_currency", "greet", "weather_forecast"]
     );
 }
+
+#[test]
+fn tool_search_ranks_a_dispatcher_s_skills_under_a_filter() {
+    let dispatcher = dispatcher();
+    let search = ToolSearch::new(&dispatcher);
+    let ids = |filter: &ToolFilter| -> Vec<&str> {
+        search
+            .search("convert currency", filter, 10)
+            .iter()
+            .map(|h| h.skill.id)
+            .collect()
+    };
+    let finance = ids(&ToolFilter::all().domain("finance"));
+    assert!(
+        finance.contains(&"convert_currency") && finance.contains(&"finance.convert_currency_desk"),
+        "{finance:?}"
+    );
+    assert_eq!(
+        ids(&ToolFilter::all().domain("general")),
+        ["convert_currency"]
+    );
+    assert_eq!(
+        ids(&ToolFilter::all().ids(["finance.convert_currency_desk"])),
+        ["finance.convert_currency_desk"]
+    );
+    assert!(ids(&ToolFilter::all().category("nothing")).is_empty());
+    assert_eq!(search.index().len(), dispatcher.len());
+}
