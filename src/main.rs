@@ -49,6 +49,8 @@ enum Command {
     Eval(commands::eval::EvalArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
     Serve(commands::serve::ServeArgs),
+    /// Rank the skills (or any tool registry) against a natural-language request.
+    Search(commands::search::SearchArgs),
     /// Sync the skill catalog to a database table, or export it as documentation.
     Catalog(commands::catalog::CatalogArgs),
 }
@@ -167,6 +169,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),
         Command::Catalog(args) => commands::catalog::run(&dispatcher, &args),
+        Command::Search(args) => commands::search::run(&dispatcher, &args),
     };
     match outcome {
         Ok(code) => code,

@@ -49,7 +49,8 @@
 //! The items a skill author and a host use are at the crate root (and the most common in
 //! [`prelude`]); subsystems with their own vocabulary are modules: [`agent`] (model clients
 //! and the ReAct loop), [`args`] (lenient argument reading), [`catalog`] (typed tool
-//! metadata), [`lint`], [`schema`] (canonical schemas) and [`testing`].
+//! metadata), [`lint`], [`schema`] (canonical schemas), [`search`] (ranking tools against a
+//! request) and [`testing`].
 
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
@@ -72,6 +73,7 @@ mod prepare;
 mod registration;
 mod result;
 pub mod schema;
+pub mod search;
 mod skill;
 pub mod testing;
 mod tools;

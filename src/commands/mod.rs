@@ -8,6 +8,7 @@ pub mod eval;
 pub mod list;
 pub mod parse;
 pub mod review;
+pub mod search;
 pub mod serve;
 pub mod tools;
 

@@ -40,6 +40,7 @@
 
 mod answer;
 mod client;
+mod deferred;
 mod react;
 mod retry;
 mod scripted;
@@ -58,6 +59,7 @@ mod openai;
 pub use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 pub use answer::extract_json;
 pub use client::{LlmClient, LlmError};
+pub use deferred::{DeferredTools, DEFAULT_TOOLS_PER_SEARCH, SEARCH_TOOLS};
 pub use react::{
     react_agent_loop, resume_agent_loop, serialize_tool_result, truncate_tool_result, Decision,
     PendingToolCall, ReactOptions, ReactOutcome, ResumeError, StopReason, ToolRun,

@@ -12,11 +12,13 @@ use tracing::field::Empty;
 use tracing::Instrument;
 
 use super::client::{LlmClient, LlmError};
+use super::deferred::{run_search, DeferredTools, Offered, SEARCH_TOOLS};
 use crate::confirm::PendingConfirmation;
 use crate::context::SkillContext;
 use crate::dialect::{ChatMessage, Dialect, LlmResponse, TokenUsage};
 use crate::dispatch::Dispatcher;
 use crate::error::{codes, SkillError};
+use crate::registration::SkillRegistration;
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolCall, ToolFilter};
 use std::fmt::Display;
@@ -46,6 +48,11 @@ pub struct ReactOptions {
     /// gathered. `None` (the default, SPEC-20's behaviour): the loop stops without an
     /// answer.
     pub final_answer_prompt: Option<String>,
+    /// `None` (the default): every tool the filter accepts is sent from the first turn.
+    /// `Some`: the model starts with the core tools and `search_tools`, and each tool a
+    /// search finds is appended to the set sent (never reordering what was sent). Choose
+    /// it per model: some models never call the search tool.
+    pub deferred_tools: Option<DeferredTools>,
 }
 
 impl Default for ReactOptions {
@@ -59,6 +66,7 @@ impl Default for ReactOptions {
             tool_timeout: None,
             label: String::new(),
             final_answer_prompt: None,
+            deferred_tools: None,
         }
     }
 }
@@ -104,6 +112,14 @@ impl ReactOptions {
     #[must_use]
     pub fn final_answer_at_limit(mut self, prompt: impl Into<String>) -> Self {
         self.final_answer_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Starts the model with a core set and `search_tools` instead of every tool (see
+    /// [`ReactOptions::deferred_tools`]).
+    #[must_use]
+    pub fn deferred_tools(mut self, deferred: DeferredTools) -> Self {
+        self.deferred_tools = Some(deferred);
         self
     }
 
@@ -164,6 +180,9 @@ pub struct ReactOutcome<A> {
     /// `pendingToolCalls`); non-empty exactly when `stop_reason` is
     /// [`StopReason::AwaitingConfirmation`].
     pub pending_tool_calls: Vec<PendingToolCall>,
+    /// Ids of the tools `search_tools` loaded, in the order they were appended to the set
+    /// sent (empty without [`ReactOptions::deferred_tools`]).
+    pub loaded_tools: Vec<String>,
 }
 
 /// A tool call the loop could not run without a person's consent.
@@ -261,6 +280,7 @@ where
         usage: TokenUsage::default(),
         warnings: Vec::new(),
         pending_tool_calls: Vec::new(),
+        loaded_tools: Vec::new(),
     };
     run_turns(llm, dispatcher, ctx, options, &mut read_answer, &mut out).await;
     out
@@ -378,8 +398,36 @@ async fn run_turns<C, A, E>(
     E: Display,
 {
     let label = options.label.as_str();
-    let tools = match dispatcher.tools_in(llm.dialect(), &options.tool_filter) {
-        Ok(tools) => tools,
+    let sent = match &options.deferred_tools {
+        None => dispatcher
+            .tools_in(llm.dialect(), &options.tool_filter)
+            .map(Sent::All),
+        Some(deferred) => Offered::start(
+            dispatcher,
+            llm.dialect(),
+            &options.tool_filter,
+            deferred,
+            &out.loaded_tools,
+        )
+        .map(|o| Sent::Deferred(Box::new(o))),
+    };
+    let any_tool = match &sent {
+        Ok(Sent::All(tools)) => !tools.is_empty(),
+        Ok(Sent::Deferred(_)) => dispatcher
+            .list_skills()
+            .iter()
+            .any(|s| options.tool_filter.accepts(s)),
+        Err(_) => true,
+    };
+    let mut sent = match sent {
+        Ok(sent) if any_tool => sent,
+        Ok(_) => {
+            out.stop_reason = StopReason::NoTools;
+            out.warn(format!(
+                "no tool definitions pass the filter; ReAct loop skipped ({label})"
+            ));
+            return;
+        }
         Err(err) => {
             out.stop_reason = StopReason::NoTools;
             out.warn(format!(
@@ -388,14 +436,7 @@ async fn run_turns<C, A, E>(
             return;
         }
     };
-    if tools.is_empty() {
-        out.stop_reason = StopReason::NoTools;
-        out.warn(format!(
-            "no tool definitions pass the filter; ReAct loop skipped ({label})"
-        ));
-        return;
-    }
-    let offered: HashSet<&str> = tools.names().collect();
+    let mut offered: HashSet<&'static str> = sent.names();
     let mut used_ids: HashSet<String> = out
         .final_messages
         .iter()
@@ -411,21 +452,27 @@ async fn run_turns<C, A, E>(
             label,
             iteration,
             max = options.max_iterations,
-            tools = tools.len(),
+            tools = sent.definitions().len(),
             messages = out.final_messages.len(),
             "ReAct turn"
         );
-        let response =
-            match traced_turn(llm, &out.final_messages, &tools, options.temperature).await {
-                Ok(response) => response,
-                Err(err) => {
-                    out.warn(format!(
-                        "LLM call failed in turn {iteration} ({label}): {err}"
-                    ));
-                    out.stop_reason = StopReason::LlmError(err.to_string());
-                    return;
-                }
-            };
+        let response = match traced_turn(
+            llm,
+            &out.final_messages,
+            sent.definitions(),
+            options.temperature,
+        )
+        .await
+        {
+            Ok(response) => response,
+            Err(err) => {
+                out.warn(format!(
+                    "LLM call failed in turn {iteration} ({label}): {err}"
+                ));
+                out.stop_reason = StopReason::LlmError(err.to_string());
+                return;
+            }
+        };
         out.usage += response.usage.unwrap_or_default();
 
         if response.tool_calls.is_empty() {
@@ -440,32 +487,52 @@ async fn run_turns<C, A, E>(
         }
 
         let calls = unique_call_ids(response.tool_calls, iteration, &mut used_ids);
-        let (offered, calls_ref) = (&offered, &calls);
+        let (offered_now, calls_ref) = (&offered, &calls);
         // Indices, not `&ToolCall` items: the round's future stays `Send` (a closure over a
         // borrowed item trips the higher-ranked lifetime check of spawned tasks).
-        let results: Vec<(SkillResult, f64)> = stream::iter(0..calls.len())
-            .map(|i| async move {
-                let call = &calls_ref[i];
-                let span = tool_span(call);
-                let started = Instant::now();
-                let result = run_call(dispatcher, ctx, offered, call, options)
-                    .instrument(span.clone())
-                    .await;
-                if let Some(err) = &result.error {
-                    span.record("error.type", err.code.as_ref());
-                    span.record("otel.status_code", "ERROR");
-                }
-                (result, started.elapsed().as_secs_f64() * 1000.0)
-            })
-            .buffered(options.max_parallel_tools.max(1))
-            .collect()
-            .await;
+        let deferred = options.deferred_tools.as_ref();
+        let results: Vec<(SkillResult, f64, Option<Vec<&'static SkillRegistration>>)> =
+            stream::iter(0..calls.len())
+                .map(|i| async move {
+                    let call = &calls_ref[i];
+                    let span = tool_span(call);
+                    let started = Instant::now();
+                    let (result, found) = match deferred {
+                        Some(deferred) if call.name == SEARCH_TOOLS => {
+                            let (found, result) = span.in_scope(|| {
+                                run_search(deferred, &options.tool_filter, &call.arguments)
+                            });
+                            (result, Some(found))
+                        }
+                        _ => (
+                            run_call(dispatcher, ctx, offered_now, call, options)
+                                .instrument(span.clone())
+                                .await,
+                            None,
+                        ),
+                    };
+                    if let Some(err) = &result.error {
+                        span.record("error.type", err.code.as_ref());
+                        span.record("otel.status_code", "ERROR");
+                    }
+                    (result, started.elapsed().as_secs_f64() * 1000.0, found)
+                })
+                .buffered(options.max_parallel_tools.max(1))
+                .collect()
+                .await;
         out.tool_calls += calls.len();
         out.final_messages.push(ChatMessage::assistant_tool_calls(
             Some(response.text),
             calls.clone(),
         ));
-        for (call, (result, elapsed_ms)) in calls.into_iter().zip(results) {
+        for (call, (result, elapsed_ms, found)) in calls.into_iter().zip(results) {
+            let searched = found.is_some();
+            if let (Some(found), Sent::Deferred(list)) = (found, &mut sent) {
+                let added = list.append(&found, &options.tool_filter);
+                tracing::info!(label, loaded = ?added, "search_tools loaded tools");
+                out.loaded_tools.extend(added);
+                offered = list.names.clone();
+            }
             tracing::info!(label, tool = %call.name, call_id = %call.id, success = result.success, elapsed_ms, "tool call");
             out.tool_runs.push(ToolRun {
                 call_id: call.id.clone(),
@@ -475,7 +542,7 @@ async fn run_turns<C, A, E>(
                 success: result.success,
                 elapsed_ms,
             });
-            if result.success {
+            if result.success && !searched {
                 out.skill_context
                     .insert(result.skill_id.to_string(), result.data_value());
             }
@@ -511,6 +578,29 @@ async fn run_turns<C, A, E>(
     out.stop_reason = StopReason::MaxIterations;
     if let Some(prompt) = &options.final_answer_prompt {
         answer_at_limit(llm, prompt, options, out, read_answer).await;
+    }
+}
+
+/// The tools a run sends: every tool the filter accepts (the dispatcher's cached set), or
+/// a core set that searches grow.
+enum Sent {
+    All(crate::ToolSet),
+    Deferred(Box<Offered>),
+}
+
+impl Sent {
+    fn definitions(&self) -> &[Value] {
+        match self {
+            Sent::All(tools) => tools,
+            Sent::Deferred(offered) => &offered.definitions,
+        }
+    }
+
+    fn names(&self) -> HashSet<&'static str> {
+        match self {
+            Sent::All(tools) => tools.names().collect(),
+            Sent::Deferred(offered) => offered.names.clone(),
+        }
     }
 }
 

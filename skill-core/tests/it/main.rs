@@ -5,6 +5,7 @@
 
 mod agent_confirmation;
 mod agent_loop;
+mod agent_search;
 #[cfg(feature = "anthropic")]
 mod anthropic_client;
 mod dialect_snapshots;
