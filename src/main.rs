@@ -9,11 +9,6 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
-/// The binary's allocator: the review allocates many small strings and vectors per clause,
-/// which mimalloc serves faster than the system allocator (BENCHMARKS.md).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 // The skill library registers its skills at link time; naming it makes sure it is linked.
 skill_core::link_skills!(skills);
 

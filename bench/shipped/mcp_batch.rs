@@ -6,7 +6,7 @@
 //! ```sh
 //! # a server the client starts and talks to over its stdin and stdout:
 //! mcp_batch stdio CALLS TOOL ARGUMENTS_JSON -- skillkit serve --stdio --contract c.md
-//! # a streamable HTTP endpoint already listening (JSON responses):
+//! # a streamable HTTP endpoint already listening (JSON or event-stream responses):
 //! mcp_batch http CALLS TOOL ARGUMENTS_JSON http://127.0.0.1:8765/mcp
 //! ```
 //! Prints one line: calls, total seconds, mean and median microseconds per call.
@@ -183,7 +183,8 @@ impl Drop for Pipe {
     }
 }
 
-/// A streamable HTTP endpoint on one kept-alive connection, JSON responses.
+/// A streamable HTTP endpoint on one kept-alive connection; the answer is read from a JSON
+/// body or from an event stream's last `data:` line.
 struct Http {
     stream: BufReader<TcpStream>,
     host: String,
@@ -287,7 +288,14 @@ impl Transport for Http {
         if status != 200 {
             return Err(format!("HTTP {status}: {body}"));
         }
-        serde_json::from_str(&body).map_err(|e| format!("the body is not JSON ({e}): {body}"))
+        // A JSON body, or an event stream whose `data:` line carries the answer.
+        let answer = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .rfind(|data| !data.is_empty())
+            .unwrap_or(&body);
+        serde_json::from_str(answer).map_err(|e| format!("the body is not JSON ({e}): {body}"))
     }
 
     fn notify(&mut self, message: &Value) -> Result<(), String> {

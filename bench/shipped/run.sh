@@ -11,7 +11,8 @@
 # measured beside target/release/skillkit, rounds interleaved so that load on a shared
 # machine falls on all of them alike. Needs python3 and strace. Environment: REPS (rounds,
 # default 5), CALLS (MCP calls a batch, default 3000), OUT (work folder, default
-# /tmp/skillkit-shipped), NO_BUILD=1 to measure what is built.
+# /tmp/skillkit-shipped), NO_BUILD=1 to measure what is built, PARTS (default
+# "review threads mcp") to run some of the parts.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,8 +49,13 @@ timed() {
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# Column $2 of the rows of file $1 named $3 (names hold brackets: no regular expressions).
+column() { awk -v name="$3" -v col="$2" '$1 == name {print $col}' "$1"; }
+PARTS=${PARTS:-review threads mcp}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- review -------------------------------------------------------------------------
+if part review; then
 : > "$OUT/times"
 for round in $(seq "$REPS"); do
     i=0
@@ -63,29 +69,33 @@ done
 echo
 echo "review of the 22,200-clause contract, $REPS rounds: median wall / user / sys (s)"
 for name in $(cut -d' ' -f1 "$OUT/times" | sort -u); do
-    wall=$(grep "^$name " "$OUT/times" | cut -d' ' -f2 | median)
-    user=$(grep "^$name " "$OUT/times" | cut -d' ' -f3 | median)
-    sys=$(grep "^$name " "$OUT/times" | cut -d' ' -f4 | median)
-    echo "  $name  $wall  $user  $sys"
+    wall=$(column "$OUT/times" 2 "$name" | median)
+    user=$(column "$OUT/times" 3 "$name" | median)
+    sys=$(column "$OUT/times" 4 "$name" | median)
+    echo "  $name  $wall  $user  $sys   (rounds: $(column "$OUT/times" 2 "$name" | tr '\n' ' '))"
 done
+fi
 i=0
 for bin in "${BINARIES[@]}"; do echo "  [$i] = $bin"; i=$((i + 1)); done
 
 # --- threads ------------------------------------------------------------------------
-echo
-echo "threads created (clone + clone3 calls, strace -f -c):"
 threads() {
     strace -f -c -e trace=clone,clone3 -o "$OUT/strace" "$@" > /dev/null 2>&1 || true
     awk '$NF == "clone" || $NF == "clone3" {n += $4} END {print n + 0}' "$OUT/strace"
 }
+if part threads; then
+echo
+echo "threads created (clone + clone3 calls, strace -f -c):"
 i=0
 for bin in "${BINARIES[@]}"; do
     echo "  review[$i] with the limit: $(threads "$bin" review "$OUT/contract.md" --domain fidic --format json --out "$OUT/report.json")"
     i=$((i + 1))
 done
 echo "  library review: $(threads "$LIBRARY" "$OUT/contract.md" "$OUT/report-library.json")"
+fi
 
 # --- MCP ----------------------------------------------------------------------------
+part mcp || exit 0
 # The binary's most trivial tool: with no criteria loaded it answers that none applies to
 # the clause (a few hundred bytes); rmcp's server counts the words of three.
 TOOL=load_review_criteria
@@ -120,7 +130,7 @@ for round in $(seq "$REPS"); do
     [ "$line" != failed ] && echo "rmcp-stdio $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp"
 done
 for name in $(cut -d' ' -f1 "$OUT/mcp" | sort -u); do
-    echo "  $name  $(grep "^$name " "$OUT/mcp" | cut -d' ' -f2 | median)   (rounds: $(grep "^$name " "$OUT/mcp" | cut -d' ' -f2 | tr '\n' ' '))"
+    echo "  $name  $(column "$OUT/mcp" 2 "$name" | median)   (rounds: $(column "$OUT/mcp" 2 "$name" | tr '\n' ' '))"
 done
 echo
 echo "threads created by a server over $CALLS stdio calls:"
