@@ -191,6 +191,57 @@ fn too_many_operators_on_a_page_are_refused() {
     );
 }
 
+/// A PDF of `pages` pages that all draw one content stream.
+fn pdf_sharing_one_page(content: &[u8], pages: usize) -> Vec<u8> {
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 4 + i)).collect();
+    let mut stream = format!("<< /Length {} >>\nstream\n", content.len()).into_bytes();
+    stream.extend_from_slice(content);
+    stream.extend_from_slice(b"\nendstream");
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        )
+        .into_bytes(),
+        stream,
+    ];
+    for _ in 0..pages {
+        objects.push(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R >>".to_vec(),
+        );
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
+        out.extend_from_slice(object);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
+    for offset in offsets {
+        writeln!(out, "{offset:010} 00000 n ").unwrap();
+    }
+    write!(
+        out,
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    )
+    .unwrap();
+    out
+}
+
+#[test]
+fn one_busy_page_drawn_on_many_pages_is_refused() {
+    // Each page is within its limit; together 101 of them pass the document's.
+    let busy = b"0 0 m ".repeat(499_999);
+    let doc = pdf_sharing_one_page(&busy, 101);
+    assert!(doc.len() < 4 * MIB, "{}", doc.len());
+    assert_eq!(refused(read("pages.pdf", &doc)), Limit::Operators);
+}
+
 #[test]
 fn forms_drawing_themselves_or_each_other_exponentially_are_refused() {
     // Object 6 draws itself.
