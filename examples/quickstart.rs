@@ -22,7 +22,7 @@ pub struct WordStats {
 ///
 /// Words shorter than `min_len` characters are ignored.
 #[skill(id = "text.word_stats", category = "stats")]
-async fn word_stats(
+async fn count_words(
     /// The text to analyse.
     text: String,
     /// Ignore words shorter than this many characters.

@@ -172,7 +172,7 @@ skill_packs::pack! {
         version: "3.0.0",
         exports: {
             api_version: "1.0.0",
-            tools: [JungastroArchetypeReading],
+            tools: [ArchetypeReading],
         },
         imports: [
             { from: Zodiac, tools: [CalculateZodiac, GetChartSnapshot], min_version: "1.0" },

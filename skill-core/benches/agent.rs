@@ -96,10 +96,10 @@ async fn sleep(
 
 fn dispatcher() -> Dispatcher {
     Dispatcher::builder()
-        .skill(BenchGetClauseContext::registration())
-        .skill(BenchCompareWithBaseline::registration())
-        .skill(BenchExtractTerms::registration())
-        .skill(BenchSleep::registration())
+        .skill(GetClauseContext::registration())
+        .skill(CompareWithBaseline::registration())
+        .skill(ExtractTerms::registration())
+        .skill(Sleep::registration())
         .build()
         .unwrap()
 }

@@ -63,11 +63,11 @@ const ALL_COERCED: &str = r#"{"keyword": 42, "limit": "5", "include_closed": "ye
 
 fn bench_args(c: &mut Criterion) {
     let dispatcher = Dispatcher::builder()
-        .skill(BenchSearch::registration())
+        .skill(Search::registration())
         .build()
         .unwrap();
     let ctx = SkillContext::new();
-    let reg = BenchSearch::registration();
+    let reg = Search::registration();
 
     // Sanity: both payloads succeed, the second with one warning per argument.
     let ok = dispatcher
@@ -87,11 +87,11 @@ fn bench_args(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("well_typed");
     group.bench_function("serde_from_str", |b| {
-        b.iter(|| serde_json::from_str::<BenchSearchInput>(black_box(WELL_TYPED)).unwrap())
+        b.iter(|| serde_json::from_str::<SearchInput>(black_box(WELL_TYPED)).unwrap())
     });
     group.bench_function("deserialize_args", |b| {
         b.iter(|| {
-            skill_core::__private::deserialize_args::<BenchSearchInput>(
+            skill_core::__private::deserialize_args::<SearchInput>(
                 CallArgs::Text(black_box(WELL_TYPED)),
                 "bench.search",
             )

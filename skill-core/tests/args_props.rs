@@ -180,7 +180,7 @@ proptest! {
         prop_assert!(parse.errors.is_empty(), "errors: {:?}", parse.errors);
         prop_assert!(parse.warnings.is_empty(), "warnings: {:?}", parse.warnings);
         prop_assert_eq!(&parse.arguments, &value);
-        let input: PropsTypedInput = serde_json::from_value(parse.arguments).unwrap();
+        let input: TypedInput = serde_json::from_value(parse.arguments).unwrap();
         prop_assert_eq!(input.flag, value["flag"].as_bool().unwrap());
     }
 

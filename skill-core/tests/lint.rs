@@ -146,7 +146,7 @@ fn each_rule_fires_where_it_should_and_only_there() {
 
 #[test]
 fn lint_of_one_skill_matches_the_registry_lint() {
-    let reg = FinanceBareStats::registration();
+    let reg = BareStats::registration();
     assert_eq!(lint_skill(reg).len(), 2);
 }
 

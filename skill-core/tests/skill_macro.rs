@@ -404,7 +404,7 @@ fn delete_note(
 
 #[test]
 fn confirmation_sentence_is_the_authors_with_arguments_filled_in() {
-    let reg = <TestDeleteNote as Skill>::registration();
+    let reg = <DeleteNote as Skill>::registration();
     assert_eq!(
         reg.confirm_summary,
         Some("Delete note {note_id} ({reason})")
@@ -443,7 +443,7 @@ async fn missing_injection_suggests_with_arc_for_an_arc_in_the_context() {
 #[tokio::test]
 async fn a_pending_confirmation_carries_the_authors_sentence() {
     let d = Dispatcher::builder()
-        .skill(<TestDeleteNote as Skill>::registration())
+        .skill(<DeleteNote as Skill>::registration())
         .build()
         .unwrap();
     let r = d

@@ -224,6 +224,13 @@ impl SkillFn {
         }
     }
 
+    /// The fn's `#[cfg(...)]` attributes, repeated on every generated item: a skill compiled
+    /// out takes its types, registration and id with it (two skills may then share an id
+    /// under mutually exclusive `cfg`s).
+    pub fn cfg_attrs(&self) -> impl Iterator<Item = &Attribute> + Clone {
+        self.item.attrs.iter().filter(|a| a.path().is_ident("cfg"))
+    }
+
     /// Reads the fn; problems of the signature go to `cx`.
     pub fn parse(
         cx: &mut Ctxt,

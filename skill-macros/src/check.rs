@@ -2,6 +2,7 @@
 //! `check_*` fn; every problem is reported at the span of the token that causes it.
 
 use proc_macro2::Span;
+use syn::ext::IdentExt;
 use syn::Path;
 
 use crate::ast::{Param, Role, SkillFn};
@@ -32,6 +33,9 @@ impl Status {
 /// The attribute, checked and with defaults filled in.
 pub struct Config {
     pub id: String,
+    /// Where the id is written, when it is given and valid: the id's `const` is spanned
+    /// there, so a second declaration of the id is reported at it.
+    pub id_span: Option<Span>,
     pub wire_name: String,
     pub name: String,
     pub domain: String,
@@ -45,8 +49,12 @@ pub struct Config {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub krate: Path,
-    /// Name of the marker type (defaults to the id in CamelCase).
+    /// Name of the marker type given by `marker = "..."` (by default the fn's name in
+    /// CamelCase).
     pub marker: Option<syn::Ident>,
+    /// Whether the marker's name can be used: `false` when it is the output type's (the
+    /// error is reported; no type of that name is generated).
+    pub marker_usable: bool,
 }
 
 /// The path of skill_core in generated code: `crate = "..."`, else `::skill_core`.
@@ -58,7 +66,7 @@ pub fn crate_path(attr: &SkillAttr) -> Path {
 }
 
 pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> Config {
-    let id = check_id(cx, attr, skill, attr_span);
+    let (id, id_span) = check_id(cx, attr, skill, attr_span);
     check_fn_docs(cx, skill);
     let status = check_status(cx, attr);
     let domain = check_non_empty(cx, &attr.domain, "domain", "*");
@@ -67,11 +75,13 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
     let timeout_ms = check_timeout(cx, attr);
     check_params(cx, skill);
     let confirm = check_confirm(cx, attr, skill);
-    let marker = check_marker(cx, attr);
+    let (marker, marker_usable) = check_marker(cx, attr, skill);
     Config {
         marker,
+        marker_usable,
         wire_name: id.replace('.', "_"),
         id,
+        id_span,
         name,
         domain,
         category,
@@ -91,22 +101,31 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
 }
 
 /// The id is given and is a valid tool name (the runtime's own rule, `rules::id_problem`).
-fn check_id(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> String {
+/// Returns the id, and its span when it is given and valid.
+fn check_id(
+    cx: &mut Ctxt,
+    attr: &SkillAttr,
+    skill: &SkillFn,
+    attr_span: Span,
+) -> (String, Option<Span>) {
     let fn_ident = &skill.item.sig.ident;
     match &attr.id {
         Some(lit) => {
             let id = lit.value.value();
-            if let Some(problem) = rules::id_problem(&id) {
-                cx.error_spanned_by(&lit.value, format!("invalid skill id `{id}`: {problem}"));
+            match rules::id_problem(&id) {
+                Some(problem) => {
+                    cx.error_spanned_by(&lit.value, format!("invalid skill id `{id}`: {problem}"));
+                    (id, None)
+                }
+                None => (id, Some(lit.value.span())),
             }
-            id
         }
         None => {
             cx.syn_error(syn::Error::new(
                 attr_span,
                 format!("#[skill] needs an id: `#[skill(id = \"{fn_ident}\")]`"),
             ));
-            fn_ident.to_string()
+            (fn_ident.to_string(), None)
         }
     }
 }
@@ -369,16 +388,47 @@ fn check_confirm(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn) -> Option<Str
     Some(text)
 }
 
-fn check_marker(cx: &mut Ctxt, attr: &SkillAttr) -> Option<syn::Ident> {
-    let m = attr.marker.as_ref()?;
+/// `marker = "..."` is a type name; without it, the fn's name gives one in CamelCase, which
+/// must not be the output type's. Returns the given name and whether the name is usable.
+fn check_marker(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn) -> (Option<syn::Ident>, bool) {
+    let Some(m) = attr.marker.as_ref() else {
+        let fn_ident = &skill.item.sig.ident;
+        let marker = crate::expand::camel_case(&fn_ident.unraw().to_string());
+        if syn::parse_str::<syn::Ident>(&marker).is_err() {
+            cx.error_spanned_by(
+                fn_ident,
+                format!("`fn {fn_ident}` gives no type name for the skill's marker; name one with `marker = \"...\"`"),
+            );
+        } else if output_named(&skill.output.ty, &marker) {
+            // `fn word_stats() -> WordStats`: the marker would be defined over the output type.
+            cx.error_spanned_by(
+                &skill.output.ty,
+                format!("the output type is named `{marker}`, the name of the marker `#[skill]` generates for `fn {fn_ident}`; name the fn for what it does (`fn count_words() -> WordStats`), or the marker: `#[skill(id = ..., marker = \"{marker}Skill\")]`"),
+            );
+            return (None, false);
+        }
+        return (None, true);
+    };
     match syn::parse_str::<syn::Ident>(&m.value.value()) {
-        Ok(ident) => Some(syn::Ident::new(&ident.to_string(), m.value.span())),
+        Ok(ident) => (
+            Some(syn::Ident::new(&ident.to_string(), m.value.span())),
+            true,
+        ),
         Err(_) => {
             cx.error_spanned_by(
                 &m.value,
                 "`marker` must be a type name, e.g. \"SearchClients\"",
             );
-            None
+            (None, false)
         }
     }
+}
+
+/// Whether `ty` is the bare type name `name` (`WordStats`, `WordStats<T>`): a type of the
+/// fn's own module, where the marker would be defined too (`models::WordStats` is not).
+fn output_named(ty: &syn::Type, name: &str) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.leading_colon.is_none()
+        && p.path.segments.len() == 1
+        && p.path.segments[0].ident == name)
 }

@@ -1,7 +1,8 @@
 //! Generates the items of a checked skill, one fn each: the input struct
 //! ([`input_item`]), the wire struct when arguments are prepared ([`prepare_body`]), the
 //! marker and its `Skill` impl ([`marker_item`], [`skill_impl`]) and the link-time
-//! registration ([`registration`]). Generated code stays small: everything a generic fn can
+//! registration ([`registration`]), each named after the fn, and the id's `const`
+//! ([`id_const`]). Generated code stays small: everything a generic fn can
 //! do is a call into `<crate>::__private` (invocation, argument reading, schema caching), so
 //! each skill costs the compiler little more than its input struct.
 
@@ -18,9 +19,10 @@ use crate::check::{Config, Status};
 /// `skill_core::__private::InputFields` is implemented for tuples up to this length).
 const MAX_INPUT_FIELDS: usize = 12;
 
-/// `search_reference_doc` / `crm.search-client` -> `SearchReferenceDoc` / `CrmSearchClient`.
-pub fn camel_case(id: &str) -> String {
-    id.split(['.', '_', '-'])
+/// `search_reference_doc` -> `SearchReferenceDoc` (a fn's name; also `.` and `-` separate
+/// words).
+pub fn camel_case(name: &str) -> String {
+    name.split(['.', '_', '-'])
         .filter(|part| !part.is_empty())
         .map(|part| {
             let mut chars = part.chars();
@@ -77,19 +79,24 @@ fn serde_json_string(s: &str) -> Option<String> {
     Some(out)
 }
 
-/// The names of the generated marker and input types.
+/// The names of the generated marker and input types: the fn's name in CamelCase (or
+/// `marker = "..."`), never the id, so that two skills of one id are one error (their ids'
+/// `const`s) and not a clash of every generated type and impl.
 pub struct Names {
     pub marker: Ident,
     pub input: Ident,
 }
 
 impl Names {
-    /// `None` when the id gives no valid type name (the id error is reported already).
+    /// `None` when the fn's name gives no valid type name (reported by the checks).
     pub fn of(skill: &SkillFn, cfg: &Config) -> Option<Names> {
-        let fn_span = skill.item.sig.ident.span();
+        let fn_ident = &skill.item.sig.ident;
         let (marker, span) = match &cfg.marker {
             Some(marker) => (marker.to_string(), marker.span()),
-            None => (camel_case(&cfg.id), fn_span),
+            None => (
+                camel_case(&syn::ext::IdentExt::unraw(fn_ident).to_string()),
+                fn_ident.span(),
+            ),
         };
         let marker = syn::parse_str::<Ident>(&marker).ok()?;
         Some(Names {
@@ -104,21 +111,51 @@ impl Names {
 /// Every generated item of a checked skill.
 pub fn expand(skill: &SkillFn, cfg: &Config) -> TokenStream {
     let item = skill.fn_tokens();
+    let id_const = id_const(skill, cfg);
     let Some(names) = Names::of(skill, cfg) else {
-        return item;
+        return quote!(#item #id_const);
     };
     let input_item = input_item(skill, cfg, &names);
     let marker_item = marker_item(skill, cfg, &names);
     let skill_impl = skill_impl(skill, cfg, &names);
     let registration = registration(skill, cfg, &names);
+    let cfgs = skill.cfg_attrs();
     quote! {
         #item
         #input_item
         #marker_item
+        #(#cfgs)*
         const _: () = {
             #skill_impl
             #registration
         };
+        #id_const
+    }
+}
+
+/// The name of the id's `const`: `skill_id_` and the id, with `.` written `_` (as on the
+/// wire) and `-` written `_hyphen_`. Ids that go on the wire under one name share it too.
+pub fn id_const_name(id: &str) -> String {
+    format!("skill_id_{}", id.replace('.', "_").replace('-', "_hyphen_"))
+}
+
+/// `const skill_id_<id>: () = ();` beside the fn, in its module or block and under its
+/// `cfg`s, spanned at the id. A second skill of the same id there defines it again, which
+/// the compiler reports as one error ("the name `skill_id_find_client` is defined multiple
+/// times") at the second id, pointing back at the first. The macro sees only its own fn;
+/// the compiler's name resolution is what compares the two, so no source file is read and
+/// skills compiled out by `cfg` take part in nothing. Empty when the id is missing or
+/// invalid (already reported).
+pub fn id_const(skill: &SkillFn, cfg: &Config) -> TokenStream {
+    let Some(span) = cfg.id_span else {
+        return TokenStream::new();
+    };
+    let name = Ident::new(&id_const_name(&cfg.id), span);
+    let cfgs = skill.cfg_attrs();
+    quote_spanned! {span=>
+        #(#cfgs)*
+        #[allow(dead_code, non_upper_case_globals)]
+        const #name: () = ();
     }
 }
 
@@ -134,17 +171,20 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
         .inputs
         .iter()
         .any(|arg| matches!(arg, syn::FnArg::Receiver(_)));
+    let id_const = id_const(skill, cfg);
     let names = match Names::of(skill, cfg) {
         _ if in_impl => return fn_tokens,
         Some(names) if marker_ok => names,
-        _ => return fn_tokens,
+        _ => return quote!(#fn_tokens #id_const),
     };
+    let cfgs = skill.cfg_attrs();
     let vis = &item.vis;
     let (marker, input) = (&names.marker, &names.input);
     let input_item = match skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
+        Some(param) if is_bare(&param.ty, input) => TokenStream::new(),
         Some(param) if crate::ast::contains_impl_trait(&param.ty).is_none() => {
             let ty = &param.ty;
-            quote!(#vis type #input = #ty;)
+            quote!(#(#cfgs)* #vis type #input = #ty;)
         }
         _ => {
             let fields = skill
@@ -156,18 +196,28 @@ pub fn dummy(skill: &SkillFn, cfg: &Config, marker_ok: bool) -> TokenStream {
                     let (ident, ty) = (&p.ident, &p.ty);
                     quote!(pub #ident: #ty,)
                 });
+            let cfgs = cfgs.clone();
             quote! {
+                #(#cfgs)*
                 #[allow(dead_code)]
                 #vis struct #input { #(#fields)* }
             }
         }
     };
+    let cfgs = skill.cfg_attrs();
     quote! {
         #fn_tokens
+        #(#cfgs)*
         #[allow(dead_code)]
         #vis struct #marker;
         #input_item
+        #id_const
     }
+}
+
+/// Whether `ty` is written as the bare name `name`.
+fn is_bare(ty: &syn::Type, name: &Ident) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident() == Some(name))
 }
 
 fn private(cfg: &Config) -> TokenStream {
@@ -207,9 +257,15 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         "Arguments of the `{}` skill, as the model fills them in.",
         cfg.id
     );
+    let cfgs = skill.cfg_attrs();
     if let Some(param) = skill.params.iter().find(|p| matches!(p.role, Role::Input)) {
         let ty = &param.ty;
+        if is_bare(ty, input_ident) {
+            // `fn rename(#[input] input: RenameInput)`: the struct has the name already.
+            return TokenStream::new();
+        }
         return quote! {
+            #(#cfgs)*
             #[doc = #input_doc]
             #vis type #input_ident = #ty;
         };
@@ -226,7 +282,8 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     for param in model_args(skill) {
         let ident = &param.ident;
         let ty = &param.ty;
-        bounds.push(quote_spanned!(ty.span()=> const _: () = #p::assert_model_argument::<#ty>();));
+        let item_cfgs = cfgs.clone();
+        bounds.push(quote_spanned!(ty.span()=> #(#item_cfgs)* const _: () = #p::assert_model_argument::<#ty>();));
         let docs = param.docs.lines.iter().map(|l| {
             let l = format!(" {l}");
             quote!(#[doc = #l])
@@ -286,7 +343,10 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     }
     let serde_path = lit_str(&quote!(#p::serde).to_string().replace(' ', ""));
     let schemars_path = lit_str(&quote!(#p::schemars).to_string().replace(' ', ""));
-    let defaults = (!defaults.is_empty()).then(|| quote!(impl #input_ident { #(#defaults)* }));
+    let defaults = (!defaults.is_empty()).then(|| {
+        let cfgs = cfgs.clone();
+        quote!(#(#cfgs)* impl #input_ident { #(#defaults)* })
+    });
     // Up to `MAX_INPUT_FIELDS` arguments, `Serialize` and `Deserialize` are one call each into
     // generic fns of the runtime (the same behaviour as serde's derives, at a fraction of the
     // compile time); beyond that, serde's derives.
@@ -300,12 +360,15 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         ser_tuple.set_span(tuple_span);
         let mut de_tuple = Group::new(Delimiter::Parenthesis, quote!(#(#default_ptrs,)*));
         de_tuple.set_span(tuple_span);
+        let (ser_cfgs, de_cfgs) = (cfgs.clone(), cfgs.clone());
         let impls = quote! {
+            #(#ser_cfgs)*
             impl #p::serde::Serialize for #input_ident {
                 fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                     #p::serialize_input(__s, #name, &[#(#wire_names),*], #ser_tuple)
                 }
             }
+            #(#de_cfgs)*
             impl<'de> #p::serde::Deserialize<'de> for #input_ident {
                 fn deserialize<__D: #p::serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
                     let (#(#locals,)*) = #p::deserialize_input(__d, #name, &[#(#wire_names),*], #de_tuple)?;
@@ -323,6 +386,7 @@ fn input_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 
     quote! {
         #(#bounds)*
+        #(#cfgs)*
         #[doc = #input_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, #serde_derives #p::schemars::JsonSchema)]
         #[serde(crate = #serde_path)]
@@ -429,7 +493,9 @@ fn marker_item(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         "Typed handle of the `{}` skill: implements `Skill` for calls without JSON.",
         cfg.id
     );
+    let cfgs = skill.cfg_attrs();
     quote! {
+        #(#cfgs)*
         #[doc = #marker_doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
         #vis struct #marker;
@@ -621,5 +687,35 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
         };
 
         #p::inventory::submit! { #p::RegisteredSkill(&__REGISTRATION) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_come_from_the_fn_name() {
+        assert_eq!(camel_case("search_reference_doc"), "SearchReferenceDoc");
+        assert_eq!(camel_case("_private_skill"), "PrivateSkill");
+        assert_eq!(camel_case("count2"), "Count2");
+        assert_eq!(camel_case("__"), "");
+    }
+
+    #[test]
+    fn id_const_names_are_distinct_for_distinct_wire_names() {
+        assert_eq!(id_const_name("find_client"), "skill_id_find_client");
+        assert_eq!(id_const_name("crm.search"), "skill_id_crm_search");
+        assert_eq!(
+            id_const_name("files.list-all"),
+            "skill_id_files_list_hyphen_all"
+        );
+        // `-` stays on the wire, so `a-b` and `a_b` are two tools and two names.
+        assert_ne!(id_const_name("a-b"), id_const_name("a_b"));
+        // `.` becomes `_` on the wire: ids that share a wire name share the name too.
+        assert_eq!(id_const_name("crm.search"), id_const_name("crm_search"));
+        for id in ["a", "crm.search_client", "x-y.z_1"] {
+            assert!(syn::parse_str::<Ident>(&id_const_name(id)).is_ok(), "{id}");
+        }
     }
 }

@@ -9,7 +9,6 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
-mod module_ids;
 #[path = "../../skill-core/src/rules.rs"]
 mod rules;
 
@@ -38,12 +37,19 @@ use quote::quote;
 /// `"deprecated"`), `version`, `timeout_ms`, `requires_confirmation`, `confirm` (the sentence
 /// a pending confirmation shows, with `{argument}` placeholders: `confirm = "Delete task
 /// {task_id}"`; implies `requires_confirmation = true` unless that is set), `idempotent`,
-/// `open_world`, `marker` (name of the generated marker type, by default the id in
+/// `open_world`, `marker` (name of the generated marker type, by default the fn's name in
 /// CamelCase), `crate` (path of `skill_core`, for a renamed dependency). A misspelt key is
-/// reported with the closest known one. An id already declared by an earlier fn of the same
-/// module is reported once, on the second id, and nothing is generated for that fn (the
-/// macro reads the module's source file to find it; ids clashing across modules are
-/// refused when the registry is built).
+/// reported with the closest known one.
+///
+/// # Ids are unique
+///
+/// An id declared twice in one module (or block) is one error, at the second id: each skill
+/// defines a `const skill_id_<id>` beside its fn (`.` written `_`, `-` written `_hyphen_`),
+/// and the compiler reports the second definition ("the name `skill_id_find_client` is
+/// defined multiple times"), pointing back at the first. Everything else is named after the
+/// fn, so nothing else clashes. The `const` carries the fn's `#[cfg]`s: two skills may share
+/// an id under mutually exclusive `cfg`s. Ids clashing across modules are refused when the
+/// registry is built, naming both source locations.
 ///
 /// # Parameters
 ///
@@ -73,8 +79,9 @@ use quote::quote;
 ///
 /// # What is generated
 ///
-/// `{CamelId}Input` (the arguments, `Serialize + Deserialize + JsonSchema`), the marker
-/// `{CamelId}: Skill`, and a link-time registration. The rest of the work (reading
+/// Named after the fn (`fn find_client` gives `FindClient`): `FindClientInput` (the
+/// arguments, `Serialize + Deserialize + JsonSchema`), the marker `FindClient: Skill`, a
+/// link-time registration, and the id's `const`; each under the fn's `#[cfg]`s. The rest of the work (reading
 /// arguments, invoking, caching schemas) is done by generic functions of the runtime, so
 /// each skill adds little to compile times.
 #[proc_macro_attribute]
@@ -108,26 +115,8 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let skill = ast::SkillFn::parse(&mut cx, item, body, &check::crate_path(&attr));
     let config = check::check(&mut cx, &attr, &skill, attr_span);
-    if let Some(id) = &attr.id {
-        let id_value = id.value.value();
-        if let Some((earlier, scope)) =
-            module_ids::earlier_declaration(&id_value, &skill.item.sig.ident)
-        {
-            cx.syn_error(syn::Error::new(
-                id.value.span(),
-                format!(
-                    "skill id `{id_value}` is already declared by `fn {earlier}` in this {}; give this skill an id of its own (ids are unique in a registry)",
-                    scope.noun()
-                ),
-            ));
-            // The earlier fn owns the generated types: only this fn is emitted with the error.
-            let errors = cx.into_compile_errors();
-            let fn_tokens = skill.fn_tokens();
-            return quote!(#fn_tokens #errors).into();
-        }
-    }
     if cx.has_errors() {
-        let marker_ok = attr.marker.is_none() || config.marker.is_some();
+        let marker_ok = config.marker_usable;
         let dummy = expand::dummy(&skill, &config, marker_ok);
         let errors = cx.into_compile_errors();
         return quote!(#dummy #errors).into();

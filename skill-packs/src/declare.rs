@@ -43,15 +43,15 @@
 ///         version: "3.0.0",
 ///         exports: {
 ///             api_version: "1.0.0",
-///             tools: [ZodiacCalculateZodiac, ZodiacGetChartSnapshot, ZodiacOldChart],
+///             tools: [CalculateZodiac, GetChartSnapshot, OldChart],
 ///             access: {
 ///                 requires_subscription: true,
 ///                 rate_limit: "100/day",
-///                 free_tools: [ZodiacGetChartSnapshot],
-///                 rate_limits: { ZodiacCalculateZodiac: "50/day", ZodiacGetChartSnapshot: "unlimited" },
+///                 free_tools: [GetChartSnapshot],
+///                 rate_limits: { CalculateZodiac: "50/day", GetChartSnapshot: "unlimited" },
 ///             },
 ///             deprecated: [
-///                 { tool: ZodiacOldChart, since: "2026-01-01", removal_date: "2026-06-01", replacement: ZodiacCalculateZodiac },
+///                 { tool: OldChart, since: "2026-01-01", removal_date: "2026-06-01", replacement: CalculateZodiac },
 ///             ],
 ///         },
 ///     }
@@ -64,7 +64,7 @@
 ///         name: "Jungian astrology",
 ///         version: "1.0.0",
 ///         imports: [
-///             { from: Zodiac, tools: [ZodiacCalculateZodiac], min_version: "1.0" },
+///             { from: Zodiac, tools: [CalculateZodiac], min_version: "1.0" },
 ///         ],
 ///     }
 /// }

@@ -85,7 +85,7 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a skill and cannot be listed as a pack tool",
         label = "not a `#[skill]` marker",
-        note = "name the marker `#[skill]` generates for a skill fn: `ZodiacCalculateZodiac` for `#[skill(id = \"zodiac.calculate_zodiac\")]`"
+        note = "name the marker `#[skill]` generates for a skill fn: `CalculateZodiac` for `fn calculate_zodiac` (the fn's name in CamelCase, or its `marker = \"...\"`)"
     )]
     pub trait IsPackTool {
         /// Evaluated only to check the bound.

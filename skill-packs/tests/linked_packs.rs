@@ -59,7 +59,7 @@ fn wire_name_clashes_and_foreign_exports_are_reported() {
     static FLAT: PackManifest = manifest(
         "beta_one",
         "1.0.0",
-        &[ExportedTool::of::<flat::BetaOne>()],
+        &[ExportedTool::of::<flat::BetaOneFlat>()],
         &[],
     );
     let problems = check_manifests(&[&BETA, &FLAT], today());

@@ -132,7 +132,7 @@ pub struct ContactStats {
 
 /// Count projects and amounts per contact of one client.
 #[skill(id = "crm.contact_stats", domain = "crm", category = "stats")]
-pub fn contact_stats(
+pub fn count_contacts(
     /// Client name (fuzzy match).
     client_name: String,
     /// Include amounts in the figures.
@@ -255,11 +255,11 @@ pub fn open_form(
 pub fn example_registrations() -> Vec<&'static skill_core::SkillRegistration> {
     use skill_core::Skill;
     vec![
-        CrmContactStats::registration(),
-        CrmCreateClient::registration(),
-        CrmDeleteClient::registration(),
-        CrmSearchClient::registration(),
-        DocOutlineSize::registration(),
-        UiOpenForm::registration(),
+        CountContacts::registration(),
+        CreateClient::registration(),
+        DeleteClient::registration(),
+        SearchClient::registration(),
+        OutlineSize::registration(),
+        OpenForm::registration(),
     ]
 }

@@ -138,7 +138,7 @@ fn dispatcher() -> Dispatcher {
         .skill(SlowTool::registration())
         .skill(LongText::registration())
         .skill(WaitEcho::registration())
-        .skill(FinanceRateCheck::registration())
+        .skill(RateCheck::registration())
         .build()
         .expect("valid registry")
 }

@@ -37,7 +37,7 @@ fn party_delete(
 fn dispatcher() -> Dispatcher {
     Dispatcher::builder()
         .skill(PartyLookup::registration())
-        .skill(DatesValidateRange::registration())
+        .skill(ValidateRange::registration())
         .skill(PartyDelete::registration())
         .build()
         .unwrap()

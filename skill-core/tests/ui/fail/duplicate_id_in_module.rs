@@ -1,3 +1,5 @@
+//! One id twice in a module, and twice in a block: one error each, at the second id.
+
 use skill_core::prelude::*;
 
 /// Finds a client by name.
@@ -22,8 +24,13 @@ fn find_client_again(
 }
 
 fn main() {
-    // The second fn is still there to call.
+    // The second fn and its items are still there: the id is the one error.
     let _ = find_client_again("a".into(), 1);
+    let _ = FindClientAgainInput {
+        name: "a".into(),
+        limit: 1,
+    };
+    let _ = <FindClientAgain as Skill>::ID;
 
     /// Counts to `n`.
     #[skill(id = "count")]

@@ -94,10 +94,10 @@ fn main() {
     let d = Dispatcher::from_inventory().unwrap();
     assert_eq!(d.len(), 4);
     let _ = (ListClients, ListClientsSkill);
-    let _: Option<CrmSearchClientInput> = None;
-    let _: Option<inner::InnerWholeInput> = None;
-    let _ = CrmSearchClient;
-    assert_eq!(<CrmSearchClient as Skill>::ID, "crm.search_client");
+    let _: Option<SearchClientInput> = None;
+    let _: Option<inner::WholeInput> = None;
+    let _ = SearchClient;
+    assert_eq!(<SearchClient as Skill>::ID, "crm.search_client");
 }
 
 /// The user's own type named like the skill; `marker` renames the generated one.

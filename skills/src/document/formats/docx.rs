@@ -6,16 +6,14 @@
 //! boxes left out. Page headers, footers and footnotes are separate parts and not read.
 
 use std::collections::HashMap;
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use super::budget::{too_many_lines, Budget, InflateError, MAX_LINES};
 use super::numbering::{on, Numbering};
 use super::FormatErrorKind;
-
-/// The largest part of a package read once decompressed: a guard against zip bombs.
-const MAX_PART_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Heading levels written as Markdown (`#` .. `######`).
 const MAX_HEADING: usize = 6;
@@ -55,9 +53,10 @@ fn corrupt(what: impl Into<String>) -> FormatErrorKind {
     FormatErrorKind::CorruptDocx(what.into())
 }
 
-/// Reads a `.docx` package from memory into text.
-pub(super) fn docx_text(bytes: &[u8]) -> Result<String, FormatErrorKind> {
-    let mut package = Package::open(bytes)?;
+/// Reads a `.docx` package from memory into text. The parts read count against `budget`
+/// as they are decompressed (all parts together), and paragraphs against its line limit.
+pub(super) fn docx_text(bytes: &[u8], budget: &mut Budget) -> Result<String, FormatErrorKind> {
+    let mut package = Package::open(bytes, budget)?;
     let main = package.main_document_name()?;
     let document = package
         .part(&main)?
@@ -86,9 +85,7 @@ pub(super) fn docx_text(bytes: &[u8]) -> Result<String, FormatErrorKind> {
         Some(xml) => Numbering::parse(&xml).map_err(corrupt)?,
         None => Numbering::default(),
     };
-    Body::new(&styles, numbering)
-        .read(&document)
-        .map_err(|e| corrupt(format!("{main}: {e}")))
+    Body::new(&styles, numbering).read(&document, |e| corrupt(format!("{main}: {e}")))
 }
 
 /// A part name from a relationship target relative to `dir`.
@@ -126,15 +123,16 @@ fn relationships(xml: &str) -> Result<Vec<(String, String)>, String> {
     }
 }
 
-struct Package<'a> {
+struct Package<'a, 'b> {
     archive: zip::ZipArchive<Cursor<&'a [u8]>>,
+    budget: &'b mut Budget,
 }
 
-impl<'a> Package<'a> {
-    fn open(bytes: &'a [u8]) -> Result<Self, FormatErrorKind> {
+impl<'a, 'b> Package<'a, 'b> {
+    fn open(bytes: &'a [u8], budget: &'b mut Budget) -> Result<Self, FormatErrorKind> {
         let archive = zip::ZipArchive::new(Cursor::new(bytes))
             .map_err(|e| corrupt(format!("not a readable zip package: {e}")))?;
-        Ok(Package { archive })
+        Ok(Package { archive, budget })
     }
 
     /// The main document part: from `_rels/.rels`, else `word/document.xml`; a package of
@@ -185,16 +183,13 @@ impl<'a> Package<'a> {
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(corrupt(format!("part `{name}`: {e}"))),
         };
-        let mut bytes = Vec::new();
-        (&mut file)
-            .take(MAX_PART_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| corrupt(format!("part `{name}` cannot be decompressed: {e}")))?;
-        if bytes.len() as u64 > MAX_PART_BYTES {
-            return Err(corrupt(format!(
-                "part `{name}` is over {MAX_PART_BYTES} bytes uncompressed"
-            )));
-        }
+        let bytes = self.budget.read_inflated(&mut file).map_err(|e| match e {
+            InflateError::Over(mut over) => {
+                over.where_ = format!("(reading part `{name}`) ");
+                FormatErrorKind::OverBudget(over)
+            }
+            InflateError::Read(e) => corrupt(format!("part `{name}` cannot be decompressed: {e}")),
+        })?;
         let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(&bytes);
         String::from_utf8(body.to_vec())
             .map(Some)
@@ -373,10 +368,19 @@ impl<'s> Body<'s> {
         }
     }
 
-    fn read(mut self, xml: &str) -> Result<String, String> {
+    /// The body's text; `corrupt` makes the error for XML that is not well formed.
+    fn read(
+        mut self,
+        xml: &str,
+        corrupt: impl Fn(String) -> FormatErrorKind,
+    ) -> Result<String, FormatErrorKind> {
         let mut reader = Reader::from_str(xml);
         loop {
-            let event = next_event(&mut reader)?;
+            if self.blocks.len() > MAX_LINES {
+                // Checked while reading: a part of tiny repeated paragraphs stops here.
+                return Err(too_many_lines().into());
+            }
+            let event = next_event(&mut reader).map_err(&corrupt)?;
             match event {
                 Event::Start(e) => {
                     if self.skip > 0 {

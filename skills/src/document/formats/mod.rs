@@ -6,11 +6,18 @@
 //! The format is decided by the file's first bytes, not its name, so a renamed file is still
 //! read for what it is; a file whose name promises a format its bytes do not have is an
 //! error. Every failure is a [`FormatError`] naming the file and what is wrong with it; no
-//! input makes the reader panic.
+//! input makes the reader panic. What reading may cost (bytes inflated, nesting, operators
+//! per PDF page, lines) is bounded by one document [`budget`]; a document over it is refused
+//! with [`FormatErrorKind::OverBudget`] before the work is done.
 
+pub mod budget;
 mod docx;
+#[cfg(test)]
+mod hostile;
 mod numbering;
 mod pdf;
+
+pub use budget::{Limit, OverBudget};
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +96,10 @@ pub enum FormatErrorKind {
         /// Pages in the document.
         pages: usize,
     },
+    /// Reading the document would take more than the document budget allows (bytes
+    /// inflated, nesting, operators per page, lines): refused before that work is done.
+    #[error("{0}")]
+    OverBudget(#[from] OverBudget),
     /// The name says one format, the bytes another.
     #[error("the file is named .{extension} but is not a {expected} file")]
     WrongExtension {
@@ -97,6 +108,19 @@ pub enum FormatErrorKind {
         /// The format the extension names.
         expected: &'static str,
     },
+}
+
+impl FormatErrorKind {
+    /// Whether the document was refused for its size or cost (the file over
+    /// [`MAX_DOCUMENT_BYTES`], or over the document budget) rather than for what it is: a
+    /// server answers these "too large" (HTTP 413) where other errors are unprocessable
+    /// input (422).
+    pub fn is_over_limit(&self) -> bool {
+        matches!(
+            self,
+            FormatErrorKind::TooLarge { .. } | FormatErrorKind::OverBudget(_)
+        )
+    }
 }
 
 /// Reads a document file into plain text for the clause parser; see the module doc for
@@ -163,13 +187,14 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<(String, DocumentFormat), FormatE
     // `%PDF-` is still text.
     let pdf = bytes.starts_with(b"%PDF-")
         || (matches!(extension.as_str(), "pdf" | "") && pdf_header_near_start(bytes));
+    let mut budget = budget::Budget::for_input(bytes.len() as u64);
     let (text, format) = if pdf {
         if !matches!(extension.as_str(), "pdf" | "") {
             tracing::debug!(extension, "reading a PDF named otherwise");
         }
         (pdf::pdf_text(bytes)?, DocumentFormat::Pdf)
     } else if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
-        (docx::docx_text(bytes)?, DocumentFormat::Docx)
+        (docx::docx_text(bytes, &mut budget)?, DocumentFormat::Docx)
     } else if bytes.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]) {
         return Err(FormatErrorKind::Unsupported(
             "legacy Word 97-2003 (.doc) or other OLE file: save it as .docx".into(),
@@ -190,6 +215,7 @@ fn decode(path: &Path, bytes: &[u8]) -> Result<(String, DocumentFormat), FormatE
     if text.trim().is_empty() {
         return Err(FormatErrorKind::Empty);
     }
+    budget.check_lines(&text)?;
     Ok((text, format))
 }
 

@@ -4,14 +4,28 @@
 //! `第3页`) are dropped; a word hyphenated across a line break is joined (its hyphen kept
 //! when the document writes the word hyphenated elsewhere). A PDF that needs a password, or
 //! whose pages are only images (a scan), is an error saying so.
+//!
+//! The PDF libraries inflate streams, build each page's operators and keep a stack of saved
+//! graphics states without limits. So the file is measured against the document
+//! [`Budget`] before they run, in this process: the compressed streams the loader will
+//! inflate are counted first (stopping past the budget); once loaded, every stream is
+//! inflated once under the budget (images are emptied: their pixels are never text), and
+//! each page's operators, forms and saved states are counted, forms drawn on the page
+//! included, before the page is read.
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::LazyLock;
 
+use flate2::read::ZlibDecoder;
+use flate2::{Decompress, FlushDecompress, Status};
+use lopdf::{Dictionary, Document, Object, ObjectId};
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 use regex::Regex;
 
+use super::budget::{
+    Budget, Limit, OverBudget, MAX_NESTING, MAX_OPERATORS, MAX_OPERATORS_PER_PAGE,
+};
 use super::FormatErrorKind;
 
 /// Share of the page height at the top and at the bottom where headers, footers and page
@@ -141,7 +155,8 @@ pub(super) fn pdf_text(bytes: &[u8]) -> Result<String, FormatErrorKind> {
 }
 
 fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
-    let doc = lopdf::Document::load_mem(bytes).map_err(|e| match e {
+    check_load_inflation(bytes)?;
+    let mut doc = lopdf::Document::load_mem(bytes).map_err(|e| match e {
         lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword => {
             FormatErrorKind::EncryptedPdf
         }
@@ -151,9 +166,18 @@ fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
     if doc.is_encrypted() {
         return Err(FormatErrorKind::EncryptedPdf);
     }
+    let mut budget = Budget::for_input(bytes.len() as u64);
+    inflate_streams(&mut doc, &mut budget)?;
     let page_ids: Vec<lopdf::ObjectId> = doc.get_pages().into_values().collect();
     if page_ids.is_empty() {
         return Err(FormatErrorKind::CorruptPdf("it has no pages".into()));
+    }
+    let mut operators = 0;
+    for (i, &page) in page_ids.iter().enumerate() {
+        operators += PageCost::measure(&doc, &budget, page, i + 1)?;
+        if operators > MAX_OPERATORS {
+            return Err(budget.over(Limit::Operators, String::new()).into());
+        }
     }
     let mut collector = Collector::default();
     pdf_extract::output_doc(&doc, &mut collector)
@@ -189,6 +213,411 @@ fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
         tracing::warn!(pages = ?scanned, "PDF pages without a text layer (scanned) are left out");
     }
     Ok(assemble(collector.pages))
+}
+
+/// Counts what the PDF loader inflates while it loads (object and cross-reference streams)
+/// before it runs: every stream of the file that starts as zlib data, images aside, inflated
+/// into one scratch buffer (one decoder, reset per stream) under a budget of its own. Over
+/// the budget, the file is refused unread.
+fn check_load_inflation(bytes: &[u8]) -> Result<(), OverBudget> {
+    let mut budget = Budget::for_input(bytes.len() as u64);
+    let mut decoder = Decompress::new(true);
+    let mut scratch = vec![0u8; 64 * 1024];
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b"stream").map(|i| i + from) {
+        from = at + 6;
+        if at >= 3 && &bytes[at - 3..at] == b"end" {
+            continue;
+        }
+        let start = match &bytes[from..] {
+            [b'\r', b'\n', ..] => from + 2,
+            [b'\n' | b'\r', ..] => from + 1,
+            _ => continue,
+        };
+        // zlib's header: deflate, and a check value dividing by 31.
+        let zlib = matches!(&bytes[start..], [cmf, flg, ..]
+            if cmf & 0x0F == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0);
+        if !zlib {
+            continue;
+        }
+        let near = &bytes[at.saturating_sub(4096)..at];
+        let dict = near
+            .windows(3)
+            .rposition(|w| w == b"obj")
+            .map_or(near, |i| &near[i..]);
+        if find(dict, b"/Image").is_some() {
+            continue;
+        }
+        decoder.reset(true);
+        let mut input = &bytes[start..];
+        loop {
+            let (in_before, out_before) = (decoder.total_in(), decoder.total_out());
+            let status = decoder.decompress(input, &mut scratch, FlushDecompress::None);
+            let produced = decoder.total_out() - out_before;
+            input = &input[(decoder.total_in() - in_before) as usize..];
+            budget.inflate(produced)?;
+            match status {
+                Ok(Status::Ok) if produced > 0 || decoder.total_in() > in_before => {}
+                _ => break,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Worst ratio of LZW output to input: a 9-bit code stands for at most 4,096 bytes.
+const LZW_WORST_RATIO: u64 = 3_641;
+
+/// Inflates every stream of the loaded document once, under the budget, so the text
+/// extraction that follows reads plain bytes and inflates nothing itself. Images are emptied
+/// (their dictionaries kept, for the scan check). A filter not read here (image codecs) is
+/// left to the extraction, which then reads the stream's bytes as they are.
+fn inflate_streams(doc: &mut Document, budget: &mut Budget) -> Result<(), OverBudget> {
+    for object in doc.objects.values_mut() {
+        let Object::Stream(stream) = object else {
+            continue;
+        };
+        if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Image") {
+            stream.content = Vec::new();
+            continue;
+        }
+        let Ok(filters) = stream.filters() else {
+            continue;
+        };
+        let filters: Vec<Vec<u8>> = filters.into_iter().map(<[u8]>::to_vec).collect();
+        if filters.is_empty() {
+            continue;
+        }
+        let mut data = stream.content.clone();
+        let mut decoded = true;
+        for filter in &filters {
+            let next = match filter.as_slice() {
+                b"FlateDecode" => Some(budget.read_inflated_lenient(ZlibDecoder::new(&data[..]))?),
+                b"LZWDecode" | b"ASCII85Decode" => {
+                    if filter == b"LZWDecode"
+                        && (data.len() as u64).saturating_mul(LZW_WORST_RATIO)
+                            > budget.inflated_left()
+                    {
+                        return Err(budget.over(Limit::InflatedBytes, String::new()));
+                    }
+                    let mut one = Dictionary::new();
+                    one.set("Filter", Object::Name(filter.clone()));
+                    match lopdf::Stream::new(one, std::mem::take(&mut data)).decompressed_content()
+                    {
+                        Ok(out) => {
+                            budget.inflate(out.len() as u64)?;
+                            Some(out)
+                        }
+                        Err(_) => None,
+                    }
+                }
+                _ => None,
+            };
+            match next {
+                Some(next) => data = next,
+                None => {
+                    decoded = false;
+                    break;
+                }
+            }
+        }
+        if !decoded {
+            continue;
+        }
+        let predictor = stream
+            .dict
+            .get(b"DecodeParms")
+            .and_then(Object::as_dict)
+            .and_then(|p| p.get(b"Predictor"))
+            .and_then(Object::as_i64)
+            .is_ok_and(|p| p > 1);
+        if predictor {
+            // Measured above; the loader's decoder undoes the predictor (never larger).
+            let _ = stream.decompress();
+        } else {
+            stream.set_plain_content(data);
+        }
+    }
+    Ok(())
+}
+
+/// What drawing one page takes: operators (forms drawn on it included, each time drawn),
+/// and how deep forms and saved graphics states nest; its operators also count towards the
+/// document's. Counted on the plain bytes, before
+/// the extraction builds the page's operators.
+struct PageCost<'d> {
+    doc: &'d Document,
+    budget: &'d Budget,
+    page: usize,
+    operators: u64,
+    /// The forms being drawn, outermost first.
+    forms: Vec<ObjectId>,
+}
+
+impl<'d> PageCost<'d> {
+    fn measure(
+        doc: &'d Document,
+        budget: &'d Budget,
+        page_id: ObjectId,
+        page: usize,
+    ) -> Result<u64, OverBudget> {
+        let mut cost = PageCost {
+            doc,
+            budget,
+            page,
+            operators: 0,
+            forms: Vec::new(),
+        };
+        let resources = cost.page_resources(page_id);
+        for id in doc.get_page_contents(page_id) {
+            if let Ok(stream) = doc.get_object(id).and_then(Object::as_stream) {
+                cost.walk(&stream.content, resources)?;
+            }
+        }
+        Ok(cost.operators)
+    }
+
+    fn over(&self, limit: Limit) -> OverBudget {
+        self.budget.over(limit, format!("on page {} ", self.page))
+    }
+
+    fn dict(&self, object: &'d Object) -> Option<&'d Dictionary> {
+        self.doc.dereference(object).ok()?.1.as_dict().ok()
+    }
+
+    /// The page's resources, its own or inherited from the page tree.
+    fn page_resources(&self, page_id: ObjectId) -> Option<&'d Dictionary> {
+        let mut node = self.doc.get_dictionary(page_id).ok()?;
+        for _ in 0..MAX_NESTING {
+            if let Some(resources) = node.get(b"Resources").ok().and_then(|r| self.dict(r)) {
+                return Some(resources);
+            }
+            node = node.get(b"Parent").ok().and_then(|p| self.dict(p))?;
+        }
+        None
+    }
+
+    /// Counts the operators of one content stream, following the forms it draws.
+    fn walk(
+        &mut self,
+        content: &'d [u8],
+        resources: Option<&'d Dictionary>,
+    ) -> Result<(), OverBudget> {
+        let mut tokens = Tokens {
+            bytes: content,
+            at: 0,
+        };
+        let (mut saved, mut marked) = (0usize, 0usize);
+        let mut last_name: Option<&'d [u8]> = None;
+        while let Some(token) = tokens.next() {
+            let operator = match token {
+                Token::Name(name) => {
+                    last_name = Some(name);
+                    continue;
+                }
+                Token::Operand => continue,
+                Token::Operator(op) => op,
+            };
+            self.operators += 1;
+            if self.operators > MAX_OPERATORS_PER_PAGE {
+                return Err(self.over(Limit::OperatorsPerPage));
+            }
+            match operator {
+                b"q" => saved += 1,
+                b"Q" => saved = saved.saturating_sub(1),
+                b"BMC" | b"BDC" => marked += 1,
+                b"EMC" => marked = marked.saturating_sub(1),
+                b"BI" => tokens.skip_inline_image(),
+                b"Do" => {
+                    if let Some(name) = last_name {
+                        self.draw_form(name, resources)?;
+                    }
+                }
+                _ => {}
+            }
+            if saved > MAX_NESTING || marked > MAX_NESTING {
+                return Err(self.over(Limit::Nesting));
+            }
+            last_name = None;
+        }
+        Ok(())
+    }
+
+    /// `Do` of a form: its operators count on this page; a form that draws itself, or forms
+    /// nested deeper than the budget, are refused (the extraction would recurse without end).
+    fn draw_form(
+        &mut self,
+        name: &[u8],
+        resources: Option<&'d Dictionary>,
+    ) -> Result<(), OverBudget> {
+        let Some(xobjects) = resources
+            .and_then(|r| r.get(b"XObject").ok())
+            .and_then(|x| self.dict(x))
+        else {
+            return Ok(());
+        };
+        let Ok(id) = xobjects.get(name).and_then(Object::as_reference) else {
+            return Ok(());
+        };
+        let Ok(form) = self.doc.get_object(id).and_then(Object::as_stream) else {
+            return Ok(());
+        };
+        if form.dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Image") {
+            return Ok(());
+        }
+        if self.forms.contains(&id) || self.forms.len() >= MAX_NESTING {
+            return Err(self.over(Limit::Nesting));
+        }
+        let own = form.dict.get(b"Resources").ok().and_then(|r| self.dict(r));
+        self.forms.push(id);
+        self.walk(&form.content, own.or(resources))?;
+        self.forms.pop();
+        Ok(())
+    }
+}
+
+/// A token of a content stream, as far as counting needs.
+enum Token<'a> {
+    /// `/Name`.
+    Name(&'a [u8]),
+    /// A number, string, array or dictionary delimiter, `true`, `false`, `null`.
+    Operand,
+    /// An operator (`q`, `Tj`, `Do`, ...).
+    Operator(&'a [u8]),
+}
+
+/// The tokens of a content stream (PDF 32000-1, 7.2 and 7.8.2).
+struct Tokens<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0C' | b'\0')
+}
+
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
+    )
+}
+
+impl<'a> Tokens<'a> {
+    fn next(&mut self) -> Option<Token<'a>> {
+        let bytes = self.bytes;
+        loop {
+            let b = *bytes.get(self.at)?;
+            match b {
+                b if is_space(b) => self.at += 1,
+                b'%' => {
+                    while self.at < bytes.len() && !matches!(bytes[self.at], b'\n' | b'\r') {
+                        self.at += 1;
+                    }
+                }
+                b'/' => {
+                    let start = self.at + 1;
+                    self.at = start;
+                    self.regular();
+                    return Some(Token::Name(&bytes[start..self.at]));
+                }
+                b'(' => {
+                    self.string();
+                    return Some(Token::Operand);
+                }
+                b'<' => {
+                    if bytes.get(self.at + 1) == Some(&b'<') {
+                        self.at += 2;
+                    } else {
+                        while self.at < bytes.len() && bytes[self.at] != b'>' {
+                            self.at += 1;
+                        }
+                        self.at += 1;
+                    }
+                    return Some(Token::Operand);
+                }
+                b'>' | b'[' | b']' | b'{' | b'}' | b')' => {
+                    self.at += 1;
+                    return Some(Token::Operand);
+                }
+                _ => {
+                    let start = self.at;
+                    self.regular();
+                    let word = &bytes[start..self.at];
+                    let operand = matches!(word[0], b'0'..=b'9' | b'+' | b'-' | b'.')
+                        || matches!(word, b"true" | b"false" | b"null");
+                    return Some(if operand {
+                        Token::Operand
+                    } else {
+                        Token::Operator(word)
+                    });
+                }
+            }
+        }
+    }
+
+    /// Moves past a run of regular characters (at least one).
+    fn regular(&mut self) {
+        let start = self.at;
+        while self.at < self.bytes.len()
+            && !is_space(self.bytes[self.at])
+            && !is_delimiter(self.bytes[self.at])
+        {
+            self.at += 1;
+        }
+        if self.at == start && start < self.bytes.len() && self.bytes[start] != b'/' {
+            self.at += 1;
+        }
+    }
+
+    /// Moves past a literal string: balanced parentheses, `\` escapes.
+    fn string(&mut self) {
+        let mut depth = 0usize;
+        while self.at < self.bytes.len() {
+            match self.bytes[self.at] {
+                b'\\' => self.at += 1,
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// After `BI`: moves past the image's dictionary, `ID`, its data and `EI`.
+    fn skip_inline_image(&mut self) {
+        let bytes = self.bytes;
+        match find(&bytes[self.at.min(bytes.len())..], b"ID") {
+            Some(i) => self.at += i + 2,
+            None => {
+                self.at = bytes.len();
+                return;
+            }
+        }
+        while self.at + 2 <= bytes.len() {
+            if &bytes[self.at..self.at + 2] == b"EI"
+                && self.at > 0
+                && is_space(bytes[self.at - 1])
+                && bytes.get(self.at + 2).is_none_or(|&b| is_space(b))
+            {
+                self.at += 2;
+                return;
+            }
+            self.at += 1;
+        }
+        self.at = bytes.len();
+    }
 }
 
 static PAGE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
