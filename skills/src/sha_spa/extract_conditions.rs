@@ -80,7 +80,8 @@ pub fn spa_extract_conditions(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<ConditionsReport, SkillError> {
-    let scope = scope(&review.0, "spa_extract_conditions", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let scope = scope(&lookup, "spa_extract_conditions", &clause_id)?;
     let side = Side::of(&review.our_party);
     let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
         .into_iter()

@@ -94,7 +94,8 @@ pub fn sha_governance_check(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<GovernanceReport, SkillError> {
-    let requested = scope(&review.0, "sha_governance_check", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let requested = scope(&lookup, "sha_governance_check", &clause_id)?;
     let side = Side::of(&review.our_party);
     let doc = &requested.doc;
     let mut report = GovernanceReport {

@@ -113,7 +113,8 @@ pub fn spa_indemnity_analysis(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<IndemnityReport, SkillError> {
-    let scope = scope(&review.0, "spa_indemnity_analysis", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let scope = scope(&lookup, "spa_indemnity_analysis", &clause_id)?;
     let side = Side::of(&review.our_party);
     let consideration = scope
         .doc
