@@ -1,5 +1,5 @@
 //! What the SPA/SHA skills share: the text a request covers, the side the review acts for,
-//! enumerated items, amounts, percentages and dates, and the finding record.
+//! amounts, percentages and dates, and the finding record.
 
 use std::sync::LazyLock;
 
@@ -115,32 +115,6 @@ impl Side {
             Side::Unknown
         }
     }
-}
-
-static ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)^\s*[\(（]([a-z]{1,2}|[ivx]{1,4}|\d{1,2}|[一二三四五六七八九十]{1,3})[\)）]\s*(.+)$",
-    )
-    .unwrap()
-});
-
-/// Enumerated list items (`(a) ...`, `(iv) ...`, `（一）...`) as (label, text).
-pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
-    ITEM.captures_iter(text)
-        .map(|c| (c[1].to_string(), c[2].trim().to_string()))
-        .collect()
-}
-
-static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]([a-z]{1,2}|[ivx]{1,4}|[一二三四五六七八九十]{1,3})[)）]").unwrap()
-});
-
-/// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e; "第（二）项" -> 二).
-pub(crate) fn cited_labels(sentence: &str) -> Vec<String> {
-    LABEL_REF
-        .captures_iter(sentence)
-        .map(|c| c[1].to_string())
-        .collect()
 }
 
 /// A sum of money as written.
@@ -293,15 +267,6 @@ mod tests {
                 .collect::<Vec<_>>(),
             [18, 72, 24]
         );
-        assert_eq!(
-            enumerated_items("intro:\n(a) one;\n(b) two.\n（一）三"),
-            [
-                ("a".into(), "one;".into()),
-                ("b".into(), "two.".into()),
-                ("一".into(), "三".into())
-            ]
-        );
-        assert_eq!(cited_labels("Clause 4.1(c), (d) and (e)"), ["c", "d", "e"]);
         assert_eq!(Side::of("the Buyer"), Side::Buyer);
         assert_eq!(Side::of("卖方"), Side::Seller);
     }

@@ -6,12 +6,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{
-    cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side,
-};
-use crate::fidic::text::{definitions_in, excerpt, sentences};
+use super::common::{first_date, scope, sort_findings, Finding, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{cited_labels, definitions_in, enumerated_items, excerpt, sentences};
 
 /// One condition precedent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -4,9 +4,9 @@
 use skill_core::prelude::*;
 
 use super::common::{scope, sort_findings, Finding, Side};
-use crate::fidic::text::{excerpt, first_of};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{excerpt, first_of};
 
 /// One warranty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

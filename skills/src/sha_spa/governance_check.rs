@@ -6,12 +6,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{
-    enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side,
-};
-use crate::fidic::text::{excerpt, sentences};
+use super::common::{percentages, scope, sort_findings, word_number, Finding, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{enumerated_items, excerpt, sentences};
 
 /// Who appoints how many directors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

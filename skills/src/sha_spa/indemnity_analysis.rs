@@ -9,9 +9,9 @@ use skill_core::prelude::*;
 use super::common::{
     amounts, durations_in_months, percentages, scope, sort_findings, Amount, Finding, Side,
 };
-use crate::fidic::text::{definitions_in, excerpt, sentences};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{definitions_in, excerpt, sentences};
 
 /// A liability cap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -11,7 +11,6 @@
 //! [`references`] read definitions and cross references from the text, and [`json`]
 //! completes documents given as JSON.
 
-mod definitions;
 mod json;
 mod lines;
 mod numbering;
@@ -20,7 +19,7 @@ mod tree;
 
 use std::collections::{HashMap, HashSet};
 
-pub(crate) use definitions::{extract_definitions, quoted_terms};
+pub(crate) use crate::text::definitions::{extract_definitions, quoted_terms};
 pub(crate) use json::finalize_json_document;
 pub use references::{find_references, FoundReference};
 
