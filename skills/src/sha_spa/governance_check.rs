@@ -119,7 +119,8 @@ pub fn sha_governance_check(
         if report.reserved_matters.is_empty()
             && (lower_clause.contains("reserved matters are")
                 || lower_clause.contains("reserved matters:")
-                || clause.text.contains("保留事项"))
+                || clause.text.contains("保留事项")
+                || crate::review::provisions::reserves_matters(&lower_clause))
         {
             report.reserved_matters = enumerated_items(&clause.text)
                 .into_iter()

@@ -251,8 +251,8 @@ pub fn spa_indemnity_analysis(
                 }
             }
             if let Some(c) = INCORPORATED.captures(sentence) {
-                limitations_incorporated_from =
-                    limitations_incorporated_from.or(Some(c[1].to_string()));
+                limitations_incorporated_from = limitations_incorporated_from
+                    .or(c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()));
             }
             if let Some(c) = INDEMNIFY.captures(sentence) {
                 specific_indemnities.push(SpecificIndemnity {
@@ -367,7 +367,7 @@ fn applies_to(lower: &str) -> String {
 }
 
 static INCORPORATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)limitations (?:in|of|set out in) clause (\d+(?:\.\d+)*) (?:shall )?apply")
+    Regex::new(r"(?i)(?:limitations|limits)\s+(?:in|of|set\s+out\s+in|under)\s+clause\s+(\d+(?:\.\d+)*)\s+(?:shall\s+)?apply|subject\s+to\s+the\s+(?:limitations|limits)\s+(?:in|of|set\s+out\s+in|under)\s+clause\s+(\d+(?:\.\d+)*)")
         .unwrap()
 });
 static CLAUSE: LazyLock<Regex> =

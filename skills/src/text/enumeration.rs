@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::sentences::sentence_spans;
+use super::sentences::{logical_lines, sentence_spans};
 
 /// A displayed item: a label at the start of a line.
 static DISPLAYED: LazyLock<Regex> = LazyLock::new(|| {
@@ -27,12 +27,15 @@ static INLINE: LazyLock<Regex> = LazyLock::new(|| {
 /// of its own; the last item ends with its sentence.
 pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for line in text.lines() {
-        if let Some(c) = DISPLAYED.captures(line) {
-            let label = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
-            out.push((label.to_string(), c[3].trim().to_string()));
-        } else {
-            out.extend(inline_items(line));
+    for line in logical_lines(text) {
+        let inline = inline_items(&line);
+        match DISPLAYED.captures(&line) {
+            // A line that starts a list and goes on with its next items is inline.
+            Some(c) if inline.len() < 2 || line.find(['(', '（']) != Some(0) => {
+                let label = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+                out.push((label.to_string(), c[3].trim().to_string()));
+            }
+            _ => out.extend(inline),
         }
     }
     out
@@ -213,6 +216,14 @@ mod tests {
     fn cited_items_are_not_a_list() {
         assert!(labels_and_texts("The conditions in paragraphs (a) and (b) are met.").is_empty());
         assert!(labels_and_texts("See Clause 4.1(a) and 4.1(b) for the rest.").is_empty());
+        assert_eq!(
+            labels_and_texts("shall not, without consent,\n(a) issue shares; (b) borrow; or (c) sell\nits business."),
+            [
+                ("a".into(), "issue shares".into()),
+                ("b".into(), "borrow".into()),
+                ("c".into(), "sell its business.".into()),
+            ]
+        );
         assert_eq!(cited_labels("Clause 4.1(c), (d) and (e)"), ["c", "d", "e"]);
     }
 }

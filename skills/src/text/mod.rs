@@ -22,7 +22,7 @@ pub use definitions::definitions_in;
 pub(crate) use enumeration::cited_labels;
 pub use enumeration::enumerated_items;
 pub use sentences::sentences;
-pub(crate) use sentences::{joined_sentences, sentence_spans, Sentence};
+pub(crate) use sentences::{continues, joined_sentences, sentence_spans, Sentence};
 pub(crate) use words::{contains_any, contains_term, first_of, is_cjk, TermIndex};
 
 /// Shortens text to at most `max` characters with its whitespace collapsed, marking the cut.

@@ -67,7 +67,7 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
         let ends = match c {
             '。' | '；' | '！' | '？' | ';' => true,
             '\n' => match breaks {
-                Breaks::Lines => true,
+                Breaks::Lines => !continues(&text[..pos], &text[end..]),
                 // A blank line (only spaces between two line breaks) ends a paragraph.
                 Breaks::Joined => text[end..]
                     .split('\n')
@@ -92,6 +92,46 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
         }
     }
     push_span(text, &mut out, start, text.len());
+    out
+}
+
+/// Whether the line after `rest` continues the sentence of the line before (`head`): the
+/// line before ends without punctuation and the next one (past blank lines) starts in lower
+/// case, as a sentence broken by a PDF or Word line wrap does. A list item or a heading
+/// starts with a label or a capital and stays a line of its own.
+pub(crate) fn continues(head: &str, rest: &str) -> bool {
+    let ends_open = head
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | ')' | '-'));
+    let rest = rest.trim_start();
+    // `b) five`: a list label, not the rest of a sentence.
+    let label = rest.split_once(')').is_some_and(|(l, _)| {
+        (1..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    ends_open && !label && rest.chars().next().is_some_and(|c| c.is_lowercase())
+}
+
+/// `text` as logical lines: lines broken inside a sentence (see [`continues`]) joined with
+/// a space, blank lines dropped.
+pub(crate) fn logical_lines(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if open && continues(last, line) => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => out.push(line.to_string()),
+        }
+        open = true;
+    }
     out
 }
 
@@ -167,6 +207,15 @@ mod tests {
             ["Pay 2.5 million to Acme Ltd. within 7 days.", "Then stop"]
         );
         assert!(sentences(" ; \n—").is_empty());
+        assert_eq!(
+            sentences("Either party\n\nmay terminate by notice.\nThe Buyer pays"),
+            ["Either party\n\nmay terminate by notice.", "The Buyer pays"],
+            "a line broken inside a sentence is joined"
+        );
+        assert_eq!(
+            logical_lines("(a) one\n(b) two and\nthree.\n\nNext"),
+            ["(a) one", "(b) two and three.", "Next"]
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use governance::reserves_matters;
 pub use parties::{
     defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
     names_the_document,
