@@ -34,6 +34,10 @@ pub use parties::{
 
 use super::RiskLevel;
 
+/// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
+/// not a registered skill).
+pub const SOURCE: &str = "review_provisions";
+
 /// A kind of provision, named by the `risk_type` of the risks it gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
