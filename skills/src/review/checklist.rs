@@ -2,6 +2,8 @@
 
 use skill_core::Skill;
 
+use super::Domain;
+
 use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
 use crate::state::{ChecklistItem, Priority};
@@ -36,24 +38,24 @@ const CRITICAL_TOPICS: [&str; 22] = [
 const LOW_TOPICS: [&str; 5] = ["definition", "interpretation", "定义", "释义", "headings"];
 
 /// Domain skills and the words in a clause that call for them.
-const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
+const DOMAIN_SKILLS: [(Domain, &str, &[&str]); 8] = [
     (
-        "fidic",
+        Domain::Fidic,
         <crate::fidic::merge_gc_pc::FidicMergeGcPc as Skill>::ID,
         &[],
     ),
     (
-        "fidic",
+        Domain::Fidic,
         <crate::fidic::check_pc_consistency::FidicCheckPcConsistency as Skill>::ID,
         &[],
     ),
     (
-        "fidic",
+        Domain::Fidic,
         <crate::fidic::time_bar::FidicCalculateTimeBar as Skill>::ID,
         &["notice", "claim", "days", "通知", "索赔", "天"],
     ),
     (
-        "fidic",
+        Domain::Fidic,
         <crate::fidic::search_er::FidicSearchEr as Skill>::ID,
         &[
             "employer's requirements",
@@ -66,22 +68,22 @@ const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
         ],
     ),
     (
-        "sha_spa",
+        Domain::ShaSpa,
         <crate::sha_spa::extract_conditions::SpaExtractConditions as Skill>::ID,
         &["condition", "completion", "closing", "先决条件", "交割"],
     ),
     (
-        "sha_spa",
+        Domain::ShaSpa,
         <crate::sha_spa::extract_reps_warranties::SpaExtractRepsWarranties as Skill>::ID,
         &["warrant", "represent", "陈述", "保证"],
     ),
     (
-        "sha_spa",
+        Domain::ShaSpa,
         <crate::sha_spa::indemnity_analysis::SpaIndemnityAnalysis as Skill>::ID,
         &["indemn", "赔偿", "补偿"],
     ),
     (
-        "sha_spa",
+        Domain::ShaSpa,
         <crate::sha_spa::governance_check::ShaGovernanceCheck as Skill>::ID,
         &[
             "board",
@@ -134,7 +136,7 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
     skills.push(<crate::generic::assess_deviation::AssessDeviation as Skill>::ID.into());
     skills.push(<crate::generic::search_reference_doc::SearchReferenceDoc as Skill>::ID.into());
     for (skill_domain, skill, triggers) in DOMAIN_SKILLS {
-        if skill_domain == domain
+        if skill_domain.as_str() == domain
             && (triggers.is_empty() || triggers.iter().any(|t| lower.contains(t)))
         {
             skills.push(skill.to_string());

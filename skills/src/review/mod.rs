@@ -57,7 +57,9 @@ pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
 
-pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
+pub use inputs::{
+    build_review_state, ContractFolder, Domain, ReviewInputError, ReviewInputs, UnknownDomain,
+};
 #[doc(hidden)]
 pub use inventory as __inventory;
 pub use report::{
