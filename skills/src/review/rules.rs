@@ -701,10 +701,10 @@ mod tests {
             )],
             summary: "deadlock".into(),
         };
-        let risks = risks_from_outputs(&[output("sha_governance_check", &report)]);
+        let risks = risks_from_outputs(&[output(ShaGovernanceCheck::ID, &report)]);
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].risk_level, RiskLevel::High);
-        assert_eq!(risks[0].risk_type, "sha_governance_check");
+        assert_eq!(risks[0].risk_type, ShaGovernanceCheck::ID);
         assert_eq!(risks[0].description, "the chair has a casting vote");
         assert_eq!(
             risks[0].reason,
@@ -757,7 +757,7 @@ mod tests {
     #[test]
     fn an_output_of_the_wrong_shape_gives_no_risks() {
         let risks = risks_from_outputs(&[output(
-            "sha_governance_check",
+            ShaGovernanceCheck::ID,
             json!({"risk_level": "high", "summary": "not a governance report"}),
         )]);
         assert!(risks.is_empty());
@@ -808,7 +808,7 @@ mod tests {
             highest_severity: Some(RiskLevel::High),
             summary: "2 limits".into(),
         };
-        let risks = risks_from_outputs(&[output("fidic_calculate_time_bar", &report)]);
+        let risks = risks_from_outputs(&[output(FidicCalculateTimeBar::ID, &report)]);
         assert_eq!(risks.len(), 2, "every limit is rated");
         assert_eq!(risks[0].risk_type, "time_bar_shortened");
         assert_eq!(
@@ -875,18 +875,18 @@ mod tests {
             payment_period_days: None,
             summary: String::new(),
         };
-        let risks = risks_from_outputs(&[output("extract_financial_terms", terms(false))]);
+        let risks = risks_from_outputs(&[output(ExtractFinancialTerms::ID, terms(false))]);
         assert_eq!(
             risks[0].description,
             "Delay damages of USD 5,000 have no stated cap"
         );
-        assert!(risks_from_outputs(&[output("extract_financial_terms", terms(true))]).is_empty());
+        assert!(risks_from_outputs(&[output(ExtractFinancialTerms::ID, terms(true))]).is_empty());
     }
 
     #[test]
     fn compare_defers_to_assess() {
         let compare = output(
-            "compare_with_baseline",
+            CompareWithBaseline::ID,
             BaselineComparison {
                 clause_id: "4.12".into(),
                 modification_type: ModificationType::Deleted,
@@ -902,7 +902,7 @@ mod tests {
             "clause_deleted"
         );
         let assess = output(
-            "assess_deviation",
+            AssessDeviation::ID,
             DeviationAssessment {
                 clause_id: "4.12".into(),
                 severity: "none".into(),

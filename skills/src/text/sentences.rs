@@ -69,24 +69,29 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
             '\n' => match breaks {
                 Breaks::Lines => !continues(&text[..pos], &text[end..]),
                 // A blank line (only spaces between two line breaks) ends a paragraph.
-                Breaks::Joined => text[end..]
-                    .split('\n')
-                    .next()
-                    .is_some_and(|gap| gap.trim().is_empty() && text[end..].contains('\n')),
+                Breaks::Joined => {
+                    text[end..]
+                        .chars()
+                        .find(|c| !matches!(c, ' ' | '\t' | '\r'))
+                        == Some('\n')
+                }
             },
             '.' => {
                 let current = &text[start..end];
                 next.is_none_or(char::is_whitespace)
                     && !ends_with_abbreviation(current, breaks)
-                    && (breaks == Breaks::Lines || current.trim().chars().count() > 3)
+                    && (breaks == Breaks::Lines || current.trim().chars().nth(3).is_some())
             }
             _ => false,
         };
         // Joined text ends a sentence only once it has some length: "(a) Cost." is a label
         // and a word more often than a sentence.
-        let long_enough =
-            breaks == Breaks::Lines || c == '\n' || text[start..end].trim().chars().count() > 12;
-        if ends && long_enough {
+        let long_enough = || {
+            breaks == Breaks::Lines
+                || c == '\n'
+                || text[start..end].trim().chars().nth(12).is_some()
+        };
+        if ends && long_enough() {
             push_span(text, &mut out, start, end);
             start = end;
         }
@@ -107,9 +112,10 @@ pub(crate) fn continues(head: &str, rest: &str) -> bool {
         .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | ')' | '-'));
     let rest = rest.trim_start();
     // `b) five`: a list label, not the rest of a sentence.
-    let label = rest.split_once(')').is_some_and(|(l, _)| {
-        (1..=3).contains(&l.len()) && l.chars().all(|c| c.is_ascii_alphanumeric())
-    });
+    let head: String = rest.chars().take(4).collect();
+    let label = head
+        .split_once(')')
+        .is_some_and(|(l, _)| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric()));
     ends_open && !label && rest.chars().next().is_some_and(|c| c.is_lowercase())
 }
 
@@ -152,7 +158,12 @@ fn ends_with_abbreviation(current: &str, breaks: Breaks) -> bool {
         .rsplit(|c: char| c.is_whitespace() || c == '(')
         .next()
         .unwrap_or("");
-    let lower = last.to_lowercase();
+    // Every abbreviation is short: longer words are not lower-cased at all.
+    let lower = if last.len() <= 5 {
+        last.to_ascii_lowercase()
+    } else {
+        String::new()
+    };
     let named = matches!(
         lower.as_str(),
         "inc"
