@@ -10,6 +10,7 @@
 //! | [`fidic`] | the FIDIC skills and their text analysis |
 //! | [`sha_spa`] | the SPA/SHA skills and what they share |
 //! | [`review`] | the clause-by-clause review, its risks ([`review::RiskLevel`]) and reports |
+//! | [`text`] | the text toolkit: sentences, enumerations, definitions, word matching |
 //!
 //! Each public item has one path: the modules above, or the root for the review state.
 
@@ -23,7 +24,7 @@ mod prepare;
 pub mod review;
 pub mod sha_spa;
 mod state;
-mod text;
+pub mod text;
 
 pub use state::{
     ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument,

@@ -10,11 +10,9 @@ use skill_console::{
 };
 use skill_core::Dispatcher;
 use skills::review::{
-    render_json, render_markdown, run_review, ProgressHook, ReviewAgent, ReviewOptions,
-    ReviewReport, RiskLevel,
+    render_json, render_markdown, run_review, Domain, ProgressHook, ReviewAgent, ReviewInputs,
+    ReviewOptions, ReviewReport, RiskLevel,
 };
-
-use super::review::{contract_inputs, ContractOptions};
 
 /// Reviews contracts for the console with the skills of `dispatcher`.
 pub struct LibraryReviews {
@@ -138,7 +136,10 @@ impl ReviewRunner for LibraryReviews {
     }
 
     fn domains(&self) -> Vec<String> {
-        vec!["fidic".into(), "sha_spa".into()]
+        Domain::NAMED
+            .iter()
+            .map(|d| d.as_str().to_string())
+            .collect()
     }
 
     fn agent_model(&self) -> Option<String> {
@@ -191,20 +192,21 @@ impl ReviewRunner for LibraryReviews {
                 }
             }
         };
-        let options = ContractOptions {
-            domain: Some(request.domain.clone()).filter(|d| !d.is_empty()),
-            checklist: None,
-            criteria: None,
-            baseline: None,
-            references: Vec::new(),
-            our_party: request.our_party.clone(),
-            language: if request.language == "zh-CN" {
-                "zh-CN".into()
-            } else {
-                "en".into()
-            },
+        let domain = match request.domain.as_str() {
+            "" => None,
+            id => Some(
+                id.parse::<Domain>()
+                    .map_err(|e| ReviewError(e.to_string()))?,
+            ),
         };
-        let inputs = contract_inputs(&path, &options).map_err(|e| ReviewError(e.to_string()))?;
+        let mut inputs =
+            ReviewInputs::for_path(&path, domain).map_err(|e| ReviewError(e.to_string()))?;
+        inputs.our_party = request.our_party.clone();
+        inputs.language = if request.language == "zh-CN" {
+            "zh-CN".into()
+        } else {
+            "en".into()
+        };
         let state = super::review_state(&inputs).map_err(|e| ReviewError(e.to_string()))?;
         let total = if state.review_checklist.is_empty() {
             state.primary().map_or(0, |d| d.total_clauses)

@@ -11,8 +11,8 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    render, render_table_within, review_until, AgentSettings, ModelProvider, ProgressHook,
-    ReportFormat, ReviewAgent, ReviewInputs, ReviewOptions, ReviewReport,
+    render, render_table_within, review_until, AgentSettings, Domain, ModelProvider, ProgressHook,
+    ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -225,122 +225,36 @@ fn progress_hook(total: usize) -> Option<ProgressHook> {
     })))
 }
 
-/// Files of a sample folder, by role.
-#[derive(Debug, Default)]
-struct Bundle {
-    primary: Option<PathBuf>,
-    baseline: Option<PathBuf>,
-    references: Vec<PathBuf>,
-    checklist: Option<PathBuf>,
-    criteria: Option<PathBuf>,
-}
-
-/// Gives each file of a folder its role by name.
-fn read_bundle(dir: &Path) -> Result<Bundle, CliError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| CliError::Read {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    let mut bundle = Bundle::default();
-    let mut contracts = Vec::new();
-    for file in files {
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_lowercase();
-        let stem = name
-            .rsplit_once('.')
-            .map_or(name.as_str(), |(s, _)| s)
-            .to_string();
-        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-        let document = skills::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
-        // `~$name.docx` is Word's lock file beside an open document, not a document.
-        if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
-            continue;
-        }
-        if stem.contains("checklist") {
-            bundle.checklist = Some(file);
-        } else if stem.contains("criteria") {
-            bundle.criteria = Some(file);
-        } else if stem.contains("general_conditions") || stem == "gc" {
-            bundle.baseline = Some(file);
-        } else if stem.contains("particular")
-            || stem.contains("employer")
-            || stem == "pc"
-            || stem == "er"
-        {
-            bundle.references.push(file);
-        } else if ext != "csv" {
-            contracts.push(file);
-        }
-    }
-    bundle.primary = contracts
-        .into_iter()
-        .next()
-        .or_else(|| bundle.baseline.clone());
-    Ok(bundle)
-}
-
-/// Builds the review inputs from a contract file or folder and the options.
+/// Builds the review inputs from a contract file or folder (roles of a folder's files by
+/// [`skills::review::ContractFolder`]) and the options, which win over the folder.
 pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInputs, CliError> {
-    if let Some(d) = &opts.domain {
-        if !matches!(d.as_str(), "fidic" | "sha_spa" | "") {
-            return Err(CliError::Usage(format!(
-                "unknown domain `{d}`; expected `fidic` or `sha_spa`"
-            )));
-        }
-    }
-    let mut domain = opts.domain.clone().unwrap_or_default();
-    let (primary, mut baseline, mut references, mut checklist, mut criteria) = if path.is_dir() {
-        let bundle = read_bundle(path)?;
-        let primary = bundle.primary.ok_or_else(|| {
-            CliError::Usage(format!(
-                "folder {} holds no contract (.docx, .pdf, .md, .txt or .json)",
-                path.display()
-            ))
-        })?;
-        if domain.is_empty() && bundle.baseline.is_some() {
-            domain = "fidic".into();
-        }
-        (
-            primary,
-            bundle.baseline,
-            bundle.references,
-            bundle.checklist,
-            bundle.criteria,
-        )
-    } else {
-        (path.to_path_buf(), None, Vec::new(), None, None)
+    let domain = match opts.domain.as_deref().filter(|d| !d.is_empty()) {
+        Some(d) => Some(
+            d.parse::<Domain>()
+                .map_err(|e| CliError::Usage(e.to_string()))?,
+        ),
+        None => None,
     };
+    let mut inputs = ReviewInputs::for_path(path, domain).map_err(|e| match e {
+        ReviewInputError::FolderIo { path, source } => CliError::Read {
+            path: path.display().to_string(),
+            source,
+        },
+        other => CliError::Usage(other.to_string()),
+    })?;
     if opts.baseline.is_some() {
-        baseline = opts.baseline.clone();
+        inputs.baseline = opts.baseline.clone();
     }
-    references.extend(opts.references.iter().cloned());
+    inputs.references.extend(opts.references.iter().cloned());
     if opts.checklist.is_some() {
-        checklist = opts.checklist.clone();
+        inputs.checklist_file = opts.checklist.clone();
     }
     if opts.criteria.is_some() {
-        criteria = opts.criteria.clone();
+        inputs.criteria_file = opts.criteria.clone();
     }
-    Ok(ReviewInputs {
-        primary,
-        baseline,
-        references,
-        criteria_file: criteria,
-        checklist_file: checklist,
-        domain_id: domain,
-        our_party: opts.our_party.clone(),
-        language: opts.language.clone(),
-        material_type: String::new(),
-        domain_subtype: String::new(),
-    })
+    inputs.our_party = opts.our_party.clone();
+    inputs.language = opts.language.clone();
+    Ok(inputs)
 }
 
 /// Fails when the model could not review a single clause (every ReAct attempt fell back),

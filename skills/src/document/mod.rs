@@ -1,11 +1,15 @@
-//! Contract documents: the clause tree model and how it is read from text or JSON.
+//! Contract documents: the clause tree model, how it is read from text or JSON, and the one
+//! clause lookup ([`Index`]) every skill and rule uses.
 
 pub mod formats;
+mod index;
 mod model;
 mod parser;
 
 use std::path::Path;
 
+pub(crate) use index::clause_not_found;
+pub use index::{ClauseIndex, Index, Reach, Scope};
 pub(crate) use model::{chinese_numeral, normalize_clause_id};
 pub use model::{
     Clause, ClauseOutline, CrossReference, DocumentOutline, DocumentStructure, SkippedText,

@@ -120,29 +120,22 @@ impl DocumentStructure {
     }
 
     /// The clause with this id (`4.1`), also matching decorated forms (`Sub-Clause 4.1`,
-    /// `Clause 4`, `第4.1条`).
+    /// `Clause 4`, `第4.1条`). Builds a [`ClauseIndex`](super::ClauseIndex) for one question:
+    /// to ask many, build the index once and use [`Index`](super::Index).
     pub fn find_clause(&self, clause_id: &str) -> Option<&Clause> {
-        // The id as stored first: a heading used as an id may not survive normalising.
-        if let Some(exact) = self.iter_clauses().find(|c| c.clause_id == clause_id) {
-            return Some(exact);
-        }
-        let wanted = normalize_clause_id(clause_id);
-        self.iter_clauses().find(|c| c.clause_id == wanted)
+        let tables = super::ClauseIndex::build(self);
+        tables.clause_in(self, clause_id)
     }
 
-    /// Text of the clause and of all its sub-clauses, in order.
+    /// Text of the clause and of all its sub-clauses, in order (see [`Self::find_clause`]).
     pub fn clause_full_text(&self, clause_id: &str) -> Option<String> {
         self.find_clause(clause_id).map(Clause::full_text)
     }
 
-    /// Id of the parent clause, if the clause is nested.
+    /// The clause that contains this one, if it is nested (see [`Self::find_clause`]).
     pub fn parent_of(&self, clause_id: &str) -> Option<&Clause> {
-        let wanted = normalize_clause_id(clause_id);
-        self.iter_clauses().find(|c| {
-            c.children
-                .iter()
-                .any(|child| child.clause_id == clause_id || child.clause_id == wanted)
-        })
+        let tables = super::ClauseIndex::build(self);
+        tables.parent_in(self, clause_id)
     }
 
     /// Recounts `total_clauses` from the tree.

@@ -10,12 +10,11 @@ use super::documents::FidicDocuments;
 use super::merge_gc_pc::merged_tree;
 use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
 use super::periods::find_periods;
-use super::text::{
-    clause_references, definitions_in, document_definitions, excerpt, sentences, uses_term,
-};
 use crate::document::normalize_clause_id;
+use crate::document::{find_references, DocumentStructure, FoundReference};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{contains_term, definitions_in, excerpt, sentence_spans, sentences};
 
 /// What kind of inconsistency was found.
 #[derive(
@@ -129,9 +128,9 @@ pub fn fidic_check_pc_consistency(
                 .iter()
                 .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
             {
-                for r in clause_references(&c.text)
+                for r in conditions_references(&c.text)
                     .iter()
-                    .filter(|r| refers_to(&r.target, &clause_id))
+                    .filter(|r| refers_to(r.clause(), &clause_id))
                 {
                     conflicts.push(Conflict {
                         kind: ConflictKind::ReferenceToDeletedClause,
@@ -148,17 +147,17 @@ pub fn fidic_check_pc_consistency(
             }
         }
         // 2. References made by the clause as it now reads.
-        for r in clause_references(&merged.text) {
-            if refers_to(&r.target, &clause_id) {
+        for r in conditions_references(&merged.text) {
+            if refers_to(r.clause(), &clause_id) {
                 continue;
             }
-            let (kind, severity, why) = if deleted.iter().any(|d| refers_to(&r.target, d)) {
+            let (kind, severity, why) = if deleted.iter().any(|d| refers_to(r.clause(), d)) {
                 (
                     ConflictKind::ReferenceToDeletedClause,
                     RiskLevel::High,
                     "which the Particular Conditions delete",
                 )
-            } else if !exists(&r.target) {
+            } else if !exists(r.clause()) {
                 (
                     ConflictKind::BrokenReference,
                     RiskLevel::Medium,
@@ -171,7 +170,7 @@ pub fn fidic_check_pc_consistency(
                 kind,
                 severity,
                 clause_id: clause_id.clone(),
-                related_to: r.target.clone(),
+                related_to: r.clause().to_string(),
                 description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
                 evidence: excerpt(sentence_with(&merged.text, r.start), 240),
             });
@@ -193,9 +192,9 @@ pub fn fidic_check_pc_consistency(
                 .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
             {
                 for sentence in sentences(&c.text) {
-                    let cites = clause_references(sentence)
+                    let cites = conditions_references(sentence)
                         .iter()
-                        .any(|r| r.target == clause_id);
+                        .any(|r| r.clause() == clause_id);
                     if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
                         conflicts.push(Conflict {
                         kind: ConflictKind::StalePeriodReference,
@@ -220,7 +219,7 @@ pub fn fidic_check_pc_consistency(
                 .filter(|c| {
                     c.id != clause_id
                         && c.status != ClauseStatus::Deleted
-                        && uses_term(&c.text, &term)
+                        && contains_term(&c.text, &term)
                 })
                 .map(|c| c.id.as_str())
                 .collect();
@@ -330,7 +329,7 @@ fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
 }
 
 fn sentence_with(text: &str, at: usize) -> &str {
-    super::text::sentence_spans(text)
+    sentence_spans(text)
         .into_iter()
         .find(|&(s, e)| at >= s && at < e)
         .map(|(s, e)| &text[s..e])
@@ -367,4 +366,42 @@ fn summarize(clause_id: &str, status: ClauseStatus, conflicts: &[Conflict], high
         kinds.join(", "),
         conflicts[0].description
     )
+}
+
+/// Defined terms of a document: those the parser recorded plus those found in its text.
+fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = doc
+        .definitions
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for clause in doc.iter_clauses() {
+        for (term, def) in definitions_in(&clause.text) {
+            if !out.iter().any(|(t, _)| t == &term) {
+                out.push((term, def));
+            }
+        }
+    }
+    out
+}
+
+/// References to clauses of the Conditions (`Sub-Clause 20.1`, `Clauses 4 and 5`,
+/// `第4.1条`); a `Section` or `Paragraph` of another document (the Employer's Requirements)
+/// is not one.
+fn conditions_references(text: &str) -> Vec<FoundReference> {
+    let mut of_conditions = true;
+    find_references(text)
+        .into_iter()
+        .filter(|r| {
+            let lower = r.text.to_ascii_lowercase();
+            if lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                of_conditions = lower.starts_with("sub-clause")
+                    || lower.starts_with("clause")
+                    || lower.starts_with("article");
+            } else if r.text.starts_with('第') {
+                of_conditions = true;
+            }
+            of_conditions
+        })
+        .collect()
 }

@@ -5,8 +5,8 @@ use skill_core::prelude::*;
 
 use std::collections::HashSet;
 
-use crate::document::{normalize_clause_id, DocumentStructure};
-use crate::index::{Doc, StateLookup};
+use crate::document::{clause_not_found, normalize_clause_id, DocumentStructure, Index};
+use crate::index::StateLookup;
 use crate::state::{ClauseFocus, ReviewDocument, ReviewState};
 
 /// The FIDIC parts of a review, with the clause lookups of their documents (built once per
@@ -21,9 +21,9 @@ pub(crate) struct FidicDocuments<'a> {
     pub pc: Option<&'a ReviewDocument>,
     /// The Employer's Requirements (a reference whose file name says `employer` or `er`).
     pub er: Option<&'a ReviewDocument>,
-    primary_doc: Option<Doc<'a>>,
-    gc_doc: Option<Doc<'a>>,
-    pc_doc: Option<Doc<'a>>,
+    primary_doc: Option<Index<'a>>,
+    gc_doc: Option<Index<'a>>,
+    pc_doc: Option<Index<'a>>,
 }
 
 impl<'a> FidicDocuments<'a> {
@@ -52,22 +52,22 @@ impl<'a> FidicDocuments<'a> {
 
     /// General Conditions text of a clause (with its sub-clauses), if the clause is there.
     pub(crate) fn gc_text(&self, clause_id: &str) -> Option<String> {
-        self.gc_doc.and_then(|d| d.clause_full_text(clause_id))
+        self.gc_doc.and_then(|d| d.full_text(clause_id))
     }
 
     /// Particular Conditions text of a clause, if the PC deal with it.
     pub(crate) fn pc_text(&self, clause_id: &str) -> Option<String> {
-        self.pc_doc.and_then(|d| d.clause_full_text(clause_id))
+        self.pc_doc.and_then(|d| d.full_text(clause_id))
     }
 
     /// The Particular Conditions' clause with this id, if the PC have it.
     pub(crate) fn pc_clause(&self, clause_id: &str) -> Option<&'a crate::document::Clause> {
-        self.pc_doc.and_then(|d| d.find_clause(clause_id))
+        self.pc_doc.and_then(|d| d.clause(clause_id))
     }
 
     /// Text of the clause (with its sub-clauses) in the contract under review.
     pub(crate) fn primary_text(&self, clause_id: &str) -> Option<String> {
-        self.primary_doc.and_then(|d| d.clause_full_text(clause_id))
+        self.primary_doc.and_then(|d| d.full_text(clause_id))
     }
 
     /// The clause and every sub-clause under it that the GC or the PC have (GC order, then
@@ -82,8 +82,8 @@ impl<'a> FidicDocuments<'a> {
                 }
             }
         }
-        let own = |doc: Option<Doc<'_>>, id: &str| {
-            doc.and_then(|d| d.find_clause(id))
+        let own = |doc: Option<Index<'_>>, id: &str| {
+            doc.and_then(|d| d.clause(id))
                 .map(|c| c.text.trim().to_string())
                 .unwrap_or_default()
         };
@@ -108,12 +108,12 @@ impl<'a> FidicDocuments<'a> {
         [self.primary_doc, self.gc_doc, self.pc_doc]
             .into_iter()
             .flatten()
-            .any(|d| d.find_clause(clause_id).is_some())
+            .any(|d| d.clause(clause_id).is_some())
     }
 
     /// The "no such clause" error, naming a few clauses that do exist.
     pub(crate) fn clause_not_found(&self, skill: &str, clause_id: &str) -> SkillError {
-        clause_not_found(skill, clause_id, self.all())
+        clause_not_found(Some(skill), clause_id, self.all())
     }
 }
 
@@ -165,32 +165,6 @@ fn pick_er<'a>(
                 .filter(not_pc)
                 .find(|d| d.filename.to_lowercase().contains("er"))
         })
-}
-
-/// A `not_found` error for a clause, listing up to eight clause ids that exist.
-pub(crate) fn clause_not_found<'a>(
-    skill: &str,
-    clause_id: &str,
-    docs: impl Iterator<Item = &'a DocumentStructure>,
-) -> SkillError {
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut ids: Vec<&str> = Vec::new();
-    for doc in docs {
-        for clause in doc.iter_clauses() {
-            if seen.insert(clause.clause_id.as_str()) {
-                ids.push(clause.clause_id.as_str());
-            }
-        }
-    }
-    let total = ids.len();
-    ids.truncate(8);
-    let known = if ids.is_empty() {
-        "the review has no parsed clauses".to_string()
-    } else {
-        format!("existing clauses include {}", ids.join(", "))
-    };
-    SkillError::not_found(format!("`{skill}`: clause `{clause_id}` was not found; {known}"))
-        .with_details(serde_json::json!({ "skill_id": skill, "clause_id": clause_id, "known_clause_count": total }))
 }
 
 /// The clause a preparer works for: the one the model named, else the clause under review.

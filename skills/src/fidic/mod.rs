@@ -10,5 +10,4 @@ pub mod merge_gc_pc;
 pub mod pc_instructions;
 pub mod periods;
 pub mod search_er;
-pub mod text;
 pub mod time_bar;

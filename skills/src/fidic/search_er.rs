@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use skill_core::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
-use super::text::excerpt;
 use crate::document::{normalize_clause_id, DocumentStructure};
 use crate::index::StateLookup;
 use crate::state::ReviewState;
+use crate::text::excerpt;
 
 /// One passage of the Employer's Requirements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -10,9 +10,9 @@ use skill_core::prelude::*;
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use super::merge_gc_pc::effective_text;
 use super::periods::{find_periods, standard_for, FoundPeriod};
-use super::text::{contains_any, excerpt, sentence_spans};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{contains_any, excerpt, sentence_spans};
 
 /// One time limit of the clause.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -8,7 +8,7 @@ use skill_core::prelude::*;
 use super::compare_with_baseline::{compare_texts, BaselineComparison, ModificationType};
 use super::extract_financial_terms::analyse_financial_terms;
 use super::load_review_criteria::{all_criteria, applicable_criteria};
-use crate::index::clause_not_found;
+use crate::document::clause_not_found;
 use crate::index::lookup_for;
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
@@ -68,7 +68,11 @@ pub fn assess_deviation(
     let doc = lookup.primary_or_not_found()?;
     let clause = doc.clause(&clause_id);
     if clause.is_none() && baseline_text.trim().is_empty() {
-        return Err(clause_not_found(doc.structure, &clause_id));
+        return Err(clause_not_found(
+            None,
+            &clause_id,
+            std::iter::once(doc.structure),
+        ));
     }
     let id = clause.map_or_else(
         || crate::document::normalize_clause_id(&clause_id),

@@ -3,7 +3,7 @@
 use similar::{ChangeTag, TextDiff};
 use skill_core::prelude::*;
 
-use crate::index::clause_not_found;
+use crate::document::clause_not_found;
 use crate::index::lookup_for;
 use crate::state::ReviewState;
 use crate::text::is_cjk;
@@ -83,7 +83,13 @@ pub fn compare_with_baseline(
     let clause_text = match clause {
         Some(clause) => Some(doc.full_text(&clause.clause_id).unwrap_or_default()),
         None if !baseline_text.trim().is_empty() => None,
-        None => return Err(clause_not_found(doc.structure, &clause_id)),
+        None => {
+            return Err(clause_not_found(
+                None,
+                &clause_id,
+                std::iter::once(doc.structure),
+            ))
+        }
     };
     let id = clause.map_or_else(
         || crate::document::normalize_clause_id(&clause_id),

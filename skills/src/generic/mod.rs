@@ -16,14 +16,14 @@ use crate::document::Clause;
 
 /// Ids of the generic skills, in the order a checklist runs them.
 pub const GENERIC_SKILL_IDS: [&str; 8] = [
-    "get_clause_context",
-    "resolve_definition",
-    "compare_with_baseline",
-    "cross_reference_check",
-    "extract_financial_terms",
-    "search_reference_doc",
-    "load_review_criteria",
-    "assess_deviation",
+    <get_clause_context::GetClauseContext as Skill>::ID,
+    <resolve_definition::ResolveDefinition as Skill>::ID,
+    <compare_with_baseline::CompareWithBaseline as Skill>::ID,
+    <cross_reference_check::CrossReferenceCheck as Skill>::ID,
+    <extract_financial_terms::ExtractFinancialTerms as Skill>::ID,
+    <search_reference_doc::SearchReferenceDoc as Skill>::ID,
+    <load_review_criteria::LoadReviewCriteria as Skill>::ID,
+    <assess_deviation::AssessDeviation as Skill>::ID,
 ];
 
 /// A clause named by number and title, for parents, children and neighbours.

@@ -487,6 +487,7 @@ fn react_risks(
                 location: (!original.is_empty()).then(|| RiskLocation {
                     original_text: original.to_string(),
                 }),
+                subject: super::Subject::Clause,
             }
         })
         .collect();

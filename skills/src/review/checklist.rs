@@ -1,5 +1,9 @@
 //! A review checklist made from the document itself, for when the user gives none.
 
+use skill_core::Skill;
+
+use super::Domain;
+
 use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
 use crate::state::{ChecklistItem, Priority};
@@ -34,17 +38,25 @@ const CRITICAL_TOPICS: [&str; 22] = [
 const LOW_TOPICS: [&str; 5] = ["definition", "interpretation", "定义", "释义", "headings"];
 
 /// Domain skills and the words in a clause that call for them.
-const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
-    ("fidic", "fidic_merge_gc_pc", &[]),
-    ("fidic", "fidic_check_pc_consistency", &[]),
+const DOMAIN_SKILLS: [(Domain, &str, &[&str]); 8] = [
     (
-        "fidic",
-        "fidic_calculate_time_bar",
+        Domain::Fidic,
+        <crate::fidic::merge_gc_pc::FidicMergeGcPc as Skill>::ID,
+        &[],
+    ),
+    (
+        Domain::Fidic,
+        <crate::fidic::check_pc_consistency::FidicCheckPcConsistency as Skill>::ID,
+        &[],
+    ),
+    (
+        Domain::Fidic,
+        <crate::fidic::time_bar::FidicCalculateTimeBar as Skill>::ID,
         &["notice", "claim", "days", "通知", "索赔", "天"],
     ),
     (
-        "fidic",
-        "fidic_search_er",
+        Domain::Fidic,
+        <crate::fidic::search_er::FidicSearchEr as Skill>::ID,
         &[
             "employer's requirements",
             "design",
@@ -56,23 +68,23 @@ const DOMAIN_SKILLS: [(&str, &str, &[&str]); 8] = [
         ],
     ),
     (
-        "sha_spa",
-        "spa_extract_conditions",
+        Domain::ShaSpa,
+        <crate::sha_spa::extract_conditions::SpaExtractConditions as Skill>::ID,
         &["condition", "completion", "closing", "先决条件", "交割"],
     ),
     (
-        "sha_spa",
-        "spa_extract_reps_warranties",
+        Domain::ShaSpa,
+        <crate::sha_spa::extract_reps_warranties::SpaExtractRepsWarranties as Skill>::ID,
         &["warrant", "represent", "陈述", "保证"],
     ),
     (
-        "sha_spa",
-        "spa_indemnity_analysis",
+        Domain::ShaSpa,
+        <crate::sha_spa::indemnity_analysis::SpaIndemnityAnalysis as Skill>::ID,
         &["indemn", "赔偿", "补偿"],
     ),
     (
-        "sha_spa",
-        "sha_governance_check",
+        Domain::ShaSpa,
+        <crate::sha_spa::governance_check::ShaGovernanceCheck as Skill>::ID,
         &[
             "board",
             "director",
@@ -108,17 +120,23 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
     let lower_title = clause.title.to_lowercase();
     let lower = format!("{lower_title} {}", text.to_lowercase());
     let has_figures = has_financial_terms(text);
-    let mut skills: Vec<String> = vec!["get_clause_context".into(), "resolve_definition".into()];
+    let mut skills: Vec<String> = vec![
+        <crate::generic::get_clause_context::GetClauseContext as Skill>::ID.into(),
+        <crate::generic::resolve_definition::ResolveDefinition as Skill>::ID.into(),
+    ];
     if !find_references(text).is_empty() {
-        skills.push("cross_reference_check".into());
+        skills
+            .push(<crate::generic::cross_reference_check::CrossReferenceCheck as Skill>::ID.into());
     }
     if has_figures {
-        skills.push("extract_financial_terms".into());
+        skills.push(
+            <crate::generic::extract_financial_terms::ExtractFinancialTerms as Skill>::ID.into(),
+        );
     }
-    skills.push("assess_deviation".into());
-    skills.push("search_reference_doc".into());
+    skills.push(<crate::generic::assess_deviation::AssessDeviation as Skill>::ID.into());
+    skills.push(<crate::generic::search_reference_doc::SearchReferenceDoc as Skill>::ID.into());
     for (skill_domain, skill, triggers) in DOMAIN_SKILLS {
-        if skill_domain == domain
+        if skill_domain.as_str() == domain
             && (triggers.is_empty() || triggers.iter().any(|t| lower.contains(t)))
         {
             skills.push(skill.to_string());

@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::provisions::{self, Provision};
 use super::rules::{DOCUMENT_ANCHOR, UNDEFINED_TERMS_PREFIX};
-use super::{summarize, ClauseReview, ReviewMode, ReviewReport, Risk, RiskLevel, RiskLocation};
+use super::{
+    summarize, ClauseReview, ReviewMode, ReviewReport, Risk, RiskLevel, RiskLocation, Subject,
+};
 use crate::state::{Priority, ReviewState};
 use crate::text::truncate_chars;
 
@@ -35,6 +37,7 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
     let defined_elsewhere = provisions::defined_by_reference(primary);
     if !incorporated {
         let mut listed: Vec<String> = Vec::new();
+        let mut named: Vec<String> = Vec::new();
         for (term, clauses) in &undefined {
             let is_party = parties.iter().any(|p| p.eq_ignore_ascii_case(term));
             if is_party
@@ -45,6 +48,7 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
                 continue;
             }
             listed.push(format!("{term} ({})", clauses.join(", ")));
+            named.push(term.clone());
         }
         if !listed.is_empty() {
             document.push(Risk {
@@ -59,8 +63,11 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
                     "{} term(s), each with the clauses that use it",
                     listed.len()
                 ),
-                source_skill: "resolve_definition".into(),
+                source_skill:
+                    <crate::generic::resolve_definition::ResolveDefinition as skill_core::Skill>::ID
+                        .into(),
                 location: None,
+                subject: Subject::UndefinedTerms(named),
             });
         }
     }
@@ -178,10 +185,11 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
                     description: finding.description,
                     reason: finding.reason,
                     analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
-                    source_skill: "review_provisions".into(),
+                    source_skill: provisions::SOURCE.into(),
                     location: Some(RiskLocation {
                         original_text: finding.quote,
                     }),
+                    subject: Subject::Clause,
                 },
             ));
         }
@@ -228,13 +236,10 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
     for clause in &mut report.clauses {
         let clause_id = clause.clause_id.clone();
         clause.risks.retain(|risk| {
-            let Some(list) = (risk.risk_type == "undefined_term")
-                .then(|| risk.description.strip_prefix(UNDEFINED_TERMS_PREFIX))
-                .flatten()
-            else {
+            let Subject::UndefinedTerms(list) = &risk.subject else {
                 return true;
             };
-            for term in list.split(", ").map(str::trim).filter(|t| !t.is_empty()) {
+            for term in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
                 if listed.insert((term.to_string(), clause_id.clone())) {
                     terms
                         .entry(term.to_string())
@@ -248,15 +253,8 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
     terms
 }
 
-/// Absences the governance check reports at document level, with the provision that proves
-/// the agreement has one after all.
-const ABSENCES: [(&str, Provision); 4] = [
-    ("no reserved matters provision", Provision::ReservedMatters),
-    ("no deadlock provision", Provision::Deadlock),
-    ("no drag along provision", Provision::DragAlong),
-    ("no tag along provision", Provision::TagAlong),
-];
-
+/// Drops document-level absences ("the agreement has no deadlock provision") that the
+/// provision scan contradicts by finding such a provision in a clause.
 fn drop_contradicted_absences(report: &ReviewReport, document: &mut Vec<Risk>) {
     let found: HashSet<&str> = report
         .clauses
@@ -264,10 +262,9 @@ fn drop_contradicted_absences(report: &ReviewReport, document: &mut Vec<Risk>) {
         .flat_map(|c| c.risks.iter())
         .map(|r| r.risk_type.as_str())
         .collect();
-    document.retain(|risk| {
-        !ABSENCES.iter().any(|(words, provision)| {
-            risk.description.contains(words) && found.contains(provision.risk_type())
-        })
+    document.retain(|risk| match risk.subject {
+        Subject::Absence(provision) => !found.contains(provision.risk_type()),
+        _ => true,
     });
 }
 

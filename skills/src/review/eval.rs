@@ -280,10 +280,11 @@ pub fn evaluate(
             .join("contracts")
             .join(format!("{}.txt", labels.id));
         let domain = match labels.domain_hint.as_str() {
-            "construction-like" => "fidic",
-            "sha-like" => "sha_spa",
-            _ => "",
-        };
+            "construction-like" => super::Domain::Fidic,
+            "sha-like" => super::Domain::ShaSpa,
+            _ => super::Domain::Generic,
+        }
+        .as_str();
         let mut positives = Vec::new();
         let mut negatives = Vec::new();
         for category in CATEGORIES {

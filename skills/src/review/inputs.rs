@@ -1,6 +1,11 @@
-//! Building a review state from files: the library side of `skillkit review`.
+//! Building a review state from files: the library side of `skillkit review` and of the
+//! console's reviews. Which file of a contract folder plays which part (the contract, the
+//! General Conditions, the Particular Conditions and Employer's Requirements, the checklist,
+//! the criteria) is decided here, once, by [`ContractFolder::read`].
 
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use crate::document::{load_document, DocumentError};
 use crate::state::{ChecklistItem, DocumentRole, ReviewDocument, ReviewState};
@@ -31,6 +36,162 @@ pub struct ReviewInputs {
     pub domain_subtype: String,
 }
 
+/// The domain of a review: which domain skills, checklist items and prompts apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// No domain: the generic skills only.
+    #[default]
+    Generic,
+    /// FIDIC construction contracts.
+    Fidic,
+    /// Share purchase and shareholders' agreements.
+    ShaSpa,
+}
+
+impl Domain {
+    /// The named domains, as a host offers them.
+    pub const NAMED: [Domain; 2] = [Domain::Fidic, Domain::ShaSpa];
+
+    /// The domain id skills and reports use: `fidic`, `sha_spa`, or empty for none.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Domain::Generic => "",
+            Domain::Fidic => "fidic",
+            Domain::ShaSpa => "sha_spa",
+        }
+    }
+}
+
+impl fmt::Display for Domain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A domain id that names no domain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown domain `{0}`; expected `fidic` or `sha_spa`")]
+pub struct UnknownDomain(pub String);
+
+impl FromStr for Domain {
+    type Err = UnknownDomain;
+
+    /// `fidic`, `sha_spa`, or empty for [`Domain::Generic`].
+    fn from_str(id: &str) -> Result<Self, Self::Err> {
+        match id {
+            "" => Ok(Domain::Generic),
+            "fidic" => Ok(Domain::Fidic),
+            "sha_spa" => Ok(Domain::ShaSpa),
+            other => Err(UnknownDomain(other.to_string())),
+        }
+    }
+}
+
+/// The files of a contract folder by role, from their names (sorted, case ignored):
+/// `*checklist*` the checklist, `*criteria*` the criteria, `*general_conditions*` or `gc`
+/// the baseline, `*particular*`, `*employer*`, `pc` or `er` references, any other document
+/// the contract (the first; the General Conditions when there is no other). `README`, Word
+/// lock files (`~$...`) and files of other kinds are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContractFolder {
+    /// The contract under review.
+    pub primary: Option<PathBuf>,
+    /// The General Conditions.
+    pub baseline: Option<PathBuf>,
+    /// Particular Conditions, Employer's Requirements.
+    pub references: Vec<PathBuf>,
+    /// The checklist.
+    pub checklist: Option<PathBuf>,
+    /// The review criteria.
+    pub criteria: Option<PathBuf>,
+}
+
+impl ContractFolder {
+    /// Gives each file of `dir` its role by name.
+    pub fn read(dir: &Path) -> Result<Self, ReviewInputError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| ReviewInputError::FolderIo {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        let mut folder = Self::default();
+        let mut contracts = Vec::new();
+        for file in files {
+            let name = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_lowercase();
+            let stem = name
+                .rsplit_once('.')
+                .map_or(name.as_str(), |(s, _)| s)
+                .to_string();
+            let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+            let document = crate::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
+            // `~$name.docx` is Word's lock file beside an open document, not a document.
+            if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
+                continue;
+            }
+            if stem.contains("checklist") {
+                folder.checklist = Some(file);
+            } else if stem.contains("criteria") {
+                folder.criteria = Some(file);
+            } else if stem.contains("general_conditions") || stem == "gc" {
+                folder.baseline = Some(file);
+            } else if stem.contains("particular")
+                || stem.contains("employer")
+                || stem == "pc"
+                || stem == "er"
+            {
+                folder.references.push(file);
+            } else if ext != "csv" {
+                contracts.push(file);
+            }
+        }
+        folder.primary = contracts
+            .into_iter()
+            .next()
+            .or_else(|| folder.baseline.clone());
+        Ok(folder)
+    }
+}
+
+impl ReviewInputs {
+    /// The inputs of a contract file, or of a contract folder by [`ContractFolder`]; a
+    /// folder with General Conditions is a FIDIC review unless `domain` says otherwise.
+    pub fn for_path(path: &Path, domain: Option<Domain>) -> Result<Self, ReviewInputError> {
+        let mut inputs = if path.is_dir() {
+            let folder = ContractFolder::read(path)?;
+            let primary = folder
+                .primary
+                .ok_or_else(|| ReviewInputError::NoContract(path.to_path_buf()))?;
+            let guessed = folder.baseline.is_some().then_some(Domain::Fidic);
+            Self {
+                primary,
+                baseline: folder.baseline,
+                references: folder.references,
+                checklist_file: folder.checklist,
+                criteria_file: folder.criteria,
+                domain_id: domain.or(guessed).unwrap_or_default().as_str().into(),
+                ..Self::default()
+            }
+        } else {
+            Self {
+                primary: path.to_path_buf(),
+                domain_id: domain.unwrap_or_default().as_str().into(),
+                ..Self::default()
+            }
+        };
+        inputs.language = "en".into();
+        Ok(inputs)
+    }
+}
+
 /// Why the inputs of a review could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewInputError {
@@ -58,6 +219,18 @@ pub enum ReviewInputError {
     /// The criteria file does not exist.
     #[error("criteria file `{0}` does not exist")]
     CriteriaMissing(PathBuf),
+    /// A contract folder could not be listed.
+    #[error("cannot read folder `{path}`: {source}")]
+    FolderIo {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A contract folder holds no document to review.
+    #[error("folder {} holds no contract (.docx, .pdf, .md, .txt or .json)", .0.display())]
+    NoContract(PathBuf),
 }
 
 /// Loads every document of the review and assembles its state.
@@ -120,4 +293,56 @@ pub fn build_review_state(inputs: &ReviewInputs) -> Result<ReviewState, ReviewIn
             .as_ref()
             .map(|p| p.display().to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_files_get_their_roles_by_name() {
+        let dir = std::env::temp_dir().join(format!("contract-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "contract.md",
+            "general_conditions.md",
+            "particular_conditions.md",
+            "checklist.json",
+            "criteria.csv",
+            "README.md",
+            "~$contract.docx",
+            "notes.png",
+        ] {
+            std::fs::write(dir.join(name), "1 Clause\ntext").unwrap();
+        }
+        let inputs = ReviewInputs::for_path(&dir, None).unwrap();
+        assert_eq!(inputs.primary, dir.join("contract.md"));
+        assert_eq!(inputs.baseline, Some(dir.join("general_conditions.md")));
+        assert_eq!(inputs.references, [dir.join("particular_conditions.md")]);
+        assert_eq!(inputs.checklist_file, Some(dir.join("checklist.json")));
+        assert_eq!(inputs.criteria_file, Some(dir.join("criteria.csv")));
+        assert_eq!(
+            inputs.domain_id, "fidic",
+            "General Conditions make a FIDIC review"
+        );
+        let chosen = ReviewInputs::for_path(&dir, Some(Domain::ShaSpa)).unwrap();
+        assert_eq!(chosen.domain_id, "sha_spa");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let empty = std::env::temp_dir().join(format!("empty-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let err = ReviewInputs::for_path(&empty, None).unwrap_err();
+        assert!(err.to_string().contains("holds no contract"), "{err}");
+        std::fs::remove_dir_all(&empty).unwrap();
+    }
+
+    #[test]
+    fn domains_read_and_write_their_ids() {
+        for domain in [Domain::Generic, Domain::Fidic, Domain::ShaSpa] {
+            assert_eq!(domain.as_str().parse::<Domain>(), Ok(domain));
+        }
+        assert_eq!(
+            "construction".parse::<Domain>().unwrap_err().to_string(),
+            "unknown domain `construction`; expected `fidic` or `sha_spa`"
+        );
+    }
 }

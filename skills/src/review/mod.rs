@@ -57,7 +57,9 @@ pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
 
-pub use inputs::{build_review_state, ReviewInputError, ReviewInputs};
+pub use inputs::{
+    build_review_state, ContractFolder, Domain, ReviewInputError, ReviewInputs, UnknownDomain,
+};
 #[doc(hidden)]
 pub use inventory as __inventory;
 pub use report::{
@@ -120,6 +122,20 @@ pub struct RiskLocation {
     pub original_text: String,
 }
 
+/// What a risk is about, as data. Consolidation and de-duplication read this, never the
+/// risk's description, so rewording a message cannot change what the review merges or
+/// drops. Not written to the JSON report (whose fields stay as they were).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Subject {
+    /// The words of the clause the risk is in.
+    #[default]
+    Clause,
+    /// Terms written as defined terms that the contract never defines.
+    UndefinedTerms(Vec<String>),
+    /// The agreement lacks a provision of this kind.
+    Absence(provisions::Provision),
+}
+
 /// A risk found in a clause (SPEC-20 section 5.2 shape, plus the clause and the skill).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Risk {
@@ -141,6 +157,10 @@ pub struct Risk {
     pub source_skill: String,
     /// The contract's words, when known.
     pub location: Option<RiskLocation>,
+    /// What the risk is about, as data (not in the JSON report).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub subject: Subject,
 }
 
 /// One skill call of the review.
@@ -374,6 +394,13 @@ pub async fn review_until(
 /// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
 /// Requirements: no `fidic_search_er`).
 pub(super) fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
+    use crate::fidic::check_pc_consistency::FidicCheckPcConsistency;
+    use crate::fidic::merge_gc_pc::FidicMergeGcPc;
+    use crate::fidic::search_er::FidicSearchEr;
+    use crate::generic::compare_with_baseline::CompareWithBaseline;
+    use crate::generic::search_reference_doc::SearchReferenceDoc;
+    use skill_core::Skill;
+
     let Some(doc) = state.primary() else {
         return Vec::new();
     };
@@ -383,12 +410,20 @@ pub(super) fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<Checklist
     let fidic = crate::fidic::documents::FidicDocuments::of(&lookup);
     let mut items = generate_checklist(doc, &state.domain_id);
     for item in &mut items {
-        item.required_skills.retain(|s| match s.as_str() {
-            "search_reference_doc" => has_references,
-            "compare_with_baseline" => has_baseline,
-            "fidic_merge_gc_pc" | "fidic_check_pc_consistency" => fidic.pc.is_some(),
-            "fidic_search_er" => fidic.er.is_some(),
-            _ => true,
+        item.required_skills.retain(|s| {
+            if s == <SearchReferenceDoc as Skill>::ID {
+                has_references
+            } else if s == <CompareWithBaseline as Skill>::ID {
+                has_baseline
+            } else if s == <FidicMergeGcPc as Skill>::ID
+                || s == <FidicCheckPcConsistency as Skill>::ID
+            {
+                fidic.pc.is_some()
+            } else if s == <FidicSearchEr as Skill>::ID {
+                fidic.er.is_some()
+            } else {
+                true
+            }
         });
     }
     items
@@ -511,6 +546,7 @@ pub(super) async fn review_item(
                 location: (!original.is_empty()).then_some(RiskLocation {
                     original_text: original,
                 }),
+                subject: d.subject,
             }
         })
         .collect();

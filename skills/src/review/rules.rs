@@ -1,8 +1,9 @@
 //! How skill outputs become risks in the offline (checklist) review.
 //!
-//! Every rule reads one skill's output as that skill's own output type, chosen by skill id,
-//! so renaming a field the rules read is a compile error rather than a rule that silently
-//! stops firing. Skills from outside this library are read by shape (the last row).
+//! Every rule is registered by the skill's marker (`S::ID`, `S::Output`) and reads the
+//! output as that type ([`Rated`]), so renaming a skill or a field the rules read is a
+//! compile error rather than a rule that silently stops firing. Skills from outside this
+//! library are read by shape (the last row).
 //!
 //! | skill | rule | risk_type | level |
 //! |---|---|---|---|
@@ -30,20 +31,31 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::RiskLevel;
-use crate::fidic::check_pc_consistency::ConsistencyReport;
-use crate::fidic::merge_gc_pc::MergedClause;
-use crate::fidic::time_bar::TimeBarReport;
-use crate::generic::assess_deviation::DeviationAssessment;
-use crate::generic::compare_with_baseline::{BaselineComparison, ModificationType};
-use crate::generic::cross_reference_check::{CrossReferenceReport, ReferenceStatus};
-use crate::generic::extract_financial_terms::FinancialTerms;
-use crate::generic::resolve_definition::DefinitionResolution;
+use skill_core::Skill;
+
+use super::provisions::Provision;
+use super::{RiskLevel, Subject};
+use crate::fidic::check_pc_consistency::{ConsistencyReport, FidicCheckPcConsistency};
+use crate::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
+use crate::fidic::search_er::FidicSearchEr;
+use crate::fidic::time_bar::{FidicCalculateTimeBar, TimeBarReport};
+use crate::generic::assess_deviation::{AssessDeviation, DeviationAssessment};
+use crate::generic::compare_with_baseline::{
+    BaselineComparison, CompareWithBaseline, ModificationType,
+};
+use crate::generic::cross_reference_check::{
+    CrossReferenceCheck, CrossReferenceReport, ReferenceStatus,
+};
+use crate::generic::extract_financial_terms::{ExtractFinancialTerms, FinancialTerms};
+use crate::generic::get_clause_context::GetClauseContext;
+use crate::generic::load_review_criteria::LoadReviewCriteria;
+use crate::generic::resolve_definition::{DefinitionResolution, ResolveDefinition};
+use crate::generic::search_reference_doc::SearchReferenceDoc;
 use crate::sha_spa::common::Finding;
-use crate::sha_spa::extract_conditions::ConditionsReport;
-use crate::sha_spa::extract_reps_warranties::WarrantiesReport;
-use crate::sha_spa::governance_check::GovernanceReport;
-use crate::sha_spa::indemnity_analysis::IndemnityReport;
+use crate::sha_spa::extract_conditions::{ConditionsReport, SpaExtractConditions};
+use crate::sha_spa::extract_reps_warranties::{SpaExtractRepsWarranties, WarrantiesReport};
+use crate::sha_spa::governance_check::{GovernanceReport, ShaGovernanceCheck};
+use crate::sha_spa::indemnity_analysis::{IndemnityReport, SpaIndemnityAnalysis};
 
 /// The clause id of findings about the agreement as a whole ("no quorum provision").
 pub const DOCUMENT_ANCHOR: &str = "document";
@@ -72,7 +84,73 @@ pub struct RiskDraft {
     /// Where it belongs when that is not the clause reviewed: another clause's id, or
     /// [`DOCUMENT_ANCHOR`] for the agreement as a whole (reported once).
     pub anchor: Option<String>,
+    /// What it is about, as data.
+    pub subject: Subject,
 }
+
+/// A library skill's output the review reads risks from. Each rule is registered in
+/// [`RULES`] by the skill's marker, so the skill's id and output type come from the skill:
+/// renaming the skill or its output type cannot detach its rule.
+pub(crate) trait Rated: DeserializeOwned {
+    /// The risks this output gives; `skill` is the id of the skill that produced it.
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>);
+}
+
+/// How one registered skill's output becomes risks.
+struct Rule {
+    /// The skill's id (`S::ID`).
+    id: &'static str,
+    /// Reads the output as `S::Output` and applies its rule.
+    apply: fn(&RawValue, &mut Vec<RiskDraft>),
+}
+
+/// The rule of skill `S`, whose output says what it means.
+const fn rule<S: Skill>() -> Rule
+where
+    S::Output: Rated,
+{
+    Rule {
+        id: S::ID,
+        apply: apply::<S>,
+    }
+}
+
+/// Skill `S` gives context only: its output makes no risk.
+const fn context<S: Skill>() -> Rule {
+    Rule {
+        id: S::ID,
+        apply: |_, _| {},
+    }
+}
+
+fn apply<S: Skill>(data: &RawValue, out: &mut Vec<RiskDraft>)
+where
+    S::Output: Rated,
+{
+    typed(S::ID, data, out, |output: &S::Output, out| {
+        output.risks(S::ID, out)
+    });
+}
+
+/// Every library skill, by marker.
+static RULES: [Rule; 16] = [
+    rule::<AssessDeviation>(),
+    rule::<CompareWithBaseline>(),
+    rule::<CrossReferenceCheck>(),
+    rule::<ExtractFinancialTerms>(),
+    rule::<ResolveDefinition>(),
+    rule::<FidicCalculateTimeBar>(),
+    rule::<FidicCheckPcConsistency>(),
+    rule::<FidicMergeGcPc>(),
+    rule::<SpaExtractConditions>(),
+    rule::<SpaExtractRepsWarranties>(),
+    rule::<SpaIndemnityAnalysis>(),
+    rule::<ShaGovernanceCheck>(),
+    context::<GetClauseContext>(),
+    context::<SearchReferenceDoc>(),
+    context::<LoadReviewCriteria>(),
+    context::<FidicSearchEr>(),
+];
 
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
 /// as [`skill_core::SkillResult::data`] carries them). Library skills' outputs are read
@@ -82,57 +160,13 @@ pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft>
     let mut out = Vec::new();
     for (skill, data) in outputs {
         let before = out.len();
-        let findings = |f: &[Finding], out: &mut Vec<RiskDraft>| findings(skill, f, out);
-        match skill.as_str() {
-            "assess_deviation" => typed(skill, data, &mut out, assess_deviation),
-            "compare_with_baseline" if !ran("assess_deviation") => {
-                typed(skill, data, &mut out, compare_with_baseline)
-            }
-            "compare_with_baseline" => {}
-            "cross_reference_check" => typed(skill, data, &mut out, cross_reference_check),
-            "extract_financial_terms" => typed(skill, data, &mut out, extract_financial_terms),
-            "resolve_definition" => typed(skill, data, &mut out, resolve_definition),
-            "fidic_calculate_time_bar" => typed(skill, data, &mut out, time_limits),
-            "fidic_check_pc_consistency" => {
-                typed(skill, data, &mut out, |r: &ConsistencyReport, out| {
-                    pc_conflicts(skill, r, out)
-                })
-            }
-            "fidic_merge_gc_pc" => typed(skill, data, &mut out, |r: &MergedClause, out| {
-                rated_clause(skill, r.severity, &r.summary, out)
-            }),
-            "spa_extract_conditions" => {
-                typed(skill, data, &mut out, |r: &ConditionsReport, out| {
-                    findings(&r.findings, out)
-                })
-            }
-            "spa_extract_reps_warranties" => {
-                typed(skill, data, &mut out, |r: &WarrantiesReport, out| {
-                    findings(&r.findings, out)
-                })
-            }
-            "spa_indemnity_analysis" => typed(skill, data, &mut out, |r: &IndemnityReport, out| {
-                findings(&r.findings, out)
-            }),
-            "sha_governance_check" => typed(skill, data, &mut out, |r: &GovernanceReport, out| {
-                let before = out.len();
-                findings(&r.findings, out);
-                // The check reads the whole agreement: a finding without a clause is about the
-                // agreement, one with a clause belongs there, whichever clause is reviewed.
-                for (draft, finding) in out[before..].iter_mut().zip(&r.findings) {
-                    draft.anchor = Some(
-                        finding
-                            .clause_id
-                            .clone()
-                            .unwrap_or_else(|| DOCUMENT_ANCHOR.to_string()),
-                    );
-                }
-            }),
-            "get_clause_context"
-            | "search_reference_doc"
-            | "load_review_criteria"
-            | "fidic_search_er" => {}
-            _ => match serde_json::from_str::<Value>(data.get()) {
+        // The deviation assessment includes the comparison: one report of the change.
+        if skill == CompareWithBaseline::ID && ran(AssessDeviation::ID) {
+            continue;
+        }
+        match RULES.iter().find(|r| r.id == skill) {
+            Some(rule) => (rule.apply)(data, &mut out),
+            None => match serde_json::from_str::<Value>(data.get()) {
                 Ok(value) => generic_findings(skill, &value, &mut out),
                 Err(err) => tracing::warn!(skill, error = %err, "skill output is not JSON"),
             },
@@ -149,6 +183,98 @@ pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft>
         }
     }
     out
+}
+
+impl Rated for DeviationAssessment {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        assess_deviation(self, out)
+    }
+}
+
+impl Rated for BaselineComparison {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        compare_with_baseline(self, out)
+    }
+}
+
+impl Rated for CrossReferenceReport {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        cross_reference_check(self, out)
+    }
+}
+
+impl Rated for FinancialTerms {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        extract_financial_terms(self, out)
+    }
+}
+
+impl Rated for DefinitionResolution {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        resolve_definition(self, out)
+    }
+}
+
+impl Rated for TimeBarReport {
+    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+        time_limits(self, out)
+    }
+}
+
+impl Rated for ConsistencyReport {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        pc_conflicts(skill, self, out)
+    }
+}
+
+impl Rated for MergedClause {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        rated_clause(skill, self.severity, &self.summary, out)
+    }
+}
+
+impl Rated for ConditionsReport {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        findings(skill, &self.findings, out)
+    }
+}
+
+impl Rated for WarrantiesReport {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        findings(skill, &self.findings, out)
+    }
+}
+
+impl Rated for IndemnityReport {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        findings(skill, &self.findings, out)
+    }
+}
+
+impl Rated for GovernanceReport {
+    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+        let before = out.len();
+        findings(skill, &self.findings, out);
+        // The check reads the whole agreement: a finding without a clause is about the
+        // agreement, one with a clause belongs there, whichever clause is reviewed.
+        for (draft, finding) in out[before..].iter_mut().zip(&self.findings) {
+            draft.anchor = Some(
+                finding
+                    .clause_id
+                    .clone()
+                    .unwrap_or_else(|| DOCUMENT_ANCHOR.to_string()),
+            );
+            // A term the check found missing is an absence the provision scan may disprove.
+            if finding.clause_id.is_none() && self.missing.contains(&finding.topic) {
+                if let Some(provision) = Provision::ALL
+                    .into_iter()
+                    .find(|p| p.risk_type() == finding.topic)
+                {
+                    draft.subject = Subject::Absence(provision);
+                }
+            }
+        }
+    }
 }
 
 /// The string `summary` of a skill output, the convention every skill follows; `None` when
@@ -202,6 +328,7 @@ fn draft(
         original_text,
         source_skill: String::new(),
         anchor: None,
+        subject: Subject::Clause,
     }
 }
 
@@ -390,7 +517,7 @@ fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
 
 fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
     if !report.undefined_terms.is_empty() {
-        out.push(draft(
+        let mut risk = draft(
             RiskLevel::Low,
             "undefined_term",
             format!(
@@ -401,7 +528,9 @@ fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
             String::new(),
             // The review quotes the clause itself.
             String::new(),
-        ));
+        );
+        risk.subject = Subject::UndefinedTerms(report.undefined_terms.clone());
+        out.push(risk);
     }
 }
 
@@ -572,10 +701,10 @@ mod tests {
             )],
             summary: "deadlock".into(),
         };
-        let risks = risks_from_outputs(&[output("sha_governance_check", &report)]);
+        let risks = risks_from_outputs(&[output(ShaGovernanceCheck::ID, &report)]);
         assert_eq!(risks.len(), 1);
         assert_eq!(risks[0].risk_level, RiskLevel::High);
-        assert_eq!(risks[0].risk_type, "sha_governance_check");
+        assert_eq!(risks[0].risk_type, ShaGovernanceCheck::ID);
         assert_eq!(risks[0].description, "the chair has a casting vote");
         assert_eq!(
             risks[0].reason,
@@ -585,9 +714,50 @@ mod tests {
     }
 
     #[test]
+    fn subjects_are_data_not_prose() {
+        let report = GovernanceReport {
+            clause_id: "*".into(),
+            board_size: None,
+            board_seats: Vec::new(),
+            chair_casting_vote: false,
+            quorum: None,
+            adjourned_quorum: None,
+            reserved_matters: Vec::new(),
+            veto_holders: Vec::new(),
+            deadlock_mechanisms: Vec::new(),
+            drag_along: None,
+            tag_along: None,
+            missing: vec!["deadlock".into(), "quorum".into()],
+            findings: vec![
+                Finding::new("deadlock", RiskLevel::Medium, "worded any way", None),
+                Finding::new("quorum", RiskLevel::Medium, "no quorum", None),
+            ],
+            summary: String::new(),
+        };
+        let risks = risks_from_outputs(&[output(ShaGovernanceCheck::ID, &report)]);
+        assert_eq!(risks[0].subject, Subject::Absence(Provision::Deadlock));
+        assert_eq!(
+            risks[1].subject,
+            Subject::Clause,
+            "no provision kind for a quorum"
+        );
+        let definitions = DefinitionResolution {
+            clause_id: "4.1".into(),
+            definitions: Vec::new(),
+            undefined_terms: vec!["Plant".into(), "Site Data".into()],
+            summary: String::new(),
+        };
+        let risks = risks_from_outputs(&[output(ResolveDefinition::ID, &definitions)]);
+        assert_eq!(
+            risks[0].subject,
+            Subject::UndefinedTerms(vec!["Plant".into(), "Site Data".into()])
+        );
+    }
+
+    #[test]
     fn an_output_of_the_wrong_shape_gives_no_risks() {
         let risks = risks_from_outputs(&[output(
-            "sha_governance_check",
+            ShaGovernanceCheck::ID,
             json!({"risk_level": "high", "summary": "not a governance report"}),
         )]);
         assert!(risks.is_empty());
@@ -638,7 +808,7 @@ mod tests {
             highest_severity: Some(RiskLevel::High),
             summary: "2 limits".into(),
         };
-        let risks = risks_from_outputs(&[output("fidic_calculate_time_bar", &report)]);
+        let risks = risks_from_outputs(&[output(FidicCalculateTimeBar::ID, &report)]);
         assert_eq!(risks.len(), 2, "every limit is rated");
         assert_eq!(risks[0].risk_type, "time_bar_shortened");
         assert_eq!(
@@ -705,18 +875,18 @@ mod tests {
             payment_period_days: None,
             summary: String::new(),
         };
-        let risks = risks_from_outputs(&[output("extract_financial_terms", terms(false))]);
+        let risks = risks_from_outputs(&[output(ExtractFinancialTerms::ID, terms(false))]);
         assert_eq!(
             risks[0].description,
             "Delay damages of USD 5,000 have no stated cap"
         );
-        assert!(risks_from_outputs(&[output("extract_financial_terms", terms(true))]).is_empty());
+        assert!(risks_from_outputs(&[output(ExtractFinancialTerms::ID, terms(true))]).is_empty());
     }
 
     #[test]
     fn compare_defers_to_assess() {
         let compare = output(
-            "compare_with_baseline",
+            CompareWithBaseline::ID,
             BaselineComparison {
                 clause_id: "4.12".into(),
                 modification_type: ModificationType::Deleted,
@@ -732,7 +902,7 @@ mod tests {
             "clause_deleted"
         );
         let assess = output(
-            "assess_deviation",
+            AssessDeviation::ID,
             DeviationAssessment {
                 clause_id: "4.12".into(),
                 severity: "none".into(),

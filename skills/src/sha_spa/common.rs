@@ -1,18 +1,16 @@
 //! What the SPA/SHA skills share: the text a request covers, the side the review acts for,
-//! enumerated items, amounts, percentages and dates, and the finding record.
+//! amounts, percentages and dates, and the finding record.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use skill_core::SkillError;
 
-use crate::document::{normalize_clause_id, DocumentStructure};
-use crate::fidic::documents::clause_not_found;
-use crate::index::lookup_for;
+use crate::document::{clause_not_found, normalize_clause_id, Clause, DocumentStructure, Reach};
+use crate::index::StateLookup;
 use crate::review::RiskLevel;
-use crate::state::ReviewState;
 
 /// One observation with its seriousness for the party the review acts for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -55,6 +53,8 @@ pub(crate) struct Scope<'a> {
     pub clause_id: String,
     /// Its full text (with sub-clauses).
     pub text: String,
+    /// The clauses read, depth first (every clause for `*`).
+    pub clauses: Vec<&'a Clause>,
     /// The contract.
     pub doc: &'a DocumentStructure,
 }
@@ -62,47 +62,27 @@ pub(crate) struct Scope<'a> {
 /// The text a skill analyses: the top-level clause containing `clause_id` (a CP list, its
 /// waiver and long-stop sub-clauses belong together), or the whole agreement for `*`/`all`.
 pub(crate) fn scope<'a>(
-    review: &'a Arc<ReviewState>,
+    lookup: &'a StateLookup,
     skill: &str,
     clause_id: &str,
 ) -> Result<Scope<'a>, SkillError> {
-    let lookup = lookup_for(review);
-    let (Some(doc), Some(indexed)) = (review.primary(), lookup.primary()) else {
+    let Some(indexed) = lookup.primary() else {
         return Err(SkillError::not_found(format!(
             "`{skill}`: the review has no contract under review (no document with role `primary`)"
         )));
     };
-    let wanted = normalize_clause_id(clause_id);
-    if wanted == "*" || wanted.eq_ignore_ascii_case("all") {
-        let text = doc
-            .clauses
-            .iter()
-            .filter_map(|c| indexed.clause_full_text(&c.clause_id))
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Ok(Scope {
-            clause_id: "*".into(),
-            text,
-            doc,
-        });
-    }
-    if indexed.find_clause(&wanted).is_none() {
-        return Err(clause_not_found(skill, &wanted, std::iter::once(doc)));
-    }
-    // Climb to the top-level clause. Real documents repeat ids (an article `1` holding an item
-    // `1`), so a parent may carry the id already seen: stop there instead of going round.
-    let mut top = wanted.clone();
-    let mut seen = std::collections::HashSet::from([top.clone()]);
-    while let Some(parent) = indexed.parent_of(&top) {
-        if !seen.insert(parent.clause_id.clone()) {
-            break;
-        }
-        top = parent.clause_id.clone();
-    }
+    let Some(found) = indexed.scope_of(clause_id, Reach::Article) else {
+        return Err(clause_not_found(
+            Some(skill),
+            &normalize_clause_id(clause_id),
+            std::iter::once(indexed.structure),
+        ));
+    };
     Ok(Scope {
-        text: indexed.clause_full_text(&top).unwrap_or_default(),
-        clause_id: top,
-        doc,
+        clause_id: found.clause_id,
+        text: found.text,
+        clauses: found.clauses,
+        doc: indexed.structure,
     })
 }
 
@@ -135,32 +115,6 @@ impl Side {
             Side::Unknown
         }
     }
-}
-
-static ITEM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)^\s*[\(（]([a-z]{1,2}|[ivx]{1,4}|\d{1,2}|[一二三四五六七八九十]{1,3})[\)）]\s*(.+)$",
-    )
-    .unwrap()
-});
-
-/// Enumerated list items (`(a) ...`, `(iv) ...`, `（一）...`) as (label, text).
-pub fn enumerated_items(text: &str) -> Vec<(String, String)> {
-    ITEM.captures_iter(text)
-        .map(|c| (c[1].to_string(), c[2].trim().to_string()))
-        .collect()
-}
-
-static LABEL_REF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[(（]([a-z]{1,2}|[ivx]{1,4}|[一二三四五六七八九十]{1,3})[)）]").unwrap()
-});
-
-/// Item labels cited in a sentence ("Clause 4.1(c), (d) and (e)" -> c, d, e; "第（二）项" -> 二).
-pub(crate) fn cited_labels(sentence: &str) -> Vec<String> {
-    LABEL_REF
-        .captures_iter(sentence)
-        .map(|c| c[1].to_string())
-        .collect()
 }
 
 /// A sum of money as written.
@@ -283,6 +237,8 @@ pub(crate) fn word_number(text: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::ReviewState;
+    use std::sync::Arc;
 
     #[test]
     fn numbers_money_dates() {
@@ -311,15 +267,6 @@ mod tests {
                 .collect::<Vec<_>>(),
             [18, 72, 24]
         );
-        assert_eq!(
-            enumerated_items("intro:\n(a) one;\n(b) two.\n（一）三"),
-            [
-                ("a".into(), "one;".into()),
-                ("b".into(), "two.".into()),
-                ("一".into(), "三".into())
-            ]
-        );
-        assert_eq!(cited_labels("Clause 4.1(c), (d) and (e)"), ["c", "d", "e"]);
         assert_eq!(Side::of("the Buyer"), Side::Buyer);
         assert_eq!(Side::of("卖方"), Side::Seller);
     }
@@ -358,7 +305,8 @@ mod tests {
             }],
             ..Default::default()
         });
-        let scope = scope(&review, "sha_test", "1").expect("clause 1 exists");
+        let lookup = crate::index::lookup_for(&review);
+        let scope = scope(&lookup, "sha_test", "1").expect("clause 1 exists");
         assert_eq!(scope.clause_id, "1");
         assert!(
             scope.text.contains("consent of the Board"),

@@ -6,12 +6,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{
-    cited_labels, enumerated_items, first_date, scope, sort_findings, Finding, Side,
-};
-use crate::fidic::text::{definitions_in, excerpt, sentences};
+use super::common::{first_date, scope, sort_findings, Finding, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{cited_labels, definitions_in, enumerated_items, excerpt, sentences};
 
 /// One condition precedent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -80,7 +78,8 @@ pub fn spa_extract_conditions(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<ConditionsReport, SkillError> {
-    let scope = scope(&review.0, "spa_extract_conditions", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let scope = scope(&lookup, "spa_extract_conditions", &clause_id)?;
     let side = Side::of(&review.our_party);
     let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
         .into_iter()

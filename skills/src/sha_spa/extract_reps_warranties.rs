@@ -4,9 +4,9 @@
 use skill_core::prelude::*;
 
 use super::common::{scope, sort_findings, Finding, Side};
-use crate::fidic::text::{excerpt, first_of};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{excerpt, first_of};
 
 /// One warranty.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -116,27 +116,14 @@ pub fn spa_extract_reps_warranties(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<WarrantiesReport, SkillError> {
-    let scope = scope(&review.0, "spa_extract_reps_warranties", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let scope = scope(&lookup, "spa_extract_reps_warranties", &clause_id)?;
     let side = Side::of(&review.our_party);
-    let clauses: Vec<(String, String)> = if scope.clause_id == "*" {
-        scope
-            .doc
-            .iter_clauses()
-            .map(|c| (c.clause_id.clone(), c.text.clone()))
-            .collect()
-    } else {
-        let top = scope
-            .doc
-            .find_clause(&scope.clause_id)
-            .expect("scope clause exists");
-        let mut all = vec![(top.clause_id.clone(), top.text.clone())];
-        let mut stack: Vec<&crate::document::Clause> = top.children.iter().rev().collect();
-        while let Some(c) = stack.pop() {
-            all.push((c.clause_id.clone(), c.text.clone()));
-            stack.extend(c.children.iter().rev());
-        }
-        all
-    };
+    let clauses: Vec<(String, String)> = scope
+        .clauses
+        .iter()
+        .map(|c| (c.clause_id.clone(), c.text.clone()))
+        .collect();
     let mut warranties = Vec::new();
     let mut general_qualifiers = Vec::new();
     let mut knowledge_definition = None;

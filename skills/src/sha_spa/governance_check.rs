@@ -6,12 +6,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{
-    enumerated_items, percentages, scope, sort_findings, word_number, Finding, Side,
-};
-use crate::fidic::text::{excerpt, sentences};
+use super::common::{percentages, scope, sort_findings, word_number, Finding, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{enumerated_items, excerpt, sentences};
 
 /// Who appoints how many directors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -94,7 +92,8 @@ pub fn sha_governance_check(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<GovernanceReport, SkillError> {
-    let requested = scope(&review.0, "sha_governance_check", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let requested = scope(&lookup, "sha_governance_check", &clause_id)?;
     let side = Side::of(&review.our_party);
     let doc = &requested.doc;
     let mut report = GovernanceReport {
@@ -120,7 +119,8 @@ pub fn sha_governance_check(
         if report.reserved_matters.is_empty()
             && (lower_clause.contains("reserved matters are")
                 || lower_clause.contains("reserved matters:")
-                || clause.text.contains("保留事项"))
+                || clause.text.contains("保留事项")
+                || crate::review::provisions::reserves_matters(&lower_clause))
         {
             report.reserved_matters = enumerated_items(&clause.text)
                 .into_iter()

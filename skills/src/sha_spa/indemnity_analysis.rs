@@ -9,9 +9,9 @@ use skill_core::prelude::*;
 use super::common::{
     amounts, durations_in_months, percentages, scope, sort_findings, Amount, Finding, Side,
 };
-use crate::fidic::text::{definitions_in, excerpt, sentences};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
+use crate::text::{definitions_in, excerpt, sentences};
 
 /// A liability cap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -113,7 +113,8 @@ pub fn spa_indemnity_analysis(
     clause_id: String,
     review: Inject<ReviewState>,
 ) -> Result<IndemnityReport, SkillError> {
-    let scope = scope(&review.0, "spa_indemnity_analysis", &clause_id)?;
+    let lookup = crate::index::lookup_for(&review.0);
+    let scope = scope(&lookup, "spa_indemnity_analysis", &clause_id)?;
     let side = Side::of(&review.our_party);
     let consideration = scope
         .doc
@@ -250,8 +251,8 @@ pub fn spa_indemnity_analysis(
                 }
             }
             if let Some(c) = INCORPORATED.captures(sentence) {
-                limitations_incorporated_from =
-                    limitations_incorporated_from.or(Some(c[1].to_string()));
+                limitations_incorporated_from = limitations_incorporated_from
+                    .or(c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()));
             }
             if let Some(c) = INDEMNIFY.captures(sentence) {
                 specific_indemnities.push(SpecificIndemnity {
@@ -366,7 +367,7 @@ fn applies_to(lower: &str) -> String {
 }
 
 static INCORPORATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)limitations (?:in|of|set out in) clause (\d+(?:\.\d+)*) (?:shall )?apply")
+    Regex::new(r"(?i)(?:limitations|limits)\s+(?:in|of|set\s+out\s+in|under)\s+clause\s+(\d+(?:\.\d+)*)\s+(?:shall\s+)?apply|subject\s+to\s+the\s+(?:limitations|limits)\s+(?:in|of|set\s+out\s+in|under)\s+clause\s+(\d+(?:\.\d+)*)")
         .unwrap()
 });
 static CLAUSE: LazyLock<Regex> =

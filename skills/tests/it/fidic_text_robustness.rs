@@ -2,10 +2,11 @@
 //! scripts, odd quotes, digits next to CJK characters, multi-byte case changes.
 
 use proptest::prelude::*;
+use skills::document::find_references;
 use skills::fidic::pc_instructions::{merge, word_changes};
 use skills::fidic::periods::{find_periods, standard_for};
-use skills::fidic::text::{clause_references, definitions_in, sentences};
-use skills::sha_spa::common::{amounts, durations_in_months, enumerated_items, percentages};
+use skills::sha_spa::common::{amounts, durations_in_months, percentages};
+use skills::text::{definitions_in, enumerated_items, sentences};
 
 fn contract_like() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
@@ -54,7 +55,7 @@ proptest! {
         for p in find_periods(&text) {
             prop_assert!(p.days >= p.amount && text.is_char_boundary(p.start) && text.is_char_boundary(p.end));
         }
-        let _ = (clause_references(&text), definitions_in(&text), amounts(&text), percentages(&text));
+        let _ = (find_references(&text), definitions_in(&text), amounts(&text), percentages(&text));
         let _ = (durations_in_months(&text), enumerated_items(&text));
         let merged = merge(&other, &text);
         let _ = word_changes(&other, &merged.text);

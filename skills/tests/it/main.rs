@@ -15,3 +15,4 @@ mod registry;
 mod sample_reviews;
 mod samples_common;
 mod sha_spa_skills;
+mod skill_scopes;

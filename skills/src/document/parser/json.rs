@@ -2,10 +2,10 @@
 
 use std::collections::HashSet;
 
-use super::definitions::extract_definitions;
 use super::references::collect_cross_references;
 use super::tree::set_levels;
 use crate::document::model::{normalize_clause_id, Clause, DocumentStructure};
+use crate::text::definitions::extract_definitions;
 
 /// Completes a document read from JSON: normalises clause ids, recomputes levels and counts,
 /// and fills definitions and cross references from the text when the JSON left them out.

@@ -11,7 +11,6 @@
 //! [`references`] read definitions and cross references from the text, and [`json`]
 //! completes documents given as JSON.
 
-mod definitions;
 mod json;
 mod lines;
 mod numbering;
@@ -20,12 +19,14 @@ mod tree;
 
 use std::collections::{HashMap, HashSet};
 
-pub(crate) use definitions::{extract_definitions, quoted_terms};
+pub(crate) use crate::text::definitions::{extract_definitions, quoted_terms};
 pub(crate) use json::finalize_json_document;
 pub use references::{find_references, FoundReference};
 
 use super::model::{DocumentStructure, SkippedText};
-use lines::{body_text, clean_line, furniture_key, is_contents_title, is_page_number, segments};
+use lines::{
+    body_text, clean_line, furniture_key, is_contents_title, is_page_number, segments, starts_item,
+};
 use numbering::{fold_width, parse_heading, Heading, Style};
 use references::collect_cross_references;
 use tree::{build_tree, paragraphs, set_levels};
@@ -77,6 +78,7 @@ pub fn parse_text(document_id: &str, text: &str) -> DocumentStructure {
     } = read;
     for (heading, body) in &mut flat {
         take_title_from_next_line(heading, body);
+        keep_broken_sentence_as_text(heading, body);
     }
     let mut structure_type = structure_type_of(&flat);
     let mut preamble_text = body_text("", &preamble);
@@ -391,6 +393,26 @@ fn take_title_from_next_line(heading: &mut Heading, body: &mut Vec<&str>) {
     }
 }
 
+/// A "title" that is the first line of a sentence the page width broke (`3.1 Closing is
+/// conditional on (a) the permit being` / `issued; (b) ...`, as PDF extractions give it) is
+/// the start of the clause's text, not its heading.
+fn keep_broken_sentence_as_text(heading: &mut Heading, body: &[&str]) {
+    if heading.title.is_empty() || !heading.inline_text.is_empty() {
+        return;
+    }
+    let Some(next) = body.iter().find(|l| !l.trim().is_empty()) else {
+        return;
+    };
+    let title = heading.title.as_str();
+    // A heading is short or in title case; six words and more in sentence case are prose.
+    let prose = title.split_whitespace().count() >= 6
+        && title.ends_with(|c: char| c.is_alphanumeric())
+        && !starts_item(next);
+    if (crate::text::continues(title, next) || prose) && !numbering::is_english_title(title) {
+        heading.inline_text = std::mem::take(&mut heading.title);
+    }
+}
+
 /// The document's numbering style: the most frequent of `fidic` (keyword headings such as
 /// `Sub-Clause`), `chinese`, `article` and `federal` headings, else `numbered`.
 fn structure_type_of(flat: &[(Heading, Vec<&str>)]) -> &'static str {
@@ -434,6 +456,29 @@ The Contractor shall obtain a Performance Security within 28 days. See Sub-Claus
 4.2.1 Amount
 The amount shall be 10% of the Contract Price.
 ";
+
+    #[test]
+    fn a_sentence_broken_after_its_number_is_text_not_a_title() {
+        let doc = parse_text(
+            "a",
+            "1. SUPPLY\n\n1.1 The Supplier shall deliver the pumps to the quay\n\nbefore the end of May.\n\n1.2 Delivery Terms\n\nRisk passes on unloading.",
+        );
+        let broken = doc.find_clause("1.1").unwrap();
+        assert_eq!(broken.title, "");
+        assert_eq!(
+            broken.text,
+            "The Supplier shall deliver the pumps to the quay\nbefore the end of May."
+        );
+        assert_eq!(doc.find_clause("1.2").unwrap().title, "Delivery Terms");
+        let doc = parse_text(
+            "b",
+            "1. PRICE\n\n1.1 The total price of the pumps shall not exceed\n\nEUR 90,000.",
+        );
+        assert_eq!(
+            doc.find_clause("1.1").unwrap().text,
+            "The total price of the pumps shall not exceed\nEUR 90,000."
+        );
+    }
 
     #[test]
     fn english_numbering_nests_and_finds_titles() {

@@ -543,7 +543,8 @@ fn short_title(text: &str) -> bool {
     !title.contains(". ") && title.split_whitespace().count() <= 6 && is_english_title(title)
 }
 
-fn is_english_title(title: &str) -> bool {
+/// A heading in title case: a capital first, every word longer than three letters capitalised.
+pub(crate) fn is_english_title(title: &str) -> bool {
     title.starts_with(|c: char| c.is_uppercase())
         && title.split_whitespace().count() <= 8
         && title

@@ -13,6 +13,8 @@ pub struct FoundReference {
     pub text: String,
     /// Normalised target id (`20.1`, `4.1`, `5` for `Article V`, `5.1(a)`).
     pub target: String,
+    /// Byte offset of the reference in the text searched.
+    pub start: usize,
 }
 
 impl FoundReference {
@@ -26,6 +28,13 @@ impl FoundReference {
     /// The first candidate that names a clause, by `lookup`.
     pub fn resolve<'d>(&self, lookup: impl Fn(&str) -> Option<&'d Clause>) -> Option<&'d Clause> {
         self.candidates().iter().find_map(|id| lookup(id))
+    }
+
+    /// The clause named, without the items of it the reference picks (`5.1(a)` -> `5.1`).
+    pub fn clause(&self) -> &str {
+        self.target
+            .find('(')
+            .map_or(self.target.as_str(), |i| &self.target[..i])
     }
 }
 
@@ -79,7 +88,7 @@ const KEYWORDS: [(&str, bool); 10] = [
     ("paragraph", false),
 ];
 
-/// Finds references to clauses: `Sub-Clause 20.1`, `Clause 14`, `Clauses 4 and 5`,
+/// Finds references to clauses, in the order they are written: `Sub-Clause 20.1`, `Clause 14`, `Clauses 4 and 5`,
 /// `Article 5`, `Article V`, `Section 3.2`, `Clause 5.1(a)`, `Section 52.211-12`, `第4.1条`,
 /// `第十四条`, `第一章`.
 pub fn find_references(text: &str) -> Vec<FoundReference> {
@@ -121,6 +130,7 @@ pub fn find_references(text: &str) -> Vec<FoundReference> {
             out.push(FoundReference {
                 text: written,
                 target,
+                start: if found_any { start } else { i },
             });
             found_any = true;
             pos = end;
@@ -136,6 +146,8 @@ pub fn find_references(text: &str) -> Vec<FoundReference> {
         i = pos.max(i + keyword.len());
     }
     find_chinese_references(text, &mut out);
+    // In the order they are written, whichever language.
+    out.sort_by_key(|r| r.start);
     out
 }
 
@@ -229,6 +241,7 @@ fn find_chinese_references(text: &str, out: &mut Vec<FoundReference>) {
                 out.push(FoundReference {
                     text: text[at..written_end].to_string(),
                     target,
+                    start: at,
                 });
             }
         }
@@ -308,7 +321,9 @@ mod tests {
         let found = FoundReference {
             text: "Section 5.01(a)".into(),
             target: "5.01(a)".into(),
+            start: 0,
         };
+        assert_eq!(found.clause(), "5.01");
         assert_eq!(found.candidates(), ["5.01(a)", "5.1(a)", "5.01", "5.1"]);
         assert_eq!(without_leading_zeros("10.0"), "10.0");
     }

@@ -26,6 +26,12 @@ static DEADLOCK: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// Whether `lower` (lower-cased text) reserves matters to a special consent or unanimity,
+/// by the cue the scan uses: the governance skill reads its list where the scan finds one.
+pub(crate) fn reserves_matters(lower: &str) -> bool {
+    RESERVED.is_match(lower)
+}
+
 pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
     let s = window.this();
     if let Some(m) = find(&RESERVED, s) {

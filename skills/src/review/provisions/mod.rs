@@ -26,12 +26,17 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use governance::reserves_matters;
 pub use parties::{
     defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
     names_the_document,
 };
 
 use super::RiskLevel;
+
+/// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
+/// not a registered skill).
+pub const SOURCE: &str = "review_provisions";
 
 /// A kind of provision, named by the `risk_type` of the risks it gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -166,13 +171,7 @@ pub struct ProvisionFinding {
     pub quote: String,
 }
 
-/// A sentence of a clause with its lower-cased, whitespace-collapsed form.
-pub(crate) struct Sentence {
-    /// The words as written, whitespace collapsed.
-    pub text: String,
-    /// `text` lower-cased.
-    pub lower: String,
-}
+pub(crate) use crate::text::Sentence;
 
 /// What a family's scanner reads: the clause's sentences, one in focus.
 pub(crate) struct Window<'a> {
@@ -235,80 +234,6 @@ impl Hit {
     }
 }
 
-/// Splits clause text into sentences: line breaks inside a sentence (PDF extractions) are
-/// joined; a sentence ends at `.`, `;`, `:` before a list, `。`, `；`, or a blank line.
-pub(crate) fn split_sentences(text: &str) -> Vec<Sentence> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let flush = |current: &mut String, out: &mut Vec<Sentence>| {
-        let text = current.split_whitespace().collect::<Vec<_>>().join(" ");
-        if text.chars().filter(|c| c.is_alphanumeric()).count() >= 3 {
-            let lower = text.to_lowercase();
-            out.push(Sentence { text, lower });
-        }
-        current.clear();
-    };
-    for paragraph in text.split("\n\n") {
-        let chars: Vec<char> = paragraph.chars().collect();
-        for (i, &c) in chars.iter().enumerate() {
-            current.push(if c == '\n' { ' ' } else { c });
-            let next = chars.get(i + 1).copied();
-            let ends = match c {
-                '。' | '；' | '！' | '？' | ';' => true,
-                '.' => {
-                    next.is_none_or(char::is_whitespace)
-                        && !ends_with_abbreviation(&current)
-                        && current.chars().count() > 3
-                }
-                _ => false,
-            };
-            if ends && current.chars().count() > 12 {
-                flush(&mut current, &mut out);
-            }
-        }
-        flush(&mut current, &mut out);
-    }
-    out
-}
-
-/// "Inc.", "Ltd.", "No.", "Co.", "e.g.", a section number "4.": not the end of a sentence.
-fn ends_with_abbreviation(current: &str) -> bool {
-    let last = current
-        .trim_end_matches('.')
-        .rsplit(|c: char| c.is_whitespace() || c == '(')
-        .next()
-        .unwrap_or("");
-    let lower = last.to_lowercase();
-    matches!(
-        lower.as_str(),
-        "inc"
-            | "ltd"
-            | "co"
-            | "corp"
-            | "no"
-            | "nos"
-            | "e.g"
-            | "i.e"
-            | "u.s"
-            | "mr"
-            | "ms"
-            | "dr"
-            | "art"
-            | "sec"
-            | "para"
-            | "st"
-            | "s.a"
-            | "n.v"
-            | "b.v"
-            | "l.p"
-            | "etc"
-            | "vs"
-            | "p.r.c"
-            | "prc"
-    ) || (!last.is_empty() && last.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        || (last.chars().count() == 1 && last.chars().all(char::is_alphabetic))
-}
-
 /// Scans one clause: every provision its sentences contain, weighed for `our_party`.
 pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
     scan_clause_for(text, our_party, &[])
@@ -318,7 +243,7 @@ pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
 /// binds a named party other than ours counts as binding the other side only when that name
 /// is one of the parties or a standard role (not an affiliate or a third party).
 pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<ProvisionFinding> {
-    let sentences = split_sentences(text);
+    let sentences = crate::text::joined_sentences(text);
     let mut hits = Vec::new();
     for index in 0..sentences.len() {
         let window = Window {

@@ -129,7 +129,7 @@ fn findings_quote_the_words() {
 
 #[test]
 fn sentences_join_broken_lines() {
-    let s = split_sentences(
+    let s = crate::text::joined_sentences(
         "The Company, Inc. shall\npay the fee.  Next one here.\n\nNew paragraph text",
     );
     let texts: Vec<&str> = s.iter().map(|s| s.text.as_str()).collect();

@@ -1,5 +1,5 @@
-//! Plain-text helpers shared by the skills and the review: whole-word matching, sentence
-//! splitting and cutting text to a length, for English and Chinese.
+//! Whole-word matching for English and Chinese: a term matches where the characters around
+//! it are not letters or digits (any script), and a Chinese term matches anywhere.
 
 /// Whether a character is a CJK ideograph (Chinese text).
 pub(crate) fn is_cjk(c: char) -> bool {
@@ -92,68 +92,18 @@ pub(crate) fn contains_term(text: &str, term: &str) -> bool {
     false
 }
 
-/// Splits text into sentences (`.`, `;`, `。`, `；`, line breaks), keeping decimals intact.
-pub(crate) fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    for (i, &(pos, c)) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).map(|&(_, n)| n);
-        let ends = match c {
-            '。' | '；' | ';' | '\n' | '！' | '？' => true,
-            '.' => next.is_none_or(char::is_whitespace),
-            _ => false,
-        };
-        if ends {
-            let end = pos + c.len_utf8();
-            let sentence = text[start..end].trim();
-            if !sentence.is_empty() {
-                out.push(sentence);
-            }
-            start = end;
-        }
-    }
-    let tail = text[start..].trim();
-    if !tail.is_empty() {
-        out.push(tail);
-    }
-    out
+/// Whether any of `needles` (lower-case) occurs in `haystack` (already lower-cased).
+pub(crate) fn contains_any(haystack: &str, needles: &[&str]) -> bool {
+    needles.iter().any(|n| haystack.contains(n))
 }
 
-/// Cuts text to at most `max` characters on a character boundary, marking the cut.
-pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
-/// `n` in upper-case Roman numerals (`1..4000`), the one writer both Word's numbering formats
-/// and the clause parser's canonical-numeral check use.
-pub(crate) fn roman_numeral(mut n: u32) -> String {
-    const TABLE: [(u32, &str); 13] = [
-        (1000, "M"),
-        (900, "CM"),
-        (500, "D"),
-        (400, "CD"),
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut out = String::new();
-    for (value, symbol) in TABLE {
-        while n >= value {
-            out.push_str(symbol);
-            n -= value;
-        }
-    }
-    out
+/// The first of `needles` found in `haystack` (already lower-cased).
+pub(crate) fn first_of<'a>(haystack: &str, needles: &[&'a str]) -> Option<&'a str> {
+    needles
+        .iter()
+        .filter_map(|n| haystack.find(n).map(|i| (i, *n)))
+        .min_by_key(|(i, _)| *i)
+        .map(|(_, n)| n)
 }
 
 #[cfg(test)]
@@ -164,21 +114,33 @@ mod tests {
     fn terms_match_whole_words_only() {
         assert!(contains_term("the Contract Price is", "Contract Price"));
         assert!(!contains_term("the Contractors", "Contractor"));
+        assert!(!contains_term("Costs", "Cost"));
+        assert!(
+            !contains_term("Costé", "Cost"),
+            "a letter of any script is part of the word"
+        );
+        assert!(contains_term("the Cost Plus Profit", "Cost"));
         assert!(contains_term("本合同价格为", "合同价格"));
         assert!(!contains_term("", "x"));
-    }
-
-    #[test]
-    fn sentences_keep_decimals() {
+        let index = TermIndex::new(&["Cost".to_string(), "工程".to_string()]);
         assert_eq!(
-            sentences("Pay 2.5 million. Then stop; 完成。好"),
-            ["Pay 2.5 million.", "Then stop;", "完成。", "好"]
+            index
+                .found_in("Costs of the 工程; Cost")
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["Cost", "工程"]
         );
     }
 
     #[test]
-    fn truncation_respects_char_boundaries() {
-        assert_eq!(truncate_chars("合同价格", 2), "合同…");
-        assert_eq!(truncate_chars("abc", 5), "abc");
+    fn first_of_finds_the_earliest() {
+        assert_eq!(
+            first_of(
+                "subject to disclosure, so far as aware",
+                &["aware", "disclos"]
+            ),
+            Some("disclos")
+        );
+        assert!(contains_any("a b", &["b"]));
     }
 }
