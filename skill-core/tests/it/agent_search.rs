@@ -60,7 +60,7 @@ fn dispatcher() -> Dispatcher {
         .skill(Greet::registration())
         .skill(ConvertCurrency::registration())
         .skill(WeatherForecast::registration())
-        .skill(FinanceConvertCurrencyDesk::registration())
+        .skill(ConvertCurrencyDesk::registration())
         .build()
         .expect("valid registry")
 }
