@@ -15,8 +15,8 @@
 //!   in its queue without a word. Here the bound is the dispatcher's own, abandoned calls are
 //!   counted, and a call that finds every thread held by one is refused at once
 //!   (`overloaded`), with the counts in the error and the log;
-//! - it hands a call over with one lock and one wake-up (measured at about a third of
-//!   `spawn_blocking`'s CPU per call, BENCHMARKS.md), and works the same under a
+//! - it hands a call over with one lock and one wake-up (about half of `spawn_blocking`'s
+//!   CPU per call, BENCHMARKS.md "Why a pool of its own"), and works the same under a
 //!   current-thread runtime.
 
 use std::collections::VecDeque;
