@@ -10,6 +10,7 @@ pub mod parse;
 pub mod review;
 pub mod serve;
 pub mod tools;
+pub mod train;
 
 use std::fmt::Display;
 use std::io::Write as _;
