@@ -536,9 +536,16 @@ mod tests {
             .iter()
             .find(|p| p.category == "Governing Law")
             .unwrap();
-        assert!(
-            p.sentence.contains("laws of England") && p.probability > 0.5,
-            "{p:?}"
+        assert!(p.sentence.contains("laws of England"), "{p:?}");
+        // Of all categories, the sentence is most likely governing law.
+        let probs = model.sentence_probabilities("Law and Courts", &p.sentence);
+        let best = (0..probs.len())
+            .max_by(|a, b| probs[*a].total_cmp(&probs[*b]))
+            .unwrap();
+        assert_eq!(
+            model.categories().nth(best),
+            Some("Governing Law"),
+            "{probs:?}"
         );
     }
 }
