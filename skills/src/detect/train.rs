@@ -561,7 +561,9 @@ pub(crate) mod tests {
                     if let Some(category) = category {
                         let label = labels.get_mut(category).expect("listed");
                         label.present = true;
-                        label.excerpts.push(Excerpt { pieces: vec![start..end] });
+                        label.excerpts.push(Excerpt {
+                            pieces: std::iter::once(start..end).collect(),
+                        });
                     }
                 }
                 LabelledContract { id: format!("c{i:02}"), text, labels }
