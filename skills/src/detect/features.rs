@@ -56,7 +56,11 @@ fn each_token(text: &str, mut each: impl FnMut(&str)) {
             if digits {
                 flush(&mut current, &mut digits);
             }
-            current.extend(c.to_lowercase());
+            if c.is_ascii() {
+                current.push(c.to_ascii_lowercase());
+            } else {
+                current.extend(c.to_lowercase());
+            }
         } else if c.is_ascii_digit() {
             if !digits && !current.is_empty() {
                 flush(&mut current, &mut digits);
