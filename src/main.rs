@@ -40,8 +40,11 @@ enum Command {
     /// Review a contract with the skill library and print the risks found.
     #[command(after_help = commands::review::REVIEW_ENV_HELP)]
     Review(Box<commands::review::ReviewArgs>),
-    /// Measure the review against a labelled corpus (recall, false alarms).
+    /// Measure the review against a labelled corpus (recall, false alarms), or
+    /// cross-validate the provision classifier (`--cv K`).
     Eval(commands::eval::EvalArgs),
+    /// Train a provision classifier on labelled contracts (CUAD's label format).
+    Train(commands::train::TrainArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
     Serve(commands::serve::ServeArgs),
     /// Rank the skills (or any tool registry) against a natural-language request.
@@ -162,6 +165,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Parse(args) => commands::parse::run(&args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
+        Command::Train(args) => commands::train::run(&args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),
         Command::Catalog(args) => commands::catalog::run(&dispatcher, &args),
         Command::Search(args) => commands::search::run(&dispatcher, &args),

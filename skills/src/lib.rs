@@ -4,6 +4,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | crate root | the review state a host builds and injects ([`ReviewState`], [`ClauseFocus`], ...) |
+//! | [`detect`] | provision detection learned from labelled clauses (CUAD categories) |
 //! | [`document`] | the clause tree and how it is read from text, Markdown or JSON |
 //! | [`index`] | indexes built once per review: BM25 search over the reference documents |
 //! | [`generic`] | the eight generic skills |
@@ -16,6 +17,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod detect;
 pub mod document;
 pub mod fidic;
 pub mod generic;

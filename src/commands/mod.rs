@@ -11,6 +11,7 @@ pub mod review;
 pub mod search;
 pub mod serve;
 pub mod tools;
+pub mod train;
 
 use std::fmt::Display;
 use std::io::Write as _;

@@ -1,0 +1,434 @@
+//! K-fold cross-validation by contract: each fold's model is trained (and calibrated, and
+//! its thresholds chosen, see [`super::train`]) on the other folds only, then measured on
+//! the fold. Related contracts share a fold.
+//!
+//! Figures per category, each on the fold's contracts:
+//!
+//! - **span recall**: labelled excerpts overlapped by a sentence predicted as the category,
+//!   over all excerpts; **clause span recall**: the same with the predicted sentence's clause;
+//! - **precision**: predicted sentences that overlap an excerpt of the category, over
+//!   predicted sentences (0 when nothing is predicted although excerpts exist); **clause
+//!   precision**: the same for clauses with a predicted sentence;
+//! - **contract recall**: contracts with the category where at least one excerpt is found;
+//! - **false alarms**: contracts without the category where a sentence is predicted anyway.
+//!
+//! A figure with nothing to count (no excerpt, no negative contract) is left out, also of the
+//! macro averages over the core and over all categories.
+
+use std::collections::BTreeMap;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use super::corpus::LabelledContract;
+use super::dataset::Dataset;
+use super::train::{fit_on, Counts, Recipe, TrainError};
+
+/// The 13 core categories (those whose presence matters most to a review).
+pub const CORE_CATEGORIES: [&str; 13] = [
+    "Cap On Liability",
+    "Uncapped Liability",
+    "Liquidated Damages",
+    "Termination For Convenience",
+    "Governing Law",
+    "Non-Compete",
+    "Change Of Control",
+    "Anti-Assignment",
+    "Insurance",
+    "Warranty Duration",
+    "Notice Period To Terminate Renewal",
+    "Rofr/Rofo/Rofn",
+    "Exclusivity",
+];
+
+/// The categories whose absence matters: their false-alarm rate is a goal of its own.
+pub const ABSENCE_CATEGORIES: [&str; 5] = [
+    "Uncapped Liability",
+    "Liquidated Damages",
+    "Termination For Convenience",
+    "Non-Compete",
+    "Change Of Control",
+];
+
+/// The figures of one category.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CategoryFigures {
+    /// Category name.
+    pub category: String,
+    /// One of the 13 core categories.
+    pub core: bool,
+    /// Labelled excerpts measured.
+    pub excerpts: usize,
+    /// Excerpts found by a predicted sentence, share.
+    pub span_recall: Option<f64>,
+    /// Predicted sentences on an excerpt, share.
+    pub precision: Option<f64>,
+    /// Excerpts found by a predicted clause, share.
+    pub clause_span_recall: Option<f64>,
+    /// Predicted clauses on an excerpt, share.
+    pub clause_precision: Option<f64>,
+    /// Contracts with the category where it is found, share.
+    pub contract_recall: Option<f64>,
+    /// Contracts without the category where it is predicted, share.
+    pub false_alarms: Option<f64>,
+}
+
+/// Macro averages over a set of categories.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Macro {
+    /// Mean span recall.
+    pub span_recall: Option<f64>,
+    /// Mean precision.
+    pub precision: Option<f64>,
+    /// Mean clause span recall.
+    pub clause_span_recall: Option<f64>,
+    /// Mean clause precision.
+    pub clause_precision: Option<f64>,
+    /// Mean contract recall.
+    pub contract_recall: Option<f64>,
+    /// Mean false-alarm rate.
+    pub false_alarms: Option<f64>,
+}
+
+/// The figures of one fold (or their mean over folds).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FoldFigures {
+    /// Contracts measured.
+    pub contracts: usize,
+    /// Per category.
+    pub categories: Vec<CategoryFigures>,
+    /// Over the 13 core categories.
+    pub macro_core: Macro,
+    /// Over all categories.
+    pub macro_all: Macro,
+    /// Mean false-alarm rate over the five categories whose absence matters.
+    pub absence_false_alarms: Option<f64>,
+}
+
+/// The result of a cross-validation.
+#[derive(Debug, Clone, Serialize)]
+pub struct CvReport {
+    /// Number of folds.
+    pub folds: usize,
+    /// Contracts in all.
+    pub contracts: usize,
+    /// Share of sentences located in their source (only those can be matched to labels).
+    pub located_share: f64,
+    /// The contract ids of each fold.
+    pub fold_contracts: Vec<Vec<String>>,
+    /// Each fold's figures.
+    pub per_fold: Vec<FoldFigures>,
+    /// The mean of the folds' figures.
+    pub mean: FoldFigures,
+}
+
+/// Assigns groups of related contracts to `k` folds: groups in a seeded random order, each
+/// to the fold with the fewest contracts so far.
+pub(crate) fn folds(data: &Dataset, recipe: &Recipe, k: usize) -> Vec<Vec<usize>> {
+    let ids: Vec<&str> = data.docs.iter().map(|d| d.id.as_str()).collect();
+    let keys = recipe.group_keys(&ids);
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (d, key) in keys.iter().enumerate() {
+        groups.entry(key).or_default().push(d);
+    }
+    let mut order: Vec<Vec<usize>> = groups.into_values().collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(recipe.seed ^ 0xf01d));
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); k];
+    for group in order {
+        let smallest = (0..k).min_by_key(|&f| (out[f].len(), f)).unwrap_or(0);
+        out[smallest].extend(group);
+    }
+    for fold in &mut out {
+        fold.sort_unstable();
+    }
+    out
+}
+
+/// Runs `k`-fold cross-validation of the recipe on the contracts.
+pub fn cross_validate(
+    contracts: &[LabelledContract],
+    recipe: &Recipe,
+    k: usize,
+    threads: usize,
+) -> Result<CvReport, TrainError> {
+    recipe.validate()?;
+    if k < 2 || contracts.len() < 4 * k {
+        return Err(TrainError::Recipe(format!(
+            "cross-validation needs at least 2 folds and 4 contracts per fold ({} contracts, {k} folds)",
+            contracts.len()
+        )));
+    }
+    let data = Dataset::prepare(contracts, recipe.min_df, threads);
+    let folds = folds(&data, recipe, k);
+    let mut per_fold = Vec::new();
+    for (f, test) in folds.iter().enumerate() {
+        let train: Vec<usize> = (0..data.docs.len())
+            .filter(|d| test.binary_search(d).is_err())
+            .collect();
+        tracing::info!(fold = f + 1, train = train.len(), test = test.len(), "fold");
+        let model = fit_on(&data, &train, recipe, threads)?;
+        let mut counts = vec![Counts::default(); data.categories.len()];
+        for &d in test {
+            let doc = &data.docs[d];
+            let probs: Vec<Vec<f32>> = doc
+                .units
+                .iter()
+                .map(|u| model.probabilities(&u.terms))
+                .collect();
+            for (c, total) in counts.iter_mut().enumerate() {
+                total.add(&Counts::of(doc, &doc.truth[c], |u| {
+                    model.decides(c, probs[u][c])
+                }));
+            }
+        }
+        per_fold.push(figures(&data.categories, &counts, test.len()));
+    }
+    let (located, total) = data
+        .docs
+        .iter()
+        .fold((0, 0), |(a, b), d| (a + d.located.0, b + d.located.1));
+    let mean = mean_of(&per_fold);
+    Ok(CvReport {
+        folds: k,
+        contracts: data.docs.len(),
+        located_share: located as f64 / total.max(1) as f64,
+        fold_contracts: folds
+            .iter()
+            .map(|f| f.iter().map(|&d| data.docs[d].id.clone()).collect())
+            .collect(),
+        per_fold,
+        mean,
+    })
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+fn figures(categories: &[String], counts: &[Counts], contracts: usize) -> FoldFigures {
+    let categories: Vec<CategoryFigures> = categories
+        .iter()
+        .zip(counts)
+        .map(|(name, n)| {
+            let precision = |correct: usize, predicted: usize| {
+                if predicted > 0 {
+                    ratio(correct, predicted)
+                } else if n.excerpts > 0 {
+                    Some(0.0)
+                } else {
+                    None
+                }
+            };
+            CategoryFigures {
+                category: name.clone(),
+                core: CORE_CATEGORIES.contains(&name.as_str()),
+                excerpts: n.excerpts,
+                span_recall: ratio(n.found_sentence, n.excerpts),
+                precision: precision(n.correct_sentences, n.predicted_sentences),
+                clause_span_recall: ratio(n.found_clause, n.excerpts),
+                clause_precision: precision(n.correct_clauses, n.predicted_clauses),
+                contract_recall: ratio(n.present_found, n.present),
+                false_alarms: ratio(n.absent_alarmed, n.absent),
+            }
+        })
+        .collect();
+    summarise(contracts, categories)
+}
+
+fn summarise(contracts: usize, categories: Vec<CategoryFigures>) -> FoldFigures {
+    let core: Vec<&CategoryFigures> = categories.iter().filter(|c| c.core).collect();
+    let all: Vec<&CategoryFigures> = categories.iter().collect();
+    let absence: Vec<Option<f64>> = categories
+        .iter()
+        .filter(|c| ABSENCE_CATEGORIES.contains(&c.category.as_str()))
+        .map(|c| c.false_alarms)
+        .collect();
+    FoldFigures {
+        contracts,
+        macro_core: macro_of(&core),
+        macro_all: macro_of(&all),
+        absence_false_alarms: mean(absence),
+        categories,
+    }
+}
+
+fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.into_iter().flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn macro_of(categories: &[&CategoryFigures]) -> Macro {
+    Macro {
+        span_recall: mean(categories.iter().map(|c| c.span_recall)),
+        precision: mean(categories.iter().map(|c| c.precision)),
+        clause_span_recall: mean(categories.iter().map(|c| c.clause_span_recall)),
+        clause_precision: mean(categories.iter().map(|c| c.clause_precision)),
+        contract_recall: mean(categories.iter().map(|c| c.contract_recall)),
+        false_alarms: mean(categories.iter().map(|c| c.false_alarms)),
+    }
+}
+
+/// The mean of the folds: per category the mean of each figure over the folds where it is
+/// defined; the macro figures the mean of the folds' macro figures.
+fn mean_of(folds: &[FoldFigures]) -> FoldFigures {
+    let Some(first) = folds.first() else {
+        return FoldFigures::default();
+    };
+    let categories = (0..first.categories.len())
+        .map(|c| {
+            let each = |f: fn(&CategoryFigures) -> Option<f64>| {
+                mean(folds.iter().map(|fold| f(&fold.categories[c])))
+            };
+            CategoryFigures {
+                category: first.categories[c].category.clone(),
+                core: first.categories[c].core,
+                excerpts: folds.iter().map(|f| f.categories[c].excerpts).sum(),
+                span_recall: each(|c| c.span_recall),
+                precision: each(|c| c.precision),
+                clause_span_recall: each(|c| c.clause_span_recall),
+                clause_precision: each(|c| c.clause_precision),
+                contract_recall: each(|c| c.contract_recall),
+                false_alarms: each(|c| c.false_alarms),
+            }
+        })
+        .collect();
+    let macro_mean = |m: fn(&FoldFigures) -> &Macro| {
+        let each = |f: fn(&Macro) -> Option<f64>| mean(folds.iter().map(|fold| f(m(fold))));
+        Macro {
+            span_recall: each(|m| m.span_recall),
+            precision: each(|m| m.precision),
+            clause_span_recall: each(|m| m.clause_span_recall),
+            clause_precision: each(|m| m.clause_precision),
+            contract_recall: each(|m| m.contract_recall),
+            false_alarms: each(|m| m.false_alarms),
+        }
+    };
+    FoldFigures {
+        contracts: folds.iter().map(|f| f.contracts).sum(),
+        categories,
+        macro_core: macro_mean(|f| &f.macro_core),
+        macro_all: macro_mean(|f| &f.macro_all),
+        absence_false_alarms: mean(folds.iter().map(|f| f.absence_false_alarms)),
+    }
+}
+
+/// The report as text: the mean per category, then each fold's macro figures.
+pub fn render_cv(report: &CvReport) -> String {
+    use std::fmt::Write as _;
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}", v));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}-fold cross-validation by contract, {} contracts ({:.1}% of sentences located in their source)\n",
+        report.folds,
+        report.contracts,
+        report.located_share * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "{:<36} {:>5} {:>7} {:>6} {:>7} {:>6} {:>7} {:>6}",
+        "category (mean over folds)",
+        "spans",
+        "recall",
+        "prec",
+        "cl.rec",
+        "cl.pre",
+        "ctr.rec",
+        "f.alarm"
+    );
+    let mut rows: Vec<&CategoryFigures> = report.mean.categories.iter().collect();
+    rows.sort_by_key(|c| (!c.core, c.category.clone()));
+    for c in rows {
+        let _ = writeln!(
+            out,
+            "{:<36} {:>5} {:>7} {:>6} {:>7} {:>6} {:>7} {:>6}",
+            format!("{}{}", c.category, if c.core { " *" } else { "" }),
+            c.excerpts,
+            pct(c.span_recall),
+            pct(c.precision),
+            pct(c.clause_span_recall),
+            pct(c.clause_precision),
+            pct(c.contract_recall),
+            pct(c.false_alarms)
+        );
+    }
+    let _ = writeln!(out, "\n* core category\n");
+    let line = |out: &mut String, label: &str, f: &FoldFigures| {
+        for (name, m) in [("core 13", &f.macro_core), ("all", &f.macro_all)] {
+            let _ = writeln!(
+                out,
+                "{label:<8} {name:<8} recall {} precision {} | clause recall {} clause precision {} | contract recall {} false alarms {}",
+                pct(m.span_recall),
+                pct(m.precision),
+                pct(m.clause_span_recall),
+                pct(m.clause_precision),
+                pct(m.contract_recall),
+                pct(m.false_alarms)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{label:<8} false alarms on the five categories whose absence matters: {}",
+            pct(f.absence_false_alarms)
+        );
+    };
+    for (i, fold) in report.per_fold.iter().enumerate() {
+        line(&mut out, &format!("fold {}", i + 1), fold);
+    }
+    line(&mut out, "mean", &report.mean);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::train::tests::{small_recipe, synthetic};
+
+    #[test]
+    fn folds_keep_related_contracts_together_and_cover_every_contract_once() {
+        let contracts = synthetic(12);
+        let data = Dataset::prepare(&contracts, 1, 1);
+        let folds = folds(&data, &small_recipe(), 3);
+        let mut all: Vec<usize> = folds.iter().flatten().copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..12).collect::<Vec<_>>());
+        assert!(folds.iter().any(|f| f.contains(&0) && f.contains(&1)));
+    }
+
+    #[test]
+    fn cross_validation_measures_held_out_folds() {
+        let contracts = synthetic(12);
+        let report = cross_validate(&contracts, &small_recipe(), 3, 2).unwrap();
+        assert_eq!(report.per_fold.len(), 3);
+        assert_eq!(report.mean.contracts, 12);
+        let law = report
+            .mean
+            .categories
+            .iter()
+            .find(|c| c.category == "Governing Law")
+            .unwrap();
+        assert_eq!(law.excerpts, 12);
+        assert!(law.span_recall.unwrap() > 0.8, "{law:?}");
+        let insurance = report
+            .mean
+            .categories
+            .iter()
+            .find(|c| c.category == "Insurance")
+            .unwrap();
+        assert!(
+            insurance.false_alarms.is_some(),
+            "every third contract lacks insurance"
+        );
+        let text = render_cv(&report);
+        assert!(
+            text.contains("3-fold") && text.contains("Governing Law *"),
+            "{text}"
+        );
+        assert!(
+            cross_validate(&contracts, &small_recipe(), 4, 1).is_err(),
+            "3 contracts a fold"
+        );
+    }
+}

@@ -1,0 +1,551 @@
+//! The trained provision model: vocabulary with idf, one sparse logistic model per
+//! category, Platt calibration and a decision threshold per category; its file format and
+//! how it classifies a document.
+//!
+//! File format (little-endian), version 1:
+//!
+//! ```text
+//! "SKPROV01"
+//! u32 trained_contracts
+//! u32 terms;       per term:     str text, f32 idf
+//! u32 categories;  per category: str name, f32 threshold, f32 platt_a, f32 platt_b,
+//!                                f32 bias, u32 weights, per weight: u32 term, f32 weight
+//! ```
+//!
+//! `str` is a `u32` byte length and UTF-8 bytes. Terms are sorted, weights sorted by term.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::features::{hash_of_term, term_counts, tf_idf, TermCounts};
+use super::logistic::{Linear, Platt};
+use super::segment::{segment, Segmented};
+use crate::document::DocumentStructure;
+
+const MAGIC: &[u8; 8] = b"SKPROV01";
+
+/// The model shipped in the binary: `skillkit train` on the CUAD v1 training split with
+/// `skills/models/provisions.recipe.json` (see `skills/models/README.md`).
+static EMBEDDED: &[u8] = include_bytes!("../../models/provisions.bin");
+
+/// Why a model could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The file could not be read.
+    #[error("cannot read model {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bytes are not a provision model of this version.
+    #[error("not a provision model (expected a file starting with \"SKPROV01\", written by `skillkit train`)")]
+    Magic,
+    /// The file ends inside a field.
+    #[error("provision model is cut short: {what} expected at byte {at}")]
+    Truncated {
+        /// The field.
+        what: &'static str,
+        /// Byte offset.
+        at: usize,
+    },
+    /// A field holds a value that cannot be right.
+    #[error("provision model is corrupt at byte {at}: {what}")]
+    Corrupt {
+        /// What is wrong.
+        what: String,
+        /// Byte offset.
+        at: usize,
+    },
+}
+
+/// One category of a model.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CategoryModel {
+    pub(crate) name: String,
+    pub(crate) linear: Linear,
+    pub(crate) platt: Platt,
+    pub(crate) threshold: f32,
+}
+
+/// A trained provision classifier.
+#[derive(Debug, Clone)]
+pub struct ProvisionModel {
+    trained_contracts: u32,
+    terms: Vec<String>,
+    idf: Vec<f32>,
+    categories: Vec<CategoryModel>,
+    /// Term hash → term index.
+    index: FxHashMap<u64, u32>,
+    /// Per term, the categories that weigh it: `postings[offsets[t]..offsets[t + 1]]`.
+    offsets: Vec<u32>,
+    postings: Vec<(u16, f32)>,
+}
+
+impl PartialEq for ProvisionModel {
+    fn eq(&self, other: &Self) -> bool {
+        self.trained_contracts == other.trained_contracts
+            && self.terms == other.terms
+            && self.idf == other.idf
+            && self.categories == other.categories
+    }
+}
+
+/// A category found in a clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Provision {
+    /// CUAD category name (`Governing Law`, `Cap On Liability`, ...).
+    pub category: String,
+    /// Calibrated probability that the sentence is such a provision.
+    pub probability: f32,
+    /// The sentence of the clause the category rests on.
+    pub sentence: String,
+}
+
+/// The categories found in one clause, most probable first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClauseProvisions {
+    /// Clause number (`preamble` for the text before the first clause).
+    pub clause_id: String,
+    /// Categories at or above their decision threshold.
+    pub provisions: Vec<Provision>,
+}
+
+impl ProvisionModel {
+    /// Builds a model from its parts (terms sorted, one idf per term).
+    pub(crate) fn from_parts(
+        trained_contracts: u32,
+        terms: Vec<String>,
+        idf: Vec<f32>,
+        categories: Vec<CategoryModel>,
+    ) -> Result<Self, ModelError> {
+        let mut index = FxHashMap::default();
+        index.reserve(terms.len());
+        for (i, term) in terms.iter().enumerate() {
+            let hash = hash_of_term(term).ok_or_else(|| ModelError::Corrupt {
+                what: format!("term {i} `{term}` is not a word, a bigram or a heading word"),
+                at: 0,
+            })?;
+            index.insert(hash, i as u32);
+        }
+        let mut counts = vec![0u32; terms.len() + 1];
+        for category in &categories {
+            for (t, _) in &category.linear.weights {
+                let slot = counts
+                    .get_mut(*t as usize + 1)
+                    .ok_or_else(|| ModelError::Corrupt {
+                        what: format!(
+                            "category `{}` weighs term {t} of {}",
+                            category.name,
+                            terms.len()
+                        ),
+                        at: 0,
+                    })?;
+                *slot += 1;
+            }
+        }
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        let offsets = counts.clone();
+        let mut postings = vec![(0u16, 0f32); *counts.last().unwrap_or(&0) as usize];
+        let mut fill = counts;
+        for (c, category) in categories.iter().enumerate() {
+            for (t, w) in &category.linear.weights {
+                let slot = &mut fill[*t as usize];
+                postings[*slot as usize] = (c as u16, *w);
+                *slot += 1;
+            }
+        }
+        Ok(ProvisionModel {
+            trained_contracts,
+            terms,
+            idf,
+            categories,
+            index,
+            offsets,
+            postings,
+        })
+    }
+
+    /// The model built into this binary (read once; later calls share it).
+    pub fn embedded() -> Result<&'static ProvisionModel, &'static ModelError> {
+        static MODEL: OnceLock<Result<ProvisionModel, ModelError>> = OnceLock::new();
+        MODEL
+            .get_or_init(|| ProvisionModel::from_bytes(EMBEDDED))
+            .as_ref()
+    }
+
+    /// Reads a model file written by [`ProvisionModel::to_bytes`] (`skillkit train`).
+    pub fn load(path: &Path) -> Result<Self, ModelError> {
+        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Category names, in the model's order.
+    pub fn categories(&self) -> impl Iterator<Item = &str> {
+        self.categories.iter().map(|c| c.name.as_str())
+    }
+
+    /// Decision threshold of each category (calibrated probability), in the model's order.
+    pub fn thresholds(&self) -> impl Iterator<Item = f32> + '_ {
+        self.categories.iter().map(|c| c.threshold)
+    }
+
+    /// Number of contracts the model was trained on.
+    pub fn trained_contracts(&self) -> u32 {
+        self.trained_contracts
+    }
+
+    /// Number of terms in the vocabulary.
+    pub fn vocabulary_len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Calibrated probability of every category for one sentence under a clause heading.
+    pub fn sentence_probabilities(&self, heading: &str, sentence: &str) -> Vec<f32> {
+        self.probabilities(&term_counts(heading, sentence))
+    }
+
+    /// Calibrated probabilities of every category for a sentence's term counts.
+    pub(crate) fn probabilities(&self, counts: &TermCounts) -> Vec<f32> {
+        let vector = tf_idf(counts, |h| self.index.get(&h).copied(), &self.idf);
+        let mut scores: Vec<f32> = self.categories.iter().map(|c| c.linear.bias).collect();
+        for (t, v) in vector {
+            let range = self.offsets[t as usize] as usize..self.offsets[t as usize + 1] as usize;
+            for (c, w) in &self.postings[range] {
+                scores[*c as usize] += v * w;
+            }
+        }
+        scores
+            .iter()
+            .zip(&self.categories)
+            .map(|(s, c)| c.platt.probability(*s))
+            .collect()
+    }
+
+    /// Whether a probability reaches the decision threshold of category `c`.
+    pub(crate) fn decides(&self, c: usize, probability: f32) -> bool {
+        probability >= self.categories[c].threshold
+    }
+
+    /// The categories of every clause of a parsed document, in document order; each
+    /// category with the sentence that scores highest for it.
+    pub fn classify(&self, doc: &DocumentStructure) -> Vec<ClauseProvisions> {
+        self.classify_segmented(&segment(doc))
+    }
+
+    /// [`ProvisionModel::classify`] on a document already cut into units.
+    pub fn classify_segmented(&self, segmented: &Segmented) -> Vec<ClauseProvisions> {
+        segmented
+            .clauses
+            .iter()
+            .map(|clause| {
+                let mut best: Vec<Option<(f32, usize)>> = vec![None; self.categories.len()];
+                for s in clause.sentences.clone() {
+                    let probs =
+                        self.sentence_probabilities(&clause.heading, &segmented.sentences[s].text);
+                    for (c, p) in probs.into_iter().enumerate() {
+                        if self.decides(c, p) && best[c].is_none_or(|(b, _)| p > b) {
+                            best[c] = Some((p, s));
+                        }
+                    }
+                }
+                let mut provisions: Vec<Provision> = best
+                    .into_iter()
+                    .enumerate()
+                    .filter_map(|(c, found)| {
+                        let (probability, s) = found?;
+                        Some(Provision {
+                            category: self.categories[c].name.clone(),
+                            probability,
+                            sentence: segmented.sentences[s].text.clone(),
+                        })
+                    })
+                    .collect();
+                provisions.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+                ClauseProvisions {
+                    clause_id: clause.clause_id.clone(),
+                    provisions,
+                }
+            })
+            .collect()
+    }
+
+    /// The model file's bytes (same model, same bytes).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        put_u32(&mut out, self.trained_contracts);
+        put_u32(&mut out, self.terms.len() as u32);
+        for (term, idf) in self.terms.iter().zip(&self.idf) {
+            put_str(&mut out, term);
+            put_f32(&mut out, *idf);
+        }
+        put_u32(&mut out, self.categories.len() as u32);
+        for c in &self.categories {
+            put_str(&mut out, &c.name);
+            put_f32(&mut out, c.threshold);
+            put_f32(&mut out, c.platt.a);
+            put_f32(&mut out, c.platt.b);
+            put_f32(&mut out, c.linear.bias);
+            put_u32(&mut out, c.linear.weights.len() as u32);
+            for (t, w) in &c.linear.weights {
+                put_u32(&mut out, *t);
+                put_f32(&mut out, *w);
+            }
+        }
+        out
+    }
+
+    /// Reads a model from the bytes of a model file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ModelError> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.take(8, "the file header")? != MAGIC {
+            return Err(ModelError::Magic);
+        }
+        let trained_contracts = r.u32("the number of training contracts")?;
+        let n_terms = r.count("the number of terms", 8)?;
+        let mut terms = Vec::with_capacity(n_terms);
+        let mut idf = Vec::with_capacity(n_terms);
+        for _ in 0..n_terms {
+            let at = r.at;
+            let term = r.string("a term")?;
+            if terms.last().is_some_and(|last: &String| *last >= term) {
+                return Err(ModelError::Corrupt {
+                    what: format!("term `{term}` is out of order"),
+                    at,
+                });
+            }
+            terms.push(term);
+            idf.push(r.f32("an idf")?);
+        }
+        let n_categories = r.count("the number of categories", 24)?;
+        if n_categories > u16::MAX as usize {
+            return Err(ModelError::Corrupt {
+                what: format!("{n_categories} categories"),
+                at: r.at,
+            });
+        }
+        let mut categories = Vec::with_capacity(n_categories);
+        for _ in 0..n_categories {
+            let name = r.string("a category name")?;
+            let threshold = r.f32("a threshold")?;
+            let a = r.f32("a calibration slope")?;
+            let b = r.f32("a calibration offset")?;
+            let bias = r.f32("a bias")?;
+            let n = r.count("the number of weights", 8)?;
+            let mut weights = Vec::with_capacity(n);
+            for _ in 0..n {
+                let at = r.at;
+                let t = r.u32("a term index")?;
+                if t as usize >= n_terms || weights.last().is_some_and(|(last, _)| *last >= t) {
+                    return Err(ModelError::Corrupt {
+                        what: format!("category `{name}` weighs term {t} (of {n_terms}, in order)"),
+                        at,
+                    });
+                }
+                weights.push((t, r.f32("a weight")?));
+            }
+            categories.push(CategoryModel {
+                name,
+                linear: Linear { weights, bias },
+                platt: Platt { a, b },
+                threshold,
+            });
+        }
+        if r.at != bytes.len() {
+            return Err(ModelError::Corrupt {
+                what: format!("{} bytes after the last category", bytes.len() - r.at),
+                at: r.at,
+            });
+        }
+        Self::from_parts(trained_contracts, terms, idf, categories)
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_f32(out: &mut Vec<u8>, v: f32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len() as u32);
+    out.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], ModelError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or(ModelError::Truncated { what, at: self.at })?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, ModelError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn f32(&mut self, what: &'static str) -> Result<f32, ModelError> {
+        let at = self.at;
+        let v = f32::from_bits(self.u32(what)?);
+        if !v.is_finite() {
+            return Err(ModelError::Corrupt {
+                what: format!("{what} is {v}"),
+                at,
+            });
+        }
+        Ok(v)
+    }
+
+    /// A count of items of at least `item_bytes` each, checked against what is left.
+    fn count(&mut self, what: &'static str, item_bytes: usize) -> Result<usize, ModelError> {
+        let at = self.at;
+        let n = self.u32(what)? as usize;
+        if n.saturating_mul(item_bytes) > self.bytes.len() - self.at {
+            return Err(ModelError::Corrupt {
+                what: format!("{what} is {n}, more than the file holds"),
+                at,
+            });
+        }
+        Ok(n)
+    }
+
+    fn string(&mut self, what: &'static str) -> Result<String, ModelError> {
+        let at = self.at;
+        let n = self.count(what, 1)?;
+        let b = self.take(n, what)?;
+        String::from_utf8(b.to_vec()).map_err(|_| ModelError::Corrupt {
+            what: format!("{what} is not UTF-8"),
+            at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> ProvisionModel {
+        let terms = vec![
+            "governed".to_string(),
+            "h:law".to_string(),
+            "laws of".to_string(),
+        ];
+        let category = CategoryModel {
+            name: "Governing Law".into(),
+            linear: Linear {
+                weights: vec![(0, 2.0), (2, 3.0)],
+                bias: -2.0,
+            },
+            platt: Platt { a: -1.5, b: 0.2 },
+            threshold: 0.5,
+        };
+        ProvisionModel::from_parts(3, terms, vec![1.0, 1.5, 2.0], vec![category]).unwrap()
+    }
+
+    #[test]
+    fn bytes_round_trip_exactly() {
+        let model = tiny();
+        let bytes = model.to_bytes();
+        let back = ProvisionModel::from_bytes(&bytes).unwrap();
+        assert_eq!(back, model);
+        assert_eq!(back.to_bytes(), bytes);
+        let p =
+            back.sentence_probabilities("Law", "This Agreement is governed by the laws of Ohio.");
+        let q = back.sentence_probabilities("", "The price is payable monthly.");
+        assert!(p[0] > 0.5 && q[0] < 0.5, "{p:?} {q:?}");
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_a_reason() {
+        let bytes = tiny().to_bytes();
+        assert!(matches!(
+            ProvisionModel::from_bytes(b"PK\x03\x04 not a model"),
+            Err(ModelError::Magic)
+        ));
+        let cut = ProvisionModel::from_bytes(&bytes[..10]).unwrap_err();
+        assert!(cut.to_string().contains("cut short"), "{cut}");
+        let mut extra = bytes.clone();
+        extra.push(0);
+        let err = ProvisionModel::from_bytes(&extra).unwrap_err();
+        assert!(err.to_string().contains("after the last category"), "{err}");
+        let mut huge = bytes;
+        huge[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        let err = ProvisionModel::from_bytes(&huge).unwrap_err();
+        assert!(
+            err.to_string().contains("more than the file holds"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_embedded_model_loads_and_reads_clauses_we_wrote() {
+        let model = ProvisionModel::embedded().expect("the embedded model loads");
+        assert_eq!(model.categories().count(), 41);
+        let contract = "DISTRIBUTION AGREEMENT\n\n\
+            1. Price\n\nThe Distributor shall pay the list price for each unit ordered, in euros, within forty-five days of the date of the invoice.\n\n\
+            2. Law and Courts\n\nThis agreement and any dispute arising from it are governed by the laws of England and Wales, and the courts of London have exclusive jurisdiction.\n\n\
+            3. Transfer\n\nThe Distributor may not assign or otherwise transfer any of its rights or duties under this agreement to anyone without first obtaining the written consent of the Manufacturer.\n";
+        let doc = crate::document::parse_text("ours", contract);
+        let found = model.classify(&doc);
+        let categories = |id: &str| -> Vec<String> {
+            found
+                .iter()
+                .find(|c| c.clause_id == id)
+                .map(|c| c.provisions.iter().map(|p| p.category.clone()).collect())
+                .unwrap_or_default()
+        };
+        assert!(
+            categories("2").contains(&"Governing Law".to_string()),
+            "{found:#?}"
+        );
+        assert!(
+            categories("3").contains(&"Anti-Assignment".to_string()),
+            "{found:#?}"
+        );
+        assert!(
+            !categories("1").contains(&"Governing Law".to_string()),
+            "{found:#?}"
+        );
+        let law = found.iter().find(|c| c.clause_id == "2").unwrap();
+        let p = law
+            .provisions
+            .iter()
+            .find(|p| p.category == "Governing Law")
+            .unwrap();
+        assert!(p.sentence.contains("laws of England"), "{p:?}");
+        // Of all categories, the sentence is most likely governing law.
+        let probs = model.sentence_probabilities("Law and Courts", &p.sentence);
+        let best = (0..probs.len())
+            .max_by(|a, b| probs[*a].total_cmp(&probs[*b]))
+            .unwrap();
+        assert_eq!(
+            model.categories().nth(best),
+            Some("Governing Law"),
+            "{probs:?}"
+        );
+    }
+}
