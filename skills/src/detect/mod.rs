@@ -11,6 +11,7 @@
 //! | [`model`] | the trained model, its file format and classification |
 //! | [`train`] | the training recipe and fit, calibration and thresholds on held-out contracts |
 //! | [`cv`] | k-fold cross-validation by contract and its figures |
+//! | [`skill`] | the `classify_provisions` skill: one clause's categories, on request |
 //!
 //! Design: the unit of prediction is the sentence, since CUAD's excerpts are mostly a
 //! sentence or a paragraph and a finding quotes one sentence; a clause has a category when
@@ -29,6 +30,7 @@ mod features;
 mod logistic;
 pub mod model;
 pub mod segment;
+pub mod skill;
 pub mod train;
 
 pub use logistic::FtrlParams;

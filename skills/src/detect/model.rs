@@ -65,6 +65,22 @@ pub enum ModelError {
     },
 }
 
+/// The snake_case kind name of a CUAD category, as reports carry it so a CUAD-based scorer
+/// can read it: `Cap On Liability` -> `cap_on_liability`, `Rofr/Rofo/Rofn` -> `rofr_rofo_rofn`.
+pub fn kind_name(category: &str) -> String {
+    let mut out = String::with_capacity(category.len());
+    for word in category
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push('_');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
 /// One category of a model.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CategoryModel {
@@ -249,36 +265,56 @@ impl ProvisionModel {
         segmented
             .clauses
             .iter()
-            .map(|clause| {
-                let mut best: Vec<Option<(f32, usize)>> = vec![None; self.categories.len()];
-                for s in clause.sentences.clone() {
-                    let probs =
-                        self.sentence_probabilities(&clause.heading, &segmented.sentences[s].text);
-                    for (c, p) in probs.into_iter().enumerate() {
-                        if self.decides(c, p) && best[c].is_none_or(|(b, _)| p > b) {
-                            best[c] = Some((p, s));
-                        }
-                    }
-                }
-                let mut provisions: Vec<Provision> = best
-                    .into_iter()
-                    .enumerate()
-                    .filter_map(|(c, found)| {
-                        let (probability, s) = found?;
-                        Some(Provision {
-                            category: self.categories[c].name.clone(),
-                            probability,
-                            sentence: segmented.sentences[s].text.clone(),
-                        })
-                    })
-                    .collect();
-                provisions.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-                ClauseProvisions {
-                    clause_id: clause.clause_id.clone(),
-                    provisions,
-                }
+            .map(|clause| ClauseProvisions {
+                clause_id: clause.clause_id.clone(),
+                provisions: self.classify_sentences(
+                    &clause.heading,
+                    segmented.sentences[clause.sentences.clone()]
+                        .iter()
+                        .map(|s| s.text.as_str()),
+                    None,
+                ),
             })
             .collect()
+    }
+
+    /// The categories of one clause given its heading and sentences, most probable first,
+    /// each with the sentence that scores highest for it. A category counts when its
+    /// probability reaches `min_probability`, or the category's own decision threshold
+    /// when `None`.
+    pub fn classify_sentences<'s>(
+        &self,
+        heading: &str,
+        sentences: impl IntoIterator<Item = &'s str>,
+        min_probability: Option<f32>,
+    ) -> Vec<Provision> {
+        let mut best: Vec<Option<(f32, &str)>> = vec![None; self.categories.len()];
+        for sentence in sentences {
+            let probs = self.sentence_probabilities(heading, sentence);
+            for (c, p) in probs.into_iter().enumerate() {
+                let counts = match min_probability {
+                    Some(min) => p >= min,
+                    None => self.decides(c, p),
+                };
+                if counts && best[c].is_none_or(|(b, _)| p > b) {
+                    best[c] = Some((p, sentence));
+                }
+            }
+        }
+        let mut provisions: Vec<Provision> = best
+            .into_iter()
+            .enumerate()
+            .filter_map(|(c, found)| {
+                let (probability, sentence) = found?;
+                Some(Provision {
+                    category: self.categories[c].name.clone(),
+                    probability,
+                    sentence: sentence.to_string(),
+                })
+            })
+            .collect();
+        provisions.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+        provisions
     }
 
     /// The model file's bytes (same model, same bytes).
@@ -464,6 +500,14 @@ mod tests {
             threshold: 0.5,
         };
         ProvisionModel::from_parts(3, terms, vec![1.0, 1.5, 2.0], vec![category]).unwrap()
+    }
+
+    #[test]
+    fn kind_names_are_snake_case_cuad_names() {
+        assert_eq!(kind_name("Cap On Liability"), "cap_on_liability");
+        assert_eq!(kind_name("Rofr/Rofo/Rofn"), "rofr_rofo_rofn");
+        assert_eq!(kind_name("Anti-Assignment"), "anti_assignment");
+        assert_eq!(kind_name("Governing Law"), "governing_law");
     }
 
     #[test]

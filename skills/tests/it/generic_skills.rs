@@ -43,6 +43,7 @@ async fn unknown_clause_is_not_found_with_suggestions() {
         "extract_financial_terms",
         "load_review_criteria",
         "assess_deviation",
+        "classify_provisions",
     ] {
         let (code, message) = err(call(skill, "77", None).await);
         assert_eq!(code, "not_found", "{skill}");

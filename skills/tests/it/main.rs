@@ -2,6 +2,7 @@
 //! behaviour. (The ReAct review tests stay in their own binary.)
 
 mod checklist_review;
+mod classify_provisions;
 mod fidic_skills;
 mod fidic_text_robustness;
 mod format_fixtures;

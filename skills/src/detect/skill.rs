@@ -1,0 +1,120 @@
+//! `classify_provisions`: what kind of provision a clause is, by the learned model.
+
+use skill_core::prelude::*;
+
+use super::model::{kind_name, ProvisionModel};
+use super::segment::sentence_ranges;
+use crate::document::Index;
+use crate::index::lookup_for;
+use crate::state::ReviewState;
+
+/// One CUAD category a clause carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClassifiedProvision {
+    /// CUAD category name (`Governing Law`, `Cap On Liability`, ...).
+    pub category: String,
+    /// The category as a snake_case kind (`governing_law`, `cap_on_liability`, `rofr_rofo_rofn`).
+    pub kind: String,
+    /// Calibrated probability (0 to 1) that the quoted sentence is such a provision.
+    pub probability: f32,
+    /// The sentence of the clause the category rests on, quoted as the clause has it.
+    pub sentence: String,
+}
+
+/// The provision categories of one clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClauseClassification {
+    /// Clause number as the document writes it (`4.1`).
+    pub clause_id: String,
+    /// Categories found, most probable first; empty when none reaches its threshold.
+    pub categories: Vec<ClassifiedProvision>,
+    /// One line the model can read directly.
+    pub summary: String,
+}
+
+/// Classify a clause into CUAD provision categories (governing law, cap on liability,
+/// anti-assignment, termination for convenience, ... 41 in all) with a calibrated
+/// probability and the sentence each category rests on.
+///
+/// Call this to learn what a clause is before choosing how to analyse it. It judges the
+/// clause's own text and heading, not its sub-clauses (classify those by their own ids).
+/// The model is trained on English contracts; on other languages it finds little.
+#[skill(id = "classify_provisions", domain = "*", category = "analysis")]
+pub fn classify_provisions(
+    /// Clause number to classify, for example "4.1"; defaults to the clause under review.
+    #[arg(prepare = crate::prepare::focus_clause_id)]
+    clause_id: String,
+    /// Lowest probability (0 to 1) a category needs to be listed; defaults to each category's calibrated threshold.
+    min_probability: Option<f32>,
+    review: Inject<ReviewState>,
+) -> Result<ClauseClassification, SkillError> {
+    if let Some(min) = min_probability {
+        if !(0.0..=1.0).contains(&min) {
+            return Err(SkillError::invalid_arguments(format!(
+                "`min_probability` must be between 0 and 1, got {min}"
+            )));
+        }
+    }
+    let model = ProvisionModel::embedded().map_err(|e| {
+        SkillError::new(
+            skill_core::codes::SKILL_FAILED,
+            format!("the built-in provision model cannot be read: {e}"),
+        )
+    })?;
+    let lookup = lookup_for(&review.0);
+    let doc = lookup.primary_or_not_found()?;
+    let clause = doc.clause_or_not_found(&clause_id)?;
+    let heading = heading_of(&doc, &clause.clause_id, &clause.title);
+    let title = clause.title.trim();
+    let mut sentences: Vec<&str> = sentence_ranges(&clause.text)
+        .into_iter()
+        .map(|r| &clause.text[r])
+        .collect();
+    // As in `segment`: a clause with a heading and no text is judged by its heading.
+    if sentences.is_empty() && !title.is_empty() {
+        sentences.push(title);
+    }
+    let categories: Vec<ClassifiedProvision> = model
+        .classify_sentences(heading, sentences.iter().copied(), min_probability)
+        .into_iter()
+        .map(|p| ClassifiedProvision {
+            kind: kind_name(&p.category),
+            category: p.category,
+            probability: p.probability,
+            sentence: p.sentence,
+        })
+        .collect();
+    let summary = if categories.is_empty() {
+        format!(
+            "Clause {}: no provision category reached its threshold ({} sentence(s) read)",
+            clause.clause_id,
+            sentences.len()
+        )
+    } else {
+        let listed: Vec<String> = categories
+            .iter()
+            .map(|c| format!("{} ({:.2})", c.category, c.probability))
+            .collect();
+        format!("Clause {}: {}", clause.clause_id, listed.join(", "))
+    };
+    Ok(ClauseClassification {
+        clause_id: clause.clause_id.clone(),
+        categories,
+        summary,
+    })
+}
+
+/// The clause's heading, or that of its nearest ancestor with one (as the model was trained).
+fn heading_of<'a>(doc: &Index<'a>, clause_id: &str, title: &'a str) -> &'a str {
+    if !title.trim().is_empty() {
+        return title.trim();
+    }
+    let mut current = doc.parent(clause_id);
+    while let Some(parent) = current {
+        if !parent.title.trim().is_empty() {
+            return parent.title.trim();
+        }
+        current = doc.parent(&parent.clause_id);
+    }
+    ""
+}
