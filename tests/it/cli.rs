@@ -30,11 +30,11 @@ fn list_shows_the_library() {
         text.contains("fidic_merge_gc_pc") && text.contains("sha_governance_check"),
         "{text}"
     );
-    assert!(text.contains("16 of 16 skills"), "{text}");
+    assert!(text.contains("17 of 17 skills"), "{text}");
     let out = skillkit(&["list", "--domain", "sha_spa"]);
     let text = stdout(&out);
     assert!(
-        !text.contains("fidic_merge_gc_pc") && text.contains("12 of 16 skills"),
+        !text.contains("fidic_merge_gc_pc") && text.contains("13 of 17 skills"),
         "{text}"
     );
 }

@@ -252,7 +252,7 @@ fn tables_fit_the_width_asked_for() {
 fn every_listing_has_json() {
     let out = skillkit(&["list", "--format", "json"]);
     let listing: Value = serde_json::from_slice(&out.stdout).expect("list JSON");
-    assert_eq!(listing["shown"], 16);
+    assert_eq!(listing["shown"], 17);
     assert!(listing["skills"][0]["id"].is_string());
     assert!(listing["skills"][0]["arguments"].is_array());
     let out = skillkit(&["check", "--format", "json"]);
