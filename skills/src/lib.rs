@@ -4,7 +4,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | crate root | the review state a host builds and injects ([`ReviewState`], [`ClauseFocus`], ...) |
-//! | [`detect`] | provision detection learned from labelled clauses (CUAD categories) |
+//! | [`detect`] | provision detection learned from labelled clauses (CUAD categories), and the skill that asks it about a clause |
 //! | [`document`] | the clause tree and how it is read from text, Markdown or JSON |
 //! | [`index`] | indexes built once per review: BM25 search over the reference documents |
 //! | [`generic`] | the eight generic skills |
