@@ -278,6 +278,9 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
             while !(finished() == 4 && in_flight() == 4) {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
+            // The model has sent the quick clauses' last answers; give the review a moment to
+            // read them (the other clauses wait a minute, so this cannot let them finish).
+            tokio::time::sleep(Duration::from_secs(1)).await;
             cancel.send(()).ok();
         }
     };
