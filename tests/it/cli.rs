@@ -5,7 +5,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn skillkit(args: &[&str]) -> Output {
+/// Runs the binary from the repository root.
+pub(crate) fn skillkit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skillkit"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -13,11 +14,13 @@ fn skillkit(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
-fn stdout(out: &Output) -> String {
+/// Standard output as text.
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn stderr(out: &Output) -> String {
+/// Standard error as text.
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 

@@ -2,25 +2,10 @@
 //! ranked as JSON lines, the scoring mode, and the errors a user gets for bad files.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
-fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::cli::{skillkit, stderr, stdout};
 
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skillkit-search-{test}-{}", std::process::id()));

@@ -499,3 +499,42 @@ fn assess(
     sort_findings(&mut out);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::INCORPORATED;
+
+    fn incorporated(text: &str) -> Option<String> {
+        let c = INCORPORATED.captures(text)?;
+        c.get(1).or(c.get(2)).map(|m| m.as_str().to_string())
+    }
+
+    #[test]
+    fn limits_taken_from_another_clause_are_read_in_each_wording() {
+        for (text, clause) in [
+            ("The limitations in Clause 9 shall apply to this indemnity.", "9"),
+            ("The limits set out in clause 12.3 apply to any claim.", "12.3"),
+            (
+                "The Vendor shall hold the Purchaser harmless, subject to the limits under Clause 6.",
+                "6",
+            ),
+            (
+                "Subject to the limitations of Clause 10.1, the Vendor shall compensate the Purchaser.",
+                "10.1",
+            ),
+        ] {
+            assert_eq!(incorporated(text).as_deref(), Some(clause), "{text}");
+        }
+    }
+
+    #[test]
+    fn limits_that_are_disapplied_or_merely_cited_are_not_incorporation() {
+        for text in [
+            "The limits in Clause 9 shall not apply to claims for fraud.",
+            "Subject to Clause 9, the Vendor shall compensate the Purchaser.",
+            "The Purchaser may set limits in its own policies under clause 4.",
+        ] {
+            assert_eq!(incorporated(text), None, "{text}");
+        }
+    }
+}
