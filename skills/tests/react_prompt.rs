@@ -248,15 +248,15 @@ fn empty_party_gets_a_neutral_name() {
 
 mod final_answer {
     use serde_json::json;
-    use skills::review::{parse_final_response, FinalAnswerError};
+    use skills::review::{parse_final_response, FinalAnswerError, RiskKind, RiskLevel};
 
     #[test]
     fn valid_json_array() {
         let risks =
             parse_final_response(r#"[{"risk_level": "high", "description": "test"}]"#).unwrap();
         assert_eq!(risks.len(), 1);
-        assert_eq!(risks[0].risk_level, "high");
-        assert_eq!(risks[0].description, "test");
+        assert_eq!(risks[0].finding.level, RiskLevel::High);
+        assert_eq!(risks[0].finding.description, "test");
     }
 
     #[test]
@@ -293,15 +293,21 @@ mod final_answer {
     fn fenced_block_and_prose_are_tolerated() {
         let text =
             "Here is my analysis [see below]:\n```json\n[{\"risk_level\": \"medium\"}]\n```\nDone.";
-        assert_eq!(parse_final_response(text).unwrap()[0].risk_level, "medium");
+        assert_eq!(
+            parse_final_response(text).unwrap()[0].finding.level,
+            RiskLevel::Medium
+        );
         let bare_fence = "```\n[{\"risk_level\": \"low\"}]\n```";
         assert_eq!(
-            parse_final_response(bare_fence).unwrap()[0].risk_level,
-            "low"
+            parse_final_response(bare_fence).unwrap()[0].finding.level,
+            RiskLevel::Low
         );
         let prose =
             "经分析，风险如下 [1]：[{\"risk_level\": \"high\", \"description\": \"x\"}] 请参考。";
-        assert_eq!(parse_final_response(prose).unwrap()[0].description, "x");
+        assert_eq!(
+            parse_final_response(prose).unwrap()[0].finding.description,
+            "x"
+        );
         let no_risks = "No risks were found: [] — the clause is standard.";
         assert!(parse_final_response(no_risks).unwrap().is_empty());
     }
@@ -341,18 +347,24 @@ mod final_answer {
         .to_string();
         let risk = &parse_final_response(&text).unwrap()[0];
         assert_eq!(risk.id.as_deref(), Some("7"));
-        assert_eq!(risk.risk_level, "high");
-        assert_eq!(risk.risk_type, "");
-        assert_eq!(risk.original_text(), "原文");
+        assert_eq!(risk.finding.level, RiskLevel::High);
+        assert_eq!(risk.finding.kind.name(), "");
+        assert_eq!(risk.finding.quote, "原文");
+        assert_eq!(risk.finding.source_skill, "react_agent");
         assert_eq!(risk.extra["confidence"], 0.9);
-        let back = serde_json::to_value(risk).unwrap();
-        assert_eq!(back["location"]["original_text"], "原文");
-        assert_eq!(back["confidence"], 0.9);
 
         let top_level = parse_final_response(r#"[{"original_text": "top"}]"#).unwrap();
-        assert_eq!(top_level[0].original_text(), "top");
+        assert_eq!(top_level[0].finding.quote, "top");
         let empty = parse_final_response(r#"[{"original_text": ""}]"#).unwrap();
-        assert!(empty[0].location.is_none());
+        assert!(empty[0].finding.quote.is_empty());
+        let unknown_level = parse_final_response(r#"[{"risk_level": "severe"}]"#).unwrap();
+        assert_eq!(
+            unknown_level[0].finding.level,
+            RiskLevel::Medium,
+            "a level the review does not know is read as medium"
+        );
+        let known_kind = parse_final_response(r#"[{"risk_type": "time_bar"}]"#).unwrap();
+        assert_eq!(known_kind[0].finding.kind, RiskKind::TimeBar);
     }
 
     mod proptests {

@@ -467,7 +467,13 @@ fn fidic_review_with_a_scripted_model() {
     let risks: Vec<(&str, &str, &str)> = review
         .risks
         .iter()
-        .map(|r| (r.id.as_str(), r.risk_level.as_str(), r.risk_type.as_str()))
+        .map(|r| {
+            (
+                r.id.as_str(),
+                r.finding.level.as_str(),
+                r.finding.kind.name(),
+            )
+        })
         .collect();
     assert_eq!(
         risks,
@@ -480,20 +486,20 @@ fn fidic_review_with_a_scripted_model() {
     assert!(review
         .risks
         .iter()
-        .all(|r| r.source_skill == "react_agent" && r.clause_id == "4.1"));
+        .all(|r| r.finding.source_skill == "react_agent" && r.clause_id == "4.1"));
     assert_eq!(
-        review.risks[1].location.as_ref().unwrap().original_text,
+        review.risks[1].finding.quote,
         "limited to that stated in Sub-Clause 4.12"
     );
     assert!(
-        review.risks[2].location.is_none(),
+        review.risks[2].finding.quote.is_empty(),
         "empty original_text gives no location"
     );
 
     let claims = clause(&report, "20.1");
     assert_eq!(claims.risks.len(), 1);
     assert_eq!(
-        claims.risks[0].risk_level,
+        claims.risks[0].finding.level,
         skills::review::RiskLevel::Medium
     );
     assert_eq!(claims.risks[0].id, "R-20.1-1");
@@ -552,7 +558,7 @@ fn chinese_review_gets_the_chinese_prompt_and_default_type() {
     assert!(system.contains("【FIDIC 专项审查】"), "{system}");
     let risk = &report.clauses[0].risks[0];
     assert_eq!(
-        (risk.risk_level.as_str(), risk.risk_type.as_str()),
+        (risk.finding.level.as_str(), risk.finding.kind.name()),
         ("high", "未分类风险")
     );
 }
@@ -714,7 +720,7 @@ fn iteration_limit_asks_for_the_answer_without_tools() {
     let review = &report.clauses[0];
     assert_eq!(review.mode, ReviewMode::React);
     assert_eq!(review.risks.len(), 1, "{review:#?}");
-    assert_eq!(review.risks[0].risk_type, "scope");
+    assert_eq!(review.risks[0].finding.kind.name(), "scope");
     assert_eq!(review.model_turns, 2);
     assert_eq!(review.usage.cached_tokens, 512);
     // The prepared clause_id came from the clause in focus.

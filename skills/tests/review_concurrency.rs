@@ -62,7 +62,7 @@ fn assert_every_clause_reviewed_in_order(report: &ReviewReport, clauses: usize) 
     for clause in &report.clauses {
         assert_eq!(clause.mode, ReviewMode::React, "{clause:#?}");
         assert_eq!(
-            clause.risks[0].description,
+            clause.risks[0].finding.description,
             format!("about clause {}", clause.clause_id),
             "each clause carries its own model answer"
         );
@@ -305,7 +305,10 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
     );
     assert_eq!(report.summary.clauses_reviewed, 2);
     assert_eq!(report.summary.clauses_not_run, 4);
-    assert_eq!(report.clauses[0].risks[0].description, "about clause 1");
+    assert_eq!(
+        report.clauses[0].risks[0].finding.description,
+        "about clause 1"
+    );
     assert_eq!(
         report.clauses[2].skills[0].error_code.as_deref(),
         Some("cancelled")

@@ -11,7 +11,7 @@ use skill_console::{
 use skill_core::Dispatcher;
 use skills::review::{
     render_json, render_markdown, run_review, Domain, ProgressHook, ReviewAgent, ReviewInputs,
-    ReviewOptions, ReviewReport, RiskLevel,
+    ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
 
 /// Reviews contracts for the console with the skills of `dispatcher`.
@@ -245,24 +245,7 @@ impl ReviewRunner for LibraryReviews {
             worker.join()
         })
         .map_err(|_| ReviewError("the review stopped on a panic".into()))?;
-        let risks = report
-            .risks()
-            .map(|r| ReviewRisk {
-                clause_id: r.clause_id.clone(),
-                level: match r.risk_level {
-                    RiskLevel::High => ReviewLevel::High,
-                    RiskLevel::Medium => ReviewLevel::Medium,
-                    RiskLevel::Low => ReviewLevel::Low,
-                },
-                risk_type: r.risk_type.clone(),
-                description: r.description.clone(),
-                reason: r.reason.clone(),
-                evidence: match &r.location {
-                    Some(loc) => format!("{}\n\nContract text: {}", r.analysis, loc.original_text),
-                    None => r.analysis.clone(),
-                },
-            })
-            .collect();
+        let risks = report.risks().map(console_risk).collect();
         Ok(ReviewOutcome {
             title: report.document_id.clone(),
             clauses: report.summary.clauses_reviewed,
@@ -271,6 +254,27 @@ impl ReviewRunner for LibraryReviews {
             json: render_json(&report),
             method: method(&report, agent),
         })
+    }
+}
+
+/// The console's view of a risk: the one place a review risk becomes the console's
+/// domain-free [`ReviewRisk`].
+fn console_risk(risk: &Risk) -> ReviewRisk {
+    let f = &risk.finding;
+    ReviewRisk {
+        clause_id: risk.clause_id.clone(),
+        level: match f.level {
+            RiskLevel::High => ReviewLevel::High,
+            RiskLevel::Medium => ReviewLevel::Medium,
+            RiskLevel::Low => ReviewLevel::Low,
+        },
+        risk_type: f.kind.to_string(),
+        description: f.description.clone(),
+        reason: f.reason.clone(),
+        evidence: match f.quote.as_str() {
+            "" => f.analysis.clone(),
+            quote => format!("{}\n\nContract text: {quote}", f.analysis),
+        },
     }
 }
 

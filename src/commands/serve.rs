@@ -11,6 +11,7 @@ use skill_console::{ConsoleOptions, ConsoleState};
 
 use skill_core::{Dispatcher, DispatcherBuilder, SkillContext};
 use skill_mcp::{HttpOptions, McpServer};
+use skills::review::Domain;
 
 use super::call::contract_context;
 use super::review::ContractOptions;
@@ -65,7 +66,7 @@ fn context(args: &ServeArgs) -> Result<SkillContext, CliError> {
             .filter
             .domain
             .clone()
-            .filter(|d| matches!(d.as_str(), "fidic" | "sha_spa")),
+            .filter(|d| Domain::NAMED.iter().any(|named| named.as_str() == d)),
         checklist: None,
         criteria: None,
         baseline: None,

@@ -29,8 +29,8 @@ use skill_core::{Dispatcher, SkillContext, ToolFilter};
 use super::answer::{parse_final_response, ModelRisk};
 use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
 use super::{
-    review_item, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
-    RiskLocation, SkillRun,
+    review_item, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskKind, RiskLevel,
+    SkillRun,
 };
 use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
 
@@ -466,32 +466,15 @@ fn react_risks(
         .iter()
         .flatten()
         .map(|raw| {
-            let original = raw
-                .location
-                .as_ref()
-                .map(|l| l.original_text.trim())
-                .unwrap_or_default();
-            Risk {
-                id: String::new(),
-                clause_id: item.clause_id.clone(),
-                risk_level: RiskLevel::from_model_answer(&raw.risk_level),
-                risk_type: if raw.risk_type.trim().is_empty() {
-                    unclassified.to_string()
-                } else {
-                    raw.risk_type.clone()
-                },
-                description: raw.description.clone(),
-                reason: raw.reason.clone(),
-                analysis: raw.analysis.clone(),
-                source_skill: REACT_SOURCE.to_string(),
-                location: (!original.is_empty()).then(|| RiskLocation {
-                    original_text: original.to_string(),
-                }),
-                subject: super::Subject::Clause,
+            let mut finding = raw.finding.clone();
+            if finding.kind.name().is_empty() {
+                finding.kind = RiskKind::Named(unclassified.into());
             }
+            finding.quote = finding.quote.trim().to_string();
+            Risk::new(item.clause_id.clone(), finding)
         })
         .collect();
-    risks.sort_by_key(|r| std::cmp::Reverse(r.risk_level));
+    risks.sort_by_key(|r| std::cmp::Reverse(r.finding.level));
     for (n, risk) in risks.iter_mut().enumerate() {
         risk.id = format!("R-{}-{}", item.clause_id, n + 1);
     }

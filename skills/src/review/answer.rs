@@ -2,35 +2,23 @@
 //! prompt ([`super::react_prompt`]) asked for, wherever in the text it put it (bare, in a
 //! ```json fence, or inside prose). The agent turns each into a report [`Risk`](super::Risk).
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 use skill_core::agent::extract_json;
 
-use super::RiskLocation;
+use super::agent::REACT_SOURCE;
+use super::{Finding, RiskKind, RiskLevel};
 
-/// One risk as the model wrote it, read leniently: fields it left out are empty, fields it
-/// added are kept in `extra`. The review turns it into a [`Risk`](super::Risk) (level
-/// normalised, clause, id and source filled in).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One risk as the model wrote it, read leniently into a [`Finding`]: the level normalised
+/// ([`RiskLevel::from_model_answer`]), the kind read by name (empty when the model gave
+/// none), the quote from `original_text` or `location.original_text`. Fields the model
+/// added are kept in `extra`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelRisk {
     /// The model's id for the risk, if it gave one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// Level as written (the prompt asks for `high`, `medium` or `low`).
-    pub risk_level: String,
-    /// Kind of risk.
-    pub risk_type: String,
-    /// What the risk is.
-    pub description: String,
-    /// Why it is a risk.
-    pub reason: String,
-    /// Detailed analysis.
-    pub analysis: String,
-    /// The passage concerned (`original_text` at the top level or `location.original_text`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<RiskLocation>,
+    /// What the model found.
+    pub finding: Finding,
     /// Any other field the model wrote.
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
@@ -50,8 +38,8 @@ impl ModelRisk {
     pub fn from_object(mut object: Map<String, Value>) -> Self {
         let mut take = |key: &str| object.remove(key).and_then(text_of);
         let id = take("id");
-        let risk_level = take("risk_level").unwrap_or_default();
-        let risk_type = take("risk_type").unwrap_or_default();
+        let level = RiskLevel::from_model_answer(&take("risk_level").unwrap_or_default());
+        let kind = RiskKind::from_name(&take("risk_type").unwrap_or_default());
         let description = take("description").unwrap_or_default();
         let reason = take("reason").unwrap_or_default();
         let analysis = take("analysis").unwrap_or_default();
@@ -61,27 +49,21 @@ impl ModelRisk {
             Some(other) => text_of(other),
             None => None,
         };
-        let location = top_text
-            .or(nested_text)
+        let quote = top_text
             .filter(|t| !t.is_empty())
-            .map(|original_text| RiskLocation { original_text });
+            .or(nested_text)
+            .unwrap_or_default();
         Self {
             id,
-            risk_level,
-            risk_type,
-            description,
-            reason,
-            analysis,
-            location,
+            finding: Finding {
+                reason,
+                analysis,
+                quote,
+                source_skill: REACT_SOURCE.to_string(),
+                ..Finding::new(kind, level, description)
+            },
             extra: object,
         }
-    }
-
-    /// The quoted passage, or `""`.
-    pub fn original_text(&self) -> &str {
-        self.location
-            .as_ref()
-            .map_or("", |l| l.original_text.as_str())
     }
 }
 

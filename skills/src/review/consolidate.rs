@@ -14,9 +14,10 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::provisions::{self, Provision};
-use super::rules::{DOCUMENT_ANCHOR, UNDEFINED_TERMS_PREFIX};
+use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
-    summarize, ClauseReview, ReviewMode, ReviewReport, Risk, RiskLevel, RiskLocation, Subject,
+    summarize, ClauseReview, Finding, ReviewMode, ReviewReport, Risk, RiskKind, RiskLevel, Subject,
+    DOCUMENT_ANCHOR,
 };
 use crate::state::{Priority, ReviewState};
 use crate::text::truncate_chars;
@@ -51,12 +52,7 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
             named.push(term.clone());
         }
         if !listed.is_empty() {
-            document.push(Risk {
-                id: String::new(),
-                clause_id: DOCUMENT_ANCHOR.into(),
-                risk_level: RiskLevel::Low,
-                risk_type: "undefined_term".into(),
-                description: format!("{UNDEFINED_TERMS_PREFIX}{}", listed.join("; ")),
+            let finding = Finding {
                 reason: "an undefined term written as a defined one is open to interpretation"
                     .into(),
                 analysis: format!(
@@ -66,9 +62,15 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
                 source_skill:
                     <crate::generic::resolve_definition::ResolveDefinition as skill_core::Skill>::ID
                         .into(),
-                location: None,
                 subject: Subject::UndefinedTerms(named),
-            });
+                anchor: Some(DOCUMENT_ANCHOR.into()),
+                ..Finding::new(
+                    RiskKind::UndefinedTerm,
+                    RiskLevel::Low,
+                    format!("{UNDEFINED_TERMS_PREFIX}{}", listed.join("; ")),
+                )
+            };
+            document.push(Risk::new(DOCUMENT_ANCHOR, finding));
         }
     }
     drop_contradicted_absences(report, &mut document);
@@ -101,13 +103,14 @@ pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: boo
     report.summary = summarize(&report.clauses);
 }
 
-/// Risk types that report the same thing as a provision, by provision.
-fn same_family(provision: Provision, risk_type: &str) -> bool {
+/// Kinds that report the same thing as a provision, by provision.
+fn same_family(provision: Provision, kind: &RiskKind) -> bool {
     match provision {
-        Provision::NoticeTimeBar => {
-            matches!(risk_type, "time_bar" | "time_bar_shortened" | "time_limit")
-        }
-        Provision::LiquidatedDamages => risk_type == "uncapped_delay_damages",
+        Provision::NoticeTimeBar => matches!(
+            kind,
+            RiskKind::TimeBar | RiskKind::TimeBarShortened | RiskKind::TimeLimit
+        ),
+        Provision::LiquidatedDamages => *kind == RiskKind::UncappedDelayDamages,
         _ => false,
     }
 }
@@ -162,10 +165,8 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
         for finding in findings {
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
-                same_family(finding.provision, &r.risk_type)
-                    && r.location
-                        .as_ref()
-                        .is_some_and(|l| overlaps(&l.original_text, &finding.quote))
+                same_family(finding.provision, &r.finding.kind)
+                    && overlaps(&r.finding.quote, &finding.quote)
             });
             if reported || !seen.insert((i, format!("{:?}{}", finding.provision, finding.quote))) {
                 continue;
@@ -175,23 +176,14 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
                 Some(false) => "binds the other party",
                 None => "the party bound is not named",
             };
-            found.push((
-                i,
-                Risk {
-                    id: String::new(),
-                    clause_id: report.clauses[i].clause_id.clone(),
-                    risk_level: finding.level,
-                    risk_type: finding.provision.risk_type().into(),
-                    description: finding.description,
-                    reason: finding.reason,
-                    analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
-                    source_skill: provisions::SOURCE.into(),
-                    location: Some(RiskLocation {
-                        original_text: finding.quote,
-                    }),
-                    subject: Subject::Clause,
-                },
-            ));
+            let placed = Finding {
+                reason: finding.reason,
+                analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
+                source_skill: provisions::SOURCE.into(),
+                quote: finding.quote,
+                ..Finding::new(finding.provision.into(), finding.level, finding.description)
+            };
+            found.push((i, Risk::new(report.clauses[i].clause_id.clone(), placed)));
         }
     }
     for (i, risk) in found {
@@ -236,7 +228,7 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
     for clause in &mut report.clauses {
         let clause_id = clause.clause_id.clone();
         clause.risks.retain(|risk| {
-            let Subject::UndefinedTerms(list) = &risk.subject else {
+            let Subject::UndefinedTerms(list) = &risk.finding.subject else {
                 return true;
             };
             for term in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
@@ -256,33 +248,35 @@ fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<Strin
 /// Drops document-level absences ("the agreement has no deadlock provision") that the
 /// provision scan contradicts by finding such a provision in a clause.
 fn drop_contradicted_absences(report: &ReviewReport, document: &mut Vec<Risk>) {
-    let found: HashSet<&str> = report
+    let found: HashSet<&RiskKind> = report
         .clauses
         .iter()
         .flat_map(|c| c.risks.iter())
-        .map(|r| r.risk_type.as_str())
+        .map(|r| &r.finding.kind)
         .collect();
-    document.retain(|risk| match risk.subject {
-        Subject::Absence(provision) => !found.contains(provision.risk_type()),
+    document.retain(|risk| match risk.finding.subject {
+        Subject::Absence(provision) => !found.contains(&RiskKind::Provision(provision)),
         _ => true,
     });
 }
 
-/// Keeps the first of risks with the same type, description and words.
+/// Keeps the first of risks of the same kind, subject, words and description.
 fn dedup(risks: &mut Vec<Risk>) {
     let mut seen = HashSet::new();
     risks.retain(|r| {
+        let f = &r.finding;
         seen.insert((
-            r.risk_type.clone(),
-            r.description.clone(),
-            r.location.as_ref().map(|l| l.original_text.clone()),
+            f.kind.clone(),
+            f.subject.clone(),
+            f.quote.clone(),
+            f.description.clone(),
         ))
     });
 }
 
 /// Most serious first (stable), ids `R-{clause}-{n}`.
 fn renumber(clause_id: &str, risks: &mut [Risk]) {
-    risks.sort_by_key(|r| std::cmp::Reverse(r.risk_level));
+    risks.sort_by_key(|r| std::cmp::Reverse(r.finding.level));
     for (n, risk) in risks.iter_mut().enumerate() {
         risk.id = format!("R-{clause_id}-{}", n + 1);
     }

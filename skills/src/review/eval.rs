@@ -19,16 +19,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use skill_core::Dispatcher;
 
-use super::provisions::document_parties;
+use super::provisions::{document_parties, Provision};
+use super::RiskKind;
+use super::RiskKind::Provision as P;
 use super::{build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, RiskLevel};
 
-/// A category scored by the harness and the review `risk_type`s that count as finding it.
+/// A category scored by the harness and the kinds of finding that count as finding it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Category {
     /// Its name (CUAD's for CUAD categories).
     pub name: &'static str,
-    /// Risk types that find it.
-    pub risk_types: &'static [&'static str],
+    /// Kinds of finding that find it.
+    pub kinds: &'static [RiskKind],
     /// Whether a contract without the label is a meaningful negative (false alarms count).
     pub absence_meaningful: bool,
 }
@@ -38,56 +40,67 @@ pub struct Category {
 pub const CATEGORIES: [Category; 18] = [
     cat(
         "Cap On Liability",
-        &["liability_cap", "uncapped_liability"],
+        &[P(Provision::LiabilityCap), P(Provision::UncappedLiability)],
         false,
     ),
-    cat("Uncapped Liability", &["uncapped_liability"], true),
+    cat(
+        "Uncapped Liability",
+        &[P(Provision::UncappedLiability)],
+        true,
+    ),
     cat(
         "Liquidated Damages",
-        &["liquidated_damages", "uncapped_delay_damages"],
+        &[
+            P(Provision::LiquidatedDamages),
+            RiskKind::UncappedDelayDamages,
+        ],
         true,
     ),
     cat(
         "Termination For Convenience",
-        &["termination_for_convenience"],
+        &[P(Provision::TerminationForConvenience)],
         true,
     ),
-    cat("Change Of Control", &["change_of_control"], true),
-    cat("Anti-Assignment", &["assignment_restriction"], false),
-    cat("Non-Compete", &["non_compete"], true),
-    cat("Exclusivity", &["exclusivity"], false),
-    cat("Rofr/Rofo/Rofn", &["first_refusal"], false),
+    cat("Change Of Control", &[P(Provision::ChangeOfControl)], true),
+    cat(
+        "Anti-Assignment",
+        &[P(Provision::AssignmentRestriction)],
+        false,
+    ),
+    cat("Non-Compete", &[P(Provision::NonCompete)], true),
+    cat("Exclusivity", &[P(Provision::Exclusivity)], false),
+    cat("Rofr/Rofo/Rofn", &[P(Provision::FirstRefusal)], false),
     cat(
         "Notice Period To Terminate Renewal",
-        &["renewal_notice"],
+        &[P(Provision::RenewalNotice)],
         false,
     ),
     cat(
         "Time Bar",
-        &["notice_time_bar", "time_bar", "time_bar_shortened"],
+        &[
+            P(Provision::NoticeTimeBar),
+            RiskKind::TimeBar,
+            RiskKind::TimeBarShortened,
+        ],
         true,
     ),
     cat(
         "Termination For Default",
-        &["termination_for_default"],
+        &[P(Provision::TerminationForDefault)],
         true,
     ),
-    cat("Site Risk", &["site_risk"], true),
-    cat("Drag-Along", &["drag_along"], true),
-    cat("Tag-Along", &["tag_along"], true),
-    cat("Pre-Emption", &["pre_emption"], true),
-    cat("Reserved Matters", &["reserved_matters"], true),
-    cat("Deadlock", &["deadlock"], true),
+    cat("Site Risk", &[P(Provision::SiteRisk)], true),
+    cat("Drag-Along", &[P(Provision::DragAlong)], true),
+    cat("Tag-Along", &[P(Provision::TagAlong)], true),
+    cat("Pre-Emption", &[P(Provision::PreEmption)], true),
+    cat("Reserved Matters", &[P(Provision::ReservedMatters)], true),
+    cat("Deadlock", &[P(Provision::Deadlock)], true),
 ];
 
-const fn cat(
-    name: &'static str,
-    risk_types: &'static [&'static str],
-    absence_meaningful: bool,
-) -> Category {
+const fn cat(name: &'static str, kinds: &'static [RiskKind], absence_meaningful: bool) -> Category {
     Category {
         name,
-        risk_types,
+        kinds,
         absence_meaningful,
     }
 }
@@ -432,11 +445,11 @@ fn review_document(
         clauses = report.summary.clauses_reviewed;
         for risk in report.risks() {
             for category in CATEGORIES {
-                if category.risk_types.contains(&risk.risk_type.as_str()) {
+                if category.kinds.contains(&risk.finding.kind) {
                     let level = found
                         .entry(category.name.to_string())
-                        .or_insert(risk.risk_level);
-                    *level = (*level).max(risk.risk_level);
+                        .or_insert(risk.finding.level);
+                    *level = (*level).max(risk.finding.level);
                 }
             }
         }

@@ -28,6 +28,7 @@ mod checklist;
 mod consolidate;
 mod engine;
 pub mod eval;
+mod finding;
 mod inputs;
 mod prompts;
 pub mod provisions;
@@ -53,6 +54,7 @@ pub use agent::{
 pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
+pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
@@ -113,54 +115,6 @@ impl Default for ReviewOptions {
             generate_checklist: true,
         }
     }
-}
-
-/// Where a risk is in the contract.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct RiskLocation {
-    /// The contract's words concerned.
-    pub original_text: String,
-}
-
-/// What a risk is about, as data. Consolidation and de-duplication read this, never the
-/// risk's description, so rewording a message cannot change what the review merges or
-/// drops. Not written to the JSON report (whose fields stay as they were).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Subject {
-    /// The words of the clause the risk is in.
-    #[default]
-    Clause,
-    /// Terms written as defined terms that the contract never defines.
-    UndefinedTerms(Vec<String>),
-    /// The agreement lacks a provision of this kind.
-    Absence(provisions::Provision),
-}
-
-/// A risk found in a clause (SPEC-20 section 5.2 shape, plus the clause and the skill).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Risk {
-    /// Stable id: `R-{clause}-{n}`.
-    pub id: String,
-    /// Clause the risk is in.
-    pub clause_id: String,
-    /// How serious it is.
-    pub risk_level: RiskLevel,
-    /// Short machine-readable type (`clause_deleted`, `uncapped_delay_damages`, ...).
-    pub risk_type: String,
-    /// What the risk is.
-    pub description: String,
-    /// Why it is a risk (the rule that fired).
-    pub reason: String,
-    /// Detail: the skill's summary and evidence.
-    pub analysis: String,
-    /// The skill whose output produced the risk.
-    pub source_skill: String,
-    /// The contract's words, when known.
-    pub location: Option<RiskLocation>,
-    /// What the risk is about, as data (not in the JSON report).
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub subject: Subject,
 }
 
 /// One skill call of the review.
@@ -522,31 +476,23 @@ pub(super) async fn review_item(
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
-    let mut drafts = rules::risks_from_outputs(&outputs);
-    drafts.sort_by_key(|d| std::cmp::Reverse(d.risk_level));
-    let risks = drafts
+    let mut findings = rules::risks_from_outputs(&outputs);
+    findings.sort_by_key(|f| std::cmp::Reverse(f.level));
+    let risks = findings
         .into_iter()
         .enumerate()
-        .map(|(n, d)| {
+        .map(|(n, mut finding)| {
             // A finding about another clause or the whole agreement does not quote this one.
-            let original = if d.original_text.is_empty() && d.anchor.is_none() {
-                truncate_chars(&clause_text, 200)
-            } else {
-                d.original_text
-            };
+            if finding.quote.is_empty() && finding.anchor.is_none() {
+                finding.quote = truncate_chars(&clause_text, 200);
+            }
             Risk {
                 id: format!("R-{}-{}", item.clause_id, n + 1),
-                clause_id: d.anchor.unwrap_or_else(|| item.clause_id.clone()),
-                risk_level: d.risk_level,
-                risk_type: d.risk_type,
-                description: d.description,
-                reason: d.reason,
-                analysis: d.analysis,
-                source_skill: d.source_skill,
-                location: (!original.is_empty()).then_some(RiskLocation {
-                    original_text: original,
-                }),
-                subject: d.subject,
+                clause_id: finding
+                    .anchor
+                    .clone()
+                    .unwrap_or_else(|| item.clause_id.clone()),
+                finding,
             }
         })
         .collect();
@@ -591,7 +537,7 @@ pub(super) fn summarize(clauses: &[ClauseReview]) -> ReviewSummary {
         }
         for risk in &clause.risks {
             summary.total_risks += 1;
-            match risk.risk_level {
+            match risk.finding.level {
                 RiskLevel::High => summary.high += 1,
                 RiskLevel::Medium => summary.medium += 1,
                 RiskLevel::Low => summary.low += 1,

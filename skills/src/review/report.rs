@@ -101,9 +101,9 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
             [
                 r.id.clone(),
                 r.clause_id.clone(),
-                r.risk_level.to_string(),
-                r.risk_type.clone(),
-                r.description.clone(),
+                r.finding.level.to_string(),
+                r.finding.kind.to_string(),
+                r.finding.description.clone(),
             ]
         })
         .collect();
@@ -315,18 +315,15 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         let _ = writeln!(out, "| ID | Level | Type | Description | Original text |");
         let _ = writeln!(out, "|---|---|---|---|---|");
         for risk in &clause.risks {
-            let original = risk
-                .location
-                .as_ref()
-                .map_or(String::new(), |l| cell(&l.original_text));
+            let f = &risk.finding;
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
                 risk.id,
-                risk.risk_level,
-                risk.risk_type,
-                cell(&risk.description),
-                original
+                f.level,
+                f.kind,
+                cell(&f.description),
+                cell(&f.quote)
             );
         }
         out.push('\n');

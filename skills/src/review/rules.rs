@@ -34,7 +34,7 @@ use serde_json::Value;
 use skill_core::Skill;
 
 use super::provisions::Provision;
-use super::{RiskLevel, Subject};
+use super::{Finding, RiskKind, RiskLevel, Subject, DOCUMENT_ANCHOR};
 use crate::fidic::check_pc_consistency::{ConsistencyReport, FidicCheckPcConsistency};
 use crate::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
 use crate::fidic::search_er::FidicSearchEr;
@@ -51,49 +51,23 @@ use crate::generic::get_clause_context::GetClauseContext;
 use crate::generic::load_review_criteria::LoadReviewCriteria;
 use crate::generic::resolve_definition::{DefinitionResolution, ResolveDefinition};
 use crate::generic::search_reference_doc::SearchReferenceDoc;
-use crate::sha_spa::common::Finding;
+use crate::sha_spa::common::Observation;
 use crate::sha_spa::extract_conditions::{ConditionsReport, SpaExtractConditions};
 use crate::sha_spa::extract_reps_warranties::{SpaExtractRepsWarranties, WarrantiesReport};
 use crate::sha_spa::governance_check::{GovernanceReport, ShaGovernanceCheck};
 use crate::sha_spa::indemnity_analysis::{IndemnityReport, SpaIndemnityAnalysis};
 
-/// The clause id of findings about the agreement as a whole ("no quorum provision").
-pub const DOCUMENT_ANCHOR: &str = "document";
-
 /// How an `undefined_term` risk starts; the terms follow, separated by `, ` (per clause) or
-/// `; ` with their clauses (the document-level finding).
+/// `; ` with their clauses (the document-level finding). Written for readers only: the terms
+/// travel as [`Subject::UndefinedTerms`].
 pub const UNDEFINED_TERMS_PREFIX: &str = "Terms used but never defined: ";
-
-/// A risk before it gets its id and clause.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RiskDraft {
-    /// How serious it is.
-    pub risk_level: RiskLevel,
-    /// Short machine-readable type.
-    pub risk_type: String,
-    /// What the risk is.
-    pub description: String,
-    /// Why it is a risk (the rule).
-    pub reason: String,
-    /// Detail: the skill's summary and the evidence.
-    pub analysis: String,
-    /// The words of the contract concerned, if known.
-    pub original_text: String,
-    /// The skill whose output produced it.
-    pub source_skill: String,
-    /// Where it belongs when that is not the clause reviewed: another clause's id, or
-    /// [`DOCUMENT_ANCHOR`] for the agreement as a whole (reported once).
-    pub anchor: Option<String>,
-    /// What it is about, as data.
-    pub subject: Subject,
-}
 
 /// A library skill's output the review reads risks from. Each rule is registered in
 /// [`RULES`] by the skill's marker, so the skill's id and output type come from the skill:
 /// renaming the skill or its output type cannot detach its rule.
 pub(crate) trait Rated: DeserializeOwned {
     /// The risks this output gives; `skill` is the id of the skill that produced it.
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>);
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>);
 }
 
 /// How one registered skill's output becomes risks.
@@ -101,7 +75,7 @@ struct Rule {
     /// The skill's id (`S::ID`).
     id: &'static str,
     /// Reads the output as `S::Output` and applies its rule.
-    apply: fn(&RawValue, &mut Vec<RiskDraft>),
+    apply: fn(&RawValue, &mut Vec<Finding>),
 }
 
 /// The rule of skill `S`, whose output says what it means.
@@ -123,7 +97,7 @@ const fn context<S: Skill>() -> Rule {
     }
 }
 
-fn apply<S: Skill>(data: &RawValue, out: &mut Vec<RiskDraft>)
+fn apply<S: Skill>(data: &RawValue, out: &mut Vec<Finding>)
 where
     S::Output: Rated,
 {
@@ -155,7 +129,7 @@ static RULES: [Rule; 16] = [
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
 /// as [`skill_core::SkillResult::data`] carries them). Library skills' outputs are read
 /// straight from the text into their own types.
-pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft> {
+pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<Finding> {
     let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
     let mut out = Vec::new();
     for (skill, data) in outputs {
@@ -186,73 +160,73 @@ pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<RiskDraft>
 }
 
 impl Rated for DeviationAssessment {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         assess_deviation(self, out)
     }
 }
 
 impl Rated for BaselineComparison {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         compare_with_baseline(self, out)
     }
 }
 
 impl Rated for CrossReferenceReport {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         cross_reference_check(self, out)
     }
 }
 
 impl Rated for FinancialTerms {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         extract_financial_terms(self, out)
     }
 }
 
 impl Rated for DefinitionResolution {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         resolve_definition(self, out)
     }
 }
 
 impl Rated for TimeBarReport {
-    fn risks(&self, _: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, _: &str, out: &mut Vec<Finding>) {
         time_limits(self, out)
     }
 }
 
 impl Rated for ConsistencyReport {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         pc_conflicts(skill, self, out)
     }
 }
 
 impl Rated for MergedClause {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         rated_clause(skill, self.severity, &self.summary, out)
     }
 }
 
 impl Rated for ConditionsReport {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         findings(skill, &self.findings, out)
     }
 }
 
 impl Rated for WarrantiesReport {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         findings(skill, &self.findings, out)
     }
 }
 
 impl Rated for IndemnityReport {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         findings(skill, &self.findings, out)
     }
 }
 
 impl Rated for GovernanceReport {
-    fn risks(&self, skill: &str, out: &mut Vec<RiskDraft>) {
+    fn risks(&self, skill: &str, out: &mut Vec<Finding>) {
         let before = out.len();
         findings(skill, &self.findings, out);
         // The check reads the whole agreement: a finding without a clause is about the
@@ -266,10 +240,7 @@ impl Rated for GovernanceReport {
             );
             // A term the check found missing is an absence the provision scan may disprove.
             if finding.clause_id.is_none() && self.missing.contains(&finding.topic) {
-                if let Some(provision) = Provision::ALL
-                    .into_iter()
-                    .find(|p| p.risk_type() == finding.topic)
-                {
+                if let Some(provision) = Provision::from_name(&finding.topic) {
                     draft.subject = Subject::Absence(provision);
                 }
             }
@@ -298,8 +269,8 @@ pub(crate) fn output_summary(data: &RawValue) -> Option<Cow<'_, str>> {
 fn typed<T: DeserializeOwned>(
     skill: &str,
     data: &RawValue,
-    out: &mut Vec<RiskDraft>,
-    rule: impl FnOnce(&T, &mut Vec<RiskDraft>),
+    out: &mut Vec<Finding>,
+    rule: impl FnOnce(&T, &mut Vec<Finding>),
 ) {
     match serde_json::from_str::<T>(data.get()) {
         Ok(output) => rule(&output, out),
@@ -313,22 +284,17 @@ fn typed<T: DeserializeOwned>(
 
 fn draft(
     level: RiskLevel,
-    risk_type: &str,
+    kind: RiskKind,
     description: String,
     reason: &str,
     analysis: String,
-    original_text: String,
-) -> RiskDraft {
-    RiskDraft {
-        risk_level: level,
-        risk_type: risk_type.to_string(),
-        description,
+    quote: String,
+) -> Finding {
+    Finding {
         reason: reason.to_string(),
         analysis,
-        original_text,
-        source_skill: String::new(),
-        anchor: None,
-        subject: Subject::Clause,
+        quote,
+        ..Finding::new(kind, level, description)
     }
 }
 
@@ -338,7 +304,7 @@ fn text(value: &Option<String>) -> &str {
 }
 
 /// Time limits found by `fidic_calculate_time_bar`, described in words.
-fn time_limits(report: &TimeBarReport, out: &mut Vec<RiskDraft>) {
+fn time_limits(report: &TimeBarReport, out: &mut Vec<Finding>) {
     for limit in &report.time_limits {
         let level = limit.severity;
         let days = limit.days;
@@ -363,10 +329,10 @@ fn time_limits(report: &TimeBarReport, out: &mut Vec<RiskDraft>) {
         }
         let consequence = text(&limit.consequence);
         let is_bar = limit.is_time_bar;
-        let risk_type = match (limit.shortened, is_bar) {
-            (true, _) => "time_bar_shortened",
-            (false, true) => "time_bar",
-            (false, false) => "time_limit",
+        let kind = match (limit.shortened, is_bar) {
+            (true, _) => RiskKind::TimeBarShortened,
+            (false, true) => RiskKind::TimeBar,
+            (false, false) => RiskKind::TimeLimit,
         };
         let reason = match (is_bar, consequence.is_empty()) {
             (true, false) => format!("missing it is a time bar: {consequence}"),
@@ -376,7 +342,7 @@ fn time_limits(report: &TimeBarReport, out: &mut Vec<RiskDraft>) {
         };
         out.push(draft(
             level,
-            risk_type,
+            kind,
             description,
             &reason,
             String::new(),
@@ -385,7 +351,7 @@ fn time_limits(report: &TimeBarReport, out: &mut Vec<RiskDraft>) {
     }
 }
 
-fn assess_deviation(report: &DeviationAssessment, out: &mut Vec<RiskDraft>) {
+fn assess_deviation(report: &DeviationAssessment, out: &mut Vec<Finding>) {
     for finding in &report.findings {
         let Some(level) = RiskLevel::parse_lenient(&finding.severity) else {
             continue;
@@ -393,7 +359,7 @@ fn assess_deviation(report: &DeviationAssessment, out: &mut Vec<RiskDraft>) {
         let rule = &finding.rule;
         out.push(draft(
             level,
-            rule,
+            RiskKind::from_name(rule),
             finding.description.clone(),
             &format!("assess_deviation rule `{rule}` fired"),
             format!("{} Evidence: {}", report.summary, finding.evidence),
@@ -402,30 +368,30 @@ fn assess_deviation(report: &DeviationAssessment, out: &mut Vec<RiskDraft>) {
     }
 }
 
-fn compare_with_baseline(report: &BaselineComparison, out: &mut Vec<RiskDraft>) {
+fn compare_with_baseline(report: &BaselineComparison, out: &mut Vec<Finding>) {
     let changed: Vec<&str> = report.changes.iter().map(|c| c.text.as_str()).collect();
     let evidence = changed.join(" … ");
-    let (level, risk_type, reason) = match report.modification_type {
+    let (level, kind, reason) = match report.modification_type {
         ModificationType::Deleted => (
             RiskLevel::High,
-            "clause_deleted",
+            RiskKind::ClauseDeleted,
             "the standard-form clause was deleted",
         ),
         ModificationType::Added => (
             RiskLevel::Medium,
-            "clause_added",
+            RiskKind::ClauseAdded,
             "the clause is not in the standard form",
         ),
         ModificationType::Modified if report.similarity < 0.5 => (
             RiskLevel::Medium,
-            "baseline_deviation",
+            RiskKind::BaselineDeviation,
             "less than half of the standard-form wording remains",
         ),
         _ => return,
     };
     out.push(draft(
         level,
-        risk_type,
+        kind,
         report.summary.clone(),
         reason,
         String::new(),
@@ -433,7 +399,7 @@ fn compare_with_baseline(report: &BaselineComparison, out: &mut Vec<RiskDraft>) 
     ));
 }
 
-fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<RiskDraft>) {
+fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<Finding>) {
     let with_status = |status: ReferenceStatus| -> Vec<&str> {
         report
             .references
@@ -446,7 +412,7 @@ fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<RiskDraft>
     if !broken.is_empty() {
         out.push(draft(
             RiskLevel::Medium,
-            "broken_cross_reference",
+            RiskKind::BrokenCrossReference,
             format!(
                 "References to clauses that do not exist: {}",
                 broken.join(", ")
@@ -460,7 +426,7 @@ fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<RiskDraft>
     if !deleted.is_empty() {
         out.push(draft(
             RiskLevel::Medium,
-            "reference_to_deleted_clause",
+            RiskKind::ReferenceToDeletedClause,
             format!("References to deleted clauses: {}", deleted.join(", ")),
             "the clause relies on a clause the contract deleted",
             String::new(),
@@ -469,7 +435,7 @@ fn cross_reference_check(report: &CrossReferenceReport, out: &mut Vec<RiskDraft>
     }
 }
 
-fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
+fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<Finding>) {
     let source_of = |category: &str| -> String {
         report
             .terms
@@ -486,7 +452,7 @@ fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
     if let (Some(rate), false) = (rate, delay.any(|t| t.is_cap)) {
         out.push(draft(
             RiskLevel::High,
-            "uncapped_delay_damages",
+            RiskKind::UncappedDelayDamages,
             format!("Delay damages of {} have no stated cap", rate.text),
             "delay damages without a maximum amount expose the paying party to unlimited liability",
             String::new(),
@@ -496,7 +462,7 @@ fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
     if let Some(retention) = report.retention_percent.filter(|r| *r > 10.0) {
         out.push(draft(
             RiskLevel::Medium,
-            "high_retention",
+            RiskKind::HighRetention,
             format!("Retention of {retention}% exceeds the usual 5-10%"),
             "retention above 10% ties up working capital",
             String::new(),
@@ -506,7 +472,7 @@ fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
     if let Some(days) = report.payment_period_days.filter(|d| *d > 56.0) {
         out.push(draft(
             RiskLevel::Medium,
-            "long_payment_period",
+            RiskKind::LongPaymentPeriod,
             format!("Payment period of {days} days exceeds the 56 days of the FIDIC standard form"),
             "a long payment period shifts financing cost to the payee",
             String::new(),
@@ -515,11 +481,11 @@ fn extract_financial_terms(report: &FinancialTerms, out: &mut Vec<RiskDraft>) {
     }
 }
 
-fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
+fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<Finding>) {
     if !report.undefined_terms.is_empty() {
         let mut risk = draft(
             RiskLevel::Low,
-            "undefined_term",
+            RiskKind::UndefinedTerm,
             format!(
                 "{UNDEFINED_TERMS_PREFIX}{}",
                 report.undefined_terms.join(", ")
@@ -535,12 +501,12 @@ fn resolve_definition(report: &DefinitionResolution, out: &mut Vec<RiskDraft>) {
 }
 
 /// `fidic_check_pc_consistency`: every conflict is a risk of its own severity.
-fn pc_conflicts(skill: &str, report: &ConsistencyReport, out: &mut Vec<RiskDraft>) {
+fn pc_conflicts(skill: &str, report: &ConsistencyReport, out: &mut Vec<Finding>) {
     for conflict in &report.conflicts {
         let level = conflict.severity;
         out.push(draft(
             level,
-            skill,
+            RiskKind::of_skill(skill),
             conflict.description.clone(),
             &format!("`{skill}` reported a {level} finding"),
             String::new(),
@@ -550,12 +516,12 @@ fn pc_conflicts(skill: &str, report: &ConsistencyReport, out: &mut Vec<RiskDraft
 }
 
 /// The SPA/SHA skills: every finding is a risk of its own severity.
-fn findings(skill: &str, findings: &[Finding], out: &mut Vec<RiskDraft>) {
+fn findings(skill: &str, findings: &[Observation], out: &mut Vec<Finding>) {
     for finding in findings {
         let level = finding.severity;
         out.push(draft(
             level,
-            skill,
+            RiskKind::of_skill(skill),
             finding.message.clone(),
             &format!("`{skill}` reported a {level} finding"),
             String::new(),
@@ -565,11 +531,11 @@ fn findings(skill: &str, findings: &[Finding], out: &mut Vec<RiskDraft>) {
 }
 
 /// A skill's rating of the whole clause: a risk when it is high or medium.
-fn rated_clause(skill: &str, level: RiskLevel, summary: &str, out: &mut Vec<RiskDraft>) {
+fn rated_clause(skill: &str, level: RiskLevel, summary: &str, out: &mut Vec<Finding>) {
     if level >= RiskLevel::Medium {
         out.push(draft(
             level,
-            skill,
+            RiskKind::of_skill(skill),
             summary.to_string(),
             &format!("`{skill}` rated the clause {level}"),
             String::new(),
@@ -593,7 +559,7 @@ fn str_field(value: &Value, names: &[&str]) -> String {
 
 /// Skills from outside this library: objects with a `severity`/`risk_level` in any top-level
 /// array, else a top-level level of high or medium.
-fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
+fn generic_findings(skill: &str, data: &Value, out: &mut Vec<Finding>) {
     let Some(object) = data.as_object() else {
         return;
     };
@@ -605,16 +571,16 @@ fn generic_findings(skill: &str, data: &Value, out: &mut Vec<RiskDraft>) {
             else {
                 continue;
             };
-            let risk_type = match str_field(
+            let kind = match str_field(
                 item,
                 &["rule", "risk_type", "type", "category", "issue_type"],
             ) {
-                t if t.is_empty() => skill.to_string(),
-                t => t,
+                t if t.is_empty() => RiskKind::of_skill(skill),
+                t => RiskKind::from_name(&t),
             };
             out.push(draft(
                 level,
-                &risk_type,
+                kind,
                 str_field(
                     item,
                     &["description", "message", "issue", "finding", "title"],
@@ -670,10 +636,10 @@ mod tests {
         let risks = risks_from_outputs(&outputs);
         assert_eq!(risks.len(), 1);
         assert_eq!(
-            (risks[0].risk_level, risks[0].risk_type.as_str()),
+            (risks[0].level, risks[0].kind.name()),
             (RiskLevel::High, "time_bar")
         );
-        assert_eq!(risks[0].original_text, "within 28 days");
+        assert_eq!(risks[0].quote, "within 28 days");
         assert_eq!(risks[0].source_skill, "acme_indemnity_review");
         assert_eq!(risks[0].analysis, "1 time bar");
     }
@@ -693,7 +659,7 @@ mod tests {
             drag_along: None,
             tag_along: None,
             missing: Vec::new(),
-            findings: vec![Finding::new(
+            findings: vec![Observation::new(
                 "casting_vote",
                 RiskLevel::High,
                 "the chair has a casting vote",
@@ -703,8 +669,8 @@ mod tests {
         };
         let risks = risks_from_outputs(&[output(ShaGovernanceCheck::ID, &report)]);
         assert_eq!(risks.len(), 1);
-        assert_eq!(risks[0].risk_level, RiskLevel::High);
-        assert_eq!(risks[0].risk_type, ShaGovernanceCheck::ID);
+        assert_eq!(risks[0].level, RiskLevel::High);
+        assert_eq!(risks[0].kind.name(), ShaGovernanceCheck::ID);
         assert_eq!(risks[0].description, "the chair has a casting vote");
         assert_eq!(
             risks[0].reason,
@@ -729,8 +695,8 @@ mod tests {
             tag_along: None,
             missing: vec!["deadlock".into(), "quorum".into()],
             findings: vec![
-                Finding::new("deadlock", RiskLevel::Medium, "worded any way", None),
-                Finding::new("quorum", RiskLevel::Medium, "no quorum", None),
+                Observation::new("deadlock", RiskLevel::Medium, "worded any way", None),
+                Observation::new("quorum", RiskLevel::Medium, "no quorum", None),
             ],
             summary: String::new(),
         };
@@ -810,7 +776,7 @@ mod tests {
         };
         let risks = risks_from_outputs(&[output(FidicCalculateTimeBar::ID, &report)]);
         assert_eq!(risks.len(), 2, "every limit is rated");
-        assert_eq!(risks[0].risk_type, "time_bar_shortened");
+        assert_eq!(risks[0].kind.name(), "time_bar_shortened");
         assert_eq!(
             risks[0].description,
             "Contractor: not later than 14 days (after the Contractor became aware) (General Conditions: 28 days)"
@@ -820,13 +786,13 @@ mod tests {
             "missing it is a time bar: no extension of time"
         );
         assert_eq!(
-            risks[0].original_text,
+            risks[0].quote,
             "not later than 14 days after the Contractor became aware"
         );
         assert_eq!(
             (
-                risks[1].risk_level,
-                risks[1].risk_type.as_str(),
+                risks[1].level,
+                risks[1].kind.name(),
                 risks[1].description.as_str(),
                 risks[1].reason.as_str()
             ),
@@ -845,7 +811,7 @@ mod tests {
             "acme_governance_check",
             json!({"risk_level": "medium", "summary": "deadlock"}),
         )]);
-        assert_eq!(risks[0].risk_type, "acme_governance_check");
+        assert_eq!(risks[0].kind.name(), "acme_governance_check");
         assert!(risks_from_outputs(&[output("x", json!({"risk_level": "low"}))]).is_empty());
         assert!(risks_from_outputs(&[output("x", json!([1, 2]))]).is_empty());
     }
@@ -898,7 +864,9 @@ mod tests {
             },
         );
         assert_eq!(
-            risks_from_outputs(std::slice::from_ref(&compare))[0].risk_type,
+            risks_from_outputs(std::slice::from_ref(&compare))[0]
+                .kind
+                .name(),
             "clause_deleted"
         );
         let assess = output(

@@ -14,7 +14,7 @@ use crate::review::RiskLevel;
 
 /// One observation with its seriousness for the party the review acts for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Finding {
+pub struct Observation {
     /// Short topic (`long_stop_date`, `cap`, `drag_along`).
     pub topic: String,
     /// How serious it is.
@@ -25,7 +25,7 @@ pub struct Finding {
     pub clause_id: Option<String>,
 }
 
-impl Finding {
+impl Observation {
     /// A finding.
     pub fn new(
         topic: &str,
@@ -43,7 +43,7 @@ impl Finding {
 }
 
 /// Orders findings most serious first, keeping document order otherwise.
-pub(crate) fn sort_findings(findings: &mut [Finding]) {
+pub(crate) fn sort_findings(findings: &mut [Observation]) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{first_date, scope, sort_findings, Finding, Side};
+use super::common::{first_date, scope, sort_findings, Observation, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
 use crate::text::{cited_labels, definitions_in, enumerated_items, excerpt, sentences};
@@ -54,7 +54,7 @@ pub struct ConditionsReport {
     /// Labels of conditions nobody may waive.
     pub non_waivable: Vec<String>,
     /// Observations, most serious first; `high` when no long-stop date is set.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Observation>,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -154,9 +154,9 @@ pub fn spa_extract_conditions(
     let mut findings = Vec::new();
     if !conditions.is_empty() {
         if long_stop_date.is_none() {
-            findings.push(Finding::new("long_stop_date", RiskLevel::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
+            findings.push(Observation::new("long_stop_date", RiskLevel::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
         } else if long_stop_consequence.is_none() {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "long_stop_date",
                 RiskLevel::Medium,
                 "a long-stop date is set but no termination right is attached to it",
@@ -175,7 +175,7 @@ pub fn spa_extract_conditions(
                 Side::Seller => seller_sev,
                 Side::Unknown => RiskLevel::Medium,
             };
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 topic,
                 severity,
                 format!("condition ({}): {why}", c.label),
@@ -188,7 +188,7 @@ pub fn spa_extract_conditions(
             .map(|c| c.label.as_str())
             .collect();
         if !unwaivable.is_empty() {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "waiver",
                 RiskLevel::Medium,
                 format!(
@@ -199,7 +199,7 @@ pub fn spa_extract_conditions(
             ));
         }
         if !non_waivable.is_empty() {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "waiver",
                 RiskLevel::Low,
                 format!(

@@ -3,7 +3,7 @@
 
 use skill_core::prelude::*;
 
-use super::common::{scope, sort_findings, Finding, Side};
+use super::common::{scope, sort_findings, Observation, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
 use crate::text::{excerpt, first_of};
@@ -53,7 +53,7 @@ pub struct WarrantiesReport {
     pub knowledge_definition: Option<String>,
     /// Observations, most serious first; `high` for qualified fundamental warranties and
     /// general disclosure of a data room (for the Buyer).
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Observation>,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -175,7 +175,7 @@ pub fn spa_extract_reps_warranties(
     let buyer_view = side != Side::Seller;
     for w in &warranties {
         if w.fundamental && !w.unqualified && buyer_view {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "fundamental_warranty_qualified",
                 RiskLevel::High,
                 format!("fundamental warranty {} is qualified", w.clause_id),
@@ -188,7 +188,7 @@ pub fn spa_extract_reps_warranties(
             } else {
                 RiskLevel::Low
             };
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "knowledge_qualifier",
                 severity,
                 format!(
@@ -199,7 +199,7 @@ pub fn spa_extract_reps_warranties(
             ));
         }
         if w.unqualified && side == Side::Seller && !w.fundamental {
-            findings.push(Finding::new("unqualified_warranty", RiskLevel::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
+            findings.push(Observation::new("unqualified_warranty", RiskLevel::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
         }
     }
     for q in general_qualifiers
@@ -211,7 +211,7 @@ pub fn spa_extract_reps_warranties(
         } else {
             RiskLevel::Low
         };
-        findings.push(Finding::new(
+        findings.push(Observation::new(
             "general_disclosure",
             severity,
             format!("general disclosure against every warranty: {q}"),
@@ -220,7 +220,7 @@ pub fn spa_extract_reps_warranties(
     }
     if knowledge_definition.is_none() && warranties.iter().any(|w| w.knowledge_qualifier.is_some())
     {
-        findings.push(Finding::new("knowledge_definition", RiskLevel::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
+        findings.push(Observation::new("knowledge_definition", RiskLevel::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
     }
     sort_findings(&mut findings);
     let count = |f: fn(&Warranty) -> bool| warranties.iter().filter(|w| f(w)).count();

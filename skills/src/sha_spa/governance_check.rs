@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use skill_core::prelude::*;
 
-use super::common::{percentages, scope, sort_findings, word_number, Finding, Side};
+use super::common::{percentages, scope, sort_findings, word_number, Observation, Side};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
 use crate::text::{enumerated_items, excerpt, sentences};
@@ -69,7 +69,7 @@ pub struct GovernanceReport {
     pub missing: Vec<String>,
     /// Observations, most serious first; `high` for a drag-along below 75%, a casting vote
     /// with no deadlock mechanism, or a quorum that can be met without a protected director.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Observation>,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -223,7 +223,7 @@ pub fn sha_governance_check(
     }
     let mut findings = Vec::new();
     for m in &report.missing {
-        findings.push(Finding::new(
+        findings.push(Observation::new(
             m,
             RiskLevel::Medium,
             format!("the agreement has no {} provision", m.replace('_', " ")),
@@ -232,19 +232,19 @@ pub fn sha_governance_check(
     }
     if let Some(drag) = &report.drag_along {
         match drag.threshold_percent {
-            Some(p) if p < 75.0 => findings.push(Finding::new(
+            Some(p) if p < 75.0 => findings.push(Observation::new(
                 "drag_along",
                 if side == Side::Buyer || side == Side::Unknown { RiskLevel::High } else { RiskLevel::Medium },
                 format!("holders of {p}% can force the others to sell; below the usual 75%, a minority investor can be dragged"),
                 Some(&drag.clause_id),
             )),
-            None => findings.push(Finding::new("drag_along", RiskLevel::Medium, "drag-along without a stated threshold", Some(&drag.clause_id))),
+            None => findings.push(Observation::new("drag_along", RiskLevel::Medium, "drag-along without a stated threshold", Some(&drag.clause_id))),
             _ => {}
         }
     }
     if let Some(tag) = &report.tag_along {
         if tag.threshold_percent.is_some_and(|p| p >= 50.0) {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "tag_along",
                 RiskLevel::Low,
                 "tag-along only on a change of control (more than 50%)",
@@ -258,11 +258,11 @@ pub fn sha_governance_check(
         } else {
             RiskLevel::Medium
         };
-        findings.push(Finding::new("casting_vote", severity, "the chair has a casting vote, so the side nominating the chair controls split board votes", None));
+        findings.push(Observation::new("casting_vote", severity, "the chair has a casting vote, so the side nominating the chair controls split board votes", None));
     }
     if let (Some(_), Some(adjourned)) = (&report.quorum, &report.adjourned_quorum) {
         if ANY_N.is_match(&adjourned.to_lowercase()) {
-            findings.push(Finding::new(
+            findings.push(Observation::new(
                 "quorum",
                 if side == Side::Buyer {
                     RiskLevel::High
@@ -281,10 +281,10 @@ pub fn sha_governance_check(
         .iter()
         .any(|m| m == "russian_roulette" || m == "texas_shoot_out")
     {
-        findings.push(Finding::new("deadlock", RiskLevel::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
+        findings.push(Observation::new("deadlock", RiskLevel::Medium, "the deadlock ends in a buy-sell procedure, which favours the better-funded shareholder", None));
     }
     if !report.veto_holders.is_empty() && !report.reserved_matters.is_empty() {
-        findings.push(Finding::new(
+        findings.push(Observation::new(
             "veto",
             if side == Side::Seller {
                 RiskLevel::Medium
@@ -300,7 +300,7 @@ pub fn sha_governance_check(
         ));
     }
     let focus = requested.clause_id.clone();
-    let in_focus = |f: &Finding| {
+    let in_focus = |f: &Observation| {
         f.clause_id
             .as_deref()
             .is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")))

@@ -7,7 +7,7 @@ use regex::Regex;
 use skill_core::prelude::*;
 
 use super::common::{
-    amounts, durations_in_months, percentages, scope, sort_findings, Amount, Finding, Side,
+    amounts, durations_in_months, percentages, scope, sort_findings, Amount, Observation, Side,
 };
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
@@ -90,7 +90,7 @@ pub struct IndemnityReport {
     pub limitations_incorporated_from: Option<String>,
     /// Observations, most serious first; `high` for a missing cap (seller), a cap below 10%
     /// or a general claim period under 12 months (buyer), a cap of 100% or more (seller).
-    pub findings: Vec<Finding>,
+    pub findings: Vec<Observation>,
     /// One paragraph for the reader.
     pub summary: String,
 }
@@ -291,7 +291,7 @@ pub fn spa_indemnity_analysis(
             !(f.message.starts_with("no ")
                 && ["cap", "basket", "de_minimis"].contains(&f.topic.as_str()))
         });
-        findings.push(Finding::new(
+        findings.push(Observation::new(
             "limitations",
             RiskLevel::Low,
             format!("the limitations of Clause {from} apply here by reference"),
@@ -381,7 +381,7 @@ fn assess(
     periods: &[ClaimPeriod],
     clause: &str,
     indemnities: bool,
-) -> Vec<Finding> {
+) -> Vec<Observation> {
     let pick = |buyer: RiskLevel, seller: RiskLevel| match side {
         Side::Buyer => buyer,
         Side::Seller => seller,
@@ -399,25 +399,25 @@ fn assess(
         return out;
     }
     match general_cap.and_then(|c| c.percent_of_consideration) {
-        None if caps.is_empty() => out.push(Finding::new(
+        None if caps.is_empty() => out.push(Observation::new(
             "cap",
             pick(RiskLevel::Low, RiskLevel::High),
             "no cap on the seller's liability",
             Some(clause),
         )),
-        Some(p) if p < 10.0 => out.push(Finding::new(
+        Some(p) if p < 10.0 => out.push(Observation::new(
             "cap",
             pick(RiskLevel::High, RiskLevel::Low),
             format!("general cap of {p}% of the consideration is low"),
             Some(clause),
         )),
-        Some(p) if p < 25.0 => out.push(Finding::new(
+        Some(p) if p < 25.0 => out.push(Observation::new(
             "cap",
             pick(RiskLevel::Medium, RiskLevel::Low),
             format!("general cap of {p}% of the consideration"),
             Some(clause),
         )),
-        Some(p) if p >= 100.0 => out.push(Finding::new(
+        Some(p) if p >= 100.0 => out.push(Observation::new(
             "cap",
             pick(RiskLevel::Low, RiskLevel::High),
             format!(
@@ -425,7 +425,7 @@ fn assess(
             ),
             Some(clause),
         )),
-        Some(p) => out.push(Finding::new(
+        Some(p) => out.push(Observation::new(
             "cap",
             RiskLevel::Low,
             format!("general cap of {p}% of the consideration"),
@@ -434,28 +434,30 @@ fn assess(
         None => {}
     }
     match basket {
-        Some(b) if b.kind == "deductible" => out.push(Finding::new(
+        Some(b) if b.kind == "deductible" => out.push(Observation::new(
             "basket",
             pick(RiskLevel::Medium, RiskLevel::Low),
             "deductible basket: only the excess over the threshold is recoverable",
             Some(&b.clause_id),
         )),
-        Some(b) if b.percent_of_consideration.is_some_and(|p| p > 1.0) => out.push(Finding::new(
-            "basket",
-            pick(RiskLevel::Medium, RiskLevel::Low),
-            format!(
-                "basket above 1% of the consideration ({}%)",
-                b.percent_of_consideration.unwrap_or_default()
-            ),
-            Some(&b.clause_id),
-        )),
-        Some(b) => out.push(Finding::new(
+        Some(b) if b.percent_of_consideration.is_some_and(|p| p > 1.0) => {
+            out.push(Observation::new(
+                "basket",
+                pick(RiskLevel::Medium, RiskLevel::Low),
+                format!(
+                    "basket above 1% of the consideration ({}%)",
+                    b.percent_of_consideration.unwrap_or_default()
+                ),
+                Some(&b.clause_id),
+            ))
+        }
+        Some(b) => out.push(Observation::new(
             "basket",
             RiskLevel::Low,
             format!("{} basket", b.kind),
             Some(&b.clause_id),
         )),
-        None => out.push(Finding::new(
+        None => out.push(Observation::new(
             "basket",
             pick(RiskLevel::Low, RiskLevel::Medium),
             "no basket: the seller is exposed to every claim above the de minimis",
@@ -463,7 +465,7 @@ fn assess(
         )),
     }
     if de_minimis.is_none() {
-        out.push(Finding::new(
+        out.push(Observation::new(
             "de_minimis",
             pick(RiskLevel::Low, RiskLevel::Medium),
             "no de minimis for individual claims",
@@ -486,7 +488,7 @@ fn assess(
             ),
             _ => continue,
         };
-        out.push(Finding::new(
+        out.push(Observation::new(
             "claim_period",
             severity,
             format!(

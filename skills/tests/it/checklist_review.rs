@@ -42,7 +42,7 @@ fn risks_follow_the_rules() {
             .unwrap()
             .risks
             .iter()
-            .map(|r| (r.risk_type.clone(), r.risk_level.to_string()))
+            .map(|r| (r.finding.kind.to_string(), r.finding.level.to_string()))
             .collect()
     };
     let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
@@ -55,19 +55,19 @@ fn risks_follow_the_rules() {
     assert_eq!(of("2.1"), pairs(&[]));
     let undefined = report
         .risks()
-        .find(|r| r.risk_type == "undefined_term")
+        .find(|r| r.finding.kind.name() == "undefined_term")
         .unwrap();
     assert_eq!(undefined.clause_id, "document");
     assert!(
-        undefined.description.contains("Contract Data (2.1")
-            && undefined.description.contains("Site (2.1"),
+        undefined.finding.description.contains("Contract Data (2.1")
+            && undefined.finding.description.contains("Site (2.1"),
         "{}",
-        undefined.description
+        undefined.finding.description
     );
     assert_eq!(
         report
             .risks()
-            .filter(|r| r.risk_type == "undefined_term")
+            .filter(|r| r.finding.kind.name() == "undefined_term")
             .count(),
         1
     );
@@ -95,12 +95,12 @@ fn risks_follow_the_rules() {
     }
     let risk = report
         .risks()
-        .find(|r| r.risk_type == "uncapped_delay_damages")
+        .find(|r| r.finding.kind.name() == "uncapped_delay_damages")
         .unwrap();
     assert_eq!(risk.id, "R-14.7-1");
-    assert_eq!(risk.source_skill, "extract_financial_terms");
+    assert_eq!(risk.finding.source_skill, "extract_financial_terms");
     assert_eq!(
-        risk.location.as_ref().unwrap().original_text,
+        risk.finding.quote,
         "Delay damages shall be 0.5% of the Contract Price per day."
     );
     let s = &report.summary;
@@ -136,7 +136,7 @@ fn unknown_and_failing_skills_are_skipped_and_noted() {
         clause.skills[1].error_code.as_deref(),
         Some("unknown_skill")
     );
-    assert_eq!(clause.risks[0].risk_type, "time_period_shortened");
+    assert_eq!(clause.risks[0].finding.kind.name(), "time_period_shortened");
     assert!(render(&report, ReportFormat::Table).contains("skipped unknown skills: no_such_skill"));
 
     // A clause that does not exist: every skill fails with not_found, nothing crashes.
@@ -354,7 +354,7 @@ fn whole_document_findings_are_reported_once() {
     let report = sha_report("Alpha");
     let quorum: Vec<&str> = report
         .risks()
-        .filter(|r| r.description.contains("no quorum provision"))
+        .filter(|r| r.finding.description.contains("no quorum provision"))
         .map(|r| r.clause_id.as_str())
         .collect();
     assert_eq!(quorum, ["document"], "{:#?}", report.clauses);
@@ -363,9 +363,9 @@ fn whole_document_findings_are_reported_once() {
     for risk in report.risks() {
         let key = (
             &risk.clause_id,
-            &risk.risk_type,
-            &risk.description,
-            risk.location.as_ref().map(|l| &l.original_text),
+            &risk.finding.kind,
+            &risk.finding.description,
+            &risk.finding.quote,
         );
         assert!(seen.insert(key), "duplicate finding {risk:#?}");
         assert!(
@@ -385,8 +385,8 @@ fn undefined_terms_are_named_once_with_their_clauses() {
     let report = sha_report("Alpha");
     let undefined: Vec<&str> = report
         .risks()
-        .filter(|r| r.risk_type == "undefined_term")
-        .map(|r| r.description.as_str())
+        .filter(|r| r.finding.kind.name() == "undefined_term")
+        .map(|r| r.finding.description.as_str())
         .collect();
     assert_eq!(undefined.len(), 1, "{undefined:?}");
     let text = undefined[0];
@@ -401,8 +401,8 @@ fn key_provisions_are_found_and_weighed_for_our_party() {
     let level_of = |report: &ReviewReport, risk_type: &str| {
         report
             .risks()
-            .find(|r| r.risk_type == risk_type)
-            .map(|r| (r.clause_id.clone(), r.risk_level.to_string()))
+            .find(|r| r.finding.kind.name() == risk_type)
+            .map(|r| (r.clause_id.clone(), r.finding.level.to_string()))
     };
     let alpha = sha_report("Alpha");
     let beta = sha_report("Beta");
@@ -426,9 +426,8 @@ fn key_provisions_are_found_and_weighed_for_our_party() {
     );
     let quote = alpha
         .risks()
-        .find(|r| r.risk_type == "first_refusal")
-        .and_then(|r| r.location.as_ref())
-        .map(|l| l.original_text.clone())
+        .find(|r| r.finding.kind.name() == "first_refusal")
+        .map(|r| r.finding.quote.clone())
         .unwrap_or_default();
     assert!(quote.contains("right of first refusal"), "{quote}");
 }

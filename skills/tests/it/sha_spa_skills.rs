@@ -5,7 +5,7 @@ use skill_core::prelude::*;
 use skill_core::{codes, Dispatcher};
 use skills::document::{Clause, DocumentStructure};
 use skills::review::RiskLevel;
-use skills::sha_spa::common::Finding;
+use skills::sha_spa::common::Observation;
 use skills::sha_spa::extract_conditions::ConditionsReport;
 use skills::sha_spa::extract_reps_warranties::WarrantiesReport;
 use skills::sha_spa::governance_check::GovernanceReport;
@@ -32,7 +32,7 @@ fn sha(our_party: &str, focus: &str) -> SkillContext {
     ctx(review("sha/shareholders_agreement.md", our_party), focus)
 }
 
-fn topics(findings: &[Finding]) -> Vec<(&str, RiskLevel)> {
+fn topics(findings: &[Observation]) -> Vec<(&str, RiskLevel)> {
     findings
         .iter()
         .map(|f| (f.topic.as_str(), f.severity))

@@ -38,7 +38,7 @@ use super::RiskLevel;
 /// not a registered skill).
 pub const SOURCE: &str = "review_provisions";
 
-/// A kind of provision, named by the `risk_type` of the risks it gives.
+/// A kind of provision; its [`name`](Provision::name) is the `risk_type` of the risks it gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Provision {
@@ -103,8 +103,13 @@ impl Provision {
         Self::RenewalNotice,
     ];
 
-    /// The `risk_type` of its risks.
-    pub fn risk_type(self) -> &'static str {
+    /// The provision named `name` (its [`name`](Provision::name)), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Its name: the `risk_type` of its risks, and its JSON form.
+    pub fn name(self) -> &'static str {
         match self {
             Self::UncappedLiability => "uncapped_liability",
             Self::LiabilityCap => "liability_cap",
