@@ -45,6 +45,8 @@ enum Command {
     Eval(commands::eval::EvalArgs),
     /// Train a provision classifier on labelled contracts (CUAD's label format).
     Train(commands::train::TrainArgs),
+    /// Print a built-in playbook (levels of the classifier's findings) to copy and edit.
+    Playbook(commands::playbook::PlaybookArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
     Serve(commands::serve::ServeArgs),
     /// Rank the skills (or any tool registry) against a natural-language request.
@@ -166,6 +168,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Review(args) => commands::review::run(&dispatcher, &args),
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Train(args) => commands::train::run(&args),
+        Command::Playbook(args) => commands::playbook::run(&args),
         Command::Serve(args) => commands::serve::run(&dispatcher, &args),
         Command::Catalog(args) => commands::catalog::run(&dispatcher, &args),
         Command::Search(args) => commands::search::run(&dispatcher, &args),

@@ -49,6 +49,7 @@ fn sequential() -> ReviewOptions {
         concurrency: 1,
         generate_checklist: false,
         progress: None,
+        learned: None,
     }
 }
 
@@ -832,6 +833,7 @@ fn clauses_share_the_model_across_workers() {
                     .push((clause.clause_id.clone(), done, total))
             },
         ))),
+        learned: None,
     };
     let report = run_review(
         &dispatcher(),

@@ -9,6 +9,8 @@ use skill_console::{
     ReviewRunner, ReviewSample, ReviewSource,
 };
 use skill_core::Dispatcher;
+
+use super::review::ClassifierOptions;
 use skills::review::{
     render_json, render_markdown, run_review, Domain, ProgressHook, ReviewAgent, ReviewInputs,
     ReviewOptions, ReviewReport, Risk, RiskLevel,
@@ -19,6 +21,7 @@ pub struct LibraryReviews {
     dispatcher: Dispatcher,
     samples_dir: Option<PathBuf>,
     agent: Option<ReviewAgent>,
+    classifier: ClassifierOptions,
 }
 
 impl LibraryReviews {
@@ -35,7 +38,15 @@ impl LibraryReviews {
             dispatcher,
             samples_dir,
             agent,
+            classifier: ClassifierOptions::default(),
         }
+    }
+
+    /// Reviews with this provision model and playbook (default: the built-in ones), or
+    /// with the keyword rules only.
+    pub fn classifier(mut self, classifier: ClassifierOptions) -> Self {
+        self.classifier = classifier;
+        self
     }
 
     /// The agent of the model the environment configures (the variables `review --agent`
@@ -223,6 +234,10 @@ impl ReviewRunner for LibraryReviews {
         }));
         let review_options = ReviewOptions {
             progress: Some(hook),
+            learned: self
+                .classifier
+                .stage(&state.domain_id)
+                .map_err(|e| ReviewError(e.to_string()))?,
             ..ReviewOptions::default()
         };
         let agent = match request.mode {

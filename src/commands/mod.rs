@@ -7,6 +7,7 @@ mod console_reviews;
 pub mod eval;
 pub mod list;
 pub mod parse;
+pub mod playbook;
 pub mod review;
 pub mod search;
 pub mod serve;

@@ -11,8 +11,9 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    render, render_table_within, review_until, AgentSettings, Domain, ModelProvider, ProgressHook,
-    ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
+    render, render_table_within, review_until, AgentSettings, Domain, LearnedStage, ModelProvider,
+    Playbook, ProgressHook, ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs,
+    ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -92,6 +93,58 @@ pub struct ReviewArgs {
     /// either way.
     #[arg(long, default_value_t = 0)]
     rpm: u32,
+    #[command(flatten)]
+    classifier: ClassifierOptions,
+}
+
+/// How the provision classifier takes part in a review (shared by `review` and the console).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ClassifierOptions {
+    /// Provision model made by `skillkit train` (default: the built-in one, trained on the
+    /// CUAD training split). It says what each English clause is (41 CUAD categories);
+    /// rules say whom it binds and whether it is negated.
+    #[arg(long, value_name = "FILE")]
+    pub provision_model: Option<PathBuf>,
+    /// Levels of the classifier's findings by kind (default: the built-in playbook of the
+    /// contract's domain; `skillkit playbook --domain D` prints it to copy and edit).
+    #[arg(long, value_name = "FILE")]
+    pub playbook: Option<PathBuf>,
+    /// Keyword rules only: leave the provision classifier out.
+    #[arg(long, conflicts_with_all = ["provision_model", "playbook"])]
+    pub rules_only: bool,
+}
+
+impl ClassifierOptions {
+    /// The classifier's stage for a contract of `domain` (`None` with `--rules-only`).
+    pub fn stage(&self, domain: &str) -> Result<Option<LearnedStage>, CliError> {
+        if self.rules_only {
+            return Ok(None);
+        }
+        let domain: Domain = domain.parse().unwrap_or(Domain::Generic);
+        let (playbook, playbook_path) = match &self.playbook {
+            Some(path) => (
+                Playbook::load(path).map_err(|e| CliError::Usage(e.to_string()))?,
+                path.clone(),
+            ),
+            None => (
+                Playbook::for_domain(domain),
+                PathBuf::from(format!("built-in {} playbook", playbook_name(domain))),
+            ),
+        };
+        let stage = match &self.provision_model {
+            Some(model) => LearnedStage::load(model, playbook, &playbook_path),
+            None => LearnedStage::embedded(playbook, &playbook_path),
+        };
+        stage.map(Some).map_err(|e| CliError::Usage(e.to_string()))
+    }
+}
+
+/// The name of a domain's built-in playbook (`generic` for none).
+pub fn playbook_name(domain: Domain) -> &'static str {
+    match domain {
+        Domain::Generic => "generic",
+        named => named.as_str(),
+    }
 }
 
 /// What `skillkit review --help` ends with: the environment variables read.
@@ -336,6 +389,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     let options = ReviewOptions {
         concurrency: args.concurrency,
         progress: progress_hook(total),
+        learned: args.classifier.stage(&state.domain_id)?,
         ..ReviewOptions::default()
     };
     let agent = match provider {

@@ -55,6 +55,9 @@ pub struct ServeArgs {
     /// user or in the console) before it is dropped without running.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     confirmation_ttl: u64,
+    /// How the console's reviews use the provision classifier.
+    #[command(flatten)]
+    classifier: super::review::ClassifierOptions,
 }
 
 /// The state calls are prepared from: the review state of `--contract` (the domain filter,
@@ -122,6 +125,7 @@ fn console_state(
     context: SkillContext,
     options: &HttpOptions,
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
+    classifier: &super::review::ClassifierOptions,
 ) -> ConsoleState {
     let mut console_options = ConsoleOptions::new(ConsoleOptions::random_token())
         .max_body_bytes(options.max_body_bytes)
@@ -132,10 +136,13 @@ fn console_state(
         .filter(filter)
         .context(context)
         .options(console_options)
-        .reviews(Arc::new(super::console_reviews::LibraryReviews::new(
-            dispatcher.clone(),
-            super::console_reviews::LibraryReviews::agent_from_env(),
-        )));
+        .reviews(Arc::new(
+            super::console_reviews::LibraryReviews::new(
+                dispatcher.clone(),
+                super::console_reviews::LibraryReviews::agent_from_env(),
+            )
+            .classifier(classifier.clone()),
+        ));
     if let Some(audit) = audit {
         builder = builder.audit(audit);
     }
@@ -252,8 +259,18 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
             } else {
                 // The console shows the skills MCP serves (`--domain`, `--category`, `--pack`).
                 let filter = server.served_filter()?;
-                let console =
-                    console_state(dispatcher, console_pack, filter, context, &options, audit);
+                // A provision model or playbook that cannot be used stops the start, not
+                // the first review.
+                args.classifier.stage("")?;
+                let console = console_state(
+                    dispatcher,
+                    console_pack,
+                    filter,
+                    context,
+                    &options,
+                    audit,
+                    &args.classifier,
+                );
                 eprintln!(
                     "console at http://{}/?token={}",
                     listener.local_addr()?,

@@ -16,6 +16,7 @@ mod http_server;
 mod mcp_conformance;
 mod mcp_peers;
 mod parse;
+mod playbook;
 mod search;
 mod serve;
 mod unix;

@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::features::{hash_of_term, term_counts, tf_idf, TermCounts};
 use super::logistic::{Linear, Platt};
-use super::segment::{segment, Segmented};
-use crate::document::DocumentStructure;
+use super::segment::{segment, sentence_ranges, Segmented};
+use crate::document::{Clause, DocumentStructure, Index};
 
 const MAGIC: &[u8; 8] = b"SKPROV01";
 
@@ -278,6 +278,31 @@ impl ProvisionModel {
             .collect()
     }
 
+    /// The categories of one clause of a parsed document, judged as the model was trained:
+    /// its sentences under its heading (or its nearest ancestor's), a clause with a heading
+    /// and no text by its heading. Returns the categories and the sentences read.
+    pub fn classify_clause(
+        &self,
+        doc: &Index<'_>,
+        clause: &Clause,
+        min_probability: Option<f32>,
+    ) -> (Vec<Provision>, usize) {
+        let heading = heading_of(doc, &clause.clause_id, &clause.title);
+        let title = clause.title.trim();
+        let mut sentences: Vec<&str> = sentence_ranges(&clause.text)
+            .into_iter()
+            .map(|r| &clause.text[r])
+            .collect();
+        if sentences.is_empty() && !title.is_empty() {
+            sentences.push(title);
+        }
+        let read = sentences.len();
+        (
+            self.classify_sentences(heading, sentences, min_probability),
+            read,
+        )
+    }
+
     /// The categories of one clause given its heading and sentences, most probable first,
     /// each with the sentence that scores highest for it. A category counts when its
     /// probability reaches `min_probability`, or the category's own decision threshold
@@ -478,6 +503,21 @@ impl<'a> Reader<'a> {
             at,
         })
     }
+}
+
+/// The clause's heading, or that of its nearest ancestor with one (as the model was trained).
+fn heading_of<'a>(doc: &Index<'a>, clause_id: &str, title: &'a str) -> &'a str {
+    if !title.trim().is_empty() {
+        return title.trim();
+    }
+    let mut current = doc.parent(clause_id);
+    while let Some(parent) = current {
+        if !parent.title.trim().is_empty() {
+            return parent.title.trim();
+        }
+        current = doc.parent(&parent.clause_id);
+    }
+    ""
 }
 
 #[cfg(test)]

@@ -3,8 +3,6 @@
 use skill_core::prelude::*;
 
 use super::model::{kind_name, ProvisionModel};
-use super::segment::sentence_ranges;
-use crate::document::Index;
 use crate::index::lookup_for;
 use crate::state::ReviewState;
 
@@ -64,18 +62,8 @@ pub fn classify_provisions(
     let lookup = lookup_for(&review.0);
     let doc = lookup.primary_or_not_found()?;
     let clause = doc.clause_or_not_found(&clause_id)?;
-    let heading = heading_of(&doc, &clause.clause_id, &clause.title);
-    let title = clause.title.trim();
-    let mut sentences: Vec<&str> = sentence_ranges(&clause.text)
-        .into_iter()
-        .map(|r| &clause.text[r])
-        .collect();
-    // As in `segment`: a clause with a heading and no text is judged by its heading.
-    if sentences.is_empty() && !title.is_empty() {
-        sentences.push(title);
-    }
-    let categories: Vec<ClassifiedProvision> = model
-        .classify_sentences(heading, sentences.iter().copied(), min_probability)
+    let (found, read) = model.classify_clause(&doc, clause, min_probability);
+    let categories: Vec<ClassifiedProvision> = found
         .into_iter()
         .map(|p| ClassifiedProvision {
             kind: kind_name(&p.category),
@@ -87,8 +75,7 @@ pub fn classify_provisions(
     let summary = if categories.is_empty() {
         format!(
             "Clause {}: no provision category reached its threshold ({} sentence(s) read)",
-            clause.clause_id,
-            sentences.len()
+            clause.clause_id, read
         )
     } else {
         let listed: Vec<String> = categories
@@ -102,19 +89,4 @@ pub fn classify_provisions(
         categories,
         summary,
     })
-}
-
-/// The clause's heading, or that of its nearest ancestor with one (as the model was trained).
-fn heading_of<'a>(doc: &Index<'a>, clause_id: &str, title: &'a str) -> &'a str {
-    if !title.trim().is_empty() {
-        return title.trim();
-    }
-    let mut current = doc.parent(clause_id);
-    while let Some(parent) = current {
-        if !parent.title.trim().is_empty() {
-            return parent.title.trim();
-        }
-        current = doc.parent(&parent.clause_id);
-    }
-    ""
 }

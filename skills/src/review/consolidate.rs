@@ -12,7 +12,9 @@
 //! - The same finding is never reported twice in one place; ids are renumbered.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
+use super::learned::{self, LearnedStage};
 use super::provisions::{self, Provision};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
@@ -22,16 +24,29 @@ use super::{
 use crate::state::{Priority, ReviewState};
 use crate::text::truncate_chars;
 
-/// Finishes `report`: provisions (when `scan` is set), anchoring, undefined terms, duplicates.
-pub(super) fn finalize(report: &mut ReviewReport, state: &ReviewState, scan: bool) {
+/// Finishes `report`: provisions (when `scan` is set; with the classifier's stage when
+/// `learned` is given), anchoring, undefined terms, duplicates.
+pub(super) fn finalize(
+    report: &mut ReviewReport,
+    state: &Arc<ReviewState>,
+    scan: bool,
+    learned: Option<&LearnedStage>,
+) {
     let Some(primary) = state.primary() else {
         return;
     };
-    if scan {
-        add_provisions(report, state);
-    }
+    let classified = if scan {
+        add_provisions(report, state, learned)
+    } else {
+        None
+    };
     let mut document: Vec<Risk> = Vec::new();
     move_anchored(report, &mut document);
+    if let (Some(stage), Some(classified)) = (learned, &classified) {
+        if report.checklist_generated {
+            add_absences(report, stage, classified, &mut document);
+        }
+    }
     let undefined = take_undefined_terms(report);
     let parties = provisions::document_parties(primary);
     let incorporated = provisions::incorporates_definitions(primary);
@@ -133,9 +148,20 @@ fn overlaps(a: &str, b: &str) -> bool {
     a.contains(&head(&b)) || b.contains(&head(&a))
 }
 
-fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
-    let Some(doc) = state.primary() else {
-        return;
+/// Adds what the provision scan (rules) and, when given, the classifier find in every
+/// clause reviewed in checklist mode. A classifier finding of a kind already reported in
+/// the clause confirms it (its probability is added) instead of repeating it. Returns the
+/// kinds the classifier found anywhere, whatever the playbook reports.
+fn add_provisions(
+    report: &mut ReviewReport,
+    state: &Arc<ReviewState>,
+    learned: Option<&LearnedStage>,
+) -> Option<HashSet<RiskKind>> {
+    let mut classified = HashSet::new();
+    let mut read = false;
+    let lookup = crate::index::lookup_for(state);
+    let (Some(doc), Some(index)) = (state.primary(), lookup.primary()) else {
+        return None;
     };
     let mut at: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, clause) in report.clauses.iter().enumerate() {
@@ -158,11 +184,19 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
         } else {
             format!("{}\n\n{}", clause.title, clause.text)
         };
-        provisions::scan_clause_for(&text, &state.our_party, &parties)
+        let rules = provisions::scan_clause_for(&text, &state.our_party, &parties);
+        let learned = match learned {
+            Some(stage) if learned::reads(&text) => {
+                Some(stage.classify(&index, clause, &state.our_party, &parties))
+            }
+            _ => None,
+        };
+        (rules, learned)
     });
-    for ((i, _), findings) in reviewed.iter().zip(scanned) {
+    for ((i, _), (rules, learned)) in reviewed.iter().zip(scanned) {
         let i = *i;
-        for finding in findings {
+        let mut added: Vec<Risk> = Vec::new();
+        for finding in rules {
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
                 same_family(finding.provision, &r.finding.kind)
@@ -183,12 +217,86 @@ fn add_provisions(report: &mut ReviewReport, state: &ReviewState) {
                 quote: finding.quote,
                 ..Finding::new(finding.provision.into(), finding.level, finding.description)
             };
-            found.push((i, Risk::new(report.clauses[i].clause_id.clone(), placed)));
+            added.push(Risk::new(report.clauses[i].clause_id.clone(), placed));
         }
+        read |= learned.is_some();
+        for (kind, finding) in learned.into_iter().flatten() {
+            classified.insert(kind.clone());
+            let Some(finding) = finding else {
+                continue;
+            };
+            let same = |r: &Risk| {
+                r.finding.kind == kind
+                    || matches!(kind, RiskKind::Provision(p) if same_family(p, &r.finding.kind))
+            };
+            let confirmed = report.clauses[i]
+                .risks
+                .iter_mut()
+                .chain(added.iter_mut())
+                .find(|r| same(r));
+            match confirmed {
+                Some(risk) => {
+                    risk.finding
+                        .probability
+                        .get_or_insert(finding.probability.unwrap_or(0.0));
+                }
+                None => added.push(Risk::new(report.clauses[i].clause_id.clone(), finding)),
+            }
+        }
+        found.extend(added.into_iter().map(|risk| (i, risk)));
     }
     for (i, risk) in found {
         report.clauses[i].risks.push(risk);
     }
+    read.then_some(classified)
+}
+
+/// The agreement-level findings of kinds the playbook reports when absent and that nothing
+/// found: not the classifier, not a rule, not a skill (the whole agreement was reviewed).
+fn add_absences(
+    report: &ReviewReport,
+    stage: &LearnedStage,
+    classified: &HashSet<RiskKind>,
+    document: &mut Vec<Risk>,
+) {
+    let reported: HashSet<&RiskKind> = report
+        .clauses
+        .iter()
+        .flat_map(|c| &c.risks)
+        .chain(document.iter())
+        .map(|r| &r.finding.kind)
+        .collect();
+    let playbook = stage.playbook();
+    let mut missing = Vec::new();
+    for (name, levels) in &playbook.kinds {
+        let Some(level) = levels.absent else {
+            continue;
+        };
+        let kind = RiskKind::from_name(name);
+        if classified.contains(&kind) || reported.contains(&kind) {
+            continue;
+        }
+        let words = name.replace('_', " ");
+        missing.push(Risk::new(
+            DOCUMENT_ANCHOR,
+            Finding {
+                reason: format!(
+                    "the {} playbook reports the lack of a {words} provision at {level}",
+                    playbook.domain
+                ),
+                analysis: "no clause reviewed was found to be such a provision".into(),
+                source_skill: learned::SOURCE.into(),
+                subject: Subject::Absence(kind.clone()),
+                anchor: Some(DOCUMENT_ANCHOR.into()),
+                ..Finding::new(
+                    kind,
+                    level,
+                    format!("The agreement has no {words} provision"),
+                )
+            },
+        ));
+    }
+    document.extend(missing);
 }
 
 /// Moves risks whose clause is another one (or the whole document) to where they belong.
@@ -254,8 +362,8 @@ fn drop_contradicted_absences(report: &ReviewReport, document: &mut Vec<Risk>) {
         .flat_map(|c| c.risks.iter())
         .map(|r| &r.finding.kind)
         .collect();
-    document.retain(|risk| match risk.finding.subject {
-        Subject::Absence(provision) => !found.contains(&RiskKind::Provision(provision)),
+    document.retain(|risk| match &risk.finding.subject {
+        Subject::Absence(kind) => !found.contains(kind),
         _ => true,
     });
 }

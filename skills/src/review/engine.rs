@@ -35,6 +35,7 @@ struct Job {
     checklist_generated: bool,
     agent: Option<ReviewAgent>,
     progress: Option<ProgressHook>,
+    learned: Option<super::LearnedStage>,
     next: AtomicUsize,
     finished: AtomicUsize,
     results: Mutex<Vec<Option<ClauseReview>>>,
@@ -84,6 +85,7 @@ fn prepare(
         checklist_generated,
         agent,
         progress: options.progress.clone(),
+        learned: options.learned.clone(),
         next: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         results,
@@ -166,7 +168,7 @@ impl Job {
             clauses,
             summary,
         };
-        consolidate::finalize(&mut report, &self.state, true);
+        consolidate::finalize(&mut report, &self.state, true, self.learned.as_ref());
         report
     }
 }

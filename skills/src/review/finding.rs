@@ -141,12 +141,12 @@ pub enum Subject {
     /// Terms written as defined terms that the contract never defines.
     UndefinedTerms(Vec<String>),
     /// The agreement lacks a provision of this kind.
-    Absence(Provision),
+    Absence(RiskKind),
 }
 
 /// One thing the review found, before it is placed in the report: what kind, how serious,
 /// about what, in which words, and where it belongs when that is not the clause reviewed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     /// What kind of risk it is.
     pub kind: RiskKind,
@@ -167,6 +167,9 @@ pub struct Finding {
     pub analysis: String,
     /// The skill (or review pass) that found it.
     pub source_skill: String,
+    /// The provision classifier's calibrated probability that the quoted sentence is a
+    /// provision of this kind, when the classifier found or confirmed it.
+    pub probability: Option<f32>,
 }
 
 /// The clause id of findings about the agreement as a whole ("no quorum provision").
@@ -185,13 +188,14 @@ impl Finding {
             reason: String::new(),
             analysis: String::new(),
             source_skill: String::new(),
+            probability: None,
         }
     }
 }
 
 /// A finding placed in the report: its id and the clause it is reported under. Written to
 /// JSON in SPEC-20's risk shape (`risk_level`, `risk_type`, `location.original_text`, ...).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Risk {
     /// Stable id: `R-{clause}-{n}`.
     pub id: String,
@@ -236,6 +240,9 @@ struct RiskRecord<'a> {
     source_skill: Cow<'a, str>,
     /// The contract's words, when known.
     location: Option<RiskLocation<'a>>,
+    /// The provision classifier's probability, when it found or confirmed the risk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    probability: Option<f32>,
 }
 
 /// Where a risk is in the contract.
@@ -261,6 +268,7 @@ impl Serialize for Risk {
             location: (!f.quote.is_empty()).then(|| RiskLocation {
                 original_text: Cow::Borrowed(&f.quote),
             }),
+            probability: f.probability,
         }
         .serialize(serializer)
     }
@@ -285,6 +293,7 @@ impl<'de> Deserialize<'de> for Risk {
                 reason: r.reason.into_owned(),
                 analysis: r.analysis.into_owned(),
                 source_skill: r.source_skill.into_owned(),
+                probability: r.probability,
             },
             clause_id,
         })

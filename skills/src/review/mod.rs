@@ -30,6 +30,8 @@ mod engine;
 pub mod eval;
 mod finding;
 mod inputs;
+mod learned;
+mod playbook;
 mod prompts;
 pub mod provisions;
 mod react_prompt;
@@ -55,6 +57,8 @@ pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
+pub use learned::{LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
+pub use playbook::{KindLevels, Playbook, PlaybookError};
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
@@ -105,6 +109,9 @@ pub struct ReviewOptions {
     pub generate_checklist: bool,
     /// Told about every finished clause.
     pub progress: Option<ProgressHook>,
+    /// The provision classifier's stage (English documents): what each reviewed clause is,
+    /// levelled by a playbook. `None` keeps the rule path alone.
+    pub learned: Option<LearnedStage>,
 }
 
 impl Default for ReviewOptions {
@@ -113,6 +120,7 @@ impl Default for ReviewOptions {
             progress: None,
             concurrency: 0,
             generate_checklist: true,
+            learned: None,
         }
     }
 }

@@ -241,7 +241,7 @@ impl Rated for GovernanceReport {
             // A term the check found missing is an absence the provision scan may disprove.
             if finding.clause_id.is_none() && self.missing.contains(&finding.topic) {
                 if let Some(provision) = Provision::from_name(&finding.topic) {
-                    draft.subject = Subject::Absence(provision);
+                    draft.subject = Subject::Absence(provision.into());
                 }
             }
         }
@@ -701,7 +701,10 @@ mod tests {
             summary: String::new(),
         };
         let risks = risks_from_outputs(&[output(ShaGovernanceCheck::ID, &report)]);
-        assert_eq!(risks[0].subject, Subject::Absence(Provision::Deadlock));
+        assert_eq!(
+            risks[0].subject,
+            Subject::Absence(Provision::Deadlock.into())
+        );
         assert_eq!(
             risks[1].subject,
             Subject::Clause,

@@ -407,17 +407,17 @@ fn key_provisions_are_found_and_weighed_for_our_party() {
     let alpha = sha_report("Alpha");
     let beta = sha_report("Beta");
     assert_eq!(
-        level_of(&alpha, "assignment_restriction"),
+        level_of(&alpha, "anti_assignment"),
         Some(("3.1".into(), "medium".into())),
         "the restriction binds Alpha"
     );
     assert_eq!(
-        level_of(&beta, "assignment_restriction"),
+        level_of(&beta, "anti_assignment"),
         Some(("3.1".into(), "low".into())),
         "Beta holds the consent"
     );
     assert_eq!(
-        level_of(&alpha, "first_refusal").map(|l| l.0),
+        level_of(&alpha, "rofr_rofo_rofn").map(|l| l.0),
         Some("3.2".into())
     );
     assert_eq!(
@@ -426,7 +426,7 @@ fn key_provisions_are_found_and_weighed_for_our_party() {
     );
     let quote = alpha
         .risks()
-        .find(|r| r.finding.kind.name() == "first_refusal")
+        .find(|r| r.finding.kind.name() == "rofr_rofo_rofn")
         .map(|r| r.finding.quote.clone())
         .unwrap_or_default();
     assert!(quote.contains("right of first refusal"), "{quote}");

@@ -11,6 +11,7 @@ mod fuzz_regressions;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
+mod learned_review;
 mod parse_corpus;
 mod registry;
 mod sample_reviews;

@@ -63,5 +63,6 @@ pub fn options(concurrency: usize) -> ReviewOptions {
         concurrency,
         generate_checklist: false,
         progress: None,
+        learned: None,
     }
 }

@@ -45,6 +45,7 @@ pub enum Provision {
     /// Liability with no cap, or a cap that excludes some liabilities.
     UncappedLiability,
     /// A cap on liability or an exclusion of indirect loss.
+    #[serde(rename = "cap_on_liability")]
     LiabilityCap,
     /// Liquidated or delay damages (with or without a cap).
     LiquidatedDamages,
@@ -59,6 +60,7 @@ pub enum Provision {
     /// Rights triggered by a change of control, merger or acquisition.
     ChangeOfControl,
     /// A restriction on assigning or transferring the contract.
+    #[serde(rename = "anti_assignment")]
     AssignmentRestriction,
     /// Majority holders can force the others to sell.
     DragAlong,
@@ -67,6 +69,7 @@ pub enum Provision {
     /// Holders may subscribe for new shares before others.
     PreEmption,
     /// Right of first refusal, first offer or first negotiation.
+    #[serde(rename = "rofr_rofo_rofn")]
     FirstRefusal,
     /// Matters that need a special consent, unanimity or a supermajority.
     ReservedMatters,
@@ -77,6 +80,7 @@ pub enum Provision {
     /// An exclusive appointment, licence or dealing obligation.
     Exclusivity,
     /// Automatic renewal unless notice is given by a date.
+    #[serde(rename = "notice_period_to_terminate_renewal")]
     RenewalNotice,
 }
 
@@ -108,27 +112,29 @@ impl Provision {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// Its name: the `risk_type` of its risks, and its JSON form.
+    /// Its name: the `risk_type` of its risks, and its JSON form. A provision that is a CUAD
+    /// category carries the category's name (`cap_on_liability`, `rofr_rofo_rofn`), so a
+    /// CUAD-based scorer can read the report.
     pub fn name(self) -> &'static str {
         match self {
             Self::UncappedLiability => "uncapped_liability",
-            Self::LiabilityCap => "liability_cap",
+            Self::LiabilityCap => "cap_on_liability",
             Self::LiquidatedDamages => "liquidated_damages",
             Self::NoticeTimeBar => "notice_time_bar",
             Self::TerminationForConvenience => "termination_for_convenience",
             Self::TerminationForDefault => "termination_for_default",
             Self::SiteRisk => "site_risk",
             Self::ChangeOfControl => "change_of_control",
-            Self::AssignmentRestriction => "assignment_restriction",
+            Self::AssignmentRestriction => "anti_assignment",
             Self::DragAlong => "drag_along",
             Self::TagAlong => "tag_along",
             Self::PreEmption => "pre_emption",
-            Self::FirstRefusal => "first_refusal",
+            Self::FirstRefusal => "rofr_rofo_rofn",
             Self::ReservedMatters => "reserved_matters",
             Self::Deadlock => "deadlock",
             Self::NonCompete => "non_compete",
             Self::Exclusivity => "exclusivity",
-            Self::RenewalNotice => "renewal_notice",
+            Self::RenewalNotice => "notice_period_to_terminate_renewal",
         }
     }
 
@@ -277,11 +283,17 @@ pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<P
     out
 }
 
-/// The level of a hit for `our_party`: the family's level when it binds us, both sides or
-/// an unnamed side; `low` when it binds only the other side.
-fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
-    let base = hit.level.unwrap_or_else(|| hit.provision.base_level());
-    let named_is_us = match &hit.bound {
+/// Whether a provision whose words name `bound` binds `our_party`: `None` when our party or
+/// the named party is not known (a name that is neither ours, a party of the document
+/// (`known`) nor a standard role may be an affiliate or a third party). When the named party
+/// holds a right (`holder_benefits`: to terminate, to buy), the party bound is the other one.
+pub(crate) fn binds_our_party(
+    bound: &Bound,
+    holder_benefits: bool,
+    our_party: &str,
+    known: &[String],
+) -> Option<bool> {
+    let named_is_us = match bound {
         Bound::Party(name) if !our_party.trim().is_empty() => {
             if parties::same_party(name, our_party) {
                 Some(true)
@@ -293,12 +305,18 @@ fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
         }
         _ => None,
     };
-    // For a right (to terminate, to buy), the party bound is the other one.
-    let binds_our_party = match (&hit.bound, named_is_us) {
+    match (bound, named_is_us) {
         (Bound::Mutual, _) if !our_party.trim().is_empty() => Some(true),
-        (Bound::Party(_), Some(us)) => Some(us != hit.bound_benefits),
+        (Bound::Party(_), Some(us)) => Some(us != holder_benefits),
         _ => None,
-    };
+    }
+}
+
+/// The level of a hit for `our_party`: the family's level when it binds us, both sides or
+/// an unnamed side; `low` when it binds only the other side.
+fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
+    let base = hit.level.unwrap_or_else(|| hit.provision.base_level());
+    let binds_our_party = binds_our_party(&hit.bound, hit.bound_benefits, our_party, known);
     let level = match binds_our_party {
         Some(false) => RiskLevel::Low,
         _ => base,

@@ -1,0 +1,346 @@
+//! The provision classifier as the review's first stage. The classifier ([`crate::detect`])
+//! says *what* a clause's sentence is (a CUAD category with a calibrated probability); the
+//! rules here say what it cannot: whether the sentence makes the provision or denies it
+//! ("may not be terminated for convenience", "non-exclusive", "unlimited liability
+//! company"), and whom it binds (the party named before its verb, weighed for our party).
+//! The [`Playbook`] gives the level. English only: the training data is English, so other
+//! languages keep the rule path alone.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
+
+use super::playbook::{Playbook, PlaybookError};
+use super::provisions::{self, Bound};
+use super::{Finding, RiskKind};
+use crate::detect::model::{kind_name, ModelError, ProvisionModel};
+use crate::document::{Clause, Index};
+use crate::text::truncate_chars;
+
+/// The `source_skill` of the classifier's findings (a pass of the review).
+pub const SOURCE: &str = "provision_classifier";
+
+/// The model the stage asks: the one built into the library, or one a firm trained.
+#[derive(Debug, Clone)]
+enum Model {
+    Embedded(&'static ProvisionModel),
+    Loaded(Arc<ProvisionModel>),
+}
+
+impl std::ops::Deref for Model {
+    type Target = ProvisionModel;
+
+    fn deref(&self) -> &ProvisionModel {
+        match self {
+            Model::Embedded(model) => model,
+            Model::Loaded(model) => model,
+        }
+    }
+}
+
+/// Why the classifier's stage cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnedStageError {
+    /// The built-in model cannot be read.
+    #[error("the built-in provision model cannot be read: {0}")]
+    Embedded(&'static ModelError),
+    /// The model cannot be read.
+    #[error("provision model `{path}`: {source}")]
+    Model {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: ModelError,
+    },
+    /// The playbook cannot be used.
+    #[error(transparent)]
+    Playbook(#[from] PlaybookError),
+}
+
+/// The classifier and the playbook that levels its findings.
+#[derive(Debug, Clone)]
+pub struct LearnedStage {
+    model: Model,
+    playbook: Arc<Playbook>,
+}
+
+impl PartialEq for LearnedStage {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq::<ProvisionModel>(&*self.model, &*other.model)
+            && self.playbook == other.playbook
+    }
+}
+
+impl Eq for LearnedStage {}
+
+impl LearnedStage {
+    /// The built-in model with `playbook`; a kind the playbook names that the model does
+    /// not know is an error naming it (`playbook_path` names the playbook).
+    pub fn embedded(playbook: Playbook, playbook_path: &Path) -> Result<Self, LearnedStageError> {
+        let model = ProvisionModel::embedded().map_err(LearnedStageError::Embedded)?;
+        Self::with(Model::Embedded(model), playbook, playbook_path)
+    }
+
+    /// The model in `model_path` (made by `skillkit train`) with `playbook`.
+    pub fn load(
+        model_path: &Path,
+        playbook: Playbook,
+        playbook_path: &Path,
+    ) -> Result<Self, LearnedStageError> {
+        let model =
+            ProvisionModel::load(model_path).map_err(|source| LearnedStageError::Model {
+                path: model_path.to_path_buf(),
+                source,
+            })?;
+        Self::with(Model::Loaded(Arc::new(model)), playbook, playbook_path)
+    }
+
+    fn with(model: Model, playbook: Playbook, path: &Path) -> Result<Self, LearnedStageError> {
+        let kinds: Vec<String> = model.categories().map(kind_name).collect();
+        playbook.check_kinds(kinds.iter().map(String::as_str), path)?;
+        Ok(Self {
+            model,
+            playbook: Arc::new(playbook),
+        })
+    }
+
+    /// The playbook in use.
+    pub fn playbook(&self) -> &Playbook {
+        &self.playbook
+    }
+
+    /// The kinds the classifier finds in one clause, before the playbook: `(kind, finding)`
+    /// pairs whose finding is levelled by the playbook, or `None` when the playbook leaves
+    /// it out. Negated sentences give nothing.
+    pub(crate) fn classify(
+        &self,
+        doc: &Index<'_>,
+        clause: &Clause,
+        our_party: &str,
+        parties: &[String],
+    ) -> Vec<(RiskKind, Option<Finding>)> {
+        let (found, _) = self.model.classify_clause(doc, clause, None);
+        let mut out = Vec::new();
+        for provision in found {
+            let name = kind_name(&provision.category);
+            if negated(&name, &provision.sentence) {
+                continue;
+            }
+            let kind = RiskKind::from_name(&name);
+            let finding = self.playbook.levels(&name).and_then(|levels| {
+                let bound = provisions::subject(&provision.sentence);
+                let binds_us =
+                    provisions::binds_our_party(&bound, levels.holder_benefits, our_party, parties);
+                let level = match binds_us {
+                    Some(false) => levels.binds_them,
+                    _ => levels.binds_us,
+                }?;
+                let whom = match (&bound, levels.holder_benefits) {
+                    (Bound::Party(name), false) => format!(" (binds {name})"),
+                    (Bound::Party(name), true) => format!(" (a right of {name})"),
+                    (Bound::Mutual, _) => " (binds both parties)".to_string(),
+                    (Bound::Unknown, _) => String::new(),
+                };
+                let weighed = match binds_us {
+                    Some(true) => "binds our party",
+                    Some(false) => "binds the other party",
+                    None => "the party bound is not known",
+                };
+                Some(Finding {
+                    reason: format!(
+                        "the provision classifier rates the sentence {:.2}; the {} playbook rates it {level} when it {}",
+                        provision.probability,
+                        self.playbook.domain,
+                        if binds_us == Some(false) { "binds the other party" } else { "binds our party" },
+                    ),
+                    analysis: format!(
+                        "{weighed}; {}",
+                        truncate_chars(&provision.sentence, 200)
+                    ),
+                    quote: truncate_chars(&provision.sentence, 600),
+                    source_skill: SOURCE.to_string(),
+                    probability: Some(provision.probability),
+                    ..Finding::new(
+                        kind.clone(),
+                        level,
+                        format!("{} provision{whom}", provision.category),
+                    )
+                })
+            });
+            out.push((kind, finding));
+        }
+        out
+    }
+}
+
+/// Whether the classifier reads `text`: English (or any Latin-script) text, not text that
+/// is mostly Chinese, Japanese or Korean, which keeps the rule path alone.
+pub(crate) fn reads(text: &str) -> bool {
+    let (mut letters, mut cjk) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        letters += 1;
+        if crate::text::is_cjk(c) {
+            cjk += 1;
+        }
+    }
+    letters > 0 && cjk * 5 < letters
+}
+
+/// Whether `sentence`, which the classifier reads as a provision of `kind`, denies it
+/// instead: the classifier reads the topic, these rules read the polarity. Each rule is
+/// written for a class of wording.
+pub(crate) fn negated(kind: &str, sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    match kind {
+        "exclusivity" => every_mention_negated(&EXCLUSIVE, &lower),
+        "termination_for_convenience" => {
+            // Denied, and no right to terminate left once the denials are read out.
+            DENIED_TERMINATION.is_match(&lower)
+                && !GRANTED_TERMINATION.is_match(&DENIED_TERMINATION.replace_all(&lower, " "))
+        }
+        "uncapped_liability" | "cap_on_liability" => {
+            let rest = ENTITY_FORM.replace_all(&lower, " ");
+            !LIABILITY.is_match(&rest)
+        }
+        "non_compete" | "no_solicit_of_customers" | "no_solicit_of_employees" => {
+            CARVE_OUT.is_match(&lower)
+        }
+        _ => false,
+    }
+}
+
+/// Whether every match of `word` in `lower` follows a negation ("non-", "not", "no").
+fn every_mention_negated(word: &Regex, lower: &str) -> bool {
+    let mut any = false;
+    for m in word.find_iter(lower) {
+        any = true;
+        let before = &lower[..m.start()];
+        let tail: String = before
+            .chars()
+            .rev()
+            .take(24)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !NEGATION_BEFORE.is_match(&tail) {
+            return false;
+        }
+    }
+    any
+}
+
+static EXCLUSIVE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bexclusiv\w*").unwrap());
+
+static NEGATION_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:\bnon[-\s]?|\bnot\s+(?:be\s+|an?\s+)?|\bno\s+|\bneither\s+)$").unwrap()
+});
+
+static DENIED_TERMINATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:may|shall|can|will|must)\s+not\s+(?:be\s+)?terminat\w*|\b(?:cannot|can't|won't)\s+(?:be\s+)?terminat\w*|\bnot\s+(?:be\s+)?(?:entitled|permitted|allowed)\s+to\s+terminat\w*|\bno\s+(?:party|one|right)\b[^.;]{0,40}?\bterminat\w*|\bneither\s+party\s+(?:may|shall|can|will)\s+terminat\w*").unwrap()
+});
+
+static GRANTED_TERMINATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:may|can|shall\s+be\s+entitled\s+to|is\s+entitled\s+to|has\s+the\s+right\s+to|will\s+have\s+the\s+(?:right|ability)\s+to)\s+terminat\w*|\bterminable\b").unwrap()
+});
+
+static ENTITY_FORM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:un)?limited\s+liability\s+(?:company|partnership|corporation|limited\s+partnership)\b|\bl\.?l\.?c\.?\b|\bl\.?l\.?p\.?\b").unwrap()
+});
+
+static LIABILITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bliab(?:le|ility|ilities)\b|\bdamages\b|\bindemnif\w*|\blosses\b").unwrap()
+});
+
+static CARVE_OUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?nothing\s+(?:in\s+this\s+[a-z]+\s+|herein\s+)?(?:shall|will|is\s+intended\s+to)\s+(?:be\s+(?:construed|deemed)\s+(?:to|as)\s+)?(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|limit|preclude)\w*").unwrap()
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exclusivity_denied_by_non_or_not() {
+        for text in [
+            "The Distributor is appointed on a non-exclusive basis.",
+            "This licence is non exclusive and may be granted to others.",
+            "The appointment shall not be exclusive.",
+            "The rights granted are not an exclusive licence.",
+        ] {
+            assert!(negated("exclusivity", text), "{text}");
+        }
+        for text in [
+            "The Distributor shall be the exclusive distributor in the Territory.",
+            "Supplier grants an exclusive right, and a non-exclusive right outside it.",
+            "The Buyer shall purchase exclusively from the Seller.",
+        ] {
+            assert!(!negated("exclusivity", text), "{text}");
+        }
+    }
+
+    #[test]
+    fn termination_for_convenience_denied() {
+        for text in [
+            "This Agreement may not be terminated for convenience.",
+            "Neither party may terminate this Agreement without cause.",
+            "The Client shall not be entitled to terminate for convenience.",
+            "No party shall have any right to terminate this Agreement other than for breach.",
+        ] {
+            assert!(negated("termination_for_convenience", text), "{text}");
+        }
+        for text in [
+            "Either party may terminate this Agreement on ninety days' notice.",
+            "The Customer will have the ability to terminate at any time on notice.",
+            "This Agreement is terminable by the Buyer without cause.",
+        ] {
+            assert!(!negated("termination_for_convenience", text), "{text}");
+        }
+    }
+
+    #[test]
+    fn entity_forms_are_not_liability_provisions() {
+        assert!(negated(
+            "uncapped_liability",
+            "Acme Holdings, an unlimited liability company incorporated in Alberta."
+        ));
+        assert!(negated(
+            "cap_on_liability",
+            "Beta Partners LLC, a Delaware limited liability company (the Investor)."
+        ));
+        assert!(!negated(
+            "uncapped_liability",
+            "Nothing limits the liability of Acme Holdings, an unlimited liability company, for fraud."
+        ));
+        assert!(!negated(
+            "cap_on_liability",
+            "The Supplier's total liability shall not exceed the fees paid."
+        ));
+    }
+
+    #[test]
+    fn carve_outs_are_not_restrictive_covenants() {
+        assert!(negated(
+            "non_compete",
+            "Nothing in this Agreement shall restrict the Consultant from working for others."
+        ));
+        assert!(negated(
+            "no_solicit_of_employees",
+            "(c) Nothing herein shall be construed to prevent general advertisements for staff."
+        ));
+        assert!(!negated(
+            "non_compete",
+            "The Seller shall not carry on a competing business for two years."
+        ));
+    }
+
+    #[test]
+    fn other_kinds_are_never_negated_by_these_rules() {
+        assert!(!negated(
+            "governing_law",
+            "This Agreement is not governed by any law other than that of England."
+        ));
+    }
+}

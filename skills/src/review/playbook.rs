@@ -1,0 +1,217 @@
+//! The playbook: how serious each kind of provision the classifier finds is, when it binds
+//! our party, when it binds only the other party, and whether its absence is reported. A
+//! JSON file per domain ships with the library (`skills/playbooks/*.json`); a firm copies
+//! one (`skillkit playbook --domain fidic > ours.json`), edits the levels and reviews with
+//! `--playbook ours.json`. Levels live here, not in code.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Domain, RiskLevel};
+
+/// The levels of one kind of provision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KindLevels {
+    /// Level when the provision binds our party, both parties, or a party the text does not
+    /// name; `null` leaves the kind out of the report.
+    pub binds_us: Option<RiskLevel>,
+    /// Level when it binds only the other party; `null` leaves such findings out.
+    pub binds_them: Option<RiskLevel>,
+    /// The party the sentence names holds a right (to terminate, to audit, a cap that
+    /// protects it), so the provision binds the other side.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub holder_benefits: bool,
+    /// Level of the finding that the agreement has no such provision (reported only when
+    /// the whole agreement was reviewed); absent or `null`: not reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<RiskLevel>,
+}
+
+/// How serious each kind of provision is for one domain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Playbook {
+    /// The domain it was written for (`generic`, `fidic`, `sha_spa`, or a firm's own name).
+    pub domain: String,
+    /// What the playbook is for, for whoever edits it.
+    #[serde(default)]
+    pub about: String,
+    /// Levels by kind name (`cap_on_liability`, `governing_law`, ...: the classifier's
+    /// categories in snake_case). A kind left out is not reported.
+    pub kinds: BTreeMap<String, KindLevels>,
+}
+
+/// A playbook that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaybookError {
+    /// The file cannot be read.
+    #[error("cannot read playbook `{path}`: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a playbook.
+    #[error("playbook `{path}` at `{at}`: {message} (expected {{\"domain\": ..., \"kinds\": {{\"cap_on_liability\": {{\"binds_us\": \"high\"|\"medium\"|\"low\"|null, \"binds_them\": ..., \"holder_benefits\"?: bool, \"absent\"?: level}}}}}})")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The JSON path of the problem.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The playbook names a kind the provision model does not find.
+    #[error("playbook `{path}` names kind `{kind}`, which the provision model does not know (known: {known})")]
+    UnknownKind {
+        /// The file (or `built-in <domain>`).
+        path: PathBuf,
+        /// The kind.
+        kind: String,
+        /// The kinds the model knows.
+        known: String,
+    },
+}
+
+impl Playbook {
+    /// The playbook shipped for `domain` (the generic one for [`Domain::Generic`]).
+    pub fn for_domain(domain: Domain) -> Playbook {
+        let text = Self::text_for(domain);
+        serde_json::from_str(text).expect("the shipped playbooks are valid (tested)")
+    }
+
+    /// The shipped playbook's JSON text for `domain`, to copy and edit.
+    pub fn text_for(domain: Domain) -> &'static str {
+        match domain {
+            Domain::Generic => include_str!("../../playbooks/generic.json"),
+            Domain::Fidic => include_str!("../../playbooks/fidic.json"),
+            Domain::ShaSpa => include_str!("../../playbooks/sha_spa.json"),
+        }
+    }
+
+    /// Reads a playbook file; an error names the file and the JSON path of the problem.
+    pub fn load(path: &Path) -> Result<Playbook, PlaybookError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PlaybookError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Reads a playbook from its JSON text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Playbook, PlaybookError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|err| PlaybookError::Invalid {
+            path: path.to_path_buf(),
+            at: err.path().to_string(),
+            message: err.inner().to_string(),
+        })
+    }
+
+    /// The levels of `kind`, if the playbook reports it.
+    pub fn levels(&self, kind: &str) -> Option<&KindLevels> {
+        self.kinds.get(kind)
+    }
+
+    /// Checks every kind against the kinds a model finds; `path` names the playbook.
+    pub fn check_kinds<'k>(
+        &self,
+        known: impl IntoIterator<Item = &'k str> + Clone,
+        path: &Path,
+    ) -> Result<(), PlaybookError> {
+        for kind in self.kinds.keys() {
+            if !known.clone().into_iter().any(|k| k == kind) {
+                let mut listed: Vec<&str> = known.into_iter().collect();
+                listed.sort_unstable();
+                return Err(PlaybookError::UnknownKind {
+                    path: path.to_path_buf(),
+                    kind: kind.clone(),
+                    known: listed.join(", "),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::model::{kind_name, ProvisionModel};
+
+    #[test]
+    fn shipped_playbooks_cover_every_kind_of_the_model() {
+        let model = ProvisionModel::embedded().unwrap();
+        let kinds: Vec<String> = model.categories().map(kind_name).collect();
+        for domain in [Domain::Generic, Domain::Fidic, Domain::ShaSpa] {
+            let playbook = Playbook::for_domain(domain);
+            playbook
+                .check_kinds(kinds.iter().map(String::as_str), Path::new("built-in"))
+                .unwrap();
+            for kind in &kinds {
+                assert!(
+                    playbook.levels(kind).is_some(),
+                    "{domain:?} playbook leaves out `{kind}`"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn domains_weigh_differently() {
+        let generic = Playbook::for_domain(Domain::Generic);
+        let sha = Playbook::for_domain(Domain::ShaSpa);
+        assert_eq!(
+            generic.levels("change_of_control").unwrap().binds_us,
+            Some(RiskLevel::Medium)
+        );
+        assert_eq!(
+            sha.levels("change_of_control").unwrap().binds_us,
+            Some(RiskLevel::High)
+        );
+    }
+
+    #[test]
+    fn a_bad_level_is_named_with_its_path() {
+        let text = r#"{"domain": "ours", "kinds": {"insurance": {"binds_us": "severe", "binds_them": null}}}"#;
+        let err = Playbook::parse(text, Path::new("ours.json")).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("ours.json"), "{message}");
+        assert!(message.contains("kinds.insurance.binds_us"), "{message}");
+        assert!(message.contains("severe"), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused() {
+        let text = r#"{"domain": "ours", "kinds": {"insurance": {"binds_us": "low", "binds_them": null, "level": "high"}}}"#;
+        let err = Playbook::parse(text, Path::new("ours.json")).unwrap_err();
+        assert!(err.to_string().contains("level"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_kind_is_refused_with_the_known_ones() {
+        let text = r#"{"domain": "ours", "kinds": {"insurence": {"binds_us": "low", "binds_them": null}}}"#;
+        let playbook = Playbook::parse(text, Path::new("ours.json")).unwrap();
+        let err = playbook
+            .check_kinds(["insurance", "governing_law"], Path::new("ours.json"))
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("`insurence`"), "{message}");
+        assert!(message.contains("governing_law, insurance"), "{message}");
+    }
+
+    #[test]
+    fn a_missing_file_is_named() {
+        let err = Playbook::load(Path::new("/nonexistent/playbook.json")).unwrap_err();
+        assert!(
+            err.to_string().contains("/nonexistent/playbook.json"),
+            "{err}"
+        );
+    }
+}

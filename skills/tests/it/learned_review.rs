@@ -1,0 +1,200 @@
+//! The provision classifier as the review's first stage: what each clause is comes from the
+//! model, whom it binds and whether it is denied from rules, the level from the playbook.
+//! The contract is our own wording.
+
+use std::path::Path;
+
+use skill_core::Dispatcher;
+use skills::review::{
+    build_review_state, run_checklist_review, Domain, LearnedStage, Playbook, ReviewInputs,
+    ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
+};
+
+const SERVICES: &str = "# Services Agreement
+
+This Services Agreement is made between Northwind Analytics Ltd (the \"Supplier\") and Harbour Retail plc (the \"Customer\").
+
+## 1 Services
+
+1.1 The Supplier shall provide the Services described in Schedule 1 with reasonable skill and care.
+
+## 2 Appointment
+
+2.1 The Customer appoints the Supplier as a provider of analytics services on a non-exclusive basis, and the Customer may engage other providers.
+
+## 3 Term and Termination
+
+3.1 This Agreement starts on the Commencement Date and continues for three years.
+
+3.2 The Customer may terminate this Agreement at any time for convenience by giving the Supplier ninety (90) days' written notice.
+
+## 4 Assignment
+
+4.1 Neither party may assign, transfer or subcontract any of its rights or obligations under this Agreement without the prior written consent of the other party.
+
+## 5 Audit
+
+5.1 The Customer may, on reasonable notice and not more than once a year, audit the books and records of the Supplier relating to the Services.
+
+## 6 Governing Law
+
+6.1 This Agreement and any dispute arising out of it shall be governed by the laws of England and Wales.
+";
+
+fn review(text: &str, our_party: &str, learned: Option<LearnedStage>) -> ReviewReport {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("services.md");
+    std::fs::write(&path, text).unwrap();
+    let state = build_review_state(&ReviewInputs {
+        primary: path,
+        our_party: our_party.into(),
+        language: "en".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let options = ReviewOptions {
+        concurrency: 1,
+        learned,
+        ..ReviewOptions::default()
+    };
+    run_checklist_review(&Dispatcher::from_inventory().unwrap(), &state, &options)
+}
+
+fn stage() -> LearnedStage {
+    LearnedStage::embedded(Playbook::for_domain(Domain::Generic), Path::new("built-in")).unwrap()
+}
+
+/// `(clause, kind)` of every finding, sorted.
+fn kinds(report: &ReviewReport) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = report
+        .risks()
+        .map(|r| (r.clause_id.clone(), r.finding.kind.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn level_of(report: &ReviewReport, kind: &str) -> Option<RiskLevel> {
+    report
+        .risks()
+        .find(|r| r.finding.kind.name() == kind)
+        .map(|r| r.finding.level)
+}
+
+#[test]
+fn the_classifier_finds_kinds_the_rules_do_not_know() {
+    let report = review(SERVICES, "Supplier", Some(stage()));
+    let law = report
+        .risks()
+        .find(|r| r.finding.kind.name() == "governing_law")
+        .unwrap_or_else(|| panic!("no governing law finding: {:#?}", kinds(&report)));
+    assert_eq!(law.clause_id, "6.1");
+    assert_eq!(law.finding.source_skill, LEARNED_SOURCE);
+    assert!(law.finding.quote.contains("laws of England"), "{law:#?}");
+    let p = law.finding.probability.expect("a probability");
+    assert!((0.0..=1.0).contains(&p), "{p}");
+    let json = serde_json::to_value(law).unwrap();
+    assert_eq!(json["risk_type"], "governing_law");
+    assert_eq!(json["probability"].as_f64().map(|v| v as f32), Some(p));
+    assert!(report
+        .risks()
+        .any(|r| r.clause_id == "5.1" && r.finding.kind.name() == "audit_rights"));
+}
+
+#[test]
+fn a_denied_provision_is_not_reported() {
+    let report = review(SERVICES, "Supplier", Some(stage()));
+    assert!(
+        !report
+            .risks()
+            .any(|r| r.finding.kind.name() == "exclusivity"),
+        "a non-exclusive appointment is not exclusivity: {:#?}",
+        kinds(&report)
+    );
+}
+
+#[test]
+fn our_party_changes_levels_not_what_is_found() {
+    let supplier = review(SERVICES, "Supplier", Some(stage()));
+    let customer = review(SERVICES, "Customer", Some(stage()));
+    assert_eq!(kinds(&supplier), kinds(&customer));
+    // The Customer's right to terminate and to audit binds the Supplier.
+    assert_eq!(level_of(&supplier, "audit_rights"), Some(RiskLevel::Medium));
+    assert_eq!(level_of(&customer, "audit_rights"), Some(RiskLevel::Low));
+}
+
+#[test]
+fn a_kind_found_by_a_rule_is_confirmed_not_repeated() {
+    let report = review(SERVICES, "Supplier", Some(stage()));
+    let assignment: Vec<_> = report
+        .risks()
+        .filter(|r| r.clause_id == "4.1" && r.finding.kind.name() == "anti_assignment")
+        .collect();
+    assert_eq!(assignment.len(), 1, "{assignment:#?}");
+    assert!(
+        assignment[0].finding.probability.is_some(),
+        "{assignment:#?}"
+    );
+}
+
+#[test]
+fn an_absence_the_playbook_names_is_reported_once_for_the_agreement() {
+    let report = review(SERVICES, "Supplier", Some(stage()));
+    let absent: Vec<_> = report
+        .risks()
+        .filter(|r| matches!(&r.finding.subject, Subject::Absence(kind) if kind.name() == "cap_on_liability"))
+        .collect();
+    assert_eq!(absent.len(), 1, "{:#?}", kinds(&report));
+    assert_eq!(absent[0].clause_id, "document");
+    assert_eq!(absent[0].finding.level, RiskLevel::Medium);
+    // With a cap, no absence.
+    let capped = SERVICES.replace(
+        "## 6 Governing Law",
+        "## 6 Liability\n\n6.0 The total liability of each party under this Agreement shall not exceed the fees paid in the twelve months before the claim.\n\n## 7 Governing Law",
+    );
+    let report = review(&capped, "Supplier", Some(stage()));
+    assert!(
+        !report
+            .risks()
+            .any(|r| matches!(r.finding.subject, Subject::Absence(_))),
+        "{:#?}",
+        kinds(&report)
+    );
+}
+
+#[test]
+fn without_the_stage_the_review_is_the_rule_review() {
+    let report = review(SERVICES, "Supplier", None);
+    assert!(!report
+        .risks()
+        .any(|r| r.finding.source_skill == LEARNED_SOURCE || r.finding.probability.is_some()));
+}
+
+#[test]
+fn chinese_text_keeps_the_rule_path() {
+    let text = "# 服务合同\n\n## 第一条 适用法律\n\n本合同受中华人民共和国法律管辖。\n\n## 第二条 转让\n\n未经对方书面同意，任何一方不得转让本合同项下的权利。\n";
+    let report = review(text, "甲方", Some(stage()));
+    assert!(!report
+        .risks()
+        .any(|r| r.finding.source_skill == LEARNED_SOURCE));
+}
+
+#[test]
+fn a_playbook_that_leaves_a_kind_out_hides_it() {
+    let mut playbook = Playbook::for_domain(Domain::Generic);
+    playbook.kinds.remove("governing_law");
+    let stage = LearnedStage::embedded(playbook, Path::new("ours.json")).unwrap();
+    let report = review(SERVICES, "Supplier", Some(stage));
+    assert!(!report
+        .risks()
+        .any(|r| r.finding.kind.name() == "governing_law"));
+}
+
+#[test]
+fn a_playbook_naming_an_unknown_kind_is_refused() {
+    let mut playbook = Playbook::for_domain(Domain::Generic);
+    let levels = playbook.kinds["insurance"];
+    playbook.kinds.insert("insurence".into(), levels);
+    let err = LearnedStage::embedded(playbook, Path::new("ours.json")).unwrap_err();
+    assert!(err.to_string().contains("`insurence`"), "{err}");
+}

@@ -1,0 +1,85 @@
+//! `skillkit playbook` and the classifier options of `review`, as a user would use them.
+
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::cli::{skillkit, stderr, stdout};
+
+fn review_json(extra: &[&str]) -> Output {
+    let mut args = vec!["review", "samples/fidic", "--format", "json"];
+    args.extend_from_slice(extra);
+    skillkit(&args)
+}
+
+fn kinds(out: &Output) -> Vec<String> {
+    let report: Value = serde_json::from_str(&stdout(out)).unwrap();
+    let mut kinds: Vec<String> = report["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["risks"].as_array().unwrap())
+        .map(|r| r["risk_type"].as_str().unwrap().to_string())
+        .collect();
+    kinds.sort();
+    kinds
+}
+
+#[test]
+fn the_printed_playbook_is_one_review_accepts() {
+    let out = skillkit(&["playbook", "--domain", "fidic"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let playbook: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(playbook["domain"], "fidic");
+    assert_eq!(playbook["kinds"].as_object().unwrap().len(), 41);
+    // Edited to leave one kind out, it changes what the review reports.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ours.json");
+    let mut edited = playbook.clone();
+    edited["kinds"]
+        .as_object_mut()
+        .unwrap()
+        .remove("warranty_duration");
+    std::fs::write(&path, edited.to_string()).unwrap();
+    let with_default = review_json(&[]);
+    assert!(with_default.status.success(), "{}", stderr(&with_default));
+    assert!(kinds(&with_default).contains(&"warranty_duration".to_string()));
+    let with_edited = review_json(&["--playbook", path.to_str().unwrap()]);
+    assert!(with_edited.status.success(), "{}", stderr(&with_edited));
+    assert!(!kinds(&with_edited).contains(&"warranty_duration".to_string()));
+}
+
+#[test]
+fn rules_only_leaves_the_classifier_out() {
+    let out = review_json(&["--rules-only"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("provision_classifier"));
+    let out = review_json(&[]);
+    assert!(stdout(&out).contains("provision_classifier"));
+}
+
+#[test]
+fn a_bad_playbook_or_model_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(
+        &path,
+        r#"{"domain": "x", "kinds": {"insurance": {"binds_us": "grave", "binds_them": null}}}"#,
+    )
+    .unwrap();
+    let out = review_json(&["--playbook", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.json") && err.contains("kinds.insurance.binds_us"),
+        "{err}"
+    );
+    let model = dir.path().join("model.bin");
+    std::fs::write(&model, b"not a model").unwrap();
+    let out = review_json(&["--provision-model", model.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("model.bin"), "{}", stderr(&out));
+    let out = review_json(&["--rules-only", "--playbook", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
