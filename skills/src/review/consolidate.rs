@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use super::learned::{self, LearnedStage};
+use super::learned::{self, Classified, LearnedStage};
 use super::provisions::{self, Provision};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
@@ -30,7 +30,7 @@ pub(super) fn finalize(
     report: &mut ReviewReport,
     state: &Arc<ReviewState>,
     scan: bool,
-    learned: Option<&LearnedStage>,
+    learned: Option<(&LearnedStage, &Classified)>,
 ) {
     let Some(primary) = state.primary() else {
         return;
@@ -42,7 +42,7 @@ pub(super) fn finalize(
     };
     let mut document: Vec<Risk> = Vec::new();
     move_anchored(report, &mut document);
-    if let (Some(stage), Some(classified)) = (learned, &classified) {
+    if let (Some((stage, _)), Some(classified)) = (learned, &classified) {
         if report.checklist_generated {
             add_absences(report, stage, classified, &mut document);
         }
@@ -155,12 +155,10 @@ fn overlaps(a: &str, b: &str) -> bool {
 fn add_provisions(
     report: &mut ReviewReport,
     state: &Arc<ReviewState>,
-    learned: Option<&LearnedStage>,
+    learned: Option<(&LearnedStage, &Classified)>,
 ) -> Option<HashSet<RiskKind>> {
     let mut classified = HashSet::new();
-    let mut read = false;
-    let lookup = crate::index::lookup_for(state);
-    let (Some(doc), Some(index)) = (state.primary(), lookup.primary()) else {
+    let Some(doc) = state.primary() else {
         return None;
     };
     let mut at: BTreeMap<&str, usize> = BTreeMap::new();
@@ -185,12 +183,10 @@ fn add_provisions(
             format!("{}\n\n{}", clause.title, clause.text)
         };
         let rules = provisions::scan_clause_for(&text, &state.our_party, &parties);
-        let learned = match learned {
-            Some(stage) if learned::reads(&text) => {
-                Some(stage.classify(&index, clause, &state.our_party, &parties))
-            }
-            _ => None,
-        };
+        let learned = learned.and_then(|(stage, classified)| {
+            let found = classified.clause(&clause.clause_id)?;
+            Some(stage.findings(found, &state.our_party, &parties))
+        });
         (rules, learned)
     });
     for ((i, _), (rules, learned)) in reviewed.iter().zip(scanned) {
@@ -219,7 +215,6 @@ fn add_provisions(
             };
             added.push(Risk::new(report.clauses[i].clause_id.clone(), placed));
         }
-        read |= learned.is_some();
         for (kind, finding) in learned.into_iter().flatten() {
             classified.insert(kind.clone());
             let Some(finding) = finding else {
@@ -248,7 +243,7 @@ fn add_provisions(
     for (i, risk) in found {
         report.clauses[i].risks.push(risk);
     }
-    read.then_some(classified)
+    learned.filter(|(_, c)| c.read_any()).map(|_| classified)
 }
 
 /// The agreement-level findings of kinds the playbook reports when absent and that nothing

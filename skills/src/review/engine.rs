@@ -35,7 +35,8 @@ struct Job {
     checklist_generated: bool,
     agent: Option<ReviewAgent>,
     progress: Option<ProgressHook>,
-    learned: Option<super::LearnedStage>,
+    /// The classifier's stage and what it found in the contract.
+    classified: Option<(super::LearnedStage, super::learned::Classified)>,
     next: AtomicUsize,
     finished: AtomicUsize,
     results: Mutex<Vec<Option<ClauseReview>>>,
@@ -66,10 +67,14 @@ fn prepare(
     agent: Option<ReviewAgent>,
 ) -> Job {
     let mut checklist_generated = false;
+    let classified = options
+        .learned
+        .as_ref()
+        .map(|stage| (stage.clone(), stage.classify_all(&state)));
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
             checklist_generated = true;
-            generated_checklist_for(&state)
+            generated_checklist_for(&state, classified.as_ref().map(|(s, c)| (s, c)))
         } else {
             state.review_checklist.clone()
         };
@@ -85,7 +90,7 @@ fn prepare(
         checklist_generated,
         agent,
         progress: options.progress.clone(),
-        learned: options.learned.clone(),
+        classified,
         next: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         results,
@@ -168,7 +173,14 @@ impl Job {
             clauses,
             summary,
         };
-        consolidate::finalize(&mut report, &self.state, true, self.learned.as_ref());
+        consolidate::finalize(
+            &mut report,
+            &self.state,
+            true,
+            self.classified
+                .as_ref()
+                .map(|(stage, found)| (stage, found)),
+        );
         report
     }
 }

@@ -6,6 +6,7 @@
 //! The [`Playbook`] gives the level. English only: the training data is English, so other
 //! languages keep the rule path alone.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -14,8 +15,9 @@ use regex::Regex;
 use super::playbook::{Playbook, PlaybookError};
 use super::provisions::{self, Bound};
 use super::{Finding, RiskKind};
-use crate::detect::model::{kind_name, ModelError, ProvisionModel};
-use crate::document::{Clause, Index};
+use crate::detect::model::{kind_name, ModelError, Provision as ModelProvision, ProvisionModel};
+use crate::document::Clause;
+use crate::state::ReviewState;
 use crate::text::truncate_chars;
 
 /// The `source_skill` of the classifier's findings (a pass of the review).
@@ -111,19 +113,41 @@ impl LearnedStage {
         &self.playbook
     }
 
-    /// The kinds the classifier finds in one clause, before the playbook: `(kind, finding)`
-    /// pairs whose finding is levelled by the playbook, or `None` when the playbook leaves
-    /// it out. Negated sentences give nothing.
-    pub(crate) fn classify(
+    /// What the classifier finds in every clause of the contract it reads (English text;
+    /// the first clause of a number when numbers repeat), once per review: the generated
+    /// checklist and the findings both read it.
+    pub(crate) fn classify_all(&self, state: &Arc<ReviewState>) -> Classified {
+        let lookup = crate::index::lookup_for(state);
+        let (Some(doc), Some(index)) = (state.primary(), lookup.primary()) else {
+            return Classified::default();
+        };
+        let clauses: Vec<&Clause> = doc
+            .iter_clauses()
+            .filter(|c| reads(&format!("{} {}", c.title, c.text)))
+            .collect();
+        let found = super::parallel_map(&clauses, |clause| {
+            self.model.classify_clause(&index, clause, None).0
+        });
+        let mut by_clause = HashMap::new();
+        for (clause, provisions) in clauses.into_iter().zip(found) {
+            by_clause
+                .entry(clause.clause_id.clone())
+                .or_insert(provisions);
+        }
+        Classified { by_clause }
+    }
+
+    /// The classifier's provisions of one clause as findings: `(kind, finding)` pairs whose
+    /// finding is levelled by the playbook, or `None` when the playbook leaves the kind or
+    /// this binding out. Negated sentences give nothing.
+    pub(crate) fn findings(
         &self,
-        doc: &Index<'_>,
-        clause: &Clause,
+        provisions: &[ModelProvision],
         our_party: &str,
         parties: &[String],
     ) -> Vec<(RiskKind, Option<Finding>)> {
-        let (found, _) = self.model.classify_clause(doc, clause, None);
         let mut out = Vec::new();
-        for provision in found {
+        for provision in provisions {
             let name = kind_name(&provision.category);
             if negated(&name, &provision.sentence) {
                 continue;
@@ -172,6 +196,24 @@ impl LearnedStage {
             out.push((kind, finding));
         }
         out
+    }
+}
+
+/// What the classifier found in each clause of one contract, by clause id.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Classified {
+    by_clause: HashMap<String, Vec<ModelProvision>>,
+}
+
+impl Classified {
+    /// The provisions of a clause; `None` when the classifier did not read it.
+    pub(crate) fn clause(&self, clause_id: &str) -> Option<&[ModelProvision]> {
+        self.by_clause.get(clause_id).map(Vec::as_slice)
+    }
+
+    /// Whether the classifier read any clause.
+    pub(crate) fn read_any(&self) -> bool {
+        !self.by_clause.is_empty()
     }
 }
 

@@ -355,7 +355,10 @@ pub async fn review_until(
 /// no `search_reference_doc`; no baseline: no `compare_with_baseline`; no Particular
 /// Conditions: no `fidic_merge_gc_pc` or `fidic_check_pc_consistency`; no Employer's
 /// Requirements: no `fidic_search_er`).
-pub(super) fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<ChecklistItem> {
+pub(super) fn generated_checklist_for(
+    state: &Arc<ReviewState>,
+    learned: Option<(&LearnedStage, &learned::Classified)>,
+) -> Vec<ChecklistItem> {
     use crate::fidic::check_pc_consistency::FidicCheckPcConsistency;
     use crate::fidic::merge_gc_pc::FidicMergeGcPc;
     use crate::fidic::search_er::FidicSearchEr;
@@ -371,6 +374,14 @@ pub(super) fn generated_checklist_for(state: &Arc<ReviewState>) -> Vec<Checklist
     let lookup = crate::index::lookup_for(state);
     let fidic = crate::fidic::documents::FidicDocuments::of(&lookup);
     let mut items = generate_checklist(doc, &state.domain_id);
+    if let Some((stage, classified)) = learned {
+        let domain: Domain = state.domain_id.parse().unwrap_or(Domain::Generic);
+        for item in &mut items {
+            if let Some(found) = classified.clause(&item.clause_id) {
+                checklist::guide_by_provisions(item, found, stage.playbook(), domain);
+            }
+        }
+    }
     for item in &mut items {
         item.required_skills.retain(|s| {
             if s == <SearchReferenceDoc as Skill>::ID {

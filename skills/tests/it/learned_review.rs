@@ -198,3 +198,34 @@ fn a_playbook_naming_an_unknown_kind_is_refused() {
     let err = LearnedStage::embedded(playbook, Path::new("ours.json")).unwrap_err();
     assert!(err.to_string().contains("`insurence`"), "{err}");
 }
+
+#[test]
+fn the_generated_checklist_follows_what_the_classifier_found() {
+    let capped = SERVICES.replace(
+        "## 6 Governing Law",
+        "## 6 Liability\n\n6.0 The total liability of each party under this Agreement shall not exceed the fees paid in the twelve months before the claim.\n\n## 7 Governing Law",
+    );
+    let without = review(&capped, "Supplier", None);
+    let with = review(&capped, "Supplier", Some(stage()));
+    let clause = |report: &ReviewReport, id: &str| {
+        report
+            .clauses
+            .iter()
+            .find(|c| c.clause_id == id)
+            .cloned()
+            .unwrap()
+    };
+    let skills = |report: &ReviewReport, id: &str| -> Vec<String> {
+        clause(report, id)
+            .skills
+            .iter()
+            .map(|s| s.skill_id.clone())
+            .collect()
+    };
+    // A cap on liability calls for the financial analysis, figures or not.
+    assert!(!skills(&without, "6.0").contains(&"extract_financial_terms".to_string()));
+    assert!(skills(&with, "6.0").contains(&"extract_financial_terms".to_string()));
+    // An audit right the playbook rates medium makes the clause at least high.
+    assert_eq!(clause(&without, "5.1").priority, skills::Priority::Medium);
+    assert_eq!(clause(&with, "5.1").priority, skills::Priority::High);
+}
