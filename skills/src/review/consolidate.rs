@@ -158,9 +158,7 @@ fn add_provisions(
     learned: Option<(&LearnedStage, &Classified)>,
 ) -> Option<HashSet<RiskKind>> {
     let mut classified = HashSet::new();
-    let Some(doc) = state.primary() else {
-        return None;
-    };
+    let doc = state.primary()?;
     let mut at: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, clause) in report.clauses.iter().enumerate() {
         if clause.mode == ReviewMode::Checklist {
