@@ -11,6 +11,7 @@ mod fuzz_regressions;
 mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
+mod linear_analyses;
 mod parse_corpus;
 mod registry;
 mod sample_reviews;
