@@ -110,9 +110,17 @@ const DELETION_MARKERS: [&str; 6] = [
 
 /// Whether a clause text only says that the clause was deleted.
 pub(crate) fn is_deletion_marker(text: &str) -> bool {
-    let t = text.trim().trim_end_matches(['.', '。']).to_lowercase();
-    DELETION_MARKERS.contains(&t.as_str())
+    let t = text.trim().trim_end_matches(['.', '。']);
+    // Lower-casing never shortens a text in characters: a text longer than every marker is
+    // answered without copying it (a clause cited many times is asked about each time).
+    if t.chars().nth(MAX_MARKER_CHARS).is_some() {
+        return false;
+    }
+    DELETION_MARKERS.contains(&t.to_lowercase().as_str())
 }
+
+/// More characters than the longest of [`DELETION_MARKERS`].
+const MAX_MARKER_CHARS: usize = 24;
 
 /// Compares a clause (`None` when the contract lacks it) with its standard-form text.
 pub fn compare_texts(
@@ -373,6 +381,11 @@ mod tests {
             compare_texts("1", Some("[Deleted]"), "Old text").modification_type,
             ModificationType::Deleted
         );
+        assert!(DELETION_MARKERS
+            .iter()
+            .all(|m| m.chars().count() < MAX_MARKER_CHARS));
+        assert!(is_deletion_marker(" Intentionally Deleted. ") && is_deletion_marker("本条删除。"));
+        assert!(!is_deletion_marker(&"deleted ".repeat(10)));
         assert_eq!(
             compare_texts("1", None, "Old text").modification_type,
             ModificationType::Deleted
