@@ -2,7 +2,9 @@
 //! length (linear), not with its square. The clause is one sentence repeated without a line
 //! break, as a one-line contract gives it, read against itself as its General Conditions (a
 //! clause the Particular Conditions leave unchanged), and the same length as one sentence
-//! (no full stop), where every limit shares one long sentence.
+//! (no full stop), where every limit shares one long sentence; and with every other limit
+//! changed by the Particular Conditions, where each changed limit is compared with the
+//! General Conditions limits around it.
 //!
 //! Run: `cargo bench -p skills --bench time_bar -- --warm-up-time 1 --measurement-time 5`
 
@@ -38,6 +40,21 @@ fn bench(c: &mut Criterion) {
         }
         group.finish();
     }
+    // The Particular Conditions changed every other limit: each changed one is compared with
+    // the General Conditions limits around it (the most work the comparison does).
+    let mut group = c.benchmark_group("time_bar_pc_changed");
+    group.sample_size(10);
+    for mib in [1, 4, 8] {
+        let gc = clause(SENTENCE, mib);
+        let pc = clause(&format!("{SENTENCE}{}", SENTENCE.replace("28", "14")), mib);
+        let report = analyse("20.1", &pc, &gc, "gc_with_pc", "Contractor");
+        assert_eq!(report.shortened_count, report.time_limit_count / 2);
+        group.throughput(Throughput::Bytes(pc.len() as u64));
+        group.bench_with_input(BenchmarkId::new("MiB", mib), &pc, |b, pc| {
+            b.iter(|| black_box(analyse("20.1", pc, &gc, "gc_with_pc", "Contractor")))
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, bench);

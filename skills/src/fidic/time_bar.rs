@@ -1,7 +1,7 @@
 //! `fidic_calculate_time_bar`: every time limit of a clause, what starts it, what happens when
 //! it is missed, and how it compares with the period the FIDIC form usually gives.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -201,13 +201,15 @@ pub fn analyse(
     our_party: &str,
 ) -> TimeBarReport {
     let mut sentences = Sentences::new(text);
+    // Words as numbers, shared by both texts: a sentence's words are a sorted list of them.
+    let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let gc_periods = find_periods(gc_text);
     let mut gc_sentences = Sentences::new(if gc_periods.is_empty() { "" } else { gc_text });
     let gc_limits: Vec<GcLimit> = gc_periods
         .iter()
         .map(|p| {
             let sentence = gc_sentences.index_of(p);
-            gc_sentences.words(sentence);
+            gc_sentences.words(sentence, &mut vocabulary);
             GcLimit {
                 days: p.days,
                 sentence,
@@ -215,20 +217,27 @@ pub fn analyse(
         })
         .collect();
     let periods = find_periods(text);
-    let mut scores: HashMap<(usize, usize), f64> = HashMap::new();
+    // The scores of the sentence being read against General Conditions sentences, for the
+    // other limits of the same sentence (limits come in text order).
+    let mut scores: HashMap<usize, f64> = HashMap::new();
+    let mut scored_sentence = None;
     let mut limits = Vec::with_capacity(periods.len());
     for (ordinal, period) in periods.iter().enumerate() {
         let index = sentences.index_of(period);
+        if scored_sentence != Some(index) {
+            scores.clear();
+            scored_sentence = Some(index);
+        }
         let compared = gc_window(gc_limits.len(), ordinal, periods.len());
         let gc_days = if compared.is_empty() {
             None
         } else {
-            sentences.words(index);
+            sentences.words(index, &mut vocabulary);
             gc_limits[compared]
                 .iter()
                 .filter(|gc| gc.days != period.days)
                 .map(|gc| {
-                    let score = *scores.entry((index, gc.sentence)).or_insert_with(|| {
+                    let score = *scores.entry(gc.sentence).or_insert_with(|| {
                         jaccard(
                             sentences.words_of(index),
                             gc_sentences.words_of(gc.sentence),
@@ -286,7 +295,7 @@ struct Sentences<'t> {
     text: &'t str,
     spans: Vec<(usize, usize)>,
     facts: Vec<Option<SentenceFacts<'t>>>,
-    words: Vec<Option<HashSet<String>>>,
+    words: Vec<Option<Vec<u32>>>,
 }
 
 /// What the analysis reads from one sentence.
@@ -369,24 +378,32 @@ impl<'t> Sentences<'t> {
         })
     }
 
-    fn words(&mut self, index: usize) {
+    fn words(&mut self, index: usize, vocabulary: &mut HashMap<String, u32>) {
         let text = self.text_of(index);
-        self.words[index].get_or_insert_with(|| context_words(text));
+        self.words[index].get_or_insert_with(|| context_words(text, vocabulary));
     }
 
-    fn words_of(&self, index: usize) -> &HashSet<String> {
+    fn words_of(&self, index: usize) -> &[u32] {
         self.words[index]
             .as_ref()
             .expect("words are read before they are compared")
     }
 }
 
-fn context_words(sentence: &str) -> HashSet<String> {
-    sentence
+/// The distinct words of a sentence (letters only, three or more, lower-cased), as sorted
+/// numbers of `vocabulary`.
+fn context_words(sentence: &str, vocabulary: &mut HashMap<String, u32>) -> Vec<u32> {
+    let mut words: Vec<u32> = sentence
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() > 2)
-        .map(str::to_lowercase)
-        .collect()
+        .map(|w| {
+            let next = vocabulary.len() as u32;
+            *vocabulary.entry(w.to_lowercase()).or_insert(next)
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 fn limit(
@@ -530,10 +547,15 @@ fn role_of(name: &str) -> &'static str {
     }
 }
 
-/// Shared words over all words; costs the size of the smaller set.
-fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+/// Shared words over all words of two sorted lists of distinct words; costs the smaller
+/// list's length times the logarithm of the larger's, so a long sentence compared with many
+/// short ones is not read again for each.
+fn jaccard(a: &[u32], b: &[u32]) -> f64 {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let shared = small.iter().filter(|w| large.contains(*w)).count();
+    let shared = small
+        .iter()
+        .filter(|w| large.binary_search(w).is_ok())
+        .count();
     let union = a.len() + b.len() - shared;
     if union == 0 {
         return 0.0;

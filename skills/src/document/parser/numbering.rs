@@ -732,6 +732,35 @@ mod tests {
     }
 
     #[test]
+    fn long_numbers_are_read_where_they_are_checked() {
+        assert_eq!(
+            take_number("10000 Title"),
+            None,
+            "four digits a part by default"
+        );
+        assert_eq!(
+            take_number_with("10000.1 Title", MAX_LONG_NUMBER_DIGITS).map(|n| n.0),
+            Some("10000.1".into())
+        );
+        assert_eq!(
+            take_number_with("10000.12345", 9),
+            None,
+            "later parts keep four"
+        );
+        assert_eq!(id("10000 Clause Title"), Some("10000".into()));
+        assert_eq!(id("123456789. Title"), Some("123456789".into()));
+        assert_eq!(id("Clause 10000 Payment"), Some("10000".into()));
+        for line in [
+            "12345A Extra Terms",
+            "1234567890 Title",
+            "10000 days after notice.",
+        ] {
+            assert_eq!(id(line), None, "{line}");
+        }
+        assert!(long_first_component("10000.1") && !long_first_component("9999.12"));
+    }
+
+    #[test]
     fn roman_numerals() {
         assert_eq!(roman_value("IV"), Some(4));
         assert_eq!(roman_value("xiv"), Some(14));

@@ -155,33 +155,33 @@ pub fn find_references(text: &str) -> Vec<FoundReference> {
 /// it takes: `5.1(a)(ii)`, `52.211-12`, `12A`, `V` (Roman, after `Article`).
 fn reference_number(text: &str, roman: bool) -> Option<(String, usize)> {
     // After a keyword a long number is a clause (`Clause 10000`), not an amount.
-    let (mut target, mut len) =
-        if let Some((number, rest)) = take_number_with(text, MAX_LONG_NUMBER_DIGITS) {
-            let mut len = number.len();
-            let mut target = number;
-            // A federal clause number: `52.211-12`.
-            if let Some(digits) = rest.strip_prefix('-') {
-                let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-                if target.contains('.') && (1..=4).contains(&n) {
-                    target.push('-');
-                    target.push_str(&digits[..n]);
-                    len += 1 + n;
-                }
+    let number = take_number_with(text, MAX_LONG_NUMBER_DIGITS);
+    let (mut target, mut len) = if let Some((number, rest)) = number {
+        let mut len = number.len();
+        let mut target = number;
+        // A federal clause number: `52.211-12`.
+        if let Some(digits) = rest.strip_prefix('-') {
+            let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+            if target.contains('.') && (1..=4).contains(&n) {
+                target.push('-');
+                target.push_str(&digits[..n]);
+                len += 1 + n;
             }
-            (target, len)
-        } else if roman {
-            let end = text
-                .find(|c: char| !c.is_ascii_alphabetic())
-                .unwrap_or(text.len());
-            let token = &text[..end];
-            // Only capital numerals: "Article I" is a reference, "article in" is not.
-            if !token.bytes().all(|b| b.is_ascii_uppercase()) {
-                return None;
-            }
-            (roman_value(token)?.to_string(), end)
-        } else {
+        }
+        (target, len)
+    } else if roman {
+        let end = text
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(text.len());
+        let token = &text[..end];
+        // Only capital numerals: "Article I" is a reference, "article in" is not.
+        if !token.bytes().all(|b| b.is_ascii_uppercase()) {
             return None;
-        };
+        }
+        (roman_value(token)?.to_string(), end)
+    } else {
+        return None;
+    };
     // Items of the clause: `(a)`, `(ii)`, `(3)`.
     while let Some(rest) = text[len..].strip_prefix('(') {
         // An item never closed ("Clause 4.1 (as amended") ends the items, not the reference.
