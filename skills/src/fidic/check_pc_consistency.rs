@@ -2,6 +2,7 @@
 //! the contract: changed periods still quoted elsewhere, references to deleted or missing
 //! sub-clauses, and defined terms the PC redefine.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use skill_core::prelude::*;
@@ -320,36 +321,53 @@ pub fn fidic_check_pc_consistency(
 }
 
 /// One clause of the contract as it applies.
-struct EffectiveClause {
+struct EffectiveClause<'a> {
     id: String,
-    text: String,
+    text: Cow<'a, str>,
     status: ClauseStatus,
 }
 
-/// Every GC clause with its PC text applied, then the clauses only the PC have.
-fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
+/// Every GC clause with its PC text applied, then the clauses only the PC have. A clause the
+/// PC leave alone (most of them) is its GC text as it is, neither merged nor copied: the
+/// check runs for every clause of a review, and copying the whole contract each time made
+/// the review grow with the square of the contract.
+fn effective_contract<'a>(docs: &FidicDocuments<'a>) -> Vec<EffectiveClause<'a>> {
     let pc = docs.pc_structure();
-    let pc_own = |id: &str| {
-        docs.pc_clause(id)
-            .map(|c| c.text.clone())
-            .unwrap_or_default()
-    };
-    let mut out: Vec<EffectiveClause> = Vec::new();
+    let mut out: Vec<EffectiveClause<'a>> = Vec::new();
     for c in docs.gc.into_iter().flat_map(|d| d.iter_clauses()) {
-        let m = merge(&c.text, &pc_own(&c.clause_id));
-        out.push(EffectiveClause {
-            id: c.clause_id.clone(),
-            text: m.text,
-            status: m.status,
+        let pc_own = docs
+            .pc_clause(&c.clause_id)
+            .map(|p| p.text.as_str())
+            .filter(|t| !t.trim().is_empty());
+        out.push(match pc_own {
+            // What `merge` gives for no PC text: the GC text, trimmed, unchanged.
+            None => EffectiveClause {
+                id: c.clause_id.clone(),
+                text: Cow::Borrowed(c.text.trim()),
+                status: ClauseStatus::Unchanged,
+            },
+            Some(pc_own) => {
+                let m = merge(&c.text, pc_own);
+                EffectiveClause {
+                    id: c.clause_id.clone(),
+                    text: Cow::Owned(m.text),
+                    status: m.status,
+                }
+            }
         });
     }
-    let mut seen: std::collections::HashSet<String> = out.iter().map(|e| e.id.clone()).collect();
+    let mut seen: HashSet<&str> = docs
+        .gc
+        .into_iter()
+        .flat_map(|d| d.iter_clauses())
+        .map(|c| c.clause_id.as_str())
+        .collect();
     for c in pc.into_iter().flat_map(|d| d.iter_clauses()) {
-        if seen.insert(c.clause_id.clone()) {
+        if seen.insert(c.clause_id.as_str()) {
             let m = merge("", &c.text);
             out.push(EffectiveClause {
                 id: c.clause_id.clone(),
-                text: m.text,
+                text: Cow::Owned(m.text),
                 status: m.status,
             });
         }
