@@ -2,7 +2,8 @@
 //! the contract: changed periods still quoted elsewhere, references to deleted or missing
 //! sub-clauses, and defined terms the PC redefine.
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use skill_core::prelude::*;
 
@@ -14,7 +15,7 @@ use crate::document::normalize_clause_id;
 use crate::document::{find_references, DocumentStructure, FoundReference};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
-use crate::text::{contains_term, definitions_in, excerpt, sentence_spans, sentences};
+use crate::text::{definitions_in, excerpt, sentence_spans, sentences, TermIndex};
 
 /// What kind of inconsistency was found.
 #[derive(
@@ -113,6 +114,13 @@ pub fn fidic_check_pc_consistency(
     let pairs = docs.clause_pairs(&clause_id);
     let pc_status = merged_tree(&clause_id, &pairs).status;
     let requested = clause_id;
+    // The General Conditions' definitions, the first of each term, read once for the call.
+    let gc_definitions = docs.gc.map(document_definitions).unwrap_or_default();
+    let gc_terms: HashMap<&str, &str> = gc_definitions
+        .iter()
+        .rev()
+        .map(|(term, definition)| (term.as_str(), definition.as_str()))
+        .collect();
     let mut conflicts = Vec::new();
     // The clause and each of its sub-clauses, as the PC leave them.
     for pair in &pairs {
@@ -128,10 +136,10 @@ pub fn fidic_check_pc_consistency(
                 .iter()
                 .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
             {
-                for r in conditions_references(&c.text)
-                    .iter()
-                    .filter(|r| refers_to(r.clause(), &clause_id))
-                {
+                let found = conditions_references(&c.text);
+                let mut spans = None;
+                for r in found.iter().filter(|r| refers_to(r.clause(), &clause_id)) {
+                    let spans = spans.get_or_insert_with(|| sentence_spans(&c.text));
                     conflicts.push(Conflict {
                         kind: ConflictKind::ReferenceToDeletedClause,
                         severity: RiskLevel::High,
@@ -141,12 +149,13 @@ pub fn fidic_check_pc_consistency(
                         "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
                         c.id, r.text
                     ),
-                        evidence: excerpt(sentence_with(&c.text, r.start), 240),
+                        evidence: excerpt(sentence_with(&c.text, spans, r.start), 240),
                     });
                 }
             }
         }
         // 2. References made by the clause as it now reads.
+        let merged_spans = sentence_spans(&merged.text);
         for r in conditions_references(&merged.text) {
             if refers_to(r.clause(), &clause_id) {
                 continue;
@@ -172,57 +181,78 @@ pub fn fidic_check_pc_consistency(
                 clause_id: clause_id.clone(),
                 related_to: r.clause().to_string(),
                 description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
-                evidence: excerpt(sentence_with(&merged.text, r.start), 240),
+                evidence: excerpt(sentence_with(&merged.text, &merged_spans, r.start), 240),
             });
         }
         // 3. Periods changed here but still quoted where other clauses refer to this one.
-        for m in merged
+        // The sentences citing this clause are found once, not once per changed period.
+        let changed: Vec<_> = merged
             .modifications
             .iter()
             .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
-        {
-            let (Some(old), Some(new)) = (
-                find_periods(&m.gc_text).into_iter().next(),
-                find_periods(&m.pc_text).into_iter().next(),
-            ) else {
-                continue;
-            };
+            .filter_map(|m| {
+                Some((
+                    find_periods(&m.gc_text).into_iter().next()?,
+                    find_periods(&m.pc_text).into_iter().next()?,
+                ))
+            })
+            .collect();
+        let citing: Vec<(&str, &str, Vec<u32>)> = if changed.is_empty() {
+            Vec::new()
+        } else {
+            contract
+                .iter()
+                .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+                .flat_map(|c| sentences(&c.text).into_iter().map(move |s| (c, s)))
+                .filter(|(_, sentence)| {
+                    conditions_references(sentence)
+                        .iter()
+                        .any(|r| r.clause() == clause_id)
+                })
+                .map(|(c, sentence)| {
+                    let days = find_periods(sentence).iter().map(|p| p.days).collect();
+                    (c.id.as_str(), sentence, days)
+                })
+                .collect()
+        };
+        for (old, new) in &changed {
+            for (id, sentence, days) in &citing {
+                if days.contains(&old.days) {
+                    conflicts.push(Conflict {
+                        kind: ConflictKind::StalePeriodReference,
+                        severity: RiskLevel::High,
+                        clause_id: id.to_string(),
+                        related_to: clause_id.clone(),
+                        description: format!(
+                            "Sub-Clause {id} quotes {} for Sub-Clause {clause_id}, but the Particular Conditions changed it to {}",
+                            old.raw, new.raw
+                        ),
+                        evidence: excerpt(sentence, 240),
+                    });
+                }
+            }
+        }
+        // 4. Defined terms the PC (re)define in this clause: the clauses using each are found
+        // in one pass over the contract for all of them.
+        let defined = definitions_in(&pc_own);
+        let mut users_of: HashMap<String, Vec<&str>> = HashMap::new();
+        if !defined.is_empty() {
+            let index = TermIndex::new(defined.iter().map(|(term, _)| term));
             for c in contract
                 .iter()
                 .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
             {
-                for sentence in sentences(&c.text) {
-                    let cites = conditions_references(sentence)
-                        .iter()
-                        .any(|r| r.clause() == clause_id);
-                    if cites && find_periods(sentence).iter().any(|p| p.days == old.days) {
-                        conflicts.push(Conflict {
-                        kind: ConflictKind::StalePeriodReference,
-                        severity: RiskLevel::High,
-                        clause_id: c.id.clone(),
-                        related_to: clause_id.clone(),
-                        description: format!(
-                            "Sub-Clause {} quotes {} for Sub-Clause {clause_id}, but the Particular Conditions changed it to {}",
-                            c.id, old.raw, new.raw
-                        ),
-                        evidence: excerpt(sentence, 240),
-                    });
-                    }
+                for term in index.found_in(&c.text) {
+                    users_of
+                        .entry(term.to_string())
+                        .or_default()
+                        .push(c.id.as_str());
                 }
             }
         }
-        // 4. Defined terms the PC (re)define in this clause.
-        let gc_terms = docs.gc.map(document_definitions).unwrap_or_default();
-        for (term, definition) in definitions_in(&pc_own) {
-            let users: Vec<&str> = contract
-                .iter()
-                .filter(|c| {
-                    c.id != clause_id
-                        && c.status != ClauseStatus::Deleted
-                        && contains_term(&c.text, &term)
-                })
-                .map(|c| c.id.as_str())
-                .collect();
+        for (term, definition) in &defined {
+            let (term, definition) = (term.clone(), definition.clone());
+            let users: Vec<&str> = users_of.get(&term).cloned().unwrap_or_default();
             let used_in = if users.is_empty() {
                 "no other clause".to_string()
             } else {
@@ -231,8 +261,8 @@ pub fn fidic_check_pc_consistency(
                     users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
                 )
             };
-            match gc_terms.iter().find(|(t, _)| t == &term) {
-            Some((_, old)) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
+            match gc_terms.get(term.as_str()) {
+            Some(old) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
                 kind: ConflictKind::RedefinedTerm,
                 severity: if users.is_empty() { RiskLevel::Medium } else { RiskLevel::High },
                 clause_id: clause_id.clone(),
@@ -291,36 +321,53 @@ pub fn fidic_check_pc_consistency(
 }
 
 /// One clause of the contract as it applies.
-struct EffectiveClause {
+struct EffectiveClause<'a> {
     id: String,
-    text: String,
+    text: Cow<'a, str>,
     status: ClauseStatus,
 }
 
-/// Every GC clause with its PC text applied, then the clauses only the PC have.
-fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
+/// Every GC clause with its PC text applied, then the clauses only the PC have. A clause the
+/// PC leave alone (most of them) is its GC text as it is, neither merged nor copied: the
+/// check runs for every clause of a review, and copying the whole contract each time made
+/// the review grow with the square of the contract.
+fn effective_contract<'a>(docs: &FidicDocuments<'a>) -> Vec<EffectiveClause<'a>> {
     let pc = docs.pc_structure();
-    let pc_own = |id: &str| {
-        docs.pc_clause(id)
-            .map(|c| c.text.clone())
-            .unwrap_or_default()
-    };
-    let mut out: Vec<EffectiveClause> = Vec::new();
+    let mut out: Vec<EffectiveClause<'a>> = Vec::new();
     for c in docs.gc.into_iter().flat_map(|d| d.iter_clauses()) {
-        let m = merge(&c.text, &pc_own(&c.clause_id));
-        out.push(EffectiveClause {
-            id: c.clause_id.clone(),
-            text: m.text,
-            status: m.status,
+        let pc_own = docs
+            .pc_clause(&c.clause_id)
+            .map(|p| p.text.as_str())
+            .filter(|t| !t.trim().is_empty());
+        out.push(match pc_own {
+            // What `merge` gives for no PC text: the GC text, trimmed, unchanged.
+            None => EffectiveClause {
+                id: c.clause_id.clone(),
+                text: Cow::Borrowed(c.text.trim()),
+                status: ClauseStatus::Unchanged,
+            },
+            Some(pc_own) => {
+                let m = merge(&c.text, pc_own);
+                EffectiveClause {
+                    id: c.clause_id.clone(),
+                    text: Cow::Owned(m.text),
+                    status: m.status,
+                }
+            }
         });
     }
-    let mut seen: std::collections::HashSet<String> = out.iter().map(|e| e.id.clone()).collect();
+    let mut seen: HashSet<&str> = docs
+        .gc
+        .into_iter()
+        .flat_map(|d| d.iter_clauses())
+        .map(|c| c.clause_id.as_str())
+        .collect();
     for c in pc.into_iter().flat_map(|d| d.iter_clauses()) {
-        if seen.insert(c.clause_id.clone()) {
+        if seen.insert(c.clause_id.as_str()) {
             let m = merge("", &c.text);
             out.push(EffectiveClause {
                 id: c.clause_id.clone(),
-                text: m.text,
+                text: Cow::Owned(m.text),
                 status: m.status,
             });
         }
@@ -328,12 +375,15 @@ fn effective_contract(docs: &FidicDocuments<'_>) -> Vec<EffectiveClause> {
     out
 }
 
-fn sentence_with(text: &str, at: usize) -> &str {
-    sentence_spans(text)
-        .into_iter()
-        .find(|&(s, e)| at >= s && at < e)
-        .map(|(s, e)| &text[s..e])
-        .unwrap_or(text)
+/// The sentence of `text` holding byte `at`, from the text's sentence `spans` (in order, not
+/// overlapping: a binary search), or the whole text.
+fn sentence_with<'t>(text: &'t str, spans: &[(usize, usize)], at: usize) -> &'t str {
+    let after = spans.partition_point(|&(s, _)| s <= at);
+    after
+        .checked_sub(1)
+        .map(|i| spans[i])
+        .filter(|&(_, e)| at < e)
+        .map_or(text, |(s, e)| &text[s..e])
 }
 
 fn normalize_ws(text: &str) -> String {
@@ -375,9 +425,10 @@ fn document_definitions(doc: &DocumentStructure) -> Vec<(String, String)> {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let mut known: HashSet<String> = out.iter().map(|(t, _)| t.clone()).collect();
     for clause in doc.iter_clauses() {
         for (term, def) in definitions_in(&clause.text) {
-            if !out.iter().any(|(t, _)| t == &term) {
+            if known.insert(term.clone()) {
                 out.push((term, def));
             }
         }

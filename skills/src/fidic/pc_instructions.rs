@@ -133,16 +133,27 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
     }
     let mut text = gc_text.to_string();
     let mut modifications = Vec::new();
-    let mut consumed: Vec<(usize, usize)> = Vec::new();
+    // The substitutions' places in the PC text, in order and apart (a binary search finds
+    // whether a deletion is part of one).
+    let mut substituted: Vec<(usize, usize)> = Vec::new();
+    // Each word instruction reads the whole text; past the bound they are listed unapplied.
+    let mut word_instructions = 0;
     for c in SUBSTITUTE.captures_iter(pc_text) {
         let whole = c.get(0).expect("match");
-        consumed.push((whole.start(), whole.end()));
+        substituted.push((whole.start(), whole.end()));
         let (old, new) = match (c.get(1), c.get(2)) {
             (Some(o), Some(n)) => (o.as_str(), n.as_str()),
             _ => (&c[3], &c[4]),
         };
+        word_instructions += 1;
+        if word_instructions > MAX_WORD_INSTRUCTIONS {
+            modifications.push(too_many(ModificationKind::WordsReplaced, old, new));
+            continue;
+        }
         let applied = text.contains(old);
-        text = text.replace(old, new);
+        if applied {
+            text = text.replace(old, new);
+        }
         modifications.push(Modification {
             kind: ModificationKind::WordsReplaced,
             gc_text: old.to_string(),
@@ -155,16 +166,24 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
             },
         });
     }
+    let inside_substitution = |at: usize| {
+        let after = substituted.partition_point(|&(s, _)| s <= at);
+        after.checked_sub(1).is_some_and(|i| at < substituted[i].1)
+    };
+    let mut consumed = substituted.clone();
     for c in DELETE_WORDS.captures_iter(pc_text) {
         let whole = c.get(0).expect("match");
-        if consumed
-            .iter()
-            .any(|&(s, e)| whole.start() >= s && whole.start() < e)
-        {
+        // Deletions do not overlap each other: only the substitutions can hold one.
+        if inside_substitution(whole.start()) {
             continue;
         }
         consumed.push((whole.start(), whole.end()));
         let old = c.get(1).or(c.get(2)).expect("one group").as_str();
+        word_instructions += 1;
+        if word_instructions > MAX_WORD_INSTRUCTIONS {
+            modifications.push(too_many(ModificationKind::WordsDeleted, old, ""));
+            continue;
+        }
         let applied = text.contains(old);
         text = text
             .replace(old, "")
@@ -229,6 +248,24 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
     }
 }
 
+/// The most word instructions (replace or delete these words) applied to one sub-clause:
+/// each reads the whole text, so without a bound a long list of them against a long
+/// sub-clause costs the product of the two lengths. Real Particular Conditions give a few.
+pub const MAX_WORD_INSTRUCTIONS: usize = 200;
+
+/// A word instruction past [`MAX_WORD_INSTRUCTIONS`]: listed, not applied.
+fn too_many(kind: ModificationKind, old: &str, new: &str) -> Modification {
+    Modification {
+        kind,
+        gc_text: old.to_string(),
+        pc_text: new.to_string(),
+        applied: false,
+        description: format!(
+            "\"{old}\" not applied: the PC give more than {MAX_WORD_INSTRUCTIONS} word changes for this sub-clause"
+        ),
+    }
+}
+
 fn body_after_instruction(pc_text: &str) -> Option<String> {
     let m = ADD.find(pc_text).or_else(|| REPLACE_ALL.find(pc_text))?;
     let rest = unquote(&pc_text[m.end()..]);
@@ -244,8 +281,16 @@ pub struct TextChange {
     pub text: String,
 }
 
+/// The most words (of both texts, past their common beginning and end) compared word by word:
+/// the diff costs their number times the number of changes, quadratic for two long texts
+/// that differ throughout. Past it the changed middle is one removal and one insertion.
+pub const MAX_DIFF_WORDS: usize = 10_000;
+
 /// The word-level changes from `before` to `after`, adjacent words grouped.
 pub fn word_changes(before: &str, after: &str) -> Vec<TextChange> {
+    if let Some(changes) = coarse_changes(before, after) {
+        return changes;
+    }
     let diff = TextDiff::from_words(before, after);
     let mut out: Vec<TextChange> = Vec::new();
     for change in diff.iter_all_changes() {
@@ -279,6 +324,39 @@ pub fn word_changes(before: &str, after: &str) -> Vec<TextChange> {
         })
         .filter(|c| !c.text.is_empty())
         .collect()
+}
+
+/// The changes of two texts whose differing middle has more than [`MAX_DIFF_WORDS`] words,
+/// as one removal and one insertion; `None` for the others (diffed word by word).
+fn coarse_changes(before: &str, after: &str) -> Option<Vec<TextChange>> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        before.split_whitespace().collect(),
+        after.split_whitespace().collect(),
+    );
+    if a.len() + b.len() <= MAX_DIFF_WORDS {
+        return None;
+    }
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (removed, inserted) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    if removed.len() + inserted.len() <= MAX_DIFF_WORDS {
+        return None;
+    }
+    Some(
+        [("removed", removed), ("inserted", inserted)]
+            .into_iter()
+            .filter(|(_, words)| !words.is_empty())
+            .map(|(change, words)| TextChange {
+                change: change.into(),
+                text: words.join(" "),
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -342,5 +420,61 @@ mod tests {
         assert!(!missing.modifications[0].applied);
         assert_eq!(merge("", "New text.").status, ClauseStatus::Added);
         assert_eq!(merge(GC, "").status, ClauseStatus::Unchanged);
+    }
+
+    #[test]
+    fn word_instructions_past_the_bound_are_listed_unapplied() {
+        let gc = "alpha beta gamma ".repeat(1_000);
+        let mut pc = String::new();
+        for i in 0..MAX_WORD_INSTRUCTIONS + 5 {
+            pc.push_str(&format!("Replace \"word{i}\" with \"other{i}\". "));
+        }
+        pc.push_str("Delete the words \"beta\".");
+        let m = merge(&gc, &pc);
+        assert_eq!(m.modifications.len(), MAX_WORD_INSTRUCTIONS + 6);
+        assert_eq!(m.text, gc.trim(), "nothing past the bound is applied");
+        let last = m.modifications.last().unwrap();
+        assert_eq!(last.kind, ModificationKind::WordsDeleted);
+        assert!(!last.applied && last.description.contains("more than 200 word changes"));
+        // Under the bound, a deletion inside a substitution is part of it.
+        let m = merge(
+            GC,
+            "Delete the words \"28 days\" and replace them with \"14 days\".",
+        );
+        assert_eq!(m.modifications.len(), 1);
+    }
+
+    #[test]
+    fn long_texts_differing_throughout_are_one_removal_and_one_insertion() {
+        let before = format!("Start. {} End.", "a b ".repeat(MAX_DIFF_WORDS));
+        let after = format!("Start. {} End.", "c d ".repeat(MAX_DIFF_WORDS));
+        assert_eq!(
+            word_changes(&before, &after),
+            [
+                TextChange {
+                    change: "removed".into(),
+                    text: "a b ".repeat(MAX_DIFF_WORDS).trim().to_string()
+                },
+                TextChange {
+                    change: "inserted".into(),
+                    text: "c d ".repeat(MAX_DIFF_WORDS).trim().to_string()
+                }
+            ]
+        );
+        // A long text with a small change is still diffed word by word.
+        let long = "word ".repeat(MAX_DIFF_WORDS);
+        assert_eq!(
+            word_changes(&format!("{long}28 days"), &format!("{long}14 days")),
+            [
+                TextChange {
+                    change: "removed".into(),
+                    text: "28".into()
+                },
+                TextChange {
+                    change: "inserted".into(),
+                    text: "14".into()
+                }
+            ]
+        );
     }
 }

@@ -290,7 +290,11 @@ pub(crate) const STANDARD_PERIODS: &[StandardPeriod] = &[
 
 /// The standard step a sentence describes, if one is recognised.
 pub fn standard_for(sentence: &str) -> Option<&'static StandardPeriod> {
-    let lower = sentence.to_lowercase();
+    standard_for_lower(&sentence.to_lowercase())
+}
+
+/// [`standard_for`] of a sentence already lower-cased.
+pub(crate) fn standard_for_lower(lower: &str) -> Option<&'static StandardPeriod> {
     STANDARD_PERIODS.iter().find(|s| {
         s.cues
             .iter()

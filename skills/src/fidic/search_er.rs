@@ -259,11 +259,14 @@ fn rank(passages: &[Passage], query: &str, top_k: usize) -> Vec<ErPassage> {
             let len = p.terms.len() as f64;
             let mut score = 0.0;
             let mut matched = Vec::new();
-            for t in &query_terms {
-                let tf = p.terms.iter().filter(|x| *x == t).count() as f64;
-                if tf == 0.0 {
-                    continue;
-                }
+            // The passage's terms counted once, summed in the query's (sorted) order: the
+            // cost is the passage's length, not that times the query's.
+            let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
+            for x in p.terms.iter().filter(|x| query_terms.contains(*x)) {
+                *counts.entry(x).or_default() += 1;
+            }
+            for (t, tf) in counts {
+                let tf = tf as f64;
                 let d = df[t.as_str()] as f64;
                 let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
                 score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg_len.max(1.0)));
@@ -279,7 +282,11 @@ fn rank(passages: &[Passage], query: &str, top_k: usize) -> Vec<ErPassage> {
         .enumerate()
         .map(|(rank, (score, i, mut matched))| {
             let p = &passages[i];
-            matched.sort_by_key(|t| std::cmp::Reverse(p.terms.iter().filter(|x| *x == t).count()));
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for x in &p.terms {
+                *counts.entry(x.as_str()).or_default() += 1;
+            }
+            matched.sort_by_key(|t| std::cmp::Reverse(counts[t.as_str()]));
             matched.truncate(8);
             ErPassage {
                 rank: rank + 1,

@@ -1,7 +1,7 @@
 //! `fidic_calculate_time_bar`: every time limit of a clause, what starts it, what happens when
 //! it is missed, and how it compares with the period the FIDIC form usually gives.
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -9,7 +9,7 @@ use skill_core::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use super::merge_gc_pc::effective_text;
-use super::periods::{find_periods, standard_for, FoundPeriod};
+use super::periods::{find_periods, standard_for_lower, FoundPeriod, StandardPeriod};
 use crate::review::RiskLevel;
 use crate::state::ReviewState;
 use crate::text::{contains_any, excerpt, sentence_spans};
@@ -177,8 +177,22 @@ static ZH_TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:在|自|于|从)([^，。；,]{2,60}?)(?:之后|后|之日起|起)\s*$").unwrap()
 });
 
+/// At most this many time limits of the General Conditions are compared with each limit of
+/// the clause (those around the same place in the clause). A sub-clause has a handful; only
+/// a clause of thousands of limits has more, and without the window its comparison would
+/// grow with the square of its length.
+const MAX_GC_LIMITS_COMPARED: usize = 512;
+
+/// The longest match of [`ZH_TRIGGER`] before its trailing spaces, in characters (the
+/// opening word, at most 60 characters, and the longest closing word), with a margin.
+const ZH_TRIGGER_MAX_CHARS: usize = 80;
+
 /// Analyses `text`; `gc_text` is the unmodified General Conditions text, for "changed by the PC".
 /// `our_party` (`Contractor`, `承包人`) decides whose extra time is a concern; may be empty.
+///
+/// Linear in the length of the text: each sentence is read once however many limits it
+/// holds, a limit finds its sentence by binary search, and each limit is compared with at
+/// most [`MAX_GC_LIMITS_COMPARED`] limits of the General Conditions.
 pub fn analyse(
     clause_id: &str,
     text: &str,
@@ -186,27 +200,56 @@ pub fn analyse(
     source: &str,
     our_party: &str,
 ) -> TimeBarReport {
-    let spans = sentence_spans(text);
+    let mut sentences = Sentences::new(text);
+    // Words as numbers, shared by both texts: a sentence's words are a sorted list of them.
+    let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let gc_periods = find_periods(gc_text);
-    let gc_spans = if gc_periods.is_empty() {
-        Vec::new()
-    } else {
-        sentence_spans(gc_text)
-    };
-    let gc_limits: Vec<(u32, BTreeSet<String>)> = gc_periods
-        .into_iter()
+    let mut gc_sentences = Sentences::new(if gc_periods.is_empty() { "" } else { gc_text });
+    let gc_limits: Vec<GcLimit> = gc_periods
+        .iter()
         .map(|p| {
-            (
-                p.days,
-                context_words(sentence_around(gc_text, &gc_spans, &p).0),
-            )
+            let sentence = gc_sentences.index_of(p);
+            gc_sentences.words(sentence, &mut vocabulary);
+            GcLimit {
+                days: p.days,
+                sentence,
+            }
         })
         .collect();
-    let mut limits = Vec::new();
-    for period in find_periods(text) {
-        let (sentence, index) = sentence_around(text, &spans, &period);
-        let next = spans.get(index + 1).map(|&(s, e)| &text[s..e]);
-        limits.push(limit(text, sentence, next, &period, &gc_limits, our_party));
+    let periods = find_periods(text);
+    // The scores of the sentence being read against General Conditions sentences, for the
+    // other limits of the same sentence (limits come in text order).
+    let mut scores: HashMap<usize, f64> = HashMap::new();
+    let mut scored_sentence = None;
+    let mut limits = Vec::with_capacity(periods.len());
+    for (ordinal, period) in periods.iter().enumerate() {
+        let index = sentences.index_of(period);
+        if scored_sentence != Some(index) {
+            scores.clear();
+            scored_sentence = Some(index);
+        }
+        let compared = gc_window(gc_limits.len(), ordinal, periods.len());
+        let gc_days = if compared.is_empty() {
+            None
+        } else {
+            sentences.words(index, &mut vocabulary);
+            gc_limits[compared]
+                .iter()
+                .filter(|gc| gc.days != period.days)
+                .map(|gc| {
+                    let score = *scores.entry(gc.sentence).or_insert_with(|| {
+                        jaccard(
+                            sentences.words_of(index),
+                            gc_sentences.words_of(gc.sentence),
+                        )
+                    });
+                    (gc.days, score)
+                })
+                .filter(|(_, score)| *score >= 0.6)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(days, _)| days)
+        };
+        limits.push(limit(&mut sentences, index, period, gc_days, our_party));
     }
     let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
     let shortened_count = limits.iter().filter(|l| l.shortened).count();
@@ -226,35 +269,151 @@ pub fn analyse(
     }
 }
 
-fn sentence_around<'t>(
-    text: &'t str,
-    spans: &[(usize, usize)],
-    period: &FoundPeriod,
-) -> (&'t str, usize) {
-    spans
-        .iter()
-        .enumerate()
-        .find(|(_, &(s, e))| period.start >= s && period.start < e)
-        .map(|(i, &(s, e))| (&text[s..e], i))
-        .unwrap_or((text, 0))
+/// A time limit of the General Conditions: its length and the sentence it is in.
+struct GcLimit {
+    days: u32,
+    sentence: usize,
 }
 
-fn context_words(sentence: &str) -> BTreeSet<String> {
-    sentence
+/// The General Conditions limits compared with the `ordinal`-th of `count` limits of the
+/// clause: all of them when there are at most [`MAX_GC_LIMITS_COMPARED`], else that many
+/// around the same relative place, in order.
+fn gc_window(gc_count: usize, ordinal: usize, count: usize) -> std::ops::Range<usize> {
+    if gc_count <= MAX_GC_LIMITS_COMPARED {
+        return 0..gc_count;
+    }
+    let centre = ordinal * gc_count / count.max(1);
+    let start = centre
+        .saturating_sub(MAX_GC_LIMITS_COMPARED / 2)
+        .min(gc_count - MAX_GC_LIMITS_COMPARED);
+    start..start + MAX_GC_LIMITS_COMPARED
+}
+
+/// The sentences of a text, each read (lower-cased, its party, its FIDIC step, its words,
+/// its excerpts) once, when first asked for, whatever the number of limits in it.
+struct Sentences<'t> {
+    text: &'t str,
+    spans: Vec<(usize, usize)>,
+    facts: Vec<Option<SentenceFacts<'t>>>,
+    words: Vec<Option<Vec<u32>>>,
+}
+
+/// What the analysis reads from one sentence.
+struct SentenceFacts<'t> {
+    text: &'t str,
+    party: Option<String>,
+    standard: Option<&'static StandardPeriod>,
+    consequence_cue: bool,
+    loss_cue: bool,
+    follow_cue: bool,
+    excerpt_240: Option<String>,
+    excerpt_300: Option<String>,
+}
+
+impl<'t> Sentences<'t> {
+    fn new(text: &'t str) -> Self {
+        let spans = if text.is_empty() {
+            Vec::new()
+        } else {
+            sentence_spans(text)
+        };
+        // One slot more than the spans: the whole text, for a period outside every sentence.
+        let slots = spans.len() + 1;
+        Self {
+            text,
+            spans,
+            facts: (0..slots).map(|_| None).collect(),
+            words: (0..slots).map(|_| None).collect(),
+        }
+    }
+
+    /// The sentence holding the start of `period` (binary search: the spans are in order and
+    /// do not overlap), or the whole-text slot.
+    fn index_of(&self, period: &FoundPeriod) -> usize {
+        let after = self.spans.partition_point(|&(s, _)| s <= period.start);
+        match after.checked_sub(1) {
+            Some(i) if period.start < self.spans[i].1 => i,
+            _ => self.spans.len(),
+        }
+    }
+
+    /// The text of sentence `index` (the whole text for the whole-text slot).
+    fn text_of(&self, index: usize) -> &'t str {
+        self.spans
+            .get(index)
+            .map_or(self.text, |&(s, e)| &self.text[s..e])
+    }
+
+    /// The sentence after `index`, if any; after the whole-text slot, the second sentence
+    /// (as a period outside every sentence has always been read).
+    fn next_of(&self, index: usize) -> Option<usize> {
+        let next = if index == self.spans.len() {
+            1
+        } else {
+            index + 1
+        };
+        (next < self.spans.len()).then_some(next)
+    }
+
+    fn facts(&mut self, index: usize) -> &mut SentenceFacts<'t> {
+        let text = self.text_of(index);
+        self.facts[index].get_or_insert_with(|| {
+            let lower = text.to_lowercase();
+            // The actor is the party that "shall" act; else the first party named.
+            let party = ACTOR
+                .captures(text)
+                .or_else(|| PARTY.captures(text))
+                .and_then(|c| c.get(1).or(c.get(2)))
+                .map(|m| m.as_str().to_string());
+            SentenceFacts {
+                text,
+                party,
+                standard: standard_for_lower(&lower),
+                consequence_cue: contains_any(&lower, CONSEQUENCE_CUES),
+                loss_cue: contains_any(&lower, LOSS_CUES),
+                follow_cue: contains_any(&lower, FOLLOW_CUES),
+                excerpt_240: None,
+                excerpt_300: None,
+            }
+        })
+    }
+
+    fn words(&mut self, index: usize, vocabulary: &mut HashMap<String, u32>) {
+        let text = self.text_of(index);
+        self.words[index].get_or_insert_with(|| context_words(text, vocabulary));
+    }
+
+    fn words_of(&self, index: usize) -> &[u32] {
+        self.words[index]
+            .as_ref()
+            .expect("words are read before they are compared")
+    }
+}
+
+/// The distinct words of a sentence (letters only, three or more, lower-cased), as sorted
+/// numbers of `vocabulary`.
+fn context_words(sentence: &str, vocabulary: &mut HashMap<String, u32>) -> Vec<u32> {
+    let mut words: Vec<u32> = sentence
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| w.chars().count() > 2)
-        .map(str::to_lowercase)
-        .collect()
+        .map(|w| {
+            let next = vocabulary.len() as u32;
+            *vocabulary.entry(w.to_lowercase()).or_insert(next)
+        })
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
 }
 
 fn limit(
-    text: &str,
-    sentence: &str,
-    next: Option<&str>,
+    sentences: &mut Sentences<'_>,
+    index: usize,
     period: &FoundPeriod,
-    gc_limits: &[(u32, BTreeSet<String>)],
+    gc_days: Option<u32>,
     our_party: &str,
 ) -> TimeLimit {
+    let text = sentences.text;
     let before = &text[..period.start];
     let after = &text[period.end..];
     let window_start = before.char_indices().rev().nth(39).map_or(0, |(at, _)| at);
@@ -273,39 +432,39 @@ fn limit(
     } else {
         "unspecified"
     };
+    let sentence = sentences.text_of(index);
     let sentence_start = sentence.as_ptr() as usize - text.as_ptr() as usize;
     let lead_in = &text[sentence_start.min(period.start)..period.start];
-    // The actor is the party that "shall" act; else the first party named.
-    let party = ACTOR
-        .captures(sentence)
-        .or_else(|| PARTY.captures(sentence))
-        .and_then(|c| c.get(1).or(c.get(2)))
-        .map(|m| m.as_str().to_string());
     let trigger = EN_TRIGGER
         .captures(after)
         .map(|c| format!("{} {}", c[1].to_lowercase(), c[2].trim()))
         .or_else(|| {
             ZH_TRIGGER
-                .captures(lead_in)
+                .captures(zh_trigger_window(lead_in))
                 .map(|c| c[1].trim().to_string())
         });
-    let lower_sentence = sentence.to_lowercase();
-    let consequence = if contains_any(&lower_sentence, CONSEQUENCE_CUES) {
-        Some(sentence)
+    let next = sentences.next_of(index);
+    let (party, standard, consequence_cue, loss_cue) = {
+        let f = sentences.facts(index);
+        (f.party.clone(), f.standard, f.consequence_cue, f.loss_cue)
+    };
+    // The consequence is in the sentence itself, or in the next one when it follows on
+    // ("If the Contractor fails to ...").
+    let consequence = if consequence_cue {
+        Some((index, loss_cue))
     } else {
-        next.filter(|n| {
-            let n = n.to_lowercase();
-            contains_any(&n, CONSEQUENCE_CUES) && contains_any(&n, FOLLOW_CUES)
+        next.and_then(|n| {
+            let f = sentences.facts(n);
+            (f.consequence_cue && f.follow_cue).then_some((n, f.loss_cue))
         })
     };
-    let is_time_bar = consequence.is_some_and(|c| {
-        if std::ptr::eq(c, sentence) {
-            contains_any(&lower_sentence, LOSS_CUES)
-        } else {
-            contains_any(&c.to_lowercase(), LOSS_CUES)
-        }
+    let is_time_bar = consequence.is_some_and(|(_, loss)| loss);
+    let consequence = consequence.map(|(at, _)| {
+        let f = sentences.facts(at);
+        f.excerpt_240
+            .get_or_insert_with(|| excerpt(f.text, 240))
+            .clone()
     });
-    let standard = standard_for(sentence);
     let difference_days = standard.map(|s| i64::from(period.days) - i64::from(s.days));
     let comparison = match difference_days {
         None => "no_standard",
@@ -313,18 +472,6 @@ fn limit(
         Some(0) => "same",
         Some(_) => "longer",
     };
-    let words = if gc_limits.is_empty() {
-        BTreeSet::new()
-    } else {
-        context_words(sentence)
-    };
-    let gc_days = gc_limits
-        .iter()
-        .filter(|(days, _)| *days != period.days)
-        .map(|(days, gc_words)| (days, jaccard(&words, gc_words)))
-        .filter(|(_, score)| *score >= 0.6)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(days, _)| *days);
     let shortened =
         difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
     let acts_for_other = party
@@ -341,6 +488,11 @@ fn limit(
         (false, false) if extended_for_other_party => RiskLevel::Medium,
         (false, false) => RiskLevel::Low,
     };
+    let f = sentences.facts(index);
+    let sentence = f
+        .excerpt_300
+        .get_or_insert_with(|| excerpt(f.text, 300))
+        .clone();
     TimeLimit {
         period: period
             .raw
@@ -351,7 +503,7 @@ fn limit(
         requirement: requirement.to_string(),
         party,
         trigger,
-        consequence: consequence.map(|c| excerpt(c, 240)),
+        consequence,
         is_time_bar,
         standard_step: standard.map(|s| s.key.to_string()),
         standard_days: standard.map(|s| s.days),
@@ -362,8 +514,22 @@ fn limit(
         shortened,
         extended_for_other_party,
         severity,
-        sentence: excerpt(sentence, 300),
+        sentence,
     }
+}
+
+/// The end of `lead_in` that can hold a match of [`ZH_TRIGGER`]: the match ends at the
+/// text's end (before trailing spaces) and is at most [`ZH_TRIGGER_MAX_CHARS`] long, so
+/// matching the whole sentence before every period (quadratic in a long sentence) finds
+/// the same capture.
+fn zh_trigger_window(lead_in: &str) -> &str {
+    let core = lead_in.trim_end();
+    let start = core
+        .char_indices()
+        .rev()
+        .nth(ZH_TRIGGER_MAX_CHARS - 1)
+        .map_or(0, |(at, _)| at);
+    &lead_in[start..]
 }
 
 /// The contract role a party name stands for, so "Contractor" and "承包人" compare equal.
@@ -381,12 +547,20 @@ fn role_of(name: &str) -> &'static str {
     }
 }
 
-fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
-    let union = a.union(b).count();
+/// Shared words over all words of two sorted lists of distinct words; costs the smaller
+/// list's length times the logarithm of the larger's, so a long sentence compared with many
+/// short ones is not read again for each.
+fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shared = small
+        .iter()
+        .filter(|w| large.binary_search(w).is_ok())
+        .count();
+    let union = a.len() + b.len() - shared;
     if union == 0 {
         return 0.0;
     }
-    a.intersection(b).count() as f64 / union as f64
+    shared as f64 / union as f64
 }
 
 fn summarize(clause_id: &str, limits: &[TimeLimit], bars: usize, shortened: usize) -> String {
@@ -415,4 +589,140 @@ fn summarize(clause_id: &str, limits: &[TimeLimit], bars: usize, shortened: usiz
     }
     out.push('.');
     out
+}
+
+#[cfg(test)]
+#[path = "time_bar_reference.rs"]
+mod reference;
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn pieces() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "The Contractor shall give notice of the claim within 28 days after becoming aware of the event",
+            "The Engineer shall respond within 42 days",
+            "not later than 14 days before the Commencement Date",
+            "at least 7 days",
+            "If the Contractor fails to give notice, the Contractor shall not be entitled to additional payment",
+            "otherwise the claim is deemed withdrawn",
+            "a fully detailed claim within 84 days",
+            "(28) days",
+            "the Employer shall pay within 56 days of receiving the Statement",
+            "承包人应在知道索赔事件后28天内发出索赔通知",
+            "自收到通知之日起14天内",
+            "逾期未发出的，丧失要求追加付款的权利",
+            "工程师应在42天内答复",
+            "3 months",
+            ". ",
+            "; ",
+            "。",
+            "\n",
+            " ",
+            ", ",
+        ]);
+        prop::collection::vec(pieces.prop_map(str::to_string), 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The linear analysis gives exactly what the first version gave.
+        #[test]
+        fn the_linear_analysis_matches_the_first_version(
+            text in pieces(),
+            gc in pieces(),
+            our_party in prop::sample::select(vec!["", "Contractor", "承包人", "Employer"]),
+        ) {
+            prop_assert_eq!(
+                analyse("20.1", &text, &gc, "gc_with_pc", our_party),
+                reference::analyse("20.1", &text, &gc, "gc_with_pc", our_party)
+            );
+            // The General Conditions as the same text with other periods: every limit is
+            // compared with the one the PC changed.
+            let changed = text.replace("28", "21").replace("42", "35");
+            prop_assert_eq!(
+                analyse("20.1", &changed, &text, "gc_with_pc", our_party),
+                reference::analyse("20.1", &changed, &text, "gc_with_pc", our_party)
+            );
+        }
+    }
+
+    /// A word of letters only, distinct for each `n` (`context_words` keeps letters only).
+    fn letters(mut n: usize) -> String {
+        let mut out = String::new();
+        loop {
+            out.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+            if n == 0 {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn past_the_window_each_limit_still_meets_its_general_conditions_limit() {
+        let count = MAX_GC_LIMITS_COMPARED + 200;
+        let sentence = |i: usize, days: u32| {
+            let a = letters(i * 3 + 1000);
+            let b = letters(i * 3 + 1001);
+            let c = letters(i * 3 + 1002);
+            format!("The Contractor shall submit the {a}x {b}x {c}x report within {days} days. ")
+        };
+        let gc: String = (0..count).map(|i| sentence(i, 28)).collect();
+        let pc: String = (0..count)
+            .map(|i| sentence(i, if i % 2 == 0 { 14 } else { 42 }))
+            .collect();
+        let report = analyse("1.1", &pc, &gc, "gc_with_pc", "Contractor");
+        assert_eq!(report.time_limit_count, count);
+        assert!(report.time_limits.iter().all(|l| l.gc_days == Some(28)));
+        assert_eq!(report.shortened_count, count.div_ceil(2));
+        assert_eq!(
+            report,
+            reference::analyse("1.1", &pc, &gc, "gc_with_pc", "Contractor")
+        );
+    }
+
+    #[test]
+    fn many_limits_in_one_long_sentence_are_each_read() {
+        // No full stop: one sentence of thousands of limits, each read against it once.
+        let text = "the Contractor shall give notice within 28 days, failing which it shall not be entitled to payment, "
+            .repeat(3_000);
+        let report = analyse("20.1", &text, &text, "gc", "Contractor");
+        assert_eq!(report.time_limit_count, 3_000);
+        assert_eq!(report.time_bar_count, 3_000);
+        for l in &report.time_limits {
+            assert_eq!(l.party.as_deref(), Some("Contractor"));
+            assert_eq!(l.requirement, "within");
+            assert_eq!(l.sentence.chars().count(), 301);
+            assert_eq!(l.gc_days, None);
+        }
+    }
+
+    #[test]
+    fn the_chinese_trigger_window_keeps_every_possible_match() {
+        let long = format!("{}在监理人发出通知之日起", "甲".repeat(500));
+        assert_eq!(
+            zh_trigger_window(&long).chars().count(),
+            ZH_TRIGGER_MAX_CHARS
+        );
+        let spaced = format!("{long}   ");
+        assert_eq!(
+            ZH_TRIGGER
+                .captures(zh_trigger_window(&spaced))
+                .map(|c| c[1].to_string()),
+            ZH_TRIGGER.captures(&spaced).map(|c| c[1].to_string())
+        );
+        let longest = format!("在{}之日起", "乙".repeat(60));
+        assert_eq!(
+            ZH_TRIGGER
+                .captures(zh_trigger_window(&format!("丙丙{longest}")))
+                .map(|c| c[1].chars().count()),
+            Some(60)
+        );
+        assert_eq!(zh_trigger_window("短"), "短");
+    }
 }

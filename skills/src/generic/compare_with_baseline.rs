@@ -110,9 +110,17 @@ const DELETION_MARKERS: [&str; 6] = [
 
 /// Whether a clause text only says that the clause was deleted.
 pub(crate) fn is_deletion_marker(text: &str) -> bool {
-    let t = text.trim().trim_end_matches(['.', '。']).to_lowercase();
-    DELETION_MARKERS.contains(&t.as_str())
+    let t = text.trim().trim_end_matches(['.', '。']);
+    // Lower-casing never shortens a text in characters: a text longer than every marker is
+    // answered without copying it (a clause cited many times is asked about each time).
+    if t.chars().nth(MAX_MARKER_CHARS).is_some() {
+        return false;
+    }
+    DELETION_MARKERS.contains(&t.to_lowercase().as_str())
 }
+
+/// More characters than the longest of [`DELETION_MARKERS`].
+const MAX_MARKER_CHARS: usize = 24;
 
 /// Compares a clause (`None` when the contract lacks it) with its standard-form text.
 pub fn compare_texts(
@@ -188,9 +196,17 @@ fn unit_count(text: &str) -> usize {
     }
 }
 
+/// The most units (words and the spaces between them, or characters for Chinese) of the two
+/// texts, past their common beginning and end, diffed unit by unit: the diff costs their
+/// number times the number of changes, quadratic for two long texts that differ throughout.
+pub const MAX_DIFF_UNITS: usize = 20_000;
+
 /// Word diff (character diff for Chinese) from `old` to `new`: similarity and changed spans.
 fn diff_spans(old: &str, new: &str) -> (f64, Vec<ChangedSpan>) {
     let chinese = old.chars().chain(new.chars()).any(is_cjk);
+    if let Some(coarse) = coarse_diff(old, new, chinese) {
+        return coarse;
+    }
     let diff = if chinese {
         TextDiff::configure().diff_chars(old, new)
     } else {
@@ -220,6 +236,57 @@ fn diff_spans(old: &str, new: &str) -> (f64, Vec<ChangedSpan>) {
     }
     flush(&mut deleted, &mut inserted, &mut spans);
     (f64::from(diff.ratio()), spans)
+}
+
+/// Past [`MAX_DIFF_UNITS`]: the differing middle as one deletion and one insertion, and the
+/// share of units in the common beginning and end as the similarity (a lower bound of the
+/// diff's). `None` when the middle is small enough to diff.
+fn coarse_diff(old: &str, new: &str, chinese: bool) -> Option<(f64, Vec<ChangedSpan>)> {
+    let units = |text: &'_ str| -> Vec<(usize, usize)> {
+        if chinese {
+            text.char_indices()
+                .map(|(at, c)| (at, at + c.len_utf8()))
+                .collect()
+        } else {
+            // Normalised text: words with one space between them, as the word diff reads it.
+            let mut out = Vec::new();
+            let mut at = 0;
+            for (i, word) in text.split(' ').enumerate() {
+                if i > 0 {
+                    out.push((at, at + 1));
+                    at += 1;
+                }
+                if !word.is_empty() {
+                    out.push((at, at + word.len()));
+                }
+                at += word.len();
+            }
+            out
+        }
+    };
+    let (a, b) = (units(old), units(new));
+    if a.len() + b.len() <= MAX_DIFF_UNITS {
+        return None;
+    }
+    let unit = |text: &'_ str, (s, e): (usize, usize)| -> String { text[s..e].to_string() };
+    let same = |x: &(usize, usize), y: &(usize, usize)| old[x.0..x.1] == new[y.0..y.1];
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| same(x, y)).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| same(x, y))
+        .count();
+    let (removed, added) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    if removed.len() + added.len() <= MAX_DIFF_UNITS {
+        return None;
+    }
+    let mut spans = Vec::new();
+    let mut deleted: String = removed.iter().map(|u| unit(old, *u)).collect();
+    let mut inserted: String = added.iter().map(|u| unit(new, *u)).collect();
+    flush(&mut deleted, &mut inserted, &mut spans);
+    let ratio = 2.0 * (prefix + suffix) as f64 / (a.len() + b.len()) as f64;
+    Some((ratio, spans))
 }
 
 fn flush(deleted: &mut String, inserted: &mut String, spans: &mut Vec<ChangedSpan>) {
@@ -271,11 +338,54 @@ mod tests {
     }
 
     #[test]
+    fn long_texts_differing_throughout_are_one_change() {
+        let old = format!("Start {} end", "alpha beta ".repeat(MAX_DIFF_UNITS));
+        let new = format!("Start {} end", "gamma delta ".repeat(MAX_DIFF_UNITS));
+        let c = compare_texts("1", Some(&new), &old);
+        assert_eq!(c.modification_type, ModificationType::Modified);
+        let texts: Vec<(&str, usize)> = c
+            .changes
+            .iter()
+            .map(|s| (s.kind.as_str(), s.text.split(' ').count()))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                ("deleted", 2 * MAX_DIFF_UNITS),
+                ("inserted", 2 * MAX_DIFF_UNITS)
+            ]
+        );
+        assert!(
+            c.changes[0].text.starts_with("alpha beta") && c.changes[1].text.ends_with("delta")
+        );
+        assert!(c.similarity < 0.01, "{}", c.similarity);
+        // Chinese, by characters; and a long text with a small change is still diffed.
+        let old = format!("甲{}乙", "丙".repeat(MAX_DIFF_UNITS));
+        let new = format!("甲{}乙", "丁".repeat(MAX_DIFF_UNITS));
+        let c = compare_texts("1", Some(&new), &old);
+        assert_eq!(c.changes.len(), 2);
+        assert_eq!(c.changes[1].text, "丁".repeat(MAX_DIFF_UNITS));
+        let long = "word ".repeat(MAX_DIFF_UNITS);
+        let c = compare_texts(
+            "1",
+            Some(&format!("{long}14 days")),
+            &format!("{long}28 days"),
+        );
+        let texts: Vec<&str> = c.changes.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts, ["28", "14"]);
+    }
+
+    #[test]
     fn deletion_and_addition() {
         assert_eq!(
             compare_texts("1", Some("[Deleted]"), "Old text").modification_type,
             ModificationType::Deleted
         );
+        assert!(DELETION_MARKERS
+            .iter()
+            .all(|m| m.chars().count() < MAX_MARKER_CHARS));
+        assert!(is_deletion_marker(" Intentionally Deleted. ") && is_deletion_marker("本条删除。"));
+        assert!(!is_deletion_marker(&"deleted ".repeat(10)));
         assert_eq!(
             compare_texts("1", None, "Old text").modification_type,
             ModificationType::Deleted

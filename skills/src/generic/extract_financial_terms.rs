@@ -7,7 +7,7 @@ use skill_core::prelude::*;
 use crate::document::chinese_numeral;
 use crate::index::lookup_for;
 use crate::state::ReviewState;
-use crate::text::sentences;
+use crate::text::{sentences, truncate_chars};
 
 /// One financial value found in the clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -85,14 +85,19 @@ pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
     for sentence in sentences(text) {
         let lower = sentence.to_ascii_lowercase();
         let mut values = scan_values(sentence);
+        if values.is_empty() {
+            continue;
+        }
         values.sort_by_key(|v| v.start);
+        let source_text = truncate_chars(sentence, MAX_SOURCE_CHARS);
+        let mut keywords = Keywords::of(&lower);
         let mut previous_end = 0;
         for value in values {
             // A ceiling word between the previous value and this one caps this value.
             let window = &lower[previous_end.min(value.start)..value.start];
             let is_cap = CAP_WORDS.iter().any(|w| window.contains(w));
             previous_end = value.start + value.text.len();
-            let category = categorize_at(&lower, value.start);
+            let category = keywords.categorize_at(value.start);
             let category = match (value.kind, category) {
                 ("period", "payment") => "payment",
                 ("period", c) if c != "other" => c,
@@ -106,7 +111,7 @@ pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
                 currency: value.currency.map(str::to_string),
                 is_cap,
                 text: value.text,
-                source_text: sentence.to_string(),
+                source_text: source_text.clone(),
             });
         }
     }
@@ -248,36 +253,96 @@ const CATEGORIES: [(&str, &[&str]); 7] = [
     ),
 ];
 
-/// The topic of the value at `at`: the category whose keyword comes last before it, else
-/// the one whose keyword comes first after it (`30天内支付`).
-fn categorize_at(lower: &str, at: usize) -> &'static str {
-    let before = &lower[..at];
-    let nearest = CATEGORIES
-        .iter()
-        .filter_map(|(c, words)| {
-            words
-                .iter()
-                .filter_map(|w| before.rfind(w).map(|p| (p + w.len(), std::cmp::Reverse(p))))
-                .max()
-                .map(|p| (p, *c))
-        })
-        // Latest end wins; at equal ends the longer keyword (`预付款` over `付款`).
-        .max_by_key(|(p, _)| *p);
-    if let Some((_, category)) = nearest {
-        return category;
+/// The longest source sentence kept whole with each value; a longer one (a clause of one
+/// sentence, a one-line contract) is cut there, so a sentence of many values is not copied
+/// once per value.
+const MAX_SOURCE_CHARS: usize = 1_000;
+
+/// Every place of every category keyword in one lower-cased sentence, read once, and the
+/// values of the sentence categorised in text order by moving through them: each value costs
+/// the number of keywords, not the length of the sentence (searching the text before and
+/// after every value made a long sentence of many values quadratic).
+struct Keywords {
+    /// Per keyword (categories in order, their words in order): where it starts, in order,
+    /// overlapping places included (as `rfind` and `find` see them).
+    starts: Vec<Vec<usize>>,
+    /// Per keyword: how many places end at or before the last value asked about.
+    ended: Vec<usize>,
+    /// Per keyword: how many places start before the last value asked about.
+    started: Vec<usize>,
+}
+
+impl Keywords {
+    fn of(lower: &str) -> Self {
+        let starts: Vec<Vec<usize>> = CATEGORIES
+            .iter()
+            .flat_map(|(_, words)| words.iter())
+            .map(|word| {
+                let step = word.chars().next().map_or(1, char::len_utf8);
+                let mut found = Vec::new();
+                let mut from = 0;
+                while let Some(at) = lower[from..].find(word) {
+                    found.push(from + at);
+                    from += at + step;
+                }
+                found
+            })
+            .collect();
+        let count = starts.len();
+        Self {
+            starts,
+            ended: vec![0; count],
+            started: vec![0; count],
+        }
     }
-    let after = &lower[at..];
-    CATEGORIES
-        .iter()
-        .filter_map(|(c, words)| {
-            words
-                .iter()
-                .filter_map(|w| after.find(w))
-                .min()
-                .map(|p| (p, *c))
-        })
-        .min_by_key(|(p, _)| *p)
-        .map_or("other", |(_, c)| c)
+
+    /// The topic of the value at `at`: the category whose keyword comes last before it, else
+    /// the one whose keyword comes first after it (`30天内支付`). `at` never decreases from
+    /// one call to the next.
+    fn categorize_at(&mut self, at: usize) -> &'static str {
+        let mut k = 0;
+        let mut nearest: Option<((usize, std::cmp::Reverse<usize>), &'static str)> = None;
+        let mut first_after: Option<(usize, &'static str)> = None;
+        for (category, words) in CATEGORIES {
+            let mut last: Option<(usize, std::cmp::Reverse<usize>)> = None;
+            let mut next: Option<usize> = None;
+            for word in words {
+                let starts = &self.starts[k];
+                let ended = &mut self.ended[k];
+                while *ended < starts.len() && starts[*ended] + word.len() <= at {
+                    *ended += 1;
+                }
+                if let Some(p) = ended.checked_sub(1).map(|i| starts[i]) {
+                    last = last.max(Some((p + word.len(), std::cmp::Reverse(p))));
+                }
+                let started = &mut self.started[k];
+                while *started < starts.len() && starts[*started] < at {
+                    *started += 1;
+                }
+                if let Some(&p) = starts.get(*started) {
+                    next = Some(next.map_or(p, |n| n.min(p)));
+                }
+                k += 1;
+            }
+            // Latest end wins; at equal ends the longer keyword (`预付款` over `付款`); at
+            // equal keys the later category, as `max_by_key` chooses.
+            if let Some(key) = last {
+                if nearest.is_none_or(|(best, _)| key >= best) {
+                    nearest = Some((key, category));
+                }
+            }
+            // The first keyword after it; at equal places the earlier category.
+            if let Some(p) = next {
+                if first_after.is_none_or(|(best, _)| p < best) {
+                    first_after = Some((p, category));
+                }
+            }
+        }
+        nearest
+            .map(|(_, category)| category)
+            .or(first_after.map(|(_, category)| category))
+            .unwrap_or("other")
+    }
 }
 
 struct FoundValue {
@@ -582,6 +647,96 @@ mod tests {
                 (None, 5.0)
             ]
         );
+    }
+
+    /// The first version of the categorisation, which searched the text around each value.
+    fn categorize_by_search(lower: &str, at: usize) -> &'static str {
+        let before = &lower[..at];
+        let nearest = CATEGORIES
+            .iter()
+            .filter_map(|(c, words)| {
+                words
+                    .iter()
+                    .filter_map(|w| before.rfind(w).map(|p| (p + w.len(), std::cmp::Reverse(p))))
+                    .max()
+                    .map(|p| (p, *c))
+            })
+            .max_by_key(|(p, _)| *p);
+        if let Some((_, category)) = nearest {
+            return category;
+        }
+        let after = &lower[at..];
+        CATEGORIES
+            .iter()
+            .filter_map(|(c, words)| {
+                words
+                    .iter()
+                    .filter_map(|w| after.find(w))
+                    .min()
+                    .map(|p| (p, *c))
+            })
+            .min_by_key(|(p, _)| *p)
+            .map_or("other", |(_, c)| c)
+    }
+
+    #[test]
+    fn values_are_categorised_as_by_searching_around_each() {
+        let pieces = [
+            "pay ",
+            "payment ",
+            "预付款",
+            "付款",
+            "retention ",
+            "delay damages ",
+            "price ",
+            "contract price ",
+            "purchase price ",
+            "interest ",
+            "bond ",
+            "违约金",
+            "逾期",
+            "5% ",
+            "USD 100 ",
+            "30天",
+            "56 days ",
+            "x ",
+            "paypay ",
+            "保留金",
+        ];
+        let mut seed: u64 = 11;
+        for _ in 0..300 {
+            let mut sentence = String::new();
+            for _ in 0..12 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                sentence.push_str(pieces[((seed >> 33) as usize) % pieces.len()]);
+            }
+            let lower = sentence.to_ascii_lowercase();
+            let mut values = scan_values(&sentence);
+            values.sort_by_key(|v| v.start);
+            let mut keywords = Keywords::of(&lower);
+            for v in values {
+                assert_eq!(
+                    keywords.categorize_at(v.start),
+                    categorize_by_search(&lower, v.start),
+                    "{sentence} at {}",
+                    v.start
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_sentence_keeps_its_first_thousand_characters_per_value() {
+        let sentence = "the Employer shall pay 5% of the price, ".repeat(100);
+        let t = analyse_financial_terms("1", &sentence);
+        assert_eq!(t.terms.len(), 100);
+        let kept = &t.terms[99].source_text;
+        assert_eq!(kept.chars().count(), MAX_SOURCE_CHARS + 1);
+        assert!(kept.ends_with('…') && sentence.starts_with(kept.trim_end_matches('…')));
+        let short = analyse_financial_terms("1", "The Employer shall pay 5%.");
+        assert_eq!(short.terms[0].source_text, "The Employer shall pay 5%.");
     }
 
     #[test]

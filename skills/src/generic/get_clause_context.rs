@@ -65,8 +65,10 @@ pub fn get_clause_context(
         .map(str::to_string)
         .collect();
     let mut referenced_clauses: Vec<String> = Vec::new();
+    // A set beside the list, so a clause of many references is not searched once per each.
+    let mut listed = std::collections::HashSet::new();
     for found in find_references(&full_text) {
-        if found.target != clause.clause_id && !referenced_clauses.contains(&found.target) {
+        if found.target != clause.clause_id && listed.insert(found.target.clone()) {
             referenced_clauses.push(found.target);
         }
     }

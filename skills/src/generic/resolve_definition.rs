@@ -83,10 +83,13 @@ pub fn resolve_definition(
             }
         }
     }
+    // The terms resolved, compared without ASCII case in one lookup each.
+    let seen_folded: std::collections::HashSet<String> =
+        seen.iter().map(|t| t.to_ascii_lowercase()).collect();
     let is_defined = |candidate: &str| {
         doc.definitions.contains_key(candidate)
             || baseline_definitions.is_some_and(|d| d.contains_key(candidate))
-            || seen.iter().any(|t| t.eq_ignore_ascii_case(candidate))
+            || seen_folded.contains(&candidate.to_ascii_lowercase())
     };
     let mut undefined = BTreeSet::new();
     for candidate in term_candidates(&text) {
@@ -138,7 +141,14 @@ fn term_candidates(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
         for (term, after) in quoted_terms(line) {
-            let after = after.trim_start().to_lowercase();
+            // Only the first words can be the defining word: the rest of a long line is not
+            // lower-cased once per quoted term.
+            let after = after.trim_start();
+            let head = after
+                .char_indices()
+                .nth(16)
+                .map_or(after, |(at, _)| &after[..at]);
+            let after = head.to_lowercase();
             let defining = ["means", "mean", "shall mean", "是指", "系指", "指"]
                 .iter()
                 .any(|w| after.starts_with(w));

@@ -1,6 +1,7 @@
 //! `spa_extract_conditions`: the conditions precedent of a share purchase, the long-stop date,
 //! and who may waive which condition.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -129,9 +130,12 @@ pub fn spa_extract_conditions(
         let Some(party) = waiving_party(sentence) else {
             continue;
         };
+        // Sets, so a sentence citing many labels of a long list costs the two lengths, not
+        // their product.
+        let cited: HashSet<&str> = labels.iter().map(String::as_str).collect();
         for c in conditions
             .iter_mut()
-            .filter(|c| labels.is_empty() || labels.contains(&c.label))
+            .filter(|c| cited.is_empty() || cited.contains(c.label.as_str()))
         {
             if !c.waivable_by.contains(&party) {
                 c.waivable_by.push(party.clone());
@@ -143,9 +147,10 @@ pub fn spa_extract_conditions(
             text: excerpt(sentence, 240),
         });
     }
+    let mandatory: HashSet<String> = non_waivable.iter().cloned().collect();
     for c in conditions
         .iter_mut()
-        .filter(|c| non_waivable.contains(&c.label))
+        .filter(|c| mandatory.contains(&c.label))
     {
         c.waivable_by.clear();
     }
@@ -184,7 +189,7 @@ pub fn spa_extract_conditions(
         }
         let unwaivable: Vec<&str> = conditions
             .iter()
-            .filter(|c| c.waivable_by.is_empty() && !non_waivable.contains(&c.label))
+            .filter(|c| c.waivable_by.is_empty() && !mandatory.contains(&c.label))
             .map(|c| c.label.as_str())
             .collect();
         if !unwaivable.is_empty() {

@@ -1,6 +1,7 @@
 //! `spa_indemnity_analysis`: the limits on the seller's liability (caps, de minimis, basket,
 //! claim periods, exclusions) and the specific indemnities.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -238,13 +239,23 @@ pub fn spa_indemnity_analysis(
             if (lower.contains("notice") || lower.contains("notified") || lower.contains("索赔"))
                 && (lower.contains("within") || lower.contains("内"))
             {
+                // What a period applies to is read from the text before the first place its
+                // words are written: once per distinct wording, not once per period (a
+                // sentence of many periods would be read once for each).
+                let mut read: HashMap<String, String> = HashMap::new();
                 for (months, raw) in durations_in_months(sentence) {
-                    let at = sentence.find(&raw).unwrap_or(0);
-                    let window = &sentence[..at];
-                    let since_break = window.rfind(", or").map_or(window, |i| &window[i..]);
+                    let applies = read
+                        .entry(raw)
+                        .or_insert_with_key(|raw| {
+                            let at = sentence.find(raw.as_str()).unwrap_or(0);
+                            let window = &sentence[..at];
+                            let since_break = window.rfind(", or").map_or(window, |i| &window[i..]);
+                            applies_to(&since_break.to_lowercase())
+                        })
+                        .clone();
                     claim_periods.push(ClaimPeriod {
                         months,
-                        applies_to: applies_to(&since_break.to_lowercase()),
+                        applies_to: applies,
                         clause_id: id.clone(),
                         text: excerpt(sentence, 240),
                     });

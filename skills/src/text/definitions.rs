@@ -16,6 +16,8 @@ const DEFINING_WORDS: [&str; 9] = [
     "系指",
     "指",
 ];
+/// More characters than the longest of [`DEFINING_WORDS`].
+const DEFINING_WORD_MAX_CHARS: usize = 20;
 
 /// Every definition of `text`, such as `"Contract Price" means ...` and `“合同价格”是指……`,
 /// in order, as (term, definition). A definition runs to the end of its line or to the next
@@ -29,7 +31,13 @@ pub fn definitions_in(text: &str) -> Vec<(String, String)> {
         let mut heads: Vec<(&str, usize, usize)> = Vec::new();
         for (quote_start, term, after) in quoted_terms_at(line) {
             let rest = after.trim_start_matches(['*', ' ', '\u{3000}']);
-            let lower = rest.to_lowercase();
+            // The defining word starts the rest: lower-case only as much as the longest
+            // one, not the rest of the line once per quoted term.
+            let head = rest
+                .char_indices()
+                .nth(DEFINING_WORD_MAX_CHARS)
+                .map_or(rest, |(at, _)| &rest[..at]);
+            let lower = head.to_lowercase();
             let Some(word) = DEFINING_WORDS.iter().find(|w| lower.starts_with(**w)) else {
                 continue;
             };
@@ -120,6 +128,13 @@ mod tests {
         assert_eq!(
             extract_definitions("\"A\" means x.\n\"A\" means y.")["A"],
             "x"
+        );
+        assert!(DEFINING_WORDS
+            .iter()
+            .all(|w| w.chars().count() < DEFINING_WORD_MAX_CHARS));
+        assert_eq!(
+            definitions_in("\"Fee\" HAS THE MEANING given in Clause 4"),
+            [("Fee".to_string(), "given in Clause 4".to_string())]
         );
     }
 }

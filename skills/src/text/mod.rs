@@ -26,8 +26,23 @@ pub(crate) use sentences::{continues, joined_sentences, sentence_spans, Sentence
 pub(crate) use words::{contains_any, contains_term, first_of, is_cjk, TermIndex};
 
 /// Shortens text to at most `max` characters with its whitespace collapsed, marking the cut.
+/// Reads only the words it keeps (and one more), so an excerpt of a long text costs the
+/// excerpt, not the text.
 pub(crate) fn excerpt(text: &str, max: usize) -> String {
-    truncate_chars(&text.split_whitespace().collect::<Vec<_>>().join(" "), max)
+    let mut collapsed = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if chars > max {
+            break;
+        }
+        if !collapsed.is_empty() {
+            collapsed.push(' ');
+            chars += 1;
+        }
+        collapsed.push_str(word);
+        chars += word.chars().count();
+    }
+    truncate_chars(&collapsed, max)
 }
 
 /// Cuts text to at most `max` characters on a character boundary, marking the cut.
@@ -75,5 +90,10 @@ mod tests {
         assert_eq!(truncate_chars("合同价格", 2), "合同…");
         assert_eq!(truncate_chars("abc", 5), "abc");
         assert_eq!(excerpt("a  b c", 3), "a b…");
+        assert_eq!(excerpt(" a  b c ", 5), "a b c");
+        assert_eq!(excerpt("a  b c", 4), "a b …");
+        assert_eq!(excerpt("", 4), "");
+        let long = "word ".repeat(100_000);
+        assert_eq!(excerpt(&long, 9), "word word…");
     }
 }

@@ -61,13 +61,24 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
+    // The last character before `pos` that is not a space, and where the spaces after the
+    // last line break looked at end: kept as the text is read, so a run of blank lines is
+    // not read again from each of its line breaks.
+    let mut last_visible: Option<char> = None;
+    let mut spaces_end = 0;
     while let Some((pos, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
         let end = pos + c.len_utf8();
         let ends = match c {
             '。' | '；' | '！' | '？' | ';' => true,
             '\n' => match breaks {
-                Breaks::Lines => !continues(&text[..pos], &text[end..]),
+                Breaks::Lines => {
+                    if spaces_end <= end {
+                        let rest = &text[end..];
+                        spaces_end = end + rest.len() - rest.trim_start().len();
+                    }
+                    !continues_after(last_visible, &text[spaces_end..])
+                }
                 // A blank line (only spaces between two line breaks) ends a paragraph.
                 Breaks::Joined => {
                     text[end..]
@@ -95,6 +106,9 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
             push_span(text, &mut out, start, end);
             start = end;
         }
+        if !c.is_whitespace() {
+            last_visible = Some(c);
+        }
     }
     push_span(text, &mut out, start, text.len());
     out
@@ -105,12 +119,14 @@ fn spans(text: &str, breaks: Breaks) -> Vec<(usize, usize)> {
 /// case, as a sentence broken by a PDF or Word line wrap does. A list item or a heading
 /// starts with a label or a capital and stays a line of its own.
 pub(crate) fn continues(head: &str, rest: &str) -> bool {
-    let ends_open = head
-        .trim_end()
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | ')' | '-'));
-    let rest = rest.trim_start();
+    continues_after(head.trim_end().chars().next_back(), rest.trim_start())
+}
+
+/// [`continues`] from the last visible character of the line before and the next line
+/// without its leading spaces.
+fn continues_after(last: Option<char>, rest: &str) -> bool {
+    let ends_open =
+        last.is_some_and(|c| c.is_alphanumeric() || matches!(c, ',' | '，' | ')' | '-'));
     // `b) five`: a list label, not the rest of a sentence.
     let head: String = rest.chars().take(4).collect();
     let label = head
@@ -227,6 +243,20 @@ mod tests {
             logical_lines("(a) one\n(b) two and\nthree.\n\nNext"),
             ["(a) one", "(b) two and three.", "Next"]
         );
+    }
+
+    #[test]
+    fn blank_lines_are_read_once() {
+        // Each line break used to look back and forward over every blank line around it.
+        let text = format!(
+            "The Buyer shall pay{}and the Seller deliver.",
+            "\n \n".repeat(50_000)
+        );
+        assert_eq!(sentences(&text), [text.as_str()]);
+        let text = format!("One.{}Two", "\n\n".repeat(50_000));
+        assert_eq!(sentences(&text), ["One.", "Two"]);
+        assert_eq!(sentences("a\n\n  \n b"), ["a\n\n  \n b"]);
+        assert_eq!(sentences("a\n\n  \n B"), ["a", "B"]);
     }
 
     #[test]

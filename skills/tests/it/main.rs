@@ -12,6 +12,7 @@ mod generic_fixture;
 mod generic_robustness;
 mod generic_skills;
 mod learned_review;
+mod linear_analyses;
 mod parse_corpus;
 mod registry;
 mod sample_reviews;

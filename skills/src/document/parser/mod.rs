@@ -318,13 +318,26 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
 /// Decisions that need the headings around a line: a lone `I`, `V` or `X` is a letter after
 /// `H`, `U` or `W` and a Roman numeral otherwise; a plain number of three digits or more
 /// (`1000 Final Provisions`) is a heading only when it follows the previous plain number
-/// closely, so a year or an amount starting a line is not taken for one.
+/// closely, so a year or an amount starting a line is not taken for one; a number of five
+/// digits or more (`10000 Title`) must follow one, or, first of all, be followed by one, and
+/// `10000.1` must be inside the clause `10000` just read.
 fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
     let mut last_letter: Option<u8> = None;
     let mut last_roman: Option<u32> = None;
     let mut last_number: Option<u32> = None;
     let mut last_paragraph: Option<u32> = None;
-    for (line, kept) in lines.iter_mut().zip(keep.iter_mut()) {
+    // For each line, the plain number heading after it (one pass from the end).
+    let mut next_plain: Vec<Option<u32>> = vec![None; lines.len()];
+    let mut after: Option<u32> = None;
+    for (i, (line, kept)) in lines.iter().zip(keep.iter()).enumerate().rev() {
+        next_plain[i] = after;
+        if let Some(h) = line.heading.as_ref().filter(|_| *kept) {
+            if h.style == Style::Number && !h.sequenced && !h.keyword && !h.id.contains('.') {
+                after = h.id.parse().ok().or(after);
+            }
+        }
+    }
+    for (i, (line, kept)) in lines.iter_mut().zip(keep.iter_mut()).enumerate() {
         if !*kept {
             continue;
         }
@@ -362,14 +375,30 @@ fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
             Style::Roman => last_roman = h.id.parse().ok(),
             Style::Number if !h.id.contains('.') && !h.keyword => {
                 if let Ok(n) = h.id.parse::<u32>() {
-                    // The first number may start anywhere (an extract starting at clause 998).
-                    let follows = last_number.is_none_or(|last| n > last && n <= last + 5);
+                    // The first number may start anywhere (an extract starting at clause 998);
+                    // one of five digits or more only when the next number follows it
+                    // (`25000 Euro ...` before `1 Term` is an amount).
+                    let follows = match last_number {
+                        None if numbering::long_first_component(&h.id) => {
+                            next_plain[i].is_some_and(|next| next > n && next <= n + 5)
+                        }
+                        None => true,
+                        Some(last) => n > last && n <= last + 5,
+                    };
                     if n >= 100 && !follows {
                         line.heading = None;
                         continue;
                     }
                     last_number = Some(n);
                     last_paragraph = Some(n);
+                }
+            }
+            // `10000.1` is a sub-clause of the clause `10000` just read, or no heading.
+            Style::Number if !h.keyword && numbering::long_first_component(&h.id) => {
+                let first = h.id.split('.').next().and_then(|n| n.parse::<u32>().ok());
+                if first.is_none() || first != last_number {
+                    line.heading = None;
+                    continue;
                 }
             }
             _ => {}

@@ -187,7 +187,7 @@ fn keyword_heading(line: &str) -> Option<Heading> {
         return None;
     }
     let after = rest.trim_start_matches([' ', '\t', '\u{a0}']);
-    let (id, tail) = if let Some((number, tail)) = take_number(after) {
+    let (id, tail) = if let Some((number, tail)) = take_number_with(after, MAX_LONG_NUMBER_DIGITS) {
         (number, tail)
     } else {
         let end = after
@@ -362,7 +362,13 @@ fn federal_heading(line: &str) -> Option<Heading> {
 /// `4.1.2 Title`, `4.1 The Contractor shall ...`, `1.1通用条款：…`, `1. Title`, `14 Title`,
 /// `12A Title`, `1000 Title`, and a number alone on its line (`1.1`, `5.`).
 fn number_heading(line: &str) -> Option<Heading> {
-    let (number, tail) = take_number(line)?;
+    let (number, tail) = take_number_with(line, MAX_LONG_NUMBER_DIGITS)?;
+    // Five digits and more (`10000 Title`, `10000.1`): digits only, and a heading only in
+    // sequence with the clauses before it (the parser checks), so an amount or a reference
+    // number starting a line is not taken for one.
+    if long_first_component(&number) && !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
     let dotted = number.contains('.');
     // A number alone on its line, its title on the next: PDF extractions do this. A bare
     // `14` alone is a page number, not a heading.
@@ -431,7 +437,8 @@ fn roman_or_letter_heading(line: &str) -> Option<Heading> {
 /// document has too few headings, and kept only in sequence.
 pub(crate) fn numbered_paragraph(line: &str) -> Option<Heading> {
     let (number, tail, style) = if line.starts_with(|c: char| c.is_ascii_digit()) {
-        let (number, tail) = take_number(line)?;
+        // Counted only in sequence from 1, so a long number is safe here.
+        let (number, tail) = take_number_with(line, MAX_LONG_NUMBER_DIGITS)?;
         if number.contains('.') || !number.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -478,9 +485,19 @@ pub(crate) fn markdown_heading(line: &str, level: u8) -> Option<Heading> {
     })
 }
 
+/// The most digits the first component of a clause number may have (`123456789`): more
+/// than any contract has clauses, and still a `u32`.
+pub(crate) const MAX_LONG_NUMBER_DIGITS: usize = 9;
+
 /// Splits `4.1.2 rest` into (`4.1.2`, ` rest`); a trailing dot is not part of the number.
 /// Components have at most four digits; the first may carry one capital letter (`12A`).
 pub(crate) fn take_number(text: &str) -> Option<(String, &str)> {
+    take_number_with(text, 4)
+}
+
+/// [`take_number`] with up to `first_digits` digits in the first component (`10000.1`), for
+/// the places that check long numbers further (in sequence, or after a keyword).
+pub(crate) fn take_number_with(text: &str, first_digits: usize) -> Option<(String, &str)> {
     let bytes = text.as_bytes();
     let mut end = 0;
     let mut part_len = 0;
@@ -489,7 +506,7 @@ pub(crate) fn take_number(text: &str) -> Option<(String, &str)> {
         let b = bytes[end];
         if b.is_ascii_digit() {
             part_len += 1;
-            if part_len > 4 {
+            if part_len > if first_part { first_digits } else { 4 } {
                 return None;
             }
         } else if b == b'.' && part_len > 0 && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
@@ -511,6 +528,12 @@ pub(crate) fn take_number(text: &str) -> Option<(String, &str)> {
         return None;
     }
     Some((text[..end].to_string(), &text[end..]))
+}
+
+/// Whether the first component of a clause number has more than four digits (`10000`,
+/// `10000.1`).
+pub(crate) fn long_first_component(number: &str) -> bool {
+    number.bytes().take_while(u8::is_ascii_digit).count() > 4
 }
 
 /// Removes the punctuation between a number and its title.
@@ -706,6 +729,35 @@ mod tests {
         assert!(h.page_tail);
         assert!(!parse_heading("4.2 Performance Security").unwrap().page_tail);
         assert!(!parse_heading("Article 7 Year 2000").unwrap().page_tail);
+    }
+
+    #[test]
+    fn long_numbers_are_read_where_they_are_checked() {
+        assert_eq!(
+            take_number("10000 Title"),
+            None,
+            "four digits a part by default"
+        );
+        assert_eq!(
+            take_number_with("10000.1 Title", MAX_LONG_NUMBER_DIGITS).map(|n| n.0),
+            Some("10000.1".into())
+        );
+        assert_eq!(
+            take_number_with("10000.12345", 9),
+            None,
+            "later parts keep four"
+        );
+        assert_eq!(id("10000 Clause Title"), Some("10000".into()));
+        assert_eq!(id("123456789. Title"), Some("123456789".into()));
+        assert_eq!(id("Clause 10000 Payment"), Some("10000".into()));
+        for line in [
+            "12345A Extra Terms",
+            "1234567890 Title",
+            "10000 days after notice.",
+        ] {
+            assert_eq!(id(line), None, "{line}");
+        }
+        assert!(long_first_component("10000.1") && !long_first_component("9999.12"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::numbering::{fold_width, roman_value, take_number};
+use super::numbering::{fold_width, roman_value, take_number_with, MAX_LONG_NUMBER_DIGITS};
 use crate::document::model::{chinese_numeral, Clause, CrossReference, DocumentStructure};
 
 /// A clause reference found in text: as written, and the clause id it points to.
@@ -154,7 +154,9 @@ pub fn find_references(text: &str) -> Vec<FoundReference> {
 /// The clause number at the start of `text` after a keyword, normalised, and how many bytes
 /// it takes: `5.1(a)(ii)`, `52.211-12`, `12A`, `V` (Roman, after `Article`).
 fn reference_number(text: &str, roman: bool) -> Option<(String, usize)> {
-    let (mut target, mut len) = if let Some((number, rest)) = take_number(text) {
+    // After a keyword a long number is a clause (`Clause 10000`), not an amount.
+    let number = take_number_with(text, MAX_LONG_NUMBER_DIGITS);
+    let (mut target, mut len) = if let Some((number, rest)) = number {
         let mut len = number.len();
         let mut target = number;
         // A federal clause number: `52.211-12`.
@@ -183,7 +185,9 @@ fn reference_number(text: &str, roman: bool) -> Option<(String, usize)> {
     // Items of the clause: `(a)`, `(ii)`, `(3)`.
     while let Some(rest) = text[len..].strip_prefix('(') {
         // An item never closed ("Clause 4.1 (as amended") ends the items, not the reference.
-        let Some(close) = rest.find(')') else {
+        // A label has at most four characters: look no further for its `)`, so a text of
+        // unclosed brackets is not read to its end once per reference.
+        let Some(close) = rest.bytes().take(6).position(|b| b == b')') else {
             break;
         };
         let label = &rest[..close];
