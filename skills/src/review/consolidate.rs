@@ -191,6 +191,10 @@ fn add_provisions(
         let i = *i;
         let mut added: Vec<Risk> = Vec::new();
         for finding in rules {
+            // The denial rules read the rules' sentences as they read the classifier's.
+            if learned::negated(finding.provision.name(), &finding.quote) {
+                continue;
+            }
             let existing = &report.clauses[i].risks;
             let reported = existing.iter().any(|r| {
                 same_family(finding.provision, &r.finding.kind)

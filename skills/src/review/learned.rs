@@ -249,6 +249,14 @@ pub(crate) fn negated(kind: &str, sentence: &str) -> bool {
         "non_compete" | "no_solicit_of_customers" | "no_solicit_of_employees" => {
             CARVE_OUT.is_match(&lower)
         }
+        // Interest on a late payment is not a pre-agreed sum for a breach.
+        "liquidated_damages" => LATE_INTEREST.is_match(&lower) && !AGREED_DAMAGES.is_match(&lower),
+        // Renewing an insurance policy, a licence or a permit is not renewing the agreement.
+        "notice_period_to_terminate_renewal" | "renewal_term" => {
+            RENEWED_INSTRUMENT.is_match(&lower) && !THE_AGREEMENT.is_match(&lower)
+        }
+        // Defining "Control", or merging prior agreements, is not a change-of-control right.
+        "change_of_control" => DEFINES_CONTROL.is_match(&lower) || MERGER_CLAUSE.is_match(&lower),
         _ => false,
     }
 }
@@ -298,6 +306,32 @@ static LIABILITY: LazyLock<Regex> = LazyLock::new(|| {
 
 static CARVE_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?nothing\s+(?:in\s+this\s+[a-z]+\s+|herein\s+)?(?:shall|will|is\s+intended\s+to)\s+(?:be\s+(?:construed|deemed)\s+(?:to|as)\s+)?(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|limit|preclude)\w*").unwrap()
+});
+
+static LATE_INTEREST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\binterest\b[^.;]{0,80}\b(?:late|overdue|unpaid|outstanding|past due)\b|\b(?:late|overdue|unpaid|outstanding|past due)\b[^.;]{0,80}\binterest\b").unwrap()
+});
+
+static AGREED_DAMAGES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bliquidated\b|\bdelay damages\b|\bpenalt(?:y|ies)\b|\b(?:per|for each|for every) (?:day|week) of delay\b").unwrap()
+});
+
+static RENEWED_INSTRUMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:insurance|polic(?:y|ies)|insurers?|permits?|visas?|registrations?)\b")
+        .unwrap()
+});
+
+static THE_AGREEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bth(?:is|e) (?:agreement|contract)\b|\bthe (?:initial |renewal )?term\b").unwrap()
+});
+
+static DEFINES_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?["“']?(?:change of )?control(?:led|ling)?["”']?\s+(?:means|shall mean|has the meaning|includes)\b"#).unwrap()
+});
+
+static MERGER_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:entire agreement|supersedes?\s+(?:all|any)\s+prior|merges? all prior)\b")
+        .unwrap()
 });
 
 #[cfg(test)]
@@ -375,6 +409,58 @@ mod tests {
         assert!(!negated(
             "non_compete",
             "The Seller shall not carry on a competing business for two years."
+        ));
+    }
+
+    #[test]
+    fn late_payment_interest_is_not_liquidated_damages() {
+        assert!(negated(
+            "liquidated_damages",
+            "Overdue invoices bear interest at 2% above the base rate until paid."
+        ));
+        assert!(negated(
+            "liquidated_damages",
+            "Interest shall accrue on any sum outstanding after the due date."
+        ));
+        assert!(!negated(
+            "liquidated_damages",
+            "The Contractor shall pay delay damages of 0.1% per day, and interest on late payment of them."
+        ));
+        assert!(!negated(
+            "liquidated_damages",
+            "The Supplier shall pay 500 euros for each day of delay as liquidated damages."
+        ));
+    }
+
+    #[test]
+    fn renewing_an_insurance_is_not_renewing_the_agreement() {
+        assert!(negated(
+            "notice_period_to_terminate_renewal",
+            "The Contractor shall give notice 30 days before any insurance policy is not renewed."
+        ));
+        assert!(!negated(
+            "notice_period_to_terminate_renewal",
+            "This Agreement renews for one year unless either party gives 60 days' notice of non-renewal."
+        ));
+        assert!(!negated(
+            "renewal_term",
+            "The term renews automatically for successive one-year periods."
+        ));
+    }
+
+    #[test]
+    fn a_definition_of_control_or_a_merger_clause_is_not_change_of_control() {
+        assert!(negated(
+            "change_of_control",
+            "\"Control\" means the power to direct the affairs of a company by shares or votes."
+        ));
+        assert!(negated(
+            "change_of_control",
+            "This Agreement is the entire agreement between the parties and supersedes all prior arrangements relating to a merger or acquisition."
+        ));
+        assert!(!negated(
+            "change_of_control",
+            "The Customer may terminate if the Supplier undergoes a change of Control."
         ));
     }
 
