@@ -243,8 +243,9 @@ pub(crate) fn negated(kind: &str, sentence: &str) -> bool {
                 && !GRANTED_TERMINATION.is_match(&DENIED_TERMINATION.replace_all(&lower, " "))
         }
         "uncapped_liability" | "cap_on_liability" => {
-            let rest = ENTITY_FORM.replace_all(&lower, " ");
-            !LIABILITY.is_match(&rest)
+            // Only an entity form ("a limited liability company") names liability here.
+            ENTITY_FORM.is_match(&lower)
+                && !LIABILITY.is_match(&ENTITY_FORM.replace_all(&lower, " "))
         }
         "non_compete" | "no_solicit_of_customers" | "no_solicit_of_employees" => {
             CARVE_OUT.is_match(&lower)
@@ -374,6 +375,15 @@ mod tests {
         ] {
             assert!(!negated("termination_for_convenience", text), "{text}");
         }
+    }
+
+    #[test]
+    fn wording_without_an_entity_form_is_left_alone() {
+        // No English liability word, no entity form: not for these rules to deny.
+        assert!(!negated(
+            "cap_on_liability",
+            "承包人对发包人承担的赔偿责任总额不超过合同价格的50%。"
+        ));
     }
 
     #[test]
