@@ -22,7 +22,8 @@
 //! [`ReviewRunner`] trait object.
 //!
 //! Security (see [`ConsoleOptions`]): every page needs the per-launch token, given once in
-//! the URL (`?token=…`) and kept in an `HttpOnly`, `SameSite=Strict` cookie; `Host` and
+//! the URL (`?token=…`), after which an `HttpOnly`, `SameSite=Strict` cookie holds a random
+//! session value (never the token); `Host` and
 //! `Origin` are checked against allow-lists (loopback by default); every `POST` carries the
 //! per-launch CSRF token in a hidden field; request bodies are limited; all text is escaped
 //! by the templates; a strict Content-Security-Policy forbids inline scripts.
@@ -131,6 +132,8 @@ struct Inner {
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
+    /// The session cookie's value (random per launch, never the token).
+    session: String,
     csrf: String,
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
@@ -292,6 +295,7 @@ impl ConsoleBuilder {
                 filter: self.filter,
                 context: self.context,
                 options: self.options,
+                session: ConsoleOptions::random_token(),
                 csrf: ConsoleOptions::random_token(),
                 audit,
                 approvals: approvals::Book::default(),

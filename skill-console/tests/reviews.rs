@@ -124,7 +124,7 @@ async fn start(app: &axum::Router, fields: &[(&str, Option<&str>, &str)]) -> Ans
         app,
         Request::post("/reviews")
             .header(header::HOST, HOST)
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(app).await)
             .header(header::CONTENT_TYPE, kind)
             .body(Body::from(body))
             .unwrap(),

@@ -645,13 +645,52 @@ async fn http_refuses_foreign_origins_and_hosts() {
 #[tokio::test]
 async fn http_token_is_required_when_set() {
     let f = fixture();
-    let srv = http_server(&f, HttpOptions::default().token("s3cret")).await;
-    for (token, status) in [(None, 401), (Some("wrong"), 401), (Some("s3cret"), 200)] {
+    let secret = "s3cret-0123456789abcdef";
+    let srv = http_server(&f, HttpOptions::default().token(secret)).await;
+    for (token, status) in [(None, 401), (Some("wrong"), 401), (Some(secret), 200)] {
         let mut client = HttpClient::new(srv.url.clone(), Era::Modern, token.map(String::from));
         let list = client.request("tools/list", json!({})).await;
         assert_eq!(list.status, status, "token {token:?}: {}", list.body);
     }
+    // The scheme is case-insensitive.
+    let client = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let mut body = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let body = body.body("tools/list", json!({}));
+    let upper = client
+        .exchange(
+            client
+                .post("tools/list", None)
+                .header("Authorization", format!("BEARER {secret}"))
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(upper.status, 200, "{}", upper.body);
     srv.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn blank_and_short_tokens_are_refused_at_start() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    for (token, expected) in [("", "blank"), ("   ", "blank"), ("x", "1 characters")] {
+        let options = HttpOptions::default().token(token);
+        let err = skill_mcp::http::check_exposure(addr, &options).unwrap_err();
+        assert!(err.to_string().contains(expected), "{token:?}: {err}");
+        assert!(err.to_string().contains("at least 16"), "{err}");
+    }
+    let f = fixture();
+    let refused = skill_mcp::serve_listener(
+        listener,
+        server(&f),
+        HttpOptions::default().token("short"),
+        std::future::pending(),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(skill_mcp::ServeError::Config(_))),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]
@@ -777,7 +816,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
 
     use std::io::BufRead;
     let mut child = std::process::Command::new(server)
-        .args(["--http", "127.0.0.1:0", "--token", "peer-token"])
+        .args(["--http", "127.0.0.1:0", "--token", "peer-token-0123456789"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -793,7 +832,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
         .to_string();
     let outcome = std::panic::catch_unwind(|| {
         for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
-            let report = run_python_client(mode, &[&url], Some("peer-token"));
+            let report = run_python_client(mode, &[&url], Some("peer-token-0123456789"));
             assert_eq!(report["transport"], "http");
             assert_eq!(report["protocol_version"], version, "{report}");
             assert_eq!(report["unknown_tool"], -32602, "{report}");

@@ -13,6 +13,8 @@ pub(crate) struct HttpServer {
     /// The console's address with its token, as the server printed it (unless
     /// `--no-console`).
     pub(crate) console: Option<String>,
+    /// The first line the server printed (address, and a drawn token).
+    pub(crate) banner: String,
 }
 
 impl HttpServer {
@@ -54,6 +56,7 @@ impl HttpServer {
             addr,
             url,
             console,
+            banner,
         }
     }
 }

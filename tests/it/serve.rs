@@ -128,7 +128,7 @@ fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
 
 #[test]
 fn http_serves_with_a_token_from_the_environment() {
-    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token")]);
+    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token-0123456789")]);
     let addr = &server.addr;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -144,7 +144,7 @@ fn http_serves_with_a_token_from_the_environment() {
     let (status, _) = post(addr, &headers, &call);
     assert_eq!(status, 401, "no token");
     let mut with_token = headers.to_vec();
-    with_token.push(("Authorization", "Bearer cli-token"));
+    with_token.push(("Authorization", "Bearer cli-token-0123456789"));
     let (status, body) = post(addr, &with_token, &call);
     assert_eq!(status, 200, "{body}");
     let answer: Value = serde_json::from_str(&body).unwrap();
@@ -211,8 +211,7 @@ fn http_serves_the_console_behind_its_printed_token() {
         )),
         "one cookie per port: {response}"
     );
-    let port = server.addr.rsplit(':').next().unwrap();
-    let cookie = format!("skillkit_console_{port}={token}");
+    let cookie = console_cookie(&server);
     let (status, page) = get(
         &server.addr,
         "/skills/fidic_calculate_time_bar",
@@ -220,20 +219,126 @@ fn http_serves_the_console_behind_its_printed_token() {
     );
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("id=\"call-form\""), "{page}");
-    // MCP is still at /mcp on the same port.
-    let (status, _) = post(
-        &server.addr,
-        &[],
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    // MCP is at /mcp on the same port, behind the same launch token.
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let (status, _) = post(&server.addr, &[], &ping);
+    assert_eq!(status, 401, "no token, no MCP");
+    let bearer = format!("bearer {token}");
+    let (status, body) = post(&server.addr, &[("Authorization", &bearer)], &ping);
+    assert_ne!(status, 401, "{body}");
+    assert_ne!(status, 404, "{body}");
+}
+
+#[test]
+fn weak_tokens_and_bad_names_are_refused_at_start() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let short = run(&["--token", "x"], &[]);
+    assert!(
+        short.contains("--token: the token has 1 characters; it needs at least 16"),
+        "{short}"
     );
-    assert_ne!(status, 404);
+    let blank = run(&[], &[("SKILLKIT_TOKEN", "  ")]);
+    assert!(
+        blank.contains("SKILLKIT_TOKEN: the token is blank"),
+        "{blank}"
+    );
+    let host = run(&["--allow-host", "https://x.example/"], &[]);
+    assert!(
+        host.contains("--allow-host: `https://x.example/` is not a host"),
+        "{host}"
+    );
+    let origin = run(&["--allow-origin", "x.example"], &[]);
+    assert!(
+        origin.contains("--allow-origin: `x.example` is not an origin"),
+        "{origin}"
+    );
+    let cap = run(&["--max-connections", "0"], &[]);
+    assert!(cap.contains("--max-connections"), "{cap}");
+    // A public bind without a token stays refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["serve", "--http", "0.0.0.0:0", "--no-auth"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+}
+
+#[test]
+fn mcp_takes_the_drawn_token_or_none_with_no_auth_and_public_names() {
+    let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-console"], &[]);
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "serve-tests", "version": "0"}}});
+    let (status, _) = post(&server.addr, &[], &ping);
+    assert_eq!(status, 401, "a token is required by default");
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner));
+    assert!(token.len() >= 32, "{token}");
+    let bearer = format!("Bearer {token}");
+    let (status, body) = post(&server.addr, &[("Authorization", &bearer)], &ping);
+    assert_eq!(status, 200, "{body}");
+    drop(server);
+
+    let open = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--no-console",
+            "--no-auth",
+            "--allow-host",
+            "mcp.example.com",
+        ],
+        &[],
+    );
+    let (status, body) = post(&open.addr, &[], &ping);
+    assert_eq!(status, 200, "{body}");
+    // The public name is answered, others are not.
+    let body = ping.to_string();
+    for (host, expected) in [("mcp.example.com:8765", "200"), ("evil.example", "403")] {
+        let mut stream_for = std::net::TcpStream::connect(&open.addr).unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream_for.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream_for.read_to_string(&mut response).unwrap();
+        assert_eq!(&response[9..12], expected, "{host}: {response}");
+    }
 }
 
 #[test]
 fn no_console_serves_mcp_only() {
     let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-console"], &[]);
     assert!(server.console.is_none());
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner));
     let (status, _) = get(&server.addr, "/", &[]);
+    assert_eq!(
+        status, 401,
+        "without a console every path is MCP's, behind its token"
+    );
+    let bearer = format!("Bearer {token}");
+    let (status, _) = get(&server.addr, "/", &[("Authorization", &bearer)]);
     assert_eq!(status, 404);
 }
 
@@ -277,8 +382,19 @@ fn console_cookie(server: &HttpServer) -> String {
         .split("?token=")
         .nth(1)
         .expect("the address has a token");
-    let port = server.addr.rsplit(':').next().unwrap();
-    format!("skillkit_console_{port}={token}")
+    let (status, response) = get(&server.addr, &format!("/?token={token}"), &[]);
+    assert_eq!(status, 303, "{response}");
+    let cookie = response
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no cookie in {response}"))
+        .to_string();
+    assert!(
+        !cookie.contains(token),
+        "the cookie is not the token: {cookie}"
+    );
+    cookie
 }
 
 /// The CSRF field of a console form.
