@@ -39,6 +39,7 @@ mod catalog;
 mod layout;
 mod reviews;
 mod security;
+mod uploads;
 
 use std::sync::Arc;
 
@@ -52,6 +53,7 @@ pub use reviews::{
     ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
     ReviewRunner, ReviewSample, ReviewSource,
 };
+pub use uploads::{UploadedFile, UploadedFiles};
 
 /// Start of the name of the cookie that carries the session after the token was presented
 /// once; see [`session_cookie_name`].
@@ -86,6 +88,9 @@ pub struct ConsoleOptions {
     /// Largest upload of contracts for a review (the whole form; else 413). A host sets it
     /// to the contract size its review library accepts.
     pub max_upload_bytes: usize,
+    /// Where the console makes its private upload folder (the temporary directory by
+    /// default); folders there of consoles that stopped are removed at start.
+    pub upload_parent: std::path::PathBuf,
 }
 
 impl ConsoleOptions {
@@ -96,6 +101,7 @@ impl ConsoleOptions {
             guard: HttpGuard::loopback(),
             max_body_bytes: 1 << 20,
             max_upload_bytes: 16 << 20,
+            upload_parent: std::env::temp_dir(),
         }
     }
 
@@ -139,6 +145,9 @@ struct Inner {
     approvals: approvals::Book,
     reviews: Option<Arc<dyn ReviewRunner>>,
     jobs: reviews::Jobs,
+    /// The private folder of uploads (with a review runner only); `Err` says why there is
+    /// none.
+    uploads: Result<uploads::Root, String>,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -214,6 +223,19 @@ impl ConsoleState {
     pub fn csrf_token(&self) -> &str {
         &self.inner.csrf
     }
+
+    /// The console's private upload folder, when it has one (with a review runner).
+    pub fn upload_folder(&self) -> Option<&std::path::Path> {
+        self.inner.uploads.as_ref().ok().map(uploads::Root::path)
+    }
+
+    /// Removes the upload folder and every upload in it now, even while clones of the state
+    /// live on (a review still running): for a host that is about to exit.
+    pub fn remove_uploads(&self) {
+        if let Ok(root) = &self.inner.uploads {
+            root.remove();
+        }
+    }
 }
 
 /// Builds a [`ConsoleState`].
@@ -288,6 +310,13 @@ impl ConsoleBuilder {
         let audit = self
             .audit
             .or_else(|| self.pack.as_ref().map(|(g, _)| g.audit_log().clone()));
+        let uploads = match &self.reviews {
+            None => Err("this console runs no reviews".to_string()),
+            Some(_) => uploads::Root::create(&self.options.upload_parent).map_err(|err| {
+                tracing::warn!(parent = %self.options.upload_parent.display(), %err, "no upload folder: uploads are refused");
+                format!("the server has no folder for uploads ({err})")
+            }),
+        };
         ConsoleState {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
@@ -301,6 +330,7 @@ impl ConsoleBuilder {
                 approvals: approvals::Book::default(),
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),
+                uploads,
             }),
         }
     }

@@ -355,7 +355,13 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     listener.local_addr()?,
                     console.options().token
                 );
-                runtime.block_on(serve_with_console(listener, server, options, console))?;
+                let uploads = console.clone();
+                let served =
+                    runtime.block_on(serve_with_console(listener, server, options, console));
+                // Uploads go with the server, even while a review is still running; a crash
+                // leaves them to the next start, which removes them.
+                uploads.remove_uploads();
+                served?;
             }
         }
         None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,

@@ -61,6 +61,30 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// The server's process id (to send it a signal).
+    #[cfg(unix)]
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `within` for the server to exit; its status, or `None` if it still runs.
+    #[cfg(unix)]
+    pub(crate) fn wait_for_exit(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         self.child.kill().ok();

@@ -429,6 +429,102 @@ fn finished_review(addr: &str, cookie: &str, path: &str) -> String {
     page
 }
 
+/// The upload folders in `dir`, by name.
+#[cfg(unix)]
+fn upload_folders(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("skillkit-uploads-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Uploads the shareholders' agreement and waits for its review to finish.
+#[cfg(unix)]
+fn review_an_upload(server: &HttpServer) {
+    let cookie = console_cookie(server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &sha_contract()),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(page.contains("id=\"risks\""), "{page}");
+}
+
+#[cfg(unix)]
+#[test]
+fn uploads_are_private_and_gone_after_a_stop_or_at_the_start_after_a_crash() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = std::env::temp_dir().join(format!("skillkit-serve-uploads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir(&tmp).unwrap();
+    let tmp_text = tmp.to_string_lossy().into_owned();
+    let env = [("TMPDIR", tmp_text.as_str())];
+
+    let mut server = HttpServer::start(CONTRACT, &env);
+    review_an_upload(&server);
+    let folders = upload_folders(&tmp);
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let root = tmp.join(&folders[0]);
+    let mode = std::fs::metadata(&root).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "private to the server's user");
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().collect();
+    assert!(
+        left.is_empty(),
+        "the finished review's files are removed: {left:?}"
+    );
+    // SIGTERM: the server stops within its grace period and takes its uploads along.
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = server
+        .wait_for_exit(std::time::Duration::from_secs(30))
+        .expect("the server stops after SIGTERM");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        upload_folders(&tmp).is_empty(),
+        "{:?}",
+        upload_folders(&tmp)
+    );
+
+    // A crash leaves the folder; the next start removes it.
+    let mut crashed = HttpServer::start(CONTRACT, &env);
+    review_an_upload(&crashed);
+    let sent = Command::new("kill")
+        .args(["-KILL", &crashed.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    crashed
+        .wait_for_exit(std::time::Duration::from_secs(30))
+        .expect("killed");
+    let stale = upload_folders(&tmp);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    let next = HttpServer::start(CONTRACT, &env);
+    let now = upload_folders(&tmp);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(
+        now, stale,
+        "the dead server's folder is gone, the new one's is there"
+    );
+    drop(next);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 #[test]
 fn the_console_reviews_an_uploaded_contract_with_the_library() {
     let server = HttpServer::start(CONTRACT, &[]);
