@@ -50,6 +50,15 @@ impl Refusal {
         }
     }
 
+    /// A stdio line longer than `max` bytes.
+    pub fn line_too_long(max: usize) -> Self {
+        Self::new(
+            INVALID_REQUEST,
+            format!("invalid request: the line is longer than {max} bytes; send smaller messages (contracts by clause id)"),
+            Value::Null,
+        )
+    }
+
     /// The JSON-RPC error answer; without an id when none could be read (MCP's schema
     /// leaves it out rather than sending null).
     pub fn to_json(&self) -> Value {

@@ -56,7 +56,7 @@ pub use http::{
     router, serve_http, serve_listener, CancellationToken, ConnectionLimits, HttpOptions,
     SessionLimits,
 };
-pub use stdio::{serve_io, serve_stdio, serve_stdio_with};
+pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;

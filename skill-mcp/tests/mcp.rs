@@ -482,6 +482,16 @@ async fn modern_clients_are_asked_by_an_input_required_result() {
     assert_eq!(*f.notes.0.lock().unwrap(), vec!["deleted x".to_string()]);
 }
 
+/// The next line the server wrote, as JSON.
+async fn next_json<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
 #[tokio::test]
 async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -493,17 +503,37 @@ async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
     let mut lines = BufReader::new(read).lines();
     let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
         "params": {"_meta": wire::modern_meta(json!({}))}});
-    write.write_all(b"{not json\n").await.unwrap();
+    let text_args = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "math_add", "arguments": "{\"a\": 1, \"b\": 2}",
+                   "_meta": wire::modern_meta(json!({}))}});
+    let batch = json!([{"jsonrpc": "2.0", "id": 8, "method": "ping"}]);
+    write.write_all(b"{not json\n\n").await.unwrap();
+    write
+        .write_all(format!("{text_args}\n{batch}\n").as_bytes())
+        .await
+        .unwrap();
     write
         .write_all(format!("{discover}\n").as_bytes())
         .await
         .unwrap();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
+    // Each bad line is answered with its error, in order; the blank line is skipped.
+    let parse = next_json(&mut lines).await;
+    schema::check_server_message(Era::Modern, Some("tools/call"), &parse);
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    let params = next_json(&mut lines).await;
+    assert_eq!(params["error"]["code"], -32602, "{params}");
+    assert_eq!(params["id"], 7, "{params}");
+    assert!(params["error"]["message"]
+        .as_str()
         .unwrap()
+        .contains("params.arguments"));
+    let batched = next_json(&mut lines).await;
+    assert_eq!(batched["error"]["code"], -32600, "{batched}");
+    assert!(batched["error"]["message"]
+        .as_str()
         .unwrap()
-        .unwrap();
-    let answer: Value = serde_json::from_str(&line).unwrap();
+        .contains("batch"));
+    let answer = next_json(&mut lines).await;
     schema::check_server_message(Era::Modern, Some("server/discover"), &answer);
     assert_eq!(answer["id"], 1, "{answer}");
     assert!(answer["result"]["supportedVersions"]
