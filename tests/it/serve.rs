@@ -525,6 +525,47 @@ fn uploads_are_private_and_gone_after_a_stop_or_at_the_start_after_a_crash() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_within_its_grace_period_despite_a_half_sent_request() {
+    let mut server = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--shutdown-grace",
+            "1",
+            "--idle-timeout",
+            "3600",
+        ],
+        &[],
+    );
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner))
+        .to_string();
+    // A client (with the token, so the server reads on) that sent half a request and went
+    // quiet.
+    let mut half = std::net::TcpStream::connect(&server.addr).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{",
+        server.addr
+    );
+    half.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = server
+        .wait_for_exit(std::time::Duration::from_secs(20))
+        .expect("the server stops after its grace period, not when the client finishes");
+    assert!(status.success(), "{status:?}");
+}
+
 #[test]
 fn the_console_reviews_an_uploaded_contract_with_the_library() {
     let server = HttpServer::start(CONTRACT, &[]);
