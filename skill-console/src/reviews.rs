@@ -414,12 +414,25 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         let outcome = runner.run(&request, &report);
         let next = match outcome {
             Ok(outcome) => JobState::Done(Arc::new(outcome)),
-            Err(err) => JobState::Failed(err.0),
+            Err(err) => JobState::Failed(without_server_paths(&err.0, &request.source)),
         };
         tracing::info!(review = id, state = %state_text(&next), "console review finished");
         worker.inner.jobs.set(id, next);
     });
     Redirect::to(&format!("/reviews/{id}")).into_response()
+}
+
+/// A failure as people should read it: uploaded files by the names they were sent under,
+/// the server's upload folder not shown.
+fn without_server_paths(message: &str, source: &ReviewSource) -> String {
+    let ReviewSource::Upload(upload) = source else {
+        return message.to_string();
+    };
+    let mut text = message.to_string();
+    for file in upload.files() {
+        text = text.replace(&file.path.display().to_string(), &file.name);
+    }
+    text.replace(&upload.folder().display().to_string(), "the uploaded files")
 }
 
 fn bad_request(message: &str) -> Response {

@@ -60,7 +60,12 @@ impl ReviewRunner for LineRunner {
             }
         };
         if text.contains("unreadable") {
-            return Err(ReviewError("the contract has no clauses".into()));
+            // As a library would say it: naming the file by where it lies.
+            let place = match &request.source {
+                ReviewSource::Upload(upload) => format!("{}: ", upload.review_path().display()),
+                ReviewSource::Sample(_) => String::new(),
+            };
+            return Err(ReviewError(format!("{place}the contract has no clauses")));
         }
         let lines: Vec<&str> = text.lines().collect();
         progress(1, lines.len());
@@ -241,11 +246,20 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
     .await;
     assert_eq!(bad.status, StatusCode::SEE_OTHER);
     let failed = page_once(&app, "/reviews/2", "review-error").await;
-    assert!(failed.contains("The review failed: the contract has no clauses"));
+    // The file is named as uploaded; the server's folder is not shown.
+    assert!(
+        failed.contains("The review failed: u.txt: the contract has no clauses"),
+        "{failed}"
+    );
+    let folder = state.upload_folder().unwrap().display().to_string();
+    assert!(!failed.contains(&folder), "{failed}");
     let list = get(&app, "/reviews").await;
     assert!(
         list.body.contains("done: 1 risks")
-            && list.body.contains("failed: the contract has no clauses")
+            && list
+                .body
+                .contains("failed: u.txt: the contract has no clauses")
+            && !list.body.contains(&folder)
     );
 }
 
