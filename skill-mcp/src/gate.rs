@@ -50,6 +50,18 @@ impl Refusal {
         }
     }
 
+    /// A request whose id is that of one still in progress (answered without an id, so the
+    /// client cannot take it for the first request's answer).
+    pub fn duplicate_id(id: &Value) -> Self {
+        Self::new(
+            INVALID_REQUEST,
+            format!(
+                "invalid request: a request with id {id} is still in progress; give each request its own id"
+            ),
+            Value::Null,
+        )
+    }
+
     /// A stdio line longer than `max` bytes.
     pub fn line_too_long(max: usize) -> Self {
         Self::new(
@@ -360,13 +372,7 @@ pub(crate) async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: 
         (Some(session), Some(_)) if is_request => {
             let key = (session.clone(), id.to_string());
             if !gate.book().in_flight.insert(key.clone()) {
-                return refuse(&Refusal::new(
-                    INVALID_REQUEST,
-                    format!(
-                        "invalid request: a request with id {id} is still in progress in this session; give each request its own id"
-                    ),
-                    Value::Null,
-                ));
+                return refuse(&Refusal::duplicate_id(&id));
             }
             let guard = InFlight {
                 gate: Arc::clone(&gate),

@@ -37,8 +37,9 @@ where
     let (to_rmcp, rmcp_in) = tokio::io::duplex(64 << 10);
     let (rmcp_out, from_rmcp) = tokio::io::duplex(64 << 10);
     let (refusals, refused) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let screen = tokio::spawn(screen_lines(reader, to_rmcp, refusals));
-    let merge = tokio::spawn(merge_lines(from_rmcp, refused, writer));
+    let in_flight = InFlight::default();
+    let screen = tokio::spawn(screen_lines(reader, to_rmcp, refusals, in_flight.clone()));
+    let merge = tokio::spawn(merge_lines(from_rmcp, refused, writer, in_flight));
     let rmcp_out = crate::pages::SpliceWriter::new(rmcp_out, server.inner.splicer.clone());
     let served = match server.with_pages().serve((rmcp_in, rmcp_out)).await {
         Ok(running) => running
@@ -62,12 +63,63 @@ where
     merged.map_err(ServeError::Io)
 }
 
+/// The ids (as JSON text) of the client's requests not yet answered: a second request with
+/// one of them is refused (-32600), as rmcp would answer only one of the two.
+#[derive(Debug, Clone, Default)]
+struct InFlight(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes a request passing to rmcp; false when its id is already in flight.
+    fn start(&self, message: &serde_json::Value) -> bool {
+        if message.get("method").is_none() {
+            return true;
+        }
+        if message.get("method").and_then(serde_json::Value::as_str)
+            == Some("notifications/cancelled")
+        {
+            // A cancelled request gets no answer: its id is free again.
+            if let Some(id) = message.pointer("/params/requestId") {
+                self.lock().remove(&id.to_string());
+            }
+            return true;
+        }
+        match message.get("id") {
+            None | Some(serde_json::Value::Null) => true,
+            Some(id) => self.lock().insert(id.to_string()),
+        }
+    }
+
+    /// Frees the id of an answer rmcp wrote (a line with an id and no method).
+    fn answered(&self, line: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            id: Option<serde_json::Value>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if self.lock().is_empty() {
+            return;
+        }
+        if let Ok(Head {
+            id: Some(id),
+            method: None,
+        }) = serde_json::from_slice::<Head>(line)
+        {
+            self.lock().remove(&id.to_string());
+        }
+    }
+}
+
 /// Reads lines from the client: those that pass [`crate::gate::screen`] go to rmcp, the
 /// others are answered through `refusals`.
 async fn screen_lines<R: AsyncRead + Unpin>(
     reader: R,
     mut to_rmcp: tokio::io::DuplexStream,
     refusals: tokio::sync::mpsc::UnboundedSender<String>,
+    in_flight: InFlight,
 ) {
     use tokio::io::AsyncWriteExt;
     let mut reader = tokio::io::BufReader::new(reader);
@@ -87,7 +139,13 @@ async fn screen_lines<R: AsyncRead + Unpin>(
         } else if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         } else {
-            crate::gate::screen(&line).err()
+            match crate::gate::screen(&line) {
+                Ok(message) if !in_flight.start(&message) => Some(
+                    crate::gate::Refusal::duplicate_id(message.get("id").unwrap_or_default()),
+                ),
+                Ok(_) => None,
+                Err(why) => Some(why),
+            }
         };
         if let Some(why) = refusal {
             tracing::info!(code = why.code, message = %why.message, "MCP line refused");
@@ -144,6 +202,7 @@ async fn merge_lines<W: AsyncWrite + Unpin>(
     from_rmcp: tokio::io::DuplexStream,
     mut refused: tokio::sync::mpsc::UnboundedReceiver<String>,
     mut writer: W,
+    in_flight: InFlight,
 ) -> std::io::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let mut from_rmcp = tokio::io::BufReader::new(from_rmcp);
@@ -155,6 +214,7 @@ async fn merge_lines<W: AsyncWrite + Unpin>(
                 if read? == 0 {
                     break;
                 }
+                in_flight.answered(&line);
                 writer.write_all(&line).await?;
                 line.clear();
                 // Several answers ready at once go out in one flush.

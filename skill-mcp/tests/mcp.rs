@@ -1139,3 +1139,43 @@ async fn http_requests_during_shutdown_get_a_protocol_error() {
 async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
     let _ = axum::serve(listener, app).await;
 }
+
+#[tokio::test]
+async fn on_stdio_a_second_request_with_an_id_in_flight_is_refused_and_the_first_answered() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let f = fixture();
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let call = |ms: u64| {
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "wait_long", "arguments": {"ms": ms},
+                   "_meta": wire::modern_meta(json!({}))}})
+    };
+    write
+        .write_all(format!("{}\n{}\n", call(500), call(10)).as_bytes())
+        .await
+        .unwrap();
+    let refused = next_json(&mut lines).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused.get("id").is_none(),
+        "not taken for the first's answer"
+    );
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("still in progress"));
+    let first = next_json(&mut lines).await;
+    assert_eq!(first["id"], 5, "{first}");
+    assert_eq!(structured(&first), &json!({"result": 500}));
+    // Once answered, the id is free again.
+    write
+        .write_all(format!("{}\n", call(10)).as_bytes())
+        .await
+        .unwrap();
+    let again = next_json(&mut lines).await;
+    assert_eq!(structured(&again), &json!({"result": 10}), "{again}");
+}
