@@ -87,6 +87,22 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
+        // Stopped as a supervisor would (SIGTERM, then SIGKILL), so the server removes its
+        // upload folder instead of leaving it to the next start.
+        #[cfg(unix)]
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let asked = std::process::Command::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            if asked
+                && self
+                    .wait_for_exit(std::time::Duration::from_secs(15))
+                    .is_some()
+            {
+                return;
+            }
+        }
         self.child.kill().ok();
         self.child.wait().ok();
     }
