@@ -228,6 +228,10 @@ impl Http {
                 "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
             ));
         }
+        // `serve --http` wants its launch token (SKILLKIT_TOKEN names it for both ends).
+        if let Ok(token) = std::env::var("SKILLKIT_TOKEN") {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
         head.push_str("\r\n");
         head.push_str(&body);
         let io = |e: std::io::Error| format!("HTTP exchange failed: {e}");

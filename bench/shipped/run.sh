@@ -104,6 +104,8 @@ echo
 echo "MCP tools/call of $TOOL, $CALLS calls a batch after 200 to warm up, $REPS rounds: median of the per-round mean (us)"
 : > "$OUT/mcp"
 port=18765
+# `serve --http` requires a token on /mcp; the client sends the same one.
+export SKILLKIT_TOKEN="bench-token-$(date +%s)-0123456789"
 for round in $(seq "$REPS"); do
     i=0
     for bin in "${BINARIES[@]}"; do

@@ -22,7 +22,8 @@
 //! [`ReviewRunner`] trait object.
 //!
 //! Security (see [`ConsoleOptions`]): every page needs the per-launch token, given once in
-//! the URL (`?token=…`) and kept in an `HttpOnly`, `SameSite=Strict` cookie; `Host` and
+//! the URL (`?token=…`), after which an `HttpOnly`, `SameSite=Strict` cookie holds a random
+//! session value (never the token); `Host` and
 //! `Origin` are checked against allow-lists (loopback by default); every `POST` carries the
 //! per-launch CSRF token in a hidden field; request bodies are limited; all text is escaped
 //! by the templates; a strict Content-Security-Policy forbids inline scripts.
@@ -38,6 +39,7 @@ mod catalog;
 mod layout;
 mod reviews;
 mod security;
+mod uploads;
 
 use std::sync::Arc;
 
@@ -51,6 +53,7 @@ pub use reviews::{
     ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
     ReviewRunner, ReviewSample, ReviewSource,
 };
+pub use uploads::{UploadedFile, UploadedFiles};
 
 /// Start of the name of the cookie that carries the session after the token was presented
 /// once; see [`session_cookie_name`].
@@ -85,6 +88,9 @@ pub struct ConsoleOptions {
     /// Largest upload of contracts for a review (the whole form; else 413). A host sets it
     /// to the contract size its review library accepts.
     pub max_upload_bytes: usize,
+    /// Where the console makes its private upload folder (the temporary directory by
+    /// default); folders there of consoles that stopped are removed at start.
+    pub upload_parent: std::path::PathBuf,
 }
 
 impl ConsoleOptions {
@@ -95,6 +101,7 @@ impl ConsoleOptions {
             guard: HttpGuard::loopback(),
             max_body_bytes: 1 << 20,
             max_upload_bytes: 16 << 20,
+            upload_parent: std::env::temp_dir(),
         }
     }
 
@@ -131,11 +138,16 @@ struct Inner {
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
+    /// The session cookie's value (random per launch, never the token).
+    session: String,
     csrf: String,
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
     reviews: Option<Arc<dyn ReviewRunner>>,
     jobs: reviews::Jobs,
+    /// The private folder of uploads (with a review runner only); `Err` says why there is
+    /// none.
+    uploads: Result<uploads::Root, String>,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -211,6 +223,19 @@ impl ConsoleState {
     pub fn csrf_token(&self) -> &str {
         &self.inner.csrf
     }
+
+    /// The console's private upload folder, when it has one (with a review runner).
+    pub fn upload_folder(&self) -> Option<&std::path::Path> {
+        self.inner.uploads.as_ref().ok().map(uploads::Root::path)
+    }
+
+    /// Removes the upload folder and every upload in it now, even while clones of the state
+    /// live on (a review still running): for a host that is about to exit.
+    pub fn remove_uploads(&self) {
+        if let Ok(root) = &self.inner.uploads {
+            root.remove();
+        }
+    }
 }
 
 /// Builds a [`ConsoleState`].
@@ -285,6 +310,13 @@ impl ConsoleBuilder {
         let audit = self
             .audit
             .or_else(|| self.pack.as_ref().map(|(g, _)| g.audit_log().clone()));
+        let uploads = match &self.reviews {
+            None => Err("this console runs no reviews".to_string()),
+            Some(_) => uploads::Root::create(&self.options.upload_parent).map_err(|err| {
+                tracing::warn!(parent = %self.options.upload_parent.display(), %err, "no upload folder: uploads are refused");
+                format!("the server has no folder for uploads ({err})")
+            }),
+        };
         ConsoleState {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
@@ -292,11 +324,13 @@ impl ConsoleBuilder {
                 filter: self.filter,
                 context: self.context,
                 options: self.options,
+                session: ConsoleOptions::random_token(),
                 csrf: ConsoleOptions::random_token(),
                 audit,
                 approvals: approvals::Book::default(),
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),
+                uploads,
             }),
         }
     }

@@ -30,8 +30,9 @@ pub enum ReviewSource {
     /// A sample, by its [`ReviewSample::id`].
     Sample(String),
     /// Uploaded files (a contract, or the files of a folder: contract, standard form,
-    /// references), by file name.
-    Upload(Vec<(String, Vec<u8>)>),
+    /// references), saved in a private folder under distinct names; the folder is removed
+    /// when the review is over.
+    Upload(crate::UploadedFiles),
 }
 
 /// One review asked for on the reviews page.
@@ -302,7 +303,7 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
     let mut sample = String::new();
     let mut files = Vec::new();
     let mut request = ReviewRequest {
-        source: ReviewSource::Upload(Vec::new()),
+        source: ReviewSource::Sample(String::new()),
         domain: String::new(),
         our_party: String::new(),
         language: "en".into(),
@@ -369,7 +370,29 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
     } else if !files.is_empty() {
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         let label = names.join(", ");
-        request.source = ReviewSource::Upload(files);
+        let saver = state.clone();
+        let saved = tokio::task::spawn_blocking(move || match &saver.inner.uploads {
+            Ok(root) => root.save(files).map_err(|err| {
+                tracing::warn!(%err, "upload not saved");
+                format!(
+                    "the upload could not be saved on the server ({})",
+                    err.kind()
+                )
+            }),
+            Err(why) => Err(why.clone()),
+        })
+        .await
+        .unwrap_or_else(|_| Err("the upload could not be saved on the server".into()));
+        match saved {
+            Ok(saved) => request.source = ReviewSource::Upload(saved),
+            Err(why) => {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    error_page("Review not started", &why),
+                )
+                    .into_response()
+            }
+        }
         label
     } else {
         return bad_request("choose a sample or upload a contract");
@@ -391,12 +414,25 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         let outcome = runner.run(&request, &report);
         let next = match outcome {
             Ok(outcome) => JobState::Done(Arc::new(outcome)),
-            Err(err) => JobState::Failed(err.0),
+            Err(err) => JobState::Failed(without_server_paths(&err.0, &request.source)),
         };
         tracing::info!(review = id, state = %state_text(&next), "console review finished");
         worker.inner.jobs.set(id, next);
     });
     Redirect::to(&format!("/reviews/{id}")).into_response()
+}
+
+/// A failure as people should read it: uploaded files by the names they were sent under,
+/// the server's upload folder not shown.
+fn without_server_paths(message: &str, source: &ReviewSource) -> String {
+    let ReviewSource::Upload(upload) = source else {
+        return message.to_string();
+    };
+    let mut text = message.to_string();
+    for file in upload.files() {
+        text = text.replace(&file.path.display().to_string(), &file.name);
+    }
+    text.replace(&upload.folder().display().to_string(), "the uploaded files")
 }
 
 fn bad_request(message: &str) -> Response {

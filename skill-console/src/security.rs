@@ -59,6 +59,8 @@ pub(crate) async fn guard(
         // Keep the token out of the address bar, the history and later requests' URLs.
         let rest =
             http_guard::query_without(request.uri().query().unwrap_or_default(), TOKEN_PARAM);
+        // `//evil.example/` would send the browser (and the cookie just set) to another site.
+        let path = http_guard::local_path(&path);
         let location = if rest.is_empty() {
             path
         } else {
@@ -69,16 +71,18 @@ pub(crate) async fn guard(
             .header(header::LOCATION, location)
             .header(
                 header::SET_COOKIE,
+                // A session value of its own: the launch token never sits in a cookie,
+                // which every port of this host could read.
                 format!(
                     "{cookie_name}={}; Path=/; HttpOnly; SameSite=Strict",
-                    options.token
+                    state.inner.session
                 ),
             )
             .body(Body::empty())
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
     }
     let authorised = http_guard::cookie(request.headers(), &cookie_name)
-        .is_some_and(|c| http_guard::secrets_match(&c, &options.token));
+        .is_some_and(|c| http_guard::secrets_match(&c, &state.inner.session));
     if !authorised {
         return refuse(
             StatusCode::UNAUTHORIZED,

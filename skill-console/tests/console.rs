@@ -56,16 +56,60 @@ async fn the_token_in_the_url_becomes_a_strict_http_only_cookie() {
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(answer.headers[header::LOCATION], "/?domain=x");
     let cookie = answer.headers[header::SET_COOKIE].to_str().unwrap();
+    assert!(cookie.starts_with("skillkit_console_8765="), "{cookie}");
     assert!(
-        cookie.starts_with(&format!("skillkit_console_8765={TOKEN}")),
-        "{cookie}"
+        !cookie.contains(TOKEN),
+        "the cookie holds a session value, not the launch token: {cookie}"
     );
+    let value = cookie.split(';').next().unwrap().split('=').nth(1).unwrap();
+    assert!(value.len() >= 32, "{cookie}");
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+    // The session value signs in; the token as a cookie does not.
+    let session = send(
+        &app,
+        bare_get("/")
+            .header(header::COOKIE, format!("skillkit_console_8765={value}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(session.status, StatusCode::OK);
+    let token_cookie = send(
+        &app,
+        bare_get("/")
+            .header(header::COOKIE, format!("skillkit_console_8765={TOKEN}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(token_cookie.status, StatusCode::UNAUTHORIZED);
 
     let wrong = send(&app, bare_get("/?token=nope").body(Body::empty()).unwrap()).await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     assert!(wrong.headers.get(header::SET_COOKIE).is_none());
+}
+
+#[tokio::test]
+async fn the_token_redirect_never_leaves_the_site() {
+    let app = app(&state());
+    for path in ["//evil.example/", "/\\evil.example/", "///evil.example"] {
+        let answer = send(
+            &app,
+            bare_get(&format!("{path}?token={TOKEN}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::SEE_OTHER, "{path}");
+        let location = answer.headers[header::LOCATION].to_str().unwrap();
+        assert!(
+            location.starts_with('/')
+                && !location.starts_with("//")
+                && !location.starts_with("/\\"),
+            "{path} -> {location}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -75,7 +119,7 @@ async fn foreign_hosts_and_origins_are_refused() {
         &app,
         Request::get("/")
             .header(header::HOST, "evil.example:8765")
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(&app).await)
             .body(Body::empty())
             .unwrap(),
     )
@@ -90,7 +134,7 @@ async fn foreign_hosts_and_origins_are_refused() {
     let cross_site = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(&app).await)
             .header(header::ORIGIN, "http://evil.example")
             .body(Body::empty())
             .unwrap(),
@@ -102,7 +146,7 @@ async fn foreign_hosts_and_origins_are_refused() {
         &app,
         Request::get("/")
             .header(header::HOST, "[::1]:8765")
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(&app).await)
             .body(Body::empty())
             .unwrap(),
     )

@@ -55,10 +55,17 @@ impl ReviewRunner for LineRunner {
         self.seen.lock().unwrap().push(request.clone());
         let text = match &request.source {
             ReviewSource::Sample(_) => "1 fine\n2 a risk <script>x</script>\n3 fine".to_string(),
-            ReviewSource::Upload(files) => String::from_utf8_lossy(&files[0].1).into_owned(),
+            ReviewSource::Upload(upload) => {
+                std::fs::read_to_string(&upload.files()[0].path).expect("the upload is on disk")
+            }
         };
         if text.contains("unreadable") {
-            return Err(ReviewError("the contract has no clauses".into()));
+            // As a library would say it: naming the file by where it lies.
+            let place = match &request.source {
+                ReviewSource::Upload(upload) => format!("{}: ", upload.review_path().display()),
+                ReviewSource::Sample(_) => String::new(),
+            };
+            return Err(ReviewError(format!("{place}the contract has no clauses")));
         }
         let lines: Vec<&str> = text.lines().collect();
         progress(1, lines.len());
@@ -124,7 +131,7 @@ async fn start(app: &axum::Router, fields: &[(&str, Option<&str>, &str)]) -> Ans
         app,
         Request::post("/reviews")
             .header(header::HOST, HOST)
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(app).await)
             .header(header::CONTENT_TYPE, kind)
             .body(Body::from(body))
             .unwrap(),
@@ -226,7 +233,7 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
     let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
     assert!(done.contains("clause says: risk one"));
     assert!(
-        matches!(&runner.seen.lock().unwrap()[0].source, ReviewSource::Upload(files) if files[0].0 == "c.md")
+        matches!(&runner.seen.lock().unwrap()[0].source, ReviewSource::Upload(files) if files.files()[0].name == "c.md")
     );
 
     let bad = start(
@@ -239,11 +246,20 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
     .await;
     assert_eq!(bad.status, StatusCode::SEE_OTHER);
     let failed = page_once(&app, "/reviews/2", "review-error").await;
-    assert!(failed.contains("The review failed: the contract has no clauses"));
+    // The file is named as uploaded; the server's folder is not shown.
+    assert!(
+        failed.contains("The review failed: u.txt: the contract has no clauses"),
+        "{failed}"
+    );
+    let folder = state.upload_folder().unwrap().display().to_string();
+    assert!(!failed.contains(&folder), "{failed}");
     let list = get(&app, "/reviews").await;
     assert!(
         list.body.contains("done: 1 risks")
-            && list.body.contains("failed: the contract has no clauses")
+            && list
+                .body
+                .contains("failed: u.txt: the contract has no clauses")
+            && !list.body.contains(&folder)
     );
 }
 
@@ -397,4 +413,118 @@ async fn without_a_runner_the_page_says_so() {
     let page = get(&app, "/reviews").await;
     assert_eq!(page.status, StatusCode::NOT_FOUND);
     assert!(page.body.contains("no-reviews"));
+}
+
+#[tokio::test]
+async fn uploads_are_private_distinct_and_removed_when_the_review_is_over() {
+    let runner = Arc::new(LineRunner::default());
+    let (state, app) = console(Arc::clone(&runner));
+    let root = state
+        .upload_folder()
+        .expect("an upload folder")
+        .to_path_buf();
+    let csrf = state.csrf_token().to_string();
+    let answer = start(
+        &app,
+        &[
+            ("csrf", None, &csrf),
+            ("files", Some("my contract.md"), "1 fine\n2 a risk"),
+            ("files", Some("my_contract.md"), "second"),
+            ("files", Some("x/my?contract.md"), "third"),
+        ],
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    // The runner has the request; its files are on disk until the review is over.
+    let upload = loop {
+        if let Some(request) = runner.seen.lock().unwrap().first().cloned() {
+            let ReviewSource::Upload(upload) = request.source else {
+                panic!("an upload")
+            };
+            break upload;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    let saved: Vec<&str> = upload.files().iter().map(|f| f.saved_as.as_str()).collect();
+    assert_eq!(
+        saved,
+        ["my_contract.md", "my_contract-2.md", "my_contract-3.md"]
+    );
+    let texts: Vec<String> = upload
+        .files()
+        .iter()
+        .map(|f| std::fs::read_to_string(&f.path).unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        ["1 fine\n2 a risk", "second", "third"],
+        "nothing overwritten"
+    );
+    assert!(upload.folder().starts_with(&root));
+    assert_eq!(
+        upload.review_path(),
+        upload.folder(),
+        "several files: the folder"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), 0o700);
+        assert_eq!(mode(upload.folder()), 0o700);
+        for file in upload.files() {
+            assert_eq!(mode(&file.path), 0o600, "{}", file.saved_as);
+        }
+    }
+    let folder = upload.folder().to_path_buf();
+    drop(upload);
+    runner.seen.lock().unwrap().clear();
+    runner.open();
+    // Once the review is over (and nothing holds the request), its folder is gone.
+    for _ in 0..500 {
+        if !folder.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(!folder.exists(), "the review's folder is removed");
+    assert!(root.exists(), "the console's folder stays while it runs");
+    state.remove_uploads();
+    assert!(!root.exists(), "removed at exit");
+}
+
+#[test]
+fn a_dropped_console_removes_its_uploads_and_the_next_start_removes_stale_ones() {
+    let parent = std::env::temp_dir().join(format!(
+        "skill-console-test-{}",
+        ConsoleOptions::random_token()
+    ));
+    std::fs::create_dir(&parent).unwrap();
+    // Left by a console whose process is gone (no process has this id), and one by a
+    // console of this very process, which runs.
+    let stale = parent.join("skillkit-uploads-4000000000-dead");
+    std::fs::create_dir_all(stale.join("review-1")).unwrap();
+    std::fs::write(stale.join("review-1/contract.md"), "left behind").unwrap();
+    let alive = parent.join(format!("skillkit-uploads-{}-live", std::process::id()));
+    std::fs::create_dir(&alive).unwrap();
+    let unrelated = parent.join("something-else");
+    std::fs::create_dir(&unrelated).unwrap();
+
+    let mut options = ConsoleOptions::new(TOKEN);
+    options.upload_parent = parent.clone();
+    let state = ConsoleState::builder(dispatcher())
+        .options(options)
+        .reviews(Arc::new(LineRunner::default()))
+        .build();
+    let root = state.upload_folder().unwrap().to_path_buf();
+    assert!(root.starts_with(&parent) && root.exists());
+    assert!(
+        !stale.exists(),
+        "a dead console's uploads are removed at start"
+    );
+    assert!(alive.exists(), "a running console's are kept");
+    assert!(unrelated.exists(), "other folders are not touched");
+    drop(state);
+    assert!(!root.exists(), "a dropped console removes its uploads");
+    std::fs::remove_dir_all(&parent).unwrap();
 }

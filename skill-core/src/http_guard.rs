@@ -3,9 +3,14 @@
 //! requests, secret comparison without early exit, the bearer token, and the readers the
 //! console's launch token and CSRF field need (query, cookie, form and multipart fields).
 //!
+//! [`serve`] is the listener both run on: a connection cap, header-read and idle time-outs,
+//! a bounded shutdown ([`ConnectionLimits`]).
+//!
 //! Serving policy lives here and only here, so both servers refuse the same requests for the
 //! same reasons. Each server keeps only how it words a refusal (a JSON-RPC client reads plain
 //! text, a browser an HTML page). Built with the `http-guard` feature.
+
+mod listener;
 
 use std::sync::Arc;
 
@@ -13,6 +18,8 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+
+pub use listener::{serve, ConnectionLimits};
 
 /// Which `Host` and `Origin` values a server answers. The default is this machine only.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +35,18 @@ impl Default for HttpGuard {
     fn default() -> Self {
         Self::loopback()
     }
+}
+
+/// A name given to [`HttpGuard::allow_host`] or [`HttpGuard::allow_origin`] that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BadAllowance {
+    /// Not a host name or `name:port`.
+    #[error("`{0}` is not a host; expected a name or address with an optional port, like `example.com` or `203.0.113.5:8765`")]
+    Host(String),
+    /// Not an origin.
+    #[error("`{0}` is not an origin; expected `http://` or `https://`, a host and an optional port (`:*` for any), like `https://example.com:8443`")]
+    Origin(String),
 }
 
 /// Why the guard refused a request (each is a 403).
@@ -64,6 +83,40 @@ impl HttpGuard {
                 "http://[::1]:*".into(),
             ],
         }
+    }
+
+    /// Also answers `host`, a name or `name:port` this server is reached by (a public
+    /// bind's DNS name or address).
+    pub fn allow_host(&mut self, host: &str) -> Result<(), BadAllowance> {
+        let host = host.trim();
+        let plain = !host.is_empty()
+            && !host.contains("://")
+            && !host.contains(['/', '?', '#', '@', ','])
+            && !host.chars().any(char::is_whitespace);
+        if !plain {
+            return Err(BadAllowance::Host(host.to_string()));
+        }
+        self.allowed_hosts.push(host.to_string());
+        Ok(())
+    }
+
+    /// Also accepts browser requests from `origin` (`https://name`, `https://name:8443`,
+    /// `http://name:*` for any port).
+    pub fn allow_origin(&mut self, origin: &str) -> Result<(), BadAllowance> {
+        let origin = origin.trim().trim_end_matches('/');
+        let rest = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        let ok = rest.is_some_and(|rest| {
+            !rest.is_empty()
+                && !rest.contains(['/', '?', '#', '@', ','])
+                && !rest.chars().any(char::is_whitespace)
+        });
+        if !ok {
+            return Err(BadAllowance::Origin(origin.to_string()));
+        }
+        self.allowed_origins.push(origin.to_string());
+        Ok(())
     }
 
     /// Checks `Host`, then `Origin`.
@@ -159,12 +212,57 @@ pub fn secrets_match(presented: &str, secret: &str) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The token of an `Authorization: Bearer <token>` header.
+/// The token of an `Authorization: Bearer <token>` header (the scheme in any case, as
+/// RFC 9110 has it).
 pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// Fewest characters of a token guarding an endpoint.
+pub const MIN_TOKEN_CHARS: usize = 16;
+
+/// Why a token is refused as an endpoint's secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WeakToken {
+    /// Empty or only white space.
+    #[error("the token is blank; give one of at least {MIN_TOKEN_CHARS} characters")]
+    Blank,
+    /// Too short to resist guessing.
+    #[error("the token has {0} characters; it needs at least {MIN_TOKEN_CHARS} (a random one: `openssl rand -hex 16`)")]
+    TooShort(usize),
+    /// White space inside cannot travel in an `Authorization` header.
+    #[error(
+        "the token contains white space or control characters; use letters, digits and punctuation"
+    )]
+    NotPrintable,
+}
+
+/// Refuses a token that is blank, shorter than [`MIN_TOKEN_CHARS`] or not sendable in a
+/// header.
+pub fn check_token(token: &str) -> Result<(), WeakToken> {
+    if token.trim().is_empty() {
+        return Err(WeakToken::Blank);
+    }
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(WeakToken::NotPrintable);
+    }
+    let chars = token.chars().count();
+    if chars < MIN_TOKEN_CHARS {
+        return Err(WeakToken::TooShort(chars));
+    }
+    Ok(())
+}
+
+/// A site-relative redirect target for `path`: leading slashes and backslashes collapse to
+/// one, so `//evil.example/` (which a browser reads as another site) stays on this one.
+pub fn local_path(path: &str) -> String {
+    format!("/{}", path.trim_start_matches(['/', '\\']))
 }
 
 /// The value of cookie `name`.
@@ -316,6 +414,61 @@ mod tests {
             bearer_token(&headers(&[(header::AUTHORIZATION, "Basic x")])),
             None
         );
+        for scheme in ["BEARER", "bearer", "BeArEr"] {
+            let h = headers(&[(header::AUTHORIZATION, &format!("{scheme} s3cret"))]);
+            assert_eq!(bearer_token(&h), Some("s3cret"), "{scheme}");
+        }
+        assert_eq!(
+            bearer_token(&headers(&[(header::AUTHORIZATION, "Bearer ")])),
+            None
+        );
+    }
+
+    #[test]
+    fn public_names_are_added_and_nonsense_refused() {
+        let mut guard = HttpGuard::loopback();
+        guard.allow_host("mcp.example.com").unwrap();
+        guard.allow_origin("https://mcp.example.com/").unwrap();
+        assert!(guard
+            .check(&headers(&[
+                (header::HOST, "mcp.example.com:8765"),
+                (header::ORIGIN, "https://mcp.example.com"),
+            ]))
+            .is_ok());
+        assert!(matches!(
+            guard.allow_host("https://x.example"),
+            Err(BadAllowance::Host(_))
+        ));
+        assert!(matches!(guard.allow_host(""), Err(BadAllowance::Host(_))));
+        assert!(matches!(
+            guard.allow_origin("mcp.example.com"),
+            Err(BadAllowance::Origin(_))
+        ));
+        assert!(matches!(
+            guard.allow_origin("https://x.example/path"),
+            Err(BadAllowance::Origin(_))
+        ));
+    }
+
+    #[test]
+    fn weak_tokens_are_refused() {
+        assert_eq!(check_token(""), Err(WeakToken::Blank));
+        assert_eq!(check_token("   "), Err(WeakToken::Blank));
+        assert_eq!(check_token("x"), Err(WeakToken::TooShort(1)));
+        assert_eq!(check_token("0123456789abcde"), Err(WeakToken::TooShort(15)));
+        assert_eq!(
+            check_token("0123456789 abcdef"),
+            Err(WeakToken::NotPrintable)
+        );
+        assert_eq!(check_token("0123456789abcdef"), Ok(()));
+    }
+
+    #[test]
+    fn redirects_stay_on_this_site() {
+        assert_eq!(local_path("//evil.example/"), "/evil.example/");
+        assert_eq!(local_path("/\\evil.example"), "/evil.example");
+        assert_eq!(local_path("/reviews"), "/reviews");
+        assert_eq!(local_path(""), "/");
     }
 
     #[test]

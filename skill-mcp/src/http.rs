@@ -1,7 +1,12 @@
 //! Streamable HTTP at `/mcp` (axum): JSON or SSE answers, `MCP-Protocol-Version` checked,
 //! `Host` and `Origin` allow-lists against DNS rebinding (a foreign `Origin` gets 403), an
-//! optional bearer token (401 without it), a request body limit (413) and graceful shutdown
-//! (a request arriving once shutdown began gets 503 and a JSON-RPC error).
+//! optional bearer token (401 without it), a request body limit (413), caps on live sessions
+//! (overall and per client address, idle ones expire), JSON-RPC errors for what is no valid
+//! message, and a bounded graceful shutdown (a request arriving once shutdown began gets 503
+//! and a JSON-RPC error; connections still busy after the grace period are dropped).
+//!
+//! The listener is skill-core's [`http_guard::serve`]: a connection cap and header-read and
+//! idle time-outs ([`ConnectionLimits`]).
 //!
 //! The `Host`/`Origin` and token checks are skill-core's one HTTP guard
 //! ([`skill_core::http_guard`], shared with the console; rmcp gets the same allow-lists);
@@ -18,11 +23,15 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+pub use skill_core::http_guard::ConnectionLimits;
 use skill_core::http_guard::{self, HttpGuard};
 pub use tokio_util::sync::CancellationToken;
+
+pub use crate::gate::{
+    SessionLimits, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, TOO_MANY_SESSIONS,
+};
 
 use crate::pages::Splicer;
 use crate::{McpServer, ServeError};
@@ -52,7 +61,17 @@ pub struct HttpOptions {
     pub json_response: bool,
     /// Cancelled on shutdown: open streams end and new requests are refused.
     pub shutdown: CancellationToken,
+    /// The listener's connection cap, time-outs and shutdown grace period.
+    pub limits: ConnectionLimits,
+    /// Caps on live sessions of handshake-era clients.
+    pub sessions: SessionLimits,
+    /// A session with no message for this long is ended (its client must `initialize`
+    /// again); `None` keeps idle sessions for ever.
+    pub session_idle: Option<Duration>,
 }
+
+/// Default [`HttpOptions::session_idle`]: ten minutes.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(600);
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -62,6 +81,9 @@ impl Default for HttpOptions {
             max_body_bytes: 1 << 20,
             json_response: true,
             shutdown: CancellationToken::new(),
+            limits: ConnectionLimits::default(),
+            sessions: SessionLimits::default(),
+            session_idle: Some(DEFAULT_SESSION_IDLE),
         }
     }
 }
@@ -95,15 +117,20 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
         .with_cancellation_token(options.shutdown.child_token());
     let server = server.with_pages();
     let splicer = server.inner.splicer.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    );
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = options.session_idle;
+    let manager = Arc::new(manager);
+    let gate = Arc::new(crate::gate::Gate::new(
+        Arc::clone(&manager),
+        options.sessions,
+        options.max_body_bytes,
+    ));
+    let service = StreamableHttpService::new(move || Ok(server.clone()), manager, config);
     let router = axum::Router::new()
         .nest_service(MCP_PATH, service)
         .layer(middleware::from_fn_with_state(splicer, write_pages))
         .layer(middleware::from_fn(session_end_no_content))
+        .layer(middleware::from_fn_with_state(gate, crate::gate::gate))
         .layer(middleware::from_fn_with_state(
             options.shutdown.clone(),
             refuse_after_shutdown,
@@ -122,7 +149,8 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
 }
 
 /// Serves `server` on `addr` until `shutdown` completes, then stops taking requests, ends
-/// open streams and returns once in-flight requests are answered.
+/// open streams and returns once in-flight requests are answered or the grace period
+/// ([`ConnectionLimits::shutdown_grace`]) is over.
 ///
 /// A non-loopback address is refused without a token: the endpoint runs skills.
 pub async fn serve_http(
@@ -151,28 +179,26 @@ pub async fn serve_listener(
     tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
     let app = router(server, &options);
     let token = options.shutdown.clone();
-    // Small JSON-RPC answers must not wait for the peer's delayed ACK (Nagle): ~40 ms each.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(%err, "TCP_NODELAY not set");
+    http_guard::serve(listener, app, options.limits, async move {
+        tokio::select! {
+            () = shutdown => {}
+            () = token.cancelled() => {}
         }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            tokio::select! {
-                () = shutdown => {}
-                () = token.cancelled() => {}
-            }
-            tracing::info!("MCP HTTP server shutting down");
-            token.cancel();
-        })
-        .await?;
+        tracing::info!("MCP HTTP server shutting down");
+        token.cancel();
+    })
+    .await?;
     tracing::info!("MCP HTTP server stopped");
     Ok(())
 }
 
-/// Refuses to expose the endpoint beyond this machine without a token.
+/// Refuses to expose the endpoint beyond this machine without a token, and a token that is
+/// blank or shorter than [`http_guard::MIN_TOKEN_CHARS`].
 pub fn check_exposure(addr: SocketAddr, options: &HttpOptions) -> Result<(), ServeError> {
+    if let Some(token) = &options.token {
+        http_guard::check_token(token)
+            .map_err(|why| ServeError::Config(format!("the bearer token is refused: {why}")))?;
+    }
     if !addr.ip().is_loopback() && options.token.is_none() {
         return Err(ServeError::Config(format!(
             "refusing to serve on {addr} without a token: bind a loopback address or set one"

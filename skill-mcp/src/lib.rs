@@ -34,6 +34,7 @@
 
 mod calls;
 mod error;
+mod gate;
 mod handler;
 pub mod http;
 mod pages;
@@ -51,8 +52,11 @@ use skill_core::{Dispatcher, SkillContext, ToolFilter};
 
 pub use calls::{META_ERROR, META_PENDING, META_WARNINGS};
 pub use error::ServeError;
-pub use http::{router, serve_http, serve_listener, CancellationToken, HttpOptions};
-pub use stdio::{serve_io, serve_stdio, serve_stdio_with};
+pub use http::{
+    router, serve_http, serve_listener, CancellationToken, ConnectionLimits, HttpOptions,
+    SessionLimits,
+};
+pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;

@@ -1,5 +1,6 @@
 //! The stdio transport: JSON-RPC lines on standard input and output. Nothing else may reach
-//! stdout, so logs go to stderr (the `tracing` subscriber is the binary's business).
+//! stdout, so logs go to stderr (the `tracing` subscriber is the binary's business). A line
+//! that is no valid message is answered with its JSON-RPC error, never dropped unsaid.
 
 use rmcp::service::ServerInitializeError;
 use rmcp::ServiceExt;
@@ -19,27 +20,252 @@ pub async fn serve_stdio_with(server: McpServer) -> Result<(), ServeError> {
     serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
+/// Longest line read (rmcp's own limit): a longer one is answered -32600 and skipped.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
 /// Serves over any byte stream pair (a socket, a pipe, an in-memory duplex) until the
 /// reader ends.
+///
+/// Every line is screened first: one that is no JSON is answered -32700, a batch or a
+/// message that is no request object -32600, `tools/call` arguments that are not an object
+/// -32602, each on a line of its own; the lines that pass go to rmcp.
 pub async fn serve_io<R, W>(server: McpServer, reader: R, writer: W) -> Result<(), ServeError>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let writer = crate::pages::SpliceWriter::new(writer, server.inner.splicer.clone());
-    let running = match server.with_pages().serve((reader, writer)).await {
-        Ok(running) => running,
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(64 << 10);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(64 << 10);
+    let (refusals, refused) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let in_flight = InFlight::default();
+    let screen = tokio::spawn(screen_lines(reader, to_rmcp, refusals, in_flight.clone()));
+    let merge = tokio::spawn(merge_lines(from_rmcp, refused, writer, in_flight));
+    let rmcp_out = crate::pages::SpliceWriter::new(rmcp_out, server.inner.splicer.clone());
+    let served = match server.with_pages().serve((rmcp_in, rmcp_out)).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|reason| tracing::info!(?reason, "MCP connection closed"))
+            .map_err(|e| ServeError::Transport(e.to_string())),
         // A 2026 client needs no handshake: it may send its stateless requests and leave.
         Err(ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!("MCP client left without a handshake");
-            return Ok(());
+            Ok(())
         }
-        Err(err) => return Err(ServeError::Transport(err.to_string())),
+        Err(err) => Err(ServeError::Transport(err.to_string())),
     };
-    let reason = running
-        .waiting()
+    // rmcp's writer is dropped by now: the merger writes what is left and ends.
+    screen.abort();
+    let merged = merge
         .await
-        .map_err(|e| ServeError::Transport(e.to_string()))?;
-    tracing::info!(?reason, "MCP connection closed");
-    Ok(())
+        .map_err(|e| ServeError::Transport(format!("the output task failed: {e}")))?;
+    served?;
+    merged.map_err(ServeError::Io)
+}
+
+/// The ids (as JSON text) of the client's requests not yet answered: a second request with
+/// one of them is refused (-32600), as rmcp would answer only one of the two.
+#[derive(Debug, Clone, Default)]
+struct InFlight(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Notes a request passing to rmcp; false when its id is already in flight.
+    fn start(&self, message: &serde_json::Value) -> bool {
+        if message.get("method").is_none() {
+            return true;
+        }
+        if message.get("method").and_then(serde_json::Value::as_str)
+            == Some("notifications/cancelled")
+        {
+            // A cancelled request gets no answer: its id is free again.
+            if let Some(id) = message.pointer("/params/requestId") {
+                self.lock().remove(&id.to_string());
+            }
+            return true;
+        }
+        match message.get("id") {
+            None | Some(serde_json::Value::Null) => true,
+            Some(id) => self.lock().insert(id.to_string()),
+        }
+    }
+
+    /// Frees the id of an answer rmcp wrote (a line with an id and no method).
+    fn answered(&self, line: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            id: Option<serde_json::Value>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if self.lock().is_empty() {
+            return;
+        }
+        if let Ok(Head {
+            id: Some(id),
+            method: None,
+        }) = serde_json::from_slice::<Head>(line)
+        {
+            self.lock().remove(&id.to_string());
+        }
+    }
+}
+
+/// Reads lines from the client: those that pass [`crate::gate::screen`] go to rmcp, the
+/// others are answered through `refusals`.
+async fn screen_lines<R: AsyncRead + Unpin>(
+    reader: R,
+    mut to_rmcp: tokio::io::DuplexStream,
+    refusals: tokio::sync::mpsc::UnboundedSender<String>,
+    in_flight: InFlight,
+) {
+    use tokio::io::AsyncWriteExt;
+    let mut reader = tokio::io::BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let too_long = match read_line(&mut reader, &mut line, MAX_LINE_BYTES).await {
+            Ok(None) => break,
+            Ok(Some(too_long)) => too_long,
+            Err(err) => {
+                tracing::warn!(%err, "MCP input not read");
+                break;
+            }
+        };
+        let refusal = if too_long {
+            Some(crate::gate::Refusal::line_too_long(MAX_LINE_BYTES))
+        } else if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        } else {
+            match crate::gate::screen(&line) {
+                Ok(message) if !in_flight.start(&message) => Some(
+                    crate::gate::Refusal::duplicate_id(message.get("id").unwrap_or_default()),
+                ),
+                Ok(_) => None,
+                Err(why) => Some(why),
+            }
+        };
+        if let Some(why) = refusal {
+            tracing::info!(code = why.code, message = %why.message, "MCP line refused");
+            if refusals.send(why.to_json().to_string()).is_err() {
+                break;
+            }
+            continue;
+        }
+        line.push(b'\n');
+        if to_rmcp.write_all(&line).await.is_err() {
+            break;
+        }
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+/// Reads one line (without its newline) into `line`; `None` at the end, `Some(true)` when
+/// the line was longer than `max` (the rest of it is skipped).
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<bool>> {
+    use tokio::io::AsyncBufReadExt;
+    let mut too_long = false;
+    let mut read_any = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(read_any.then_some(too_long));
+        }
+        read_any = true;
+        let (chunk, found) = match memchr::memchr(b'\n', available) {
+            Some(at) => (&available[..at], Some(at)),
+            None => (available, None),
+        };
+        if !too_long && line.len() + chunk.len() <= max {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let used = found.map_or(available.len(), |at| at + 1);
+        reader.consume(used);
+        if found.is_some() {
+            return Ok(Some(too_long));
+        }
+    }
+}
+
+/// Writes rmcp's lines and the refusals to the client, whole lines at a time, until rmcp's
+/// output ends.
+async fn merge_lines<W: AsyncWrite + Unpin>(
+    from_rmcp: tokio::io::DuplexStream,
+    mut refused: tokio::sync::mpsc::UnboundedReceiver<String>,
+    mut writer: W,
+    in_flight: InFlight,
+) -> std::io::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut from_rmcp = tokio::io::BufReader::new(from_rmcp);
+    let mut line = Vec::new();
+    let mut refusals_open = true;
+    loop {
+        tokio::select! {
+            read = from_rmcp.read_until(b'\n', &mut line) => {
+                if read? == 0 {
+                    break;
+                }
+                in_flight.answered(&line);
+                writer.write_all(&line).await?;
+                line.clear();
+                // Several answers ready at once go out in one flush.
+                if from_rmcp.buffer().is_empty() {
+                    writer.flush().await?;
+                }
+            }
+            refusal = refused.recv(), if refusals_open => match refusal {
+                Some(refusal) => {
+                    writer.write_all(refusal.as_bytes()).await?;
+                    writer.write_all(b"\n").await?;
+                    writer.flush().await?;
+                }
+                None => refusals_open = false,
+            },
+        }
+    }
+    while let Ok(refusal) = refused.try_recv() {
+        writer.write_all(refusal.as_bytes()).await?;
+        writer.write_all(b"\n").await?;
+    }
+    writer.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_line;
+
+    #[tokio::test]
+    async fn lines_over_the_limit_are_flagged_and_skipped_whole() {
+        let input: &[u8] = b"abcdef\n{}\r\nlast";
+        let mut reader = tokio::io::BufReader::with_capacity(2, input);
+        let mut line = Vec::new();
+        assert_eq!(
+            read_line(&mut reader, &mut line, 4).await.unwrap(),
+            Some(true)
+        );
+        assert!(line.is_empty());
+        line.clear();
+        assert_eq!(
+            read_line(&mut reader, &mut line, 4).await.unwrap(),
+            Some(false)
+        );
+        assert_eq!(line, b"{}\r");
+        line.clear();
+        assert_eq!(
+            read_line(&mut reader, &mut line, 4).await.unwrap(),
+            Some(false)
+        );
+        assert_eq!(line, b"last");
+        line.clear();
+        assert_eq!(read_line(&mut reader, &mut line, 4).await.unwrap(), None);
+    }
 }

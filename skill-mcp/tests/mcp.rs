@@ -482,6 +482,16 @@ async fn modern_clients_are_asked_by_an_input_required_result() {
     assert_eq!(*f.notes.0.lock().unwrap(), vec!["deleted x".to_string()]);
 }
 
+/// The next line the server wrote, as JSON.
+async fn next_json<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
 #[tokio::test]
 async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -493,17 +503,37 @@ async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
     let mut lines = BufReader::new(read).lines();
     let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
         "params": {"_meta": wire::modern_meta(json!({}))}});
-    write.write_all(b"{not json\n").await.unwrap();
+    let text_args = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "math_add", "arguments": "{\"a\": 1, \"b\": 2}",
+                   "_meta": wire::modern_meta(json!({}))}});
+    let batch = json!([{"jsonrpc": "2.0", "id": 8, "method": "ping"}]);
+    write.write_all(b"{not json\n\n").await.unwrap();
+    write
+        .write_all(format!("{text_args}\n{batch}\n").as_bytes())
+        .await
+        .unwrap();
     write
         .write_all(format!("{discover}\n").as_bytes())
         .await
         .unwrap();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
+    // Each bad line is answered with its error, in order; the blank line is skipped.
+    let parse = next_json(&mut lines).await;
+    schema::check_server_message(Era::Modern, Some("tools/call"), &parse);
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    let params = next_json(&mut lines).await;
+    assert_eq!(params["error"]["code"], -32602, "{params}");
+    assert_eq!(params["id"], 7, "{params}");
+    assert!(params["error"]["message"]
+        .as_str()
         .unwrap()
+        .contains("params.arguments"));
+    let batched = next_json(&mut lines).await;
+    assert_eq!(batched["error"]["code"], -32600, "{batched}");
+    assert!(batched["error"]["message"]
+        .as_str()
         .unwrap()
-        .unwrap();
-    let answer: Value = serde_json::from_str(&line).unwrap();
+        .contains("batch"));
+    let answer = next_json(&mut lines).await;
     schema::check_server_message(Era::Modern, Some("server/discover"), &answer);
     assert_eq!(answer["id"], 1, "{answer}");
     assert!(answer["result"]["supportedVersions"]
@@ -645,13 +675,52 @@ async fn http_refuses_foreign_origins_and_hosts() {
 #[tokio::test]
 async fn http_token_is_required_when_set() {
     let f = fixture();
-    let srv = http_server(&f, HttpOptions::default().token("s3cret")).await;
-    for (token, status) in [(None, 401), (Some("wrong"), 401), (Some("s3cret"), 200)] {
+    let secret = "s3cret-0123456789abcdef";
+    let srv = http_server(&f, HttpOptions::default().token(secret)).await;
+    for (token, status) in [(None, 401), (Some("wrong"), 401), (Some(secret), 200)] {
         let mut client = HttpClient::new(srv.url.clone(), Era::Modern, token.map(String::from));
         let list = client.request("tools/list", json!({})).await;
         assert_eq!(list.status, status, "token {token:?}: {}", list.body);
     }
+    // The scheme is case-insensitive.
+    let client = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let mut body = HttpClient::new(srv.url.clone(), Era::Modern, None);
+    let body = body.body("tools/list", json!({}));
+    let upper = client
+        .exchange(
+            client
+                .post("tools/list", None)
+                .header("Authorization", format!("BEARER {secret}"))
+                .json(&body),
+            "tools/list",
+        )
+        .await;
+    assert_eq!(upper.status, 200, "{}", upper.body);
     srv.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn blank_and_short_tokens_are_refused_at_start() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    for (token, expected) in [("", "blank"), ("   ", "blank"), ("x", "1 characters")] {
+        let options = HttpOptions::default().token(token);
+        let err = skill_mcp::http::check_exposure(addr, &options).unwrap_err();
+        assert!(err.to_string().contains(expected), "{token:?}: {err}");
+        assert!(err.to_string().contains("at least 16"), "{err}");
+    }
+    let f = fixture();
+    let refused = skill_mcp::serve_listener(
+        listener,
+        server(&f),
+        HttpOptions::default().token("short"),
+        std::future::pending(),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(skill_mcp::ServeError::Config(_))),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]
@@ -777,7 +846,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
 
     use std::io::BufRead;
     let mut child = std::process::Command::new(server)
-        .args(["--http", "127.0.0.1:0", "--token", "peer-token"])
+        .args(["--http", "127.0.0.1:0", "--token", "peer-token-0123456789"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -793,7 +862,7 @@ fn python_sdk_client_over_stdio_and_http_in_both_modes() {
         .to_string();
     let outcome = std::panic::catch_unwind(|| {
         for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
-            let report = run_python_client(mode, &[&url], Some("peer-token"));
+            let report = run_python_client(mode, &[&url], Some("peer-token-0123456789"));
             assert_eq!(report["transport"], "http");
             assert_eq!(report["protocol_version"], version, "{report}");
             assert_eq!(report["unknown_tool"], -32602, "{report}");
@@ -1069,4 +1138,44 @@ async fn http_requests_during_shutdown_get_a_protocol_error() {
 
 async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
     let _ = axum::serve(listener, app).await;
+}
+
+#[tokio::test]
+async fn on_stdio_a_second_request_with_an_id_in_flight_is_refused_and_the_first_answered() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let f = fixture();
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let call = |ms: u64| {
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "wait_long", "arguments": {"ms": ms},
+                   "_meta": wire::modern_meta(json!({}))}})
+    };
+    write
+        .write_all(format!("{}\n{}\n", call(500), call(10)).as_bytes())
+        .await
+        .unwrap();
+    let refused = next_json(&mut lines).await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused.get("id").is_none(),
+        "not taken for the first's answer"
+    );
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("still in progress"));
+    let first = next_json(&mut lines).await;
+    assert_eq!(first["id"], 5, "{first}");
+    assert_eq!(structured(&first), &json!({"result": 500}));
+    // Once answered, the id is free again.
+    write
+        .write_all(format!("{}\n", call(10)).as_bytes())
+        .await
+        .unwrap();
+    let again = next_json(&mut lines).await;
+    assert_eq!(structured(&again), &json!({"result": 10}), "{again}");
 }

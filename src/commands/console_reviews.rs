@@ -94,38 +94,6 @@ fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
     text
 }
 
-/// A file name reduced to a safe last component (`../../x y.md` → `x_y.md`).
-fn safe_name(name: &str, index: usize) -> String {
-    let last = name.rsplit(['/', '\\']).next().unwrap_or_default();
-    let clean: String = last
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let clean = clean.trim_start_matches('.');
-    if clean.is_empty() {
-        format!("upload-{index}.txt")
-    } else {
-        clean.to_string()
-    }
-}
-
-/// Removes the upload folder when the review is over.
-struct UploadDir(PathBuf);
-
-impl Drop for UploadDir {
-    fn drop(&mut self) {
-        if let Err(err) = std::fs::remove_dir_all(&self.0) {
-            tracing::warn!(path = %self.0.display(), %err, "upload folder not removed");
-        }
-    }
-}
-
 impl ReviewRunner for LibraryReviews {
     fn samples(&self) -> Vec<ReviewSample> {
         let Some(dir) = &self.samples_dir else {
@@ -167,7 +135,6 @@ impl ReviewRunner for LibraryReviews {
         request: &ReviewRequest,
         progress: ProgressFn<'_>,
     ) -> Result<ReviewOutcome, ReviewError> {
-        let mut _upload = None;
         let path = match &request.source {
             ReviewSource::Sample(id) => {
                 let sample = self
@@ -180,28 +147,8 @@ impl ReviewRunner for LibraryReviews {
                     .map(|d| d.join(&sample.id))
                     .ok_or_else(|| ReviewError("no samples folder".into()))?
             }
-            ReviewSource::Upload(files) => {
-                let dir = std::env::temp_dir().join(format!(
-                    "skillkit-console-{}",
-                    skill_console::ConsoleOptions::random_token()
-                ));
-                std::fs::create_dir_all(&dir).map_err(|e| {
-                    ReviewError(format!("upload folder {} not made: {e}", dir.display()))
-                })?;
-                let guard = UploadDir(dir.clone());
-                let mut written = Vec::new();
-                for (i, (name, bytes)) in files.iter().enumerate() {
-                    let path = dir.join(safe_name(name, i));
-                    std::fs::write(&path, bytes)
-                        .map_err(|e| ReviewError(format!("upload `{name}` not saved: {e}")))?;
-                    written.push(path);
-                }
-                _upload = Some(guard);
-                match written.as_slice() {
-                    [one] => one.clone(),
-                    _ => dir,
-                }
-            }
+            // Saved by the console in its private folder, removed when the review is over.
+            ReviewSource::Upload(upload) => upload.review_path().to_path_buf(),
         };
         let domain = match request.domain.as_str() {
             "" => None,
@@ -290,18 +237,5 @@ fn console_risk(risk: &Risk) -> ReviewRisk {
             "" => f.analysis.clone(),
             quote => format!("{}\n\nContract text: {quote}", f.analysis),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::safe_name;
-
-    #[test]
-    fn upload_names_stay_in_their_folder() {
-        assert_eq!(safe_name("../../etc/passwd", 0), "passwd");
-        assert_eq!(safe_name("my contract.md", 0), "my_contract.md");
-        assert_eq!(safe_name("..", 3), "upload-3.txt");
-        assert_eq!(safe_name("C:\\x\\.hidden", 1), "hidden");
     }
 }

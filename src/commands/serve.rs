@@ -10,7 +10,7 @@ use std::time::Duration;
 use skill_console::{ConsoleOptions, ConsoleState};
 
 use skill_core::{Dispatcher, DispatcherBuilder, SkillContext};
-use skill_mcp::{HttpOptions, McpServer};
+use skill_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
 use skills::review::Domain;
 
 use super::call::contract_context;
@@ -45,9 +45,23 @@ pub struct ServeArgs {
     /// The user pack calls run for (subscriptions and rate limits are per user).
     #[arg(long, value_name = "NAME", default_value = "local", requires = "pack")]
     pack_user: String,
-    /// Bearer token HTTP clients must send (default: the SKILLKIT_TOKEN environment variable).
+    /// The launch token: MCP clients send it as `Authorization: Bearer TOKEN`, the console's
+    /// printed address carries it (default: the SKILLKIT_TOKEN environment variable, else a
+    /// random one printed at start). At least 16 characters.
     #[arg(long)]
     token: Option<String>,
+    /// Serve `/mcp` without a token (any local process may then call the skills); loopback
+    /// addresses only. The console keeps its token.
+    #[arg(long, requires = "http", conflicts_with = "token")]
+    no_auth: bool,
+    /// A further `Host` this server answers to (its public name or address, with an optional
+    /// port), for a non-loopback bind; repeat for several. Loopback names are always allowed.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// A further browser `Origin` accepted (`https://name[:port]`, `:*` for any port);
+    /// repeat for several.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
     /// Serve MCP only: no web console at `/`.
     #[arg(long, requires = "http")]
     no_console: bool,
@@ -55,6 +69,38 @@ pub struct ServeArgs {
     /// user or in the console) before it is dropped without running.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     confirmation_ttl: u64,
+    /// Most HTTP connections open at once; over it the longest-idle one is closed, or the
+    /// new one gets 503 when all are busy. Keep it below the open-files limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = ConnectionLimits::DEFAULT_MAX_CONNECTIONS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000), requires = "http")]
+    max_connections: u64,
+    /// Seconds a request's head may take to arrive (also how long a kept-alive connection
+    /// waits for its next request).
+    #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_HEADER_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    header_timeout: u64,
+    /// Seconds of silence while a request is under way (a body that stops arriving, a client
+    /// that stops reading) before its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_IDLE_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    idle_timeout: u64,
+    /// Seconds shutdown (Ctrl-C, SIGTERM) waits for requests in progress before dropping
+    /// their connections.
+    #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_SHUTDOWN_GRACE.as_secs(),
+          requires = "http")]
+    shutdown_grace: u64,
+    /// Most MCP sessions alive at once (another `initialize` gets 503, error -32001).
+    #[arg(long, value_name = "N", default_value_t = SessionLimits::default().max_sessions as u64,
+          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    max_sessions: u64,
+    /// Most MCP sessions alive at once from one client address.
+    #[arg(long, value_name = "N", default_value_t = SessionLimits::default().max_sessions_per_client as u64,
+          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    max_sessions_per_client: u64,
+    /// Seconds an MCP session may go without a message before it is ended.
+    #[arg(long, value_name = "SECONDS", default_value_t = skill_mcp::http::DEFAULT_SESSION_IDLE.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+    session_idle: u64,
     /// How the console's reviews use the provision classifier.
     #[command(flatten)]
     classifier: super::review::ClassifierOptions,
@@ -78,6 +124,35 @@ fn context(args: &ServeArgs) -> Result<SkillContext, CliError> {
         language: "en".into(),
     };
     contract_context(args.contract.as_deref(), args.clause.as_deref(), &options)
+}
+
+/// The launch token: `--token`, else SKILLKIT_TOKEN, else a random one; a given token that
+/// is blank or shorter than 16 characters is refused.
+fn launch_token(args: &ServeArgs) -> Result<String, CliError> {
+    let given = match &args.token {
+        Some(token) => Some(("--token", token.clone())),
+        None => std::env::var("SKILLKIT_TOKEN")
+            .ok()
+            .map(|t| ("SKILLKIT_TOKEN", t)),
+    };
+    match given {
+        Some((from, token)) => {
+            skill_core::http_guard::check_token(&token)
+                .map_err(|why| CliError::Usage(format!("{from}: {why}")))?;
+            Ok(token)
+        }
+        None => Ok(ConsoleOptions::random_token()),
+    }
+}
+
+/// The listener's limits from the flags.
+fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
+    ConnectionLimits {
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        header_timeout: Duration::from_secs(args.header_timeout),
+        idle_timeout: Duration::from_secs(args.idle_timeout),
+        shutdown_grace: Duration::from_secs(args.shutdown_grace),
+    }
 }
 
 /// Completes on Ctrl-C (and on SIGTERM where there is one).
@@ -117,7 +192,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 }
 
 /// The console over the same dispatcher and state as the MCP endpoint, behind the same
-/// HTTP guard (`Host` and `Origin` allow-lists), with its own per-launch token.
+/// HTTP guard (`Host` and `Origin` allow-lists), with the launch token MCP clients send.
 fn console_state(
     dispatcher: &Dispatcher,
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
@@ -125,9 +200,10 @@ fn console_state(
     context: SkillContext,
     options: &HttpOptions,
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
+    token: String,
     classifier: &super::review::ClassifierOptions,
 ) -> ConsoleState {
-    let mut console_options = ConsoleOptions::new(ConsoleOptions::random_token())
+    let mut console_options = ConsoleOptions::new(token)
         .max_body_bytes(options.max_body_bytes)
         // Whole contracts (Word, PDF) are uploaded: as large as `review` reads.
         .max_upload_bytes(skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10));
@@ -160,21 +236,14 @@ async fn serve_with_console(
     options: HttpOptions,
     console: ConsoleState,
 ) -> Result<(), CliError> {
-    use axum::serve::ListenerExt;
     let app = skill_mcp::http::router(server, &options).merge(skill_console::router(console));
     let cancel = options.shutdown.clone();
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(%err, "TCP_NODELAY not set");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            tracing::info!("HTTP server shutting down");
-            cancel.cancel();
-        })
-        .await?;
+    skill_core::http_guard::serve(listener, app, options.limits, async move {
+        shutdown_signal().await;
+        tracing::info!("HTTP server shutting down");
+        cancel.cancel();
+    })
+    .await?;
     Ok(())
 }
 
@@ -226,12 +295,28 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         .build()?;
     match args.http {
         Some(addr) => {
+            let launch_token = launch_token(args)?;
+            let mut guard = skill_core::http_guard::HttpGuard::loopback();
+            for host in &args.allow_host {
+                guard
+                    .allow_host(host)
+                    .map_err(|e| CliError::Usage(format!("--allow-host: {e}")))?;
+            }
+            for origin in &args.allow_origin {
+                guard
+                    .allow_origin(origin)
+                    .map_err(|e| CliError::Usage(format!("--allow-origin: {e}")))?;
+            }
             let options = HttpOptions {
-                token: args
-                    .token
-                    .clone()
-                    .or_else(|| std::env::var("SKILLKIT_TOKEN").ok())
-                    .filter(|t| !t.is_empty()),
+                guard,
+                token: (!args.no_auth).then(|| launch_token.clone()),
+                limits: connection_limits(args),
+                sessions: SessionLimits {
+                    max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
+                    max_sessions_per_client: usize::try_from(args.max_sessions_per_client)
+                        .unwrap_or(usize::MAX),
+                },
+                session_idle: Some(Duration::from_secs(args.session_idle)),
                 ..HttpOptions::default()
             };
             skill_mcp::http::check_exposure(addr, &options)?;
@@ -239,15 +324,20 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 .block_on(tokio::net::TcpListener::bind(addr))
                 .map_err(|source| skill_mcp::ServeError::Bind { addr, source })?;
             // The bound address (a port of 0 is chosen now), for people and scripts alike.
+            let auth = match &options.token {
+                None => " (no token: --no-auth)".to_string(),
+                // A token the user chose is not echoed; a drawn one must be told.
+                Some(token)
+                    if args.token.is_none() && std::env::var_os("SKILLKIT_TOKEN").is_none() =>
+                {
+                    format!(" (send Authorization: Bearer {token})")
+                }
+                Some(_) => " (bearer token required)".to_string(),
+            };
             eprintln!(
-                "serving {} tools over MCP at http://{}/mcp{}; Ctrl-C stops",
+                "serving {} tools over MCP at http://{}/mcp{auth}; Ctrl-C stops",
                 server.tool_count(),
                 listener.local_addr()?,
-                if options.token.is_some() {
-                    " (bearer token required)"
-                } else {
-                    ""
-                }
             );
             if args.no_console {
                 runtime.block_on(skill_mcp::serve_listener(
@@ -269,6 +359,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     context,
                     &options,
                     audit,
+                    launch_token,
                     &args.classifier,
                 );
                 eprintln!(
@@ -276,7 +367,13 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     listener.local_addr()?,
                     console.options().token
                 );
-                runtime.block_on(serve_with_console(listener, server, options, console))?;
+                let uploads = console.clone();
+                let served =
+                    runtime.block_on(serve_with_console(listener, server, options, console));
+                // Uploads go with the server, even while a review is still running; a crash
+                // leaves them to the next start, which removes them.
+                uploads.remove_uploads();
+                served?;
             }
         }
         None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,

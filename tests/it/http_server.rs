@@ -13,6 +13,8 @@ pub(crate) struct HttpServer {
     /// The console's address with its token, as the server printed it (unless
     /// `--no-console`).
     pub(crate) console: Option<String>,
+    /// The first line the server printed (address, and a drawn token).
+    pub(crate) banner: String,
 }
 
 impl HttpServer {
@@ -54,12 +56,53 @@ impl HttpServer {
             addr,
             url,
             console,
+            banner,
         }
+    }
+}
+
+impl HttpServer {
+    /// The server's process id (to send it a signal).
+    #[cfg(unix)]
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `within` for the server to exit; its status, or `None` if it still runs.
+    #[cfg(unix)]
+    pub(crate) fn wait_for_exit(
+        &mut self,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        None
     }
 }
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
+        // Stopped as a supervisor would (SIGTERM, then SIGKILL), so the server removes its
+        // upload folder instead of leaving it to the next start.
+        #[cfg(unix)]
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let asked = std::process::Command::new("kill")
+                .args(["-TERM", &self.child.id().to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            if asked
+                && self
+                    .wait_for_exit(std::time::Duration::from_secs(15))
+                    .is_some()
+            {
+                return;
+            }
+        }
         self.child.kill().ok();
         self.child.wait().ok();
     }

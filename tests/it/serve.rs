@@ -128,7 +128,7 @@ fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
 
 #[test]
 fn http_serves_with_a_token_from_the_environment() {
-    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token")]);
+    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token-0123456789")]);
     let addr = &server.addr;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -144,7 +144,7 @@ fn http_serves_with_a_token_from_the_environment() {
     let (status, _) = post(addr, &headers, &call);
     assert_eq!(status, 401, "no token");
     let mut with_token = headers.to_vec();
-    with_token.push(("Authorization", "Bearer cli-token"));
+    with_token.push(("Authorization", "Bearer cli-token-0123456789"));
     let (status, body) = post(addr, &with_token, &call);
     assert_eq!(status, 200, "{body}");
     let answer: Value = serde_json::from_str(&body).unwrap();
@@ -211,8 +211,7 @@ fn http_serves_the_console_behind_its_printed_token() {
         )),
         "one cookie per port: {response}"
     );
-    let port = server.addr.rsplit(':').next().unwrap();
-    let cookie = format!("skillkit_console_{port}={token}");
+    let cookie = console_cookie(&server);
     let (status, page) = get(
         &server.addr,
         "/skills/fidic_calculate_time_bar",
@@ -220,20 +219,126 @@ fn http_serves_the_console_behind_its_printed_token() {
     );
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("id=\"call-form\""), "{page}");
-    // MCP is still at /mcp on the same port.
-    let (status, _) = post(
-        &server.addr,
-        &[],
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    // MCP is at /mcp on the same port, behind the same launch token.
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let (status, _) = post(&server.addr, &[], &ping);
+    assert_eq!(status, 401, "no token, no MCP");
+    let bearer = format!("bearer {token}");
+    let (status, body) = post(&server.addr, &[("Authorization", &bearer)], &ping);
+    assert_ne!(status, 401, "{body}");
+    assert_ne!(status, 404, "{body}");
+}
+
+#[test]
+fn weak_tokens_and_bad_names_are_refused_at_start() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let short = run(&["--token", "x"], &[]);
+    assert!(
+        short.contains("--token: the token has 1 characters; it needs at least 16"),
+        "{short}"
     );
-    assert_ne!(status, 404);
+    let blank = run(&[], &[("SKILLKIT_TOKEN", "  ")]);
+    assert!(
+        blank.contains("SKILLKIT_TOKEN: the token is blank"),
+        "{blank}"
+    );
+    let host = run(&["--allow-host", "https://x.example/"], &[]);
+    assert!(
+        host.contains("--allow-host: `https://x.example/` is not a host"),
+        "{host}"
+    );
+    let origin = run(&["--allow-origin", "x.example"], &[]);
+    assert!(
+        origin.contains("--allow-origin: `x.example` is not an origin"),
+        "{origin}"
+    );
+    let cap = run(&["--max-connections", "0"], &[]);
+    assert!(cap.contains("--max-connections"), "{cap}");
+    // A public bind without a token stays refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["serve", "--http", "0.0.0.0:0", "--no-auth"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+}
+
+#[test]
+fn mcp_takes_the_drawn_token_or_none_with_no_auth_and_public_names() {
+    let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-console"], &[]);
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "serve-tests", "version": "0"}}});
+    let (status, _) = post(&server.addr, &[], &ping);
+    assert_eq!(status, 401, "a token is required by default");
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner));
+    assert!(token.len() >= 32, "{token}");
+    let bearer = format!("Bearer {token}");
+    let (status, body) = post(&server.addr, &[("Authorization", &bearer)], &ping);
+    assert_eq!(status, 200, "{body}");
+    drop(server);
+
+    let open = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--no-console",
+            "--no-auth",
+            "--allow-host",
+            "mcp.example.com",
+        ],
+        &[],
+    );
+    let (status, body) = post(&open.addr, &[], &ping);
+    assert_eq!(status, 200, "{body}");
+    // The public name is answered, others are not.
+    let body = ping.to_string();
+    for (host, expected) in [("mcp.example.com:8765", "200"), ("evil.example", "403")] {
+        let mut stream_for = std::net::TcpStream::connect(&open.addr).unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream_for.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream_for.read_to_string(&mut response).unwrap();
+        assert_eq!(&response[9..12], expected, "{host}: {response}");
+    }
 }
 
 #[test]
 fn no_console_serves_mcp_only() {
     let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-console"], &[]);
     assert!(server.console.is_none());
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner));
     let (status, _) = get(&server.addr, "/", &[]);
+    assert_eq!(
+        status, 401,
+        "without a console every path is MCP's, behind its token"
+    );
+    let bearer = format!("Bearer {token}");
+    let (status, _) = get(&server.addr, "/", &[("Authorization", &bearer)]);
     assert_eq!(status, 404);
 }
 
@@ -277,8 +382,19 @@ fn console_cookie(server: &HttpServer) -> String {
         .split("?token=")
         .nth(1)
         .expect("the address has a token");
-    let port = server.addr.rsplit(':').next().unwrap();
-    format!("skillkit_console_{port}={token}")
+    let (status, response) = get(&server.addr, &format!("/?token={token}"), &[]);
+    assert_eq!(status, 303, "{response}");
+    let cookie = response
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next())
+        .unwrap_or_else(|| panic!("no cookie in {response}"))
+        .to_string();
+    assert!(
+        !cookie.contains(token),
+        "the cookie is not the token: {cookie}"
+    );
+    cookie
 }
 
 /// The CSRF field of a console form.
@@ -311,6 +427,143 @@ fn finished_review(addr: &str, cookie: &str, path: &str) -> String {
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
     page
+}
+
+/// The upload folders in `dir`, by name.
+#[cfg(unix)]
+fn upload_folders(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("skillkit-uploads-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Uploads the shareholders' agreement and waits for its review to finish.
+#[cfg(unix)]
+fn review_an_upload(server: &HttpServer) {
+    let cookie = console_cookie(server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &sha_contract()),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(page.contains("id=\"risks\""), "{page}");
+}
+
+#[cfg(unix)]
+#[test]
+fn uploads_are_private_and_gone_after_a_stop_or_at_the_start_after_a_crash() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = std::env::temp_dir().join(format!("skillkit-serve-uploads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir(&tmp).unwrap();
+    let tmp_text = tmp.to_string_lossy().into_owned();
+    let env = [("TMPDIR", tmp_text.as_str())];
+
+    let mut server = HttpServer::start(CONTRACT, &env);
+    review_an_upload(&server);
+    let folders = upload_folders(&tmp);
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let root = tmp.join(&folders[0]);
+    let mode = std::fs::metadata(&root).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "private to the server's user");
+    let left: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().collect();
+    assert!(
+        left.is_empty(),
+        "the finished review's files are removed: {left:?}"
+    );
+    // SIGTERM: the server stops within its grace period and takes its uploads along.
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = server
+        .wait_for_exit(std::time::Duration::from_secs(30))
+        .expect("the server stops after SIGTERM");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        upload_folders(&tmp).is_empty(),
+        "{:?}",
+        upload_folders(&tmp)
+    );
+
+    // A crash leaves the folder; the next start removes it.
+    let mut crashed = HttpServer::start(CONTRACT, &env);
+    review_an_upload(&crashed);
+    let sent = Command::new("kill")
+        .args(["-KILL", &crashed.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    crashed
+        .wait_for_exit(std::time::Duration::from_secs(30))
+        .expect("killed");
+    let stale = upload_folders(&tmp);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    let next = HttpServer::start(CONTRACT, &env);
+    let now = upload_folders(&tmp);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(
+        now, stale,
+        "the dead server's folder is gone, the new one's is there"
+    );
+    drop(next);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_within_its_grace_period_despite_a_half_sent_request() {
+    let mut server = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--shutdown-grace",
+            "1",
+            "--idle-timeout",
+            "3600",
+        ],
+        &[],
+    );
+    let token = server
+        .banner
+        .split("Bearer ")
+        .nth(1)
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("a drawn token is printed: {}", server.banner))
+        .to_string();
+    // A client (with the token, so the server reads on) that sent half a request and went
+    // quiet.
+    let mut half = std::net::TcpStream::connect(&server.addr).unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{",
+        server.addr
+    );
+    half.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = server
+        .wait_for_exit(std::time::Duration::from_secs(20))
+        .expect("the server stops after its grace period, not when the client finishes");
+    assert!(status.success(), "{status:?}");
 }
 
 #[test]

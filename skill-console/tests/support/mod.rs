@@ -139,8 +139,23 @@ pub async fn send(app: &axum::Router, request: Request<Body>) -> Answer {
     }
 }
 
-pub fn cookie() -> String {
-    format!("{SESSION_COOKIE}_8765={TOKEN}")
+/// The session cookie a browser gets for opening the console's address with its token.
+pub async fn cookie(app: &axum::Router) -> String {
+    let answer = send(
+        app,
+        Request::get(format!("/?token={TOKEN}"))
+            .header(header::HOST, HOST)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let set = answer.headers[header::SET_COOKIE].to_str().unwrap();
+    let pair = set.split(';').next().unwrap().to_string();
+    assert!(
+        pair.starts_with(&format!("{SESSION_COOKIE}_8765=")),
+        "{set}"
+    );
+    pair
 }
 
 /// A signed-in GET.
@@ -149,7 +164,7 @@ pub async fn get(app: &axum::Router, path: &str) -> Answer {
         app,
         Request::get(path)
             .header(header::HOST, HOST)
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(app).await)
             .body(Body::empty())
             .unwrap(),
     )
@@ -163,7 +178,7 @@ pub async fn post(app: &axum::Router, path: &str, fields: &[(&str, &str)]) -> An
         app,
         Request::post(path)
             .header(header::HOST, HOST)
-            .header(header::COOKIE, cookie())
+            .header(header::COOKIE, cookie(app).await)
             .header(header::ORIGIN, "http://127.0.0.1:8765")
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(Body::from(body))
