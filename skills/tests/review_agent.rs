@@ -869,3 +869,48 @@ fn clauses_share_the_model_across_workers() {
         .iter()
         .all(|c| c.mode == ReviewMode::React && c.risks.len() == 1));
 }
+
+/// In agent mode the model judges the clauses; the classifier still reads the whole
+/// contract, so an agreement with a governing-law clause is never reported as lacking one,
+/// while a lacking cap on liability is.
+#[test]
+fn absences_in_agent_mode_read_the_whole_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("services.md");
+    std::fs::write(
+        &path,
+        "# Services Agreement\n\n## 1 Services\n\n1.1 The Supplier shall provide the Services with reasonable skill and care.\n\n## 2 Governing Law\n\n2.1 This Agreement shall be governed by the laws of England and Wales.\n",
+    )
+    .unwrap();
+    let state = build_review_state(&ReviewInputs {
+        primary: path,
+        language: "en".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let stage = skills::review::LearnedStage::embedded(
+        skills::review::Playbook::for_domain(skills::review::Domain::Generic),
+        std::path::Path::new("built-in"),
+    )
+    .unwrap();
+    let options = ReviewOptions {
+        concurrency: 1,
+        learned: Some(stage),
+        ..ReviewOptions::default()
+    };
+    let replies = (0..8).map(|_| Ok(LlmResponse::text("[]")));
+    let model = Arc::new(ScriptedClient::new(replies));
+    let report = run_review(
+        &dispatcher(),
+        &state,
+        &options,
+        Some(&agent(&model, react_on())),
+    );
+    let absent: Vec<&str> = report
+        .risks()
+        .filter(|r| matches!(r.finding.subject, skills::review::Subject::Absence(_)))
+        .map(|r| r.finding.kind.name())
+        .collect();
+    assert!(!absent.contains(&"governing_law"), "{absent:?}");
+    assert!(absent.contains(&"cap_on_liability"), "{absent:?}");
+}

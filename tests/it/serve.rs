@@ -667,8 +667,12 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
     let report: Value = serde_json::from_str(json.split_once("\r\n\r\n").unwrap().1).unwrap();
     let clauses = report["clauses"].as_array().unwrap();
     assert!(!clauses.is_empty());
+    // Findings about the agreement as a whole (absences) are not a clause the model judged.
     assert!(
-        clauses.iter().all(|c| c["mode"] == "react"),
+        clauses
+            .iter()
+            .filter(|c| c["clause_id"] != "document")
+            .all(|c| c["mode"] == "react"),
         "every clause judged by the model: {report}"
     );
 }

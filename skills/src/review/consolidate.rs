@@ -42,9 +42,11 @@ pub(super) fn finalize(
     };
     let mut document: Vec<Risk> = Vec::new();
     move_anchored(report, &mut document);
-    if let (Some((stage, _)), Some(classified)) = (learned, &classified) {
+    if let (Some((stage, found)), Some(mut classified)) = (learned, classified) {
         if report.checklist_generated {
-            add_absences(report, stage, classified, &mut document);
+            // Clauses the model reviewed (agent mode) count as read too.
+            classified.extend(found.kinds());
+            add_absences(report, stage, &classified, &mut document);
         }
     }
     let undefined = take_undefined_terms(report);

@@ -215,6 +215,19 @@ impl Classified {
     pub(crate) fn read_any(&self) -> bool {
         !self.by_clause.is_empty()
     }
+
+    /// Every kind found anywhere in the contract (sentences the denial rules read as denied
+    /// left out), whether or not its clause was reviewed in checklist mode.
+    pub(crate) fn kinds(&self) -> std::collections::HashSet<RiskKind> {
+        self.by_clause
+            .values()
+            .flatten()
+            .filter_map(|p| {
+                let name = kind_name(&p.category);
+                (!negated(&name, &p.sentence)).then(|| RiskKind::from_name(&name))
+            })
+            .collect()
+    }
 }
 
 /// Whether the classifier reads `text`: English (or any Latin-script) text, not text that
