@@ -222,9 +222,31 @@ fn drop_furniture(lines: &[Line<'_>], skipped: &mut SkippedText) -> Vec<bool> {
         .collect()
 }
 
-/// A table of contents announced by a title (`TABLE OF CONTENTS`, `目录`): everything from
-/// the title up to the first heading that repeats one listed in it is dropped. Without such a
-/// repeat the title is not followed by a table of contents, and nothing is dropped.
+/// Whether a line without a heading can sit inside a table of contents: short, and a title
+/// (`PART A – GENERAL`, the wrapped end of an entry) or ending in a page number or dot leader.
+/// Prose (a sentence ending in a full stop, a long line) cannot.
+fn contents_line(line: &str) -> bool {
+    line.chars().count() <= 80
+        && (numbering::looks_like_title(line)
+            || numbering::ends_in_page_number(line)
+            || numbering::has_dot_leader(line))
+}
+
+/// Whether a heading has the shape of a table of contents entry: no prose on its line (its
+/// title may end in a page number or dot leader), and below it only blank lines, page
+/// numbers or the wrapped rest of the entry.
+fn entry_shape(heading: &Heading, body: &[&str]) -> bool {
+    (heading.inline_text.is_empty() || heading.page_tail)
+        && body
+            .iter()
+            .all(|l| l.is_empty() || is_page_number(l) || contents_line(l))
+}
+
+/// A table of contents announced by a title (`TABLE OF CONTENTS`, `目录`): the run of entry
+/// lines after the title is dropped when its entries come back later as headings (the body
+/// follows). The run is recognised by its shape and ends at the first line that is not an
+/// entry (prose, a heading with text on its line) or that repeats an entry, so the body
+/// itself is never dropped; without repeats, nothing is.
 fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedText) {
     let Some(start) = lines
         .iter()
@@ -235,18 +257,36 @@ fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedTex
         return;
     };
     let mut listed: HashSet<(Style, &str)> = HashSet::new();
-    let mut repeat = None;
+    let mut entries: Vec<&str> = Vec::new();
     let mut last_entry = start;
+    let mut stop = lines.len();
     for (i, line) in lines.iter().enumerate().skip(start + 1) {
-        if let Some(h) = &line.heading {
-            if !listed.insert((h.style, h.id.as_str())) {
-                repeat = Some(i);
-                break;
+        if !keep[i] || line.text.is_empty() || is_page_number(line.text) {
+            continue;
+        }
+        let entry = match &line.heading {
+            Some(h) => {
+                (h.inline_text.is_empty() || h.page_tail) && listed.insert((h.style, h.id.as_str()))
             }
+            None => contents_line(line.text),
+        };
+        if !entry {
+            stop = i;
+            break;
+        }
+        if let Some(h) = &line.heading {
+            entries.push(h.id.as_str());
             last_entry = i;
         }
     }
-    if repeat.is_none() {
+    let later: HashSet<&str> = lines[stop..]
+        .iter()
+        .zip(&keep[stop..])
+        .filter(|(_, k)| **k)
+        .filter_map(|(l, _)| l.heading.as_ref().map(|h| h.id.as_str()))
+        .collect();
+    let repeated = entries.iter().filter(|id| later.contains(*id)).count();
+    if entries.len() < 2 || repeated * 2 < entries.len() {
         return;
     }
     // The table ends with its last entry and the page numbers after it; text between it and
@@ -267,8 +307,12 @@ fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedTex
     }
 }
 
-/// Tables of contents without a title: headings whose title ends in a page number or dot
-/// leader, and runs of three or more empty headings that all repeat later.
+/// Tables of contents without a title: runs of headings in the shape of entries (see
+/// [`entry_shape`]) whose titles end in a page number or dot leader, or that are empty and
+/// repeat later. A run is dropped when most of its entries come back later as headings (two
+/// entries suffice when all end in page numbers, else three), or when it has three entries
+/// or more all with dot leaders. One short clause ending in a number (`Notice period:  14`)
+/// is never a table of contents.
 fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut SkippedText) {
     let mut last: HashMap<(Style, &str), usize> = HashMap::new();
     for (i, (h, _)) in flat.iter().enumerate() {
@@ -282,10 +326,9 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
         .enumerate()
         .map(|(i, entry)| {
             let repeats = last[&(entry.0.style, entry.0.id.as_str())] > i;
-            (entry.0.page_tail && entry.1.len() <= 2) || (empty(entry) && repeats)
+            entry_shape(&entry.0, &entry.1) && (entry.0.page_tail || (empty(entry) && repeats))
         })
         .collect();
-    drop(last);
     let mut drop_entry = vec![false; flat.len()];
     let mut i = 0;
     while i < flat.len() {
@@ -296,14 +339,28 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
         let run_end = (i..flat.len())
             .find(|j| !candidate[*j])
             .unwrap_or(flat.len());
+        let run = run_end - i;
         let page_tails = (i..run_end).filter(|j| flat[*j].0.page_tail).count();
-        if run_end - i >= 3 || page_tails * 2 > run_end - i {
+        let repeated = (i..run_end)
+            .filter(|j| last[&(flat[*j].0.style, flat[*j].0.id.as_str())] >= run_end)
+            .count();
+        let dotted = (i..run_end)
+            .filter(|j| {
+                let (h, body) = &flat[*j];
+                numbering::has_dot_leader(&h.title)
+                    || numbering::has_dot_leader(&h.inline_text)
+                    || body.iter().any(|l| numbering::has_dot_leader(l))
+            })
+            .count();
+        let body_follows = repeated * 2 > run && (run >= 3 || (run >= 2 && page_tails == run));
+        if body_follows || (run >= 3 && dotted == run) {
             for d in &mut drop_entry[i..run_end] {
                 *d = true;
             }
         }
         i = run_end;
     }
+    drop(last);
     let mut index = 0;
     flat.retain(|(_, body)| {
         let dropped = drop_entry[index];
@@ -320,8 +377,12 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
 /// (`1000 Final Provisions`) is a heading only when it follows the previous plain number
 /// closely, so a year or an amount starting a line is not taken for one; a number of five
 /// digits or more (`10000 Title`) must follow one, or, first of all, be followed by one, and
-/// `10000.1` must be inside the clause `10000` just read.
+/// `10000.1` must be inside the clause `10000` just read. A schedule restarts the count of
+/// numbers (its paragraphs may number from 1 again); one before any other heading (a list of
+/// exhibits on the cover, a document that is only a schedule) is text, not a scope that
+/// would take the whole body in.
 fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
+    let mut any_heading = false;
     let mut last_letter: Option<u8> = None;
     let mut last_roman: Option<u32> = None;
     let mut last_number: Option<u32> = None;
@@ -342,6 +403,17 @@ fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
             continue;
         }
         let Some(h) = &mut line.heading else { continue };
+        if h.style == Style::Schedule {
+            if !any_heading {
+                line.heading = None;
+                continue;
+            }
+            last_letter = None;
+            last_roman = None;
+            last_number = None;
+            last_paragraph = None;
+        }
+        any_heading = true;
         if h.letter_alternative {
             let letter = h.id.as_bytes()[0];
             let value = numbering::roman_value(&h.id).unwrap_or(0);
