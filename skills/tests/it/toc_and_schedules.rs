@@ -282,3 +282,66 @@ fn a_list_of_schedules_on_the_cover_does_not_take_the_body() {
     let doc = parse_text("ref", text);
     assert_eq!(ids(&doc), ["1", "2"]);
 }
+
+#[test]
+fn a_list_of_exhibits_inside_the_body_does_not_take_the_clauses_after_it() {
+    let text = "\
+19. Entire Agreement
+This agreement is the whole agreement.
+20. Exhibits
+The following exhibits form part of this agreement:
+Exhibit A – Form of Order
+Exhibit B – Price List
+21. Notices
+Notices are given in writing.
+22. Counterparts
+This agreement may be signed in counterparts.
+
+EXHIBIT A
+FORM OF ORDER
+1. Order Details
+The Buyer states the quantity.
+";
+    let doc = parse_text("exhibits", text);
+    assert_eq!(
+        ids(&doc),
+        ["19", "20", "21", "22", "Exhibit A", "Exhibit A para 1"],
+        "{doc:#?}"
+    );
+    assert!(text_of(&doc, "20").contains("Exhibit B – Price List"));
+    assert_eq!(text_of(&doc, "21"), "Notices are given in writing.");
+}
+
+#[test]
+fn a_schedule_line_whose_numbers_go_on_is_body_text() {
+    // A running header naming a schedule, then the body's next sub-clause: no restart, so
+    // no scope.
+    let text = "\
+6. Payment
+6.1 Invoices
+The Supplier invoices monthly.
+Schedule B Price Adjustment
+6.2 Interest
+Late amounts bear interest.
+7. Term
+The term is one year.
+";
+    let doc = parse_text("header", text);
+    assert_eq!(ids(&doc), ["6", "6.1", "6.2", "7"], "{doc:#?}");
+    assert!(text_of(&doc, "6.1").contains("Schedule B Price Adjustment"));
+}
+
+#[test]
+fn contents_then_recitals_then_body() {
+    let text = format!(
+        "TABLE OF CONTENTS\n1. Definitions 2\n2. Licence 2\n3. Fees 3\n4. Termination 4\n5. Governing Law 5\n\nTHIS LICENCE is made between the Licensor and the Licensee.\nWHEREAS the Licensee wishes to use the Software.\n\n{BODY}"
+    );
+    let doc = parse_text("licence", &text);
+    assert_body_kept(&doc);
+    assert_eq!(doc.skipped.table_of_contents, 6);
+    assert!(
+        doc.preamble.starts_with("THIS LICENCE is made"),
+        "{}",
+        doc.preamble
+    );
+}

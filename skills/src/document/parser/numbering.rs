@@ -624,15 +624,9 @@ pub(crate) fn is_english_title(title: &str) -> bool {
             .all(|w| w.starts_with(|c: char| c.is_uppercase() || !c.is_alphabetic()))
 }
 
-/// Whether text has a dot leader (`Definitions ........ 5`), the unmistakable mark of a
-/// table of contents entry.
-pub(crate) fn has_dot_leader(text: &str) -> bool {
-    text.contains("....") || text.contains('…') || text.contains("· · ·")
-}
-
 /// Whether a heading's title ends in a page number or a dot leader: `Definitions .... 5`,
 /// `Definitions   5`.
-pub(crate) fn ends_in_page_number(title: &str) -> bool {
+fn ends_in_page_number(title: &str) -> bool {
     let without_number = title.trim_end_matches(|c: char| c.is_ascii_digit());
     if without_number.len() == title.len() || without_number.is_empty() {
         return title.contains("....") || title.contains('…');
