@@ -226,6 +226,9 @@ impl DocumentStructure {
 /// `Clause 14` -> `14`, `Article 5` -> `5`, `第4.1条` -> `4.1`, `第十四条` -> `14`.
 pub(crate) fn normalize_clause_id(raw: &str) -> String {
     let trimmed = raw.trim().trim_end_matches(['.', ':', '：']);
+    if let Some(id) = schedule_reference(trimmed) {
+        return id;
+    }
     let lower = trimmed.to_lowercase();
     for prefix in [
         "sub-clause",
@@ -255,6 +258,51 @@ pub(crate) fn normalize_clause_id(raw: &str) -> String {
         return inner.to_string();
     }
     trimmed.to_string()
+}
+
+/// The id of a schedule or of one of its paragraphs, as the parser gives them (`Schedule 1`,
+/// `Schedule 1 para 2`), from the ways a reference writes them: `SCHEDULE 1`, `Schedule 1,
+/// paragraph 2`, `Schedule 1 para 2.1`, `paragraph 2 of Schedule 1`, `Annex A clause 3`.
+fn schedule_reference(text: &str) -> Option<String> {
+    const WORDS: [(&str, &str); 4] = [
+        ("schedule", "Schedule"),
+        ("annex", "Annex"),
+        ("appendix", "Appendix"),
+        ("exhibit", "Exhibit"),
+    ];
+    const PARAGRAPH: [&str; 5] = ["paragraph", "para", "para.", "clause", "section"];
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
+    let at = lower
+        .iter()
+        .position(|t| WORDS.iter().any(|(w, _)| t == w))?;
+    let name = WORDS.iter().find(|(w, _)| *w == lower[at])?.1;
+    let schedule = tokens.get(at + 1)?;
+    if !schedule.chars().all(|c| c.is_ascii_alphanumeric()) || schedule.len() > 4 {
+        return None;
+    }
+    let schedule = format!("{name} {}", schedule.to_ascii_uppercase());
+    let is_number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
+    let paragraph = match (&lower[..at], &tokens[at + 2..]) {
+        ([], []) => None,
+        ([], [number]) if is_number(number) => Some(*number),
+        ([], [word, number]) if PARAGRAPH.contains(&word.to_lowercase().as_str()) => {
+            Some(*number).filter(|n| is_number(n))
+        }
+        ([word, _, of] | [word, _, of, _], [])
+            if PARAGRAPH.contains(&word.as_str()) && of == "of" =>
+        {
+            Some(tokens[1]).filter(|n| is_number(n))
+        }
+        _ => return None,
+    };
+    match paragraph {
+        None => Some(schedule),
+        Some(number) => Some(format!("{schedule} para {}", number.trim_end_matches('.'))),
+    }
 }
 
 /// Value of a Chinese numeral up to 9999 (`十四` -> 14, `一百零二` -> 102), if it is one.
@@ -309,6 +357,21 @@ mod tests {
         assert_eq!(normalize_clause_id("第十四条"), "14");
         assert_eq!(normalize_clause_id("4.1"), "4.1");
         assert_eq!(normalize_clause_id("第一章"), "第1章");
+        assert_eq!(normalize_clause_id("SCHEDULE 1"), "Schedule 1");
+        assert_eq!(
+            normalize_clause_id("Schedule 1, paragraph 2"),
+            "Schedule 1 para 2"
+        );
+        assert_eq!(
+            normalize_clause_id("paragraph 2.1 of Schedule 3"),
+            "Schedule 3 para 2.1"
+        );
+        assert_eq!(normalize_clause_id("Annex a clause 4"), "Annex A para 4");
+        // Not a schedule reference: left as it was.
+        assert_eq!(
+            normalize_clause_id("Schedule of Rates"),
+            "Schedule of Rates"
+        );
     }
 
     #[test]

@@ -19,3 +19,4 @@ mod sample_reviews;
 mod samples_common;
 mod sha_spa_skills;
 mod skill_scopes;
+mod toc_and_schedules;

@@ -222,9 +222,23 @@ fn drop_furniture(lines: &[Line<'_>], skipped: &mut SkippedText) -> Vec<bool> {
         .collect()
 }
 
-/// A table of contents announced by a title (`TABLE OF CONTENTS`, `目录`): everything from
-/// the title up to the first heading that repeats one listed in it is dropped. Without such a
-/// repeat the title is not followed by a table of contents, and nothing is dropped.
+/// Whether a line reads as a sentence of running text rather than a table of contents entry:
+/// it starts in lower case, or is in mixed case and ends as a sentence does (`.`, `;`, `:`,
+/// `,`). Titles in capitals (`CERTAIN DEFINITIONS; INTERPRETATION.`) and entries ending in
+/// page numbers are not.
+fn prose(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with(char::is_lowercase)
+        || (text.chars().any(char::is_lowercase)
+            && text.ends_with(['.', ';', ':', ',', '。', '；']))
+}
+
+/// A table of contents announced by a title (`TABLE OF CONTENTS`, `目录`): the run of entries
+/// after the title, which ends at the first sentence of running text (the parties, the
+/// recitals or the body) or at the first heading that repeats an entry, is dropped when
+/// some of its entries come back later as headings. The body is never taken for a table:
+/// a run whose next heading continues it (`1 Definitions`, `1.1 Terms`, then the body's own
+/// `1.2`) was the body's first headings, and a run without repeats is no table at all.
 fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedText) {
     let Some(start) = lines
         .iter()
@@ -235,18 +249,36 @@ fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedTex
         return;
     };
     let mut listed: HashSet<(Style, &str)> = HashSet::new();
-    let mut repeat = None;
+    let mut entries: Vec<&str> = Vec::new();
     let mut last_entry = start;
     for (i, line) in lines.iter().enumerate().skip(start + 1) {
-        if let Some(h) = &line.heading {
-            if !listed.insert((h.style, h.id.as_str())) {
-                repeat = Some(i);
-                break;
+        if !keep[i] {
+            continue;
+        }
+        match &line.heading {
+            Some(h) => {
+                if (!h.inline_text.is_empty() && prose(&h.inline_text))
+                    || !listed.insert((h.style, h.id.as_str()))
+                {
+                    break;
+                }
+                entries.push(h.id.as_str());
+                last_entry = i;
             }
-            last_entry = i;
+            None if prose(line.text) => break,
+            None => {}
         }
     }
-    if repeat.is_none() {
+    let later: Vec<&str> = (last_entry + 1..lines.len())
+        .filter(|i| keep[*i])
+        .filter_map(|i| lines[i].heading.as_ref().map(|h| h.id.as_str()))
+        .collect();
+    let repeated = entries.iter().any(|id| later.contains(id));
+    let continued = match (entries.last(), later.first()) {
+        (Some(last), Some(next)) => continues(last, next),
+        _ => false,
+    };
+    if entries.len() < 2 || !repeated || continued {
         return;
     }
     // The table ends with its last entry and the page numbers after it; text between it and
@@ -267,8 +299,35 @@ fn drop_contents(lines: &[Line<'_>], keep: &mut [bool], skipped: &mut SkippedTex
     }
 }
 
+/// Whether the clause number `next` continues `last` as a body does: its first sub-clause
+/// (`4` then `4.1`), its next sibling (`4.1` then `4.2`) or the next clause (`4.2` then `5`).
+fn continues(last: &str, next: &str) -> bool {
+    if next
+        .strip_prefix(last)
+        .is_some_and(|rest| rest.starts_with('.'))
+    {
+        return true;
+    }
+    let split = |id: &str| -> (String, Option<u32>) {
+        match id.rsplit_once('.') {
+            Some((head, tail)) => (head.to_string(), tail.parse().ok()),
+            None => (String::new(), id.parse().ok()),
+        }
+    };
+    let ((last_head, last_n), (next_head, next_n)) = (split(last), split(next));
+    let sibling = last_head == next_head && last_n.zip(next_n).is_some_and(|(l, n)| n == l + 1);
+    let first = last.split('.').next().and_then(|f| f.parse::<u32>().ok());
+    let top = first
+        .zip(next.parse::<u32>().ok())
+        .is_some_and(|(l, n)| n == l + 1);
+    sibling || top
+}
+
 /// Tables of contents without a title: headings whose title ends in a page number or dot
-/// leader, and runs of three or more empty headings that all repeat later.
+/// leader, and empty headings that repeat later, with no sentence of running text under them.
+/// A run of three or more is a table; a shorter one only when its entries end in page
+/// numbers and come back later as headings, so one or two short clauses ending in a number
+/// (`Notice period:  14`) stay clauses.
 fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut SkippedText) {
     let mut last: HashMap<(Style, &str), usize> = HashMap::new();
     for (i, (h, _)) in flat.iter().enumerate() {
@@ -282,10 +341,10 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
         .enumerate()
         .map(|(i, entry)| {
             let repeats = last[&(entry.0.style, entry.0.id.as_str())] > i;
-            (entry.0.page_tail && entry.1.len() <= 2) || (empty(entry) && repeats)
+            let no_sentence = !entry.1.iter().any(|l| prose(l));
+            no_sentence && ((entry.0.page_tail && entry.1.len() <= 2) || (empty(entry) && repeats))
         })
         .collect();
-    drop(last);
     let mut drop_entry = vec![false; flat.len()];
     let mut i = 0;
     while i < flat.len() {
@@ -296,14 +355,19 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
         let run_end = (i..flat.len())
             .find(|j| !candidate[*j])
             .unwrap_or(flat.len());
+        let run = run_end - i;
         let page_tails = (i..run_end).filter(|j| flat[*j].0.page_tail).count();
-        if run_end - i >= 3 || page_tails * 2 > run_end - i {
+        let repeated = (i..run_end)
+            .filter(|j| last[&(flat[*j].0.style, flat[*j].0.id.as_str())] >= run_end)
+            .count();
+        if run >= 3 || (page_tails * 2 > run && repeated * 2 > run) {
             for d in &mut drop_entry[i..run_end] {
                 *d = true;
             }
         }
         i = run_end;
     }
+    drop(last);
     let mut index = 0;
     flat.retain(|(_, body)| {
         let dropped = drop_entry[index];
@@ -320,8 +384,20 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
 /// (`1000 Final Provisions`) is a heading only when it follows the previous plain number
 /// closely, so a year or an amount starting a line is not taken for one; a number of five
 /// digits or more (`10000 Title`) must follow one, or, first of all, be followed by one, and
-/// `10000.1` must be inside the clause `10000` just read.
+/// `10000.1` must be inside the clause `10000` just read. A schedule restarts the count of
+/// numbers (its paragraphs may number from 1 again); one before any other heading (a list of
+/// exhibits on the cover, a document that is only a schedule) is text, not a scope that
+/// would take the whole body in, and so is a schedule whose first number does not go back
+/// below the main body's (`Exhibit B` listed inside clause 20, then `20.2` or `27 Notices`):
+/// the body goes on. Only numbering that restarts makes a schedule a scope.
 fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
+    let mut any_heading = false;
+    // The last plain number of the main body, the schedules not yet confirmed as scopes (no
+    // number read under them yet), and whether one was.
+    let mut main_last: Option<u32> = None;
+    let mut pending: Vec<usize> = Vec::new();
+    let mut demoted: Vec<usize> = Vec::new();
+    let mut confirmed = false;
     let mut last_letter: Option<u8> = None;
     let mut last_roman: Option<u32> = None;
     let mut last_number: Option<u32> = None;
@@ -342,6 +418,35 @@ fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
             continue;
         }
         let Some(h) = &mut line.heading else { continue };
+        if h.style == Style::Schedule {
+            if !any_heading {
+                line.heading = None;
+                continue;
+            }
+            if !confirmed {
+                pending.push(i);
+            }
+            last_letter = None;
+            last_roman = None;
+            last_number = None;
+            last_paragraph = None;
+        }
+        any_heading = true;
+        // The first component of a clause number (`6` of `6.8`), to tell a schedule's own
+        // numbering from the main body's going on.
+        let first = (h.style == Style::Number)
+            .then(|| h.id.split('.').next().and_then(|f| f.parse::<u32>().ok()))
+            .flatten();
+        if let (Some(n), false) = (first, pending.is_empty()) {
+            if main_last.is_some_and(|m| n >= m) {
+                demoted.append(&mut pending);
+                last_number = main_last;
+                last_paragraph = main_last;
+            } else {
+                pending.clear();
+                confirmed = true;
+            }
+        }
         if h.letter_alternative {
             let letter = h.id.as_bytes()[0];
             let value = numbering::roman_value(&h.id).unwrap_or(0);
@@ -403,6 +508,12 @@ fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
             }
             _ => {}
         }
+        if pending.is_empty() && !confirmed && line.heading.is_some() {
+            main_last = first.or(main_last);
+        }
+    }
+    for i in demoted {
+        lines[i].heading = None;
     }
 }
 

@@ -39,13 +39,16 @@ pub(crate) enum Style {
     Letter,
     /// An unnumbered Markdown heading of this many `#` marks (`### Liquidation Preference`).
     Markdown(u8),
+    /// `SCHEDULE 1`, `Annex A`, `Appendix II`, `Exhibit B`: a part after the main body whose
+    /// paragraphs may number from 1 again, so it is a scope of its own.
+    Schedule,
 }
 
 impl Style {
     /// Name shown as the document's `structure_type` when this style dominates.
     pub(crate) fn structure_type(self) -> &'static str {
         match self {
-            Style::Number | Style::Roman | Style::Letter => "numbered",
+            Style::Number | Style::Roman | Style::Letter | Style::Schedule => "numbered",
             Style::Article | Style::Part => "article",
             Style::ChineseSection
             | Style::ChineseArticle
@@ -91,7 +94,8 @@ type Recogniser = fn(&str) -> Option<Heading>;
 /// The numbering styles, in the order they are tried. Keyword and Chinese headings start
 /// with letters no number heading starts with; `federal` is tried before `number` because
 /// `52.211-12` also starts like a dotted number.
-const RECOGNISERS: [Recogniser; 7] = [
+const RECOGNISERS: [Recogniser; 8] = [
+    schedule_heading,
     keyword_heading,
     chinese_heading,
     chinese_item_heading,
@@ -215,6 +219,50 @@ fn keyword_heading(line: &str) -> Option<Heading> {
         _ => id,
     };
     let mut heading = make_heading(id, tail, *style, *fidic);
+    heading.keyword = true;
+    Some(heading)
+}
+
+/// The words that introduce a schedule, with the spelling of its id.
+const SCHEDULE_WORDS: [(&str, &str); 4] = [
+    ("schedule", "Schedule"),
+    ("annex", "Annex"),
+    ("appendix", "Appendix"),
+    ("exhibit", "Exhibit"),
+];
+
+/// `SCHEDULE 1`, `Schedule 2 – Pricing`, `Annex A: Form of Bond`, `Appendix IV`; the id is
+/// `Schedule 2` whatever the case it is written in. A reference (`Schedule 1 sets out`,
+/// `Schedule 1, Part B`, `Exhibit 10.1`) is no heading.
+fn schedule_heading(line: &str) -> Option<Heading> {
+    let head = line.get(..10.min(line.len()))?.to_ascii_lowercase();
+    let (word, name) = SCHEDULE_WORDS
+        .iter()
+        .find(|(word, _)| head.starts_with(word))?;
+    let rest = &line[word.len()..];
+    if !rest.starts_with([' ', '\t', '\u{a0}']) {
+        return None;
+    }
+    let after = rest.trim_start_matches([' ', '\t', '\u{a0}']);
+    let end = after
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(after.len());
+    let token = &after[..end];
+    let number = (1..=3).contains(&token.len()) && token.bytes().all(|b| b.is_ascii_digit());
+    let upper = !token.is_empty() && token.bytes().all(|b| b.is_ascii_uppercase());
+    if !(number || (upper && (token.len() == 1 || roman_value(token).is_some()))) {
+        return None;
+    }
+    let tail = &after[end..];
+    let next = tail.trim_start_matches([' ', '\t', '\u{a0}']);
+    if next.starts_with(|c: char| c.is_lowercase() || matches!(c, ',' | ';' | '(' | ')')) {
+        return None;
+    }
+    let title = trim_separators(tail);
+    if !title.is_empty() && !looks_like_title(title) {
+        return None;
+    }
+    let mut heading = make_heading(format!("{name} {token}"), tail, Style::Schedule, false);
     heading.keyword = true;
     Some(heading)
 }
@@ -758,6 +806,34 @@ mod tests {
             assert_eq!(id(line), None, "{line}");
         }
         assert!(long_first_component("10000.1") && !long_first_component("9999.12"));
+    }
+
+    #[test]
+    fn schedules_are_headings_and_references_are_not() {
+        for (line, want, title) in [
+            ("SCHEDULE 1", "Schedule 1", ""),
+            ("Schedule 2 – Pricing", "Schedule 2", "Pricing"),
+            ("Annex A: Form of Bond", "Annex A", "Form of Bond"),
+            ("APPENDIX IV", "Appendix IV", ""),
+            ("Exhibit B. Milestones", "Exhibit B", "Milestones"),
+        ] {
+            assert_eq!(
+                heading(line),
+                Some((want.into(), title.into(), Style::Schedule)),
+                "{line}"
+            );
+        }
+        for line in [
+            "Schedule 1 sets out the prices.",
+            "Schedule 1, Part B applies.",
+            "Schedule 3 (Prices) applies.",
+            "Exhibit 10.1",
+            "Schedules",
+            "Appendix to Tender",
+            "Scheduled Maintenance",
+        ] {
+            assert_ne!(heading(line).map(|h| h.2), Some(Style::Schedule), "{line}");
+        }
     }
 
     #[test]

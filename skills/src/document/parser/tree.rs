@@ -16,9 +16,13 @@ struct Open {
 /// Whether an open heading contains the next one. Numbers contain numbers they prefix
 /// (`4.1` contains `4.1.2`, not `4.2`); another style contains a heading of a style that is
 /// not open yet (an article contains sections, a section its lettered items); a heading of a
-/// style already open is that heading's sibling, so everything opened since is closed.
+/// style already open is that heading's sibling, so everything opened since is closed. A
+/// schedule is always at the top: it closes the main body and any schedule before it.
 fn contains(open: &[Open], depth: usize, heading: &Heading) -> bool {
     let parent = &open[depth];
+    if heading.style == Style::Schedule {
+        return false;
+    }
     if parent.style == Style::Number && heading.style == Style::Number {
         return heading
             .id
@@ -33,6 +37,10 @@ fn contains(open: &[Open], depth: usize, heading: &Heading) -> bool {
 
 /// Turns the flat heading list into a tree. Linear: each heading is pushed on and popped off
 /// the open path at most once, and the path is as deep as the numbering.
+///
+/// A schedule (`Schedule 1`) is a top-level clause whose paragraphs are its children, with
+/// ids qualified by it (`Schedule 1 para 2`): its numbering may restart at 1, and a plain `2`
+/// must keep naming clause 2 of the main body, not the schedule's paragraph 2.
 pub(crate) fn build_tree(flat: Vec<(Heading, Vec<&str>)>) -> Vec<Clause> {
     let mut roots: Vec<Clause> = Vec::new();
     let mut open: Vec<Open> = Vec::new();
@@ -48,9 +56,15 @@ pub(crate) fn build_tree(flat: Vec<(Heading, Vec<&str>)>) -> Vec<Clause> {
             (Style::ChineseParen, Some(parent)) => format!("{}{}", parent.id, heading.id),
             _ => heading.id.clone(),
         };
+        let clause_id = match open.first() {
+            Some(schedule) if schedule.style == Style::Schedule => {
+                format!("{} para {id}", schedule.id)
+            }
+            _ => id.clone(),
+        };
         let clause = Clause {
             text: body_text(&heading.inline_text, &body),
-            clause_id: id.clone(),
+            clause_id,
             title: heading.title,
             level: 0,
             children: Vec::new(),
