@@ -193,6 +193,8 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 
 /// The console over the same dispatcher and state as the MCP endpoint, behind the same
 /// HTTP guard (`Host` and `Origin` allow-lists), with the launch token MCP clients send.
+// One call site, and each argument is a separate part of what `serve` set up.
+#[allow(clippy::too_many_arguments)]
 fn console_state(
     dispatcher: &Dispatcher,
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
@@ -201,7 +203,7 @@ fn console_state(
     options: &HttpOptions,
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
     token: String,
-    classifier: &super::review::ClassifierOptions,
+    reviews: super::console_reviews::LibraryReviews,
 ) -> ConsoleState {
     let mut console_options = ConsoleOptions::new(token)
         .max_body_bytes(options.max_body_bytes)
@@ -212,13 +214,7 @@ fn console_state(
         .filter(filter)
         .context(context)
         .options(console_options)
-        .reviews(Arc::new(
-            super::console_reviews::LibraryReviews::new(
-                dispatcher.clone(),
-                super::console_reviews::LibraryReviews::agent_from_env(),
-            )
-            .classifier(classifier.clone()),
-        ));
+        .reviews(Arc::new(reviews));
     if let Some(audit) = audit {
         builder = builder.audit(audit);
     }
@@ -360,7 +356,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     &options,
                     audit,
                     launch_token,
-                    &args.classifier,
+                    super::console_reviews::LibraryReviews::new(
+                        dispatcher.clone(),
+                        super::console_reviews::LibraryReviews::agent_from_env(),
+                    )
+                    .classifier(args.classifier.clone()),
                 );
                 eprintln!(
                     "console at http://{}/?token={}",
