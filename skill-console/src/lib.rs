@@ -91,6 +91,14 @@ pub struct ConsoleOptions {
     /// Where the console makes its private upload folder (the temporary directory by
     /// default); folders there of consoles that stopped are removed at start.
     pub upload_parent: std::path::PathBuf,
+    /// Reviews running at once (default 2); another start is refused with 429 until one
+    /// ends, so reviews cannot take every core and all memory.
+    pub max_running_reviews: usize,
+    /// Finished reviews kept in memory (default 32); the oldest beyond it are dropped and
+    /// their pages answer 404.
+    pub max_kept_reviews: usize,
+    /// How long a finished review is kept (default one hour).
+    pub review_ttl: std::time::Duration,
 }
 
 impl ConsoleOptions {
@@ -102,6 +110,9 @@ impl ConsoleOptions {
             max_body_bytes: 1 << 20,
             max_upload_bytes: 16 << 20,
             upload_parent: std::env::temp_dir(),
+            max_running_reviews: 2,
+            max_kept_reviews: 32,
+            review_ttl: std::time::Duration::from_secs(3600),
         }
     }
 
@@ -121,6 +132,16 @@ impl ConsoleOptions {
     #[must_use]
     pub fn max_upload_bytes(mut self, bytes: usize) -> Self {
         self.max_upload_bytes = bytes;
+        self
+    }
+
+    /// Sets how many reviews run at once (at least one) and how many finished ones are
+    /// kept, for how long.
+    #[must_use]
+    pub fn review_limits(mut self, running: usize, kept: usize, ttl: std::time::Duration) -> Self {
+        self.max_running_reviews = running.max(1);
+        self.max_kept_reviews = kept;
+        self.review_ttl = ttl;
         self
     }
 }

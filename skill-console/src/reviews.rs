@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use axum::extract::{Multipart, Path, State};
 use axum::http::{header, StatusCode};
@@ -167,6 +168,8 @@ enum JobState {
 struct Job {
     label: String,
     state: JobState,
+    /// When it finished (done or failed); `None` while it runs.
+    finished: Option<Instant>,
 }
 
 /// Reviews started from this console.
@@ -183,8 +186,46 @@ impl Jobs {
 
     fn set(&self, id: u64, state: JobState) {
         if let Some(job) = self.lock().get_mut(&id) {
+            if !matches!(state, JobState::Running { .. }) {
+                job.finished = Some(Instant::now());
+            }
             job.state = state;
         }
+    }
+
+    /// Registers a review to start, or `Err(running)` when `limits` allow no more at once.
+    /// Finished reviews past their time or beyond the number kept (oldest first) go.
+    fn admit(&self, label: String, limits: &crate::ConsoleOptions) -> Result<u64, usize> {
+        let mut jobs = self.lock();
+        let now = Instant::now();
+        jobs.retain(|_, job| {
+            job.finished
+                .is_none_or(|at| now.duration_since(at) < limits.review_ttl)
+        });
+        let running = jobs.values().filter(|j| j.finished.is_none()).count();
+        if running >= limits.max_running_reviews {
+            return Err(running);
+        }
+        let mut finished: Vec<u64> = jobs
+            .iter()
+            .filter(|(_, j)| j.finished.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        finished.sort_unstable();
+        let excess = finished.len().saturating_sub(limits.max_kept_reviews);
+        for id in &finished[..excess] {
+            jobs.remove(id);
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        jobs.insert(
+            id,
+            Job {
+                label,
+                state: JobState::Running { done: 0, total: 0 },
+                finished: None,
+            },
+        );
+        Ok(id)
     }
 
     fn get(&self, id: u64) -> Option<Job> {
@@ -397,15 +438,24 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
     } else {
         return bad_request("choose a sample or upload a contract");
     };
-    let jobs = &state.inner.jobs;
-    let id = jobs.next.fetch_add(1, Ordering::Relaxed) + 1;
-    jobs.lock().insert(
-        id,
-        Job {
-            label,
-            state: JobState::Running { done: 0, total: 0 },
-        },
-    );
+    let limits = &state.inner.options;
+    let id = match state.inner.jobs.admit(label, limits) {
+        Ok(id) => id,
+        Err(running) => {
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                error_page(
+                    "Review not started",
+                    &format!(
+                        "{running} review(s) are running, the most this console runs at once \
+                         ({}); start this one when one has finished",
+                        limits.max_running_reviews
+                    ),
+                ),
+            )
+                .into_response()
+        }
+    };
     let worker = state.clone();
     tokio::task::spawn_blocking(move || {
         let report = |done: usize, total: usize| {

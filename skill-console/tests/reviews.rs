@@ -528,3 +528,47 @@ fn a_dropped_console_removes_its_uploads_and_the_next_start_removes_stale_ones()
     assert!(!root.exists(), "a dropped console removes its uploads");
     std::fs::remove_dir_all(&parent).unwrap();
 }
+
+/// Reviews at once are capped (another start gets 429 until one ends) and finished reviews
+/// beyond the number kept are dropped, oldest first (their pages answer 404).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reviews_at_once_are_capped_and_old_ones_are_dropped() {
+    let runner = Arc::new(LineRunner::default());
+    let state = ConsoleState::builder(dispatcher())
+        .options(ConsoleOptions::new(TOKEN).review_limits(
+            1,
+            1,
+            std::time::Duration::from_secs(3600),
+        ))
+        .reviews(runner.clone())
+        .build();
+    let app = router(state.clone());
+    let fields = [
+        ("csrf", None, state.csrf_token()),
+        ("sample", None, "demo"),
+        ("domain", None, "fidic"),
+    ];
+    let first = start(&app, &fields).await;
+    assert_eq!(first.status, StatusCode::SEE_OTHER, "{}", first.body);
+    page_once(&app, "/reviews/1", "1 of 3 clauses").await;
+    let refused = start(&app, &fields).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains("at once (1)"), "{}", refused.body);
+
+    runner.open();
+    page_once(&app, "/reviews/1", "id=\"risks\"").await;
+    let second = start(&app, &fields).await;
+    assert_eq!(second.headers[header::LOCATION], "/reviews/2");
+    page_once(&app, "/reviews/2", "id=\"risks\"").await;
+    // Review 1 stays until a new start needs the room.
+    assert_eq!(get(&app, "/reviews/1").await.status, StatusCode::OK);
+    let third = start(&app, &fields).await;
+    assert_eq!(third.headers[header::LOCATION], "/reviews/3");
+    assert_eq!(get(&app, "/reviews/1").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(get(&app, "/reviews/2").await.status, StatusCode::OK);
+}
