@@ -52,7 +52,8 @@ pub use check::{
     MIN_DEPRECATION_DAYS,
 };
 pub use gateway::{
-    Caller, Gateway, GatewayBuilder, GatewayError, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD,
+    default_database_path, Caller, Gateway, GatewayBuilder, GatewayError, MAX_CALL_DEPTH,
+    SHOW_SUBSCRIBE_CARD,
 };
 pub use manifest::{
     linked_packs, Access, Deprecation, ExportedTool, Exports, ImportDecl, Imports, Pack,

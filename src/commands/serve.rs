@@ -177,8 +177,13 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
     if args.http.is_none() || args.no_console {
         return None;
     }
-    let path = std::env::var_os("SKILLKIT_PACKS_DB")
-        .map_or_else(|| PathBuf::from("skillkit-packs.db"), PathBuf::from);
+    let path = match skill_packs::default_database_path() {
+        Ok(path) => path,
+        Err(err) => {
+            tracing::warn!(%err, "the console shows no audit records");
+            return None;
+        }
+    };
     if !path.is_file() {
         return None;
     }

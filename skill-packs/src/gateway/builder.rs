@@ -195,10 +195,10 @@ impl GatewayBuilder {
             || self.audit.is_none()
             || self.state.is_none();
         if needs_default {
-            let path = self.sqlite_path.clone().unwrap_or_else(|| {
-                std::env::var_os("SKILLKIT_PACKS_DB")
-                    .map_or_else(|| "skillkit-packs.db".into(), Into::into)
-            });
+            let path = match self.sqlite_path.clone() {
+                Some(path) => path,
+                None => super::default_database_path()?,
+            };
             let store = Arc::new(SqliteStore::open(path)?);
             self.subscriptions.get_or_insert_with(|| store.clone());
             self.quotas.get_or_insert_with(|| store.clone());

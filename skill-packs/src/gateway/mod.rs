@@ -61,6 +61,66 @@ pub enum GatewayError {
     /// The default SQLite store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// `SKILLKIT_PACKS_DB` is a URL, not the SQLite file the default store is.
+    #[error("SKILLKIT_PACKS_DB is `{0}`, a URL: the default packs store is a SQLite file, so give its path (`sqlite:///path/to/packs.db` also works); PostgreSQL and Redis stores are chosen in code (`GatewayBuilder::subscriptions`, `quotas`, `audit`, `state`)")]
+    DatabaseUrl(String),
+}
+
+/// The SQLite file of the default packs store: `$SKILLKIT_PACKS_DB` (a path, or a
+/// `sqlite://` URL), else `skillkit-packs.db` in the working directory. Another URL
+/// (`postgres://…`) is refused rather than taken as a file name.
+pub fn default_database_path() -> Result<std::path::PathBuf, GatewayError> {
+    database_path_from(std::env::var_os("SKILLKIT_PACKS_DB"))
+}
+
+fn database_path_from(
+    value: Option<std::ffi::OsString>,
+) -> Result<std::path::PathBuf, GatewayError> {
+    let Some(value) = value else {
+        return Ok("skillkit-packs.db".into());
+    };
+    let Some(text) = value.to_str() else {
+        return Ok(value.into());
+    };
+    if let Some(path) = text.strip_prefix("sqlite://") {
+        if path.is_empty() {
+            return Err(GatewayError::DatabaseUrl(text.to_string()));
+        }
+        return Ok(path.into());
+    }
+    if text.contains("://") {
+        return Err(GatewayError::DatabaseUrl(text.to_string()));
+    }
+    Ok(value.into())
+}
+
+#[cfg(test)]
+mod database_path_tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_sqlite_urls_are_files_other_urls_are_refused() {
+        let of = |v: &str| database_path_from(Some(v.into()));
+        assert_eq!(
+            of("/tmp/p.db").unwrap(),
+            std::path::PathBuf::from("/tmp/p.db")
+        );
+        assert_eq!(
+            of("sqlite:///tmp/p.db").unwrap(),
+            std::path::PathBuf::from("/tmp/p.db")
+        );
+        assert_eq!(
+            database_path_from(None).unwrap(),
+            std::path::PathBuf::from("skillkit-packs.db")
+        );
+        let err = of("postgres://127.0.0.1/test").unwrap_err().to_string();
+        assert!(
+            err.contains("postgres://127.0.0.1/test") && err.contains("SQLite"),
+            "{err}"
+        );
+        assert!(matches!(of("redis://x"), Err(GatewayError::DatabaseUrl(_))));
+        assert!(matches!(of("sqlite://"), Err(GatewayError::DatabaseUrl(_))));
+    }
 }
 
 type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
