@@ -69,6 +69,14 @@ pub fn run(dispatcher: &Dispatcher, args: &CatalogArgs) -> Result<ExitCode, CliE
             Ok(ExitCode::SUCCESS)
         }
         CatalogCommand::Sync(sync) => {
+            if names_no_file(&sync.database) {
+                return Err(CliError::Usage(format!(
+                    "`{}` names no database file: an in-memory SQLite database is gone when \
+                     the command ends, so nothing would last; give a path, e.g. \
+                     sqlite://catalog.db",
+                    sync.database
+                )));
+            }
             let entries = catalog_entries(dispatcher);
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -88,6 +96,18 @@ pub fn run(dispatcher: &Dispatcher, args: &CatalogArgs) -> Result<ExitCode, CliE
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Whether a SQLite URL names no file (`sqlite://`, `sqlite::memory:`, `mode=memory`).
+fn names_no_file(database: &str) -> bool {
+    let Some(rest) = database
+        .strip_prefix("sqlite://")
+        .or_else(|| database.strip_prefix("sqlite:"))
+    else {
+        return false;
+    };
+    let path = rest.split('?').next().unwrap_or("");
+    path.trim().is_empty() || path == ":memory:" || rest.contains("mode=memory")
 }
 
 fn report_text(report: &SyncReport) -> String {

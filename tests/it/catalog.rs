@@ -150,3 +150,13 @@ fn catalog_sync_to_postgres_when_it_answers() {
         ])
         .output();
 }
+
+#[test]
+fn catalog_sync_refuses_a_database_that_would_not_last() {
+    for database in ["sqlite://", "sqlite::memory:", "sqlite://x.db?mode=memory"] {
+        let out = skillkit(&["catalog", "sync", "--database", database]);
+        assert_eq!(out.status.code(), Some(2), "{database}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("names no database file"), "{database}: {err}");
+    }
+}
