@@ -203,7 +203,7 @@ fn skills_for_kind(kind: &str, domain: Domain) -> &'static [&'static str] {
 /// Lets what the provision classifier found in a clause choose its skills and priority: the
 /// skills that analyse each kind found are added, a kind the playbook rates high when it
 /// binds us makes the clause critical (medium: at least high), and the description names
-/// the kinds. A kind the rules read as denied ("non-exclusive") does not count.
+/// the kinds. `found` holds no denied sentence ("non-exclusive"): the stage dropped them.
 pub(super) fn guide_by_provisions(
     item: &mut ChecklistItem,
     found: &[crate::detect::model::Provision],
@@ -213,9 +213,6 @@ pub(super) fn guide_by_provisions(
     let mut named: Vec<&str> = Vec::new();
     for provision in found {
         let kind = crate::detect::model::kind_name(&provision.category);
-        if super::learned::negated(&kind, &provision.sentence) {
-            continue;
-        }
         let Some(level) = playbook.levels(&kind).and_then(|l| l.binds_us) else {
             continue;
         };

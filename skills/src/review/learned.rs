@@ -115,7 +115,8 @@ impl LearnedStage {
 
     /// What the classifier finds in every clause of the contract it reads (English text;
     /// the first clause of a number when numbers repeat), once per review: the generated
-    /// checklist and the findings both read it.
+    /// checklist, the findings and the absences all read it. A sentence the denial rules
+    /// read as denying its provision ([`negated`]) is dropped here, once.
     pub(crate) fn classify_all(&self, state: &Arc<ReviewState>) -> Classified {
         let lookup = crate::index::lookup_for(state);
         let (Some(doc), Some(index)) = (state.primary(), lookup.primary()) else {
@@ -123,10 +124,12 @@ impl LearnedStage {
         };
         let clauses: Vec<&Clause> = doc
             .iter_clauses()
-            .filter(|c| reads(&format!("{} {}", c.title, c.text)))
+            .filter(|c| reads(&[&c.title, &c.text]))
             .collect();
         let found = super::parallel_map(&clauses, |clause| {
-            self.model.classify_clause(&index, clause, None).0
+            let mut found = self.model.classify_clause(&index, clause, None).0;
+            found.retain(|p| !negated(&kind_name(&p.category), &p.sentence));
+            found
         });
         let mut by_clause = HashMap::new();
         for (clause, provisions) in clauses.into_iter().zip(found) {
@@ -139,7 +142,7 @@ impl LearnedStage {
 
     /// The classifier's provisions of one clause as findings: `(kind, finding)` pairs whose
     /// finding is levelled by the playbook, or `None` when the playbook leaves the kind or
-    /// this binding out. Negated sentences give nothing.
+    /// this binding out.
     pub(crate) fn findings(
         &self,
         provisions: &[ModelProvision],
@@ -149,9 +152,6 @@ impl LearnedStage {
         let mut out = Vec::new();
         for provision in provisions {
             let name = kind_name(&provision.category);
-            if negated(&name, &provision.sentence) {
-                continue;
-            }
             let kind = RiskKind::from_name(&name);
             let finding = self.playbook.levels(&name).and_then(|levels| {
                 let bound = provisions::subject(&provision.sentence);
@@ -216,25 +216,27 @@ impl Classified {
         !self.by_clause.is_empty()
     }
 
-    /// Every kind found anywhere in the contract (sentences the denial rules read as denied
-    /// left out), whether or not its clause was reviewed in checklist mode.
+    /// Every kind found anywhere in the contract, whether or not its clause was reviewed in
+    /// checklist mode.
     pub(crate) fn kinds(&self) -> std::collections::HashSet<RiskKind> {
         self.by_clause
             .values()
             .flatten()
-            .filter_map(|p| {
-                let name = kind_name(&p.category);
-                (!negated(&name, &p.sentence)).then(|| RiskKind::from_name(&name))
-            })
+            .map(|p| RiskKind::from_name(&kind_name(&p.category)))
             .collect()
     }
 }
 
-/// Whether the classifier reads `text`: English (or any Latin-script) text, not text that
-/// is mostly Chinese, Japanese or Korean, which keeps the rule path alone.
-pub(crate) fn reads(text: &str) -> bool {
+/// Whether the classifier reads a clause's `parts` (title, text): English (or any
+/// Latin-script) text, not text that is mostly Chinese, Japanese or Korean, which keeps the
+/// rule path alone.
+fn reads(parts: &[&str]) -> bool {
     let (mut letters, mut cjk) = (0usize, 0usize);
-    for c in text.chars().filter(|c| c.is_alphabetic()) {
+    for c in parts
+        .iter()
+        .flat_map(|p| p.chars())
+        .filter(|c| c.is_alphabetic())
+    {
         letters += 1;
         if crate::text::is_cjk(c) {
             cjk += 1;

@@ -103,12 +103,32 @@ fn the_classifier_finds_kinds_the_rules_do_not_know() {
 
 #[test]
 fn a_denied_provision_is_not_reported() {
-    let report = review(SERVICES, "Supplier", Some(stage()));
+    let sentence =
+        "The Supplier appoints the Distributor as its non-exclusive distributor of the Products in the Territory.";
+    // The classifier alone reads the sentence as exclusivity: the denial rule must drop it.
+    let model = skills::detect::model::ProvisionModel::embedded().unwrap();
+    let read = model.classify_sentences("Appointment", [sentence], None);
+    assert!(
+        read.iter().any(|p| p.category == "Exclusivity"),
+        "the model no longer reads this sentence as exclusivity, so this test tests nothing: {read:?}"
+    );
+    let text = format!("# Distribution Agreement\n\n## 1 Appointment\n\n1.1 {sentence}\n");
+    let report = review(&text, "Supplier", Some(stage()));
     assert!(
         !report
             .risks()
             .any(|r| r.finding.kind.name() == "exclusivity"),
         "a non-exclusive appointment is not exclusivity: {:#?}",
+        kinds(&report)
+    );
+    // The same appointment made exclusive is reported.
+    let exclusive = text.replace("non-exclusive", "exclusive");
+    let report = review(&exclusive, "Supplier", Some(stage()));
+    assert!(
+        report
+            .risks()
+            .any(|r| r.clause_id == "1.1" && r.finding.kind.name() == "exclusivity"),
+        "{:#?}",
         kinds(&report)
     );
 }
