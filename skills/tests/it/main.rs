@@ -13,6 +13,7 @@ mod generic_robustness;
 mod generic_skills;
 mod learned_review;
 mod linear_analyses;
+mod office_files;
 mod parse_corpus;
 mod registry;
 mod sample_reviews;

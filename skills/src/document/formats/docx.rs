@@ -1,6 +1,8 @@
 //! Word 2007+ (`.docx`) into text: paragraphs in order, one per line with a blank line
 //! between; headings (by style or outline level) as Markdown headings; automatic numbering
-//! written in front of the paragraph as the reader sees it; tracked changes accepted
+//! written in front of the paragraph as the reader sees it (an item nested in an item whose
+//! label looks the same, `1.` under `1.`, is indented with a tab per level, as the reader
+//! sees the indentation); tracked changes accepted
 //! (insertions kept, deletions dropped, a deleted paragraph mark joins the paragraph to the
 //! next); tables as `| cell | cell |` rows; comments, field codes, hidden text and text
 //! boxes left out. Page headers, footers and footnotes are separate parts and not read.
@@ -571,6 +573,10 @@ impl<'s> Body<'s> {
         if let Some(level) = heading {
             line.push_str(&"#".repeat((level + 1).min(MAX_HEADING)));
             line.push(' ');
+        } else if let Some(label) = label.as_ref().filter(|l| l.indent > 0) {
+            // An item that looks like the next one of its outer list (`1.` under `1.`) is
+            // indented as the reader sees it; the parser keeps tab-indented lines as text.
+            line.push_str(&"\t".repeat(label.indent));
         }
         if let Some(label) = label.filter(|l| !l.text.trim().is_empty()) {
             line.push_str(label.text.trim_end());

@@ -4,7 +4,9 @@
 //!
 //! What Word does and the standard does not say: counters live per abstract definition and
 //! are shared by every `num` that uses it; the first paragraph of a `num` with a
-//! `startOverride` restarts that level. A parent level never used shows its start value.
+//! `startOverride` restarts the overridden levels at its own level and deeper (a list nested
+//! in an item, written as a `num` overriding every level, leaves its parent's count alone:
+//! pandoc writes nested lists so). A parent level never used shows its start value.
 
 use std::collections::{HashMap, HashSet};
 
@@ -64,6 +66,11 @@ pub(super) struct Label {
     pub(super) text: String,
     /// Whether a space separates it from the text (`w:suff` is not `nothing`).
     pub(super) spaced: bool,
+    /// How deep the paragraph is indented when it is nested in an open item of its list and
+    /// its label cannot be told from that item's by the text alone (`1.` under `1.`): only
+    /// the indentation says it is an item of its parent, not the next one of the outer list.
+    /// 0 otherwise.
+    pub(super) indent: usize,
 }
 
 impl Numbering {
@@ -276,7 +283,7 @@ impl Numbering {
         let restarts: Vec<usize> = num
             .overrides
             .iter()
-            .filter(|(_, o)| o.start.is_some())
+            .filter(|(i, o)| o.start.is_some() && **i >= ilvl)
             .map(|(i, _)| *i)
             .collect();
         let counters = self.counters.entry(abstract_id).or_insert([None; LEVELS]);
@@ -300,6 +307,9 @@ impl Numbering {
             }
         }
         let current = &levels[ilvl];
+        let nested = (0..ilvl).any(|parent| {
+            counters[parent].is_some() && same_look(&levels[parent], current, parent, ilvl)
+        });
         let text = match current.format.as_deref() {
             Some("none") => String::new(),
             Some("bullet") => bullet(current.text.as_deref().unwrap_or("•")),
@@ -331,7 +341,38 @@ impl Numbering {
         Some(Label {
             text,
             spaced: !current.no_suffix,
+            indent: if nested { ilvl } else { 0 },
         })
+    }
+}
+
+/// Whether the labels of two levels look alike: the same template around their own number
+/// in the same format (`%1.` and `%2.`, both decimal), and the inner one shows no number of
+/// an outer level (`%1.%2` tells itself apart).
+fn same_look(outer: &Level, inner: &Level, outer_ilvl: usize, inner_ilvl: usize) -> bool {
+    let shape = |level: &Level, ilvl: usize| -> Option<String> {
+        let template = level.text.as_deref()?;
+        let own = format!("%{}", ilvl + 1);
+        if !template.contains(&own) {
+            return None;
+        }
+        let rest = template.replace(&own, "");
+        if rest.contains('%') {
+            return None;
+        }
+        let format = if level.legal {
+            "decimal"
+        } else {
+            level.format.as_deref().unwrap_or("decimal")
+        };
+        if matches!(format, "none" | "bullet") {
+            return None;
+        }
+        Some(format!("{}|{format}", template.replace(&own, "%")))
+    };
+    match (shape(outer, outer_ilvl), shape(inner, inner_ilvl)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -561,5 +602,65 @@ mod tests {
         assert_eq!(next("2", 0), "7.");
         assert!(n.next_label("0", 0, &none).is_none());
         assert!(n.next_label("9", 0, &none).is_none());
+    }
+
+    /// A nested list written as a `num` of its own that restarts every level (as pandoc
+    /// writes them), over a definition whose levels all read `%n.` in decimals.
+    const NESTED: &str = r#"<w:numbering xmlns:w="w">
+      <w:abstractNum w:abstractNumId="7">
+        <w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl>
+        <w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%2."/></w:lvl>
+        <w:lvl w:ilvl="2"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="(%3)"/></w:lvl>
+      </w:abstractNum>
+      <w:num w:numId="1"><w:abstractNumId w:val="7"/></w:num>
+      <w:num w:numId="2"><w:abstractNumId w:val="7"/>
+        <w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride>
+        <w:lvlOverride w:ilvl="1"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
+      <w:num w:numId="3"><w:abstractNumId w:val="7"/>
+        <w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride>
+        <w:lvlOverride w:ilvl="1"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
+    </w:numbering>"#;
+
+    #[test]
+    fn a_nested_list_leaves_its_parents_count_and_is_indented() {
+        let mut n = Numbering::parse(NESTED).unwrap();
+        let none = |_: &str| None;
+        let mut next = |num: &str, l: usize| {
+            let label = n.next_label(num, l, &none).unwrap();
+            (label.text, label.indent)
+        };
+        assert_eq!(next("1", 0), ("1.".into(), 0));
+        assert_eq!(
+            next("2", 1),
+            ("1.".into(), 1),
+            "looks like its parent: indented"
+        );
+        assert_eq!(next("2", 1), ("2.".into(), 1));
+        assert_eq!(
+            next("2", 2),
+            ("(a)".into(), 0),
+            "a label of its own: not indented"
+        );
+        assert_eq!(next("1", 0), ("2.".into(), 0), "the parent's count goes on");
+        assert_eq!(
+            next("3", 1),
+            ("1.".into(), 1),
+            "the next nested list restarts"
+        );
+        assert_eq!(next("1", 0), ("3.".into(), 0));
+    }
+
+    #[test]
+    fn labels_that_show_their_parent_are_not_indented() {
+        let mut n = Numbering::parse(XML).unwrap();
+        let none = |_: &str| None;
+        n.next_label("1", 0, &none).unwrap();
+        assert_eq!(n.next_label("1", 1, &none).unwrap().indent, 0, "1.1");
+        let mut fresh = Numbering::parse(NESTED).unwrap();
+        assert_eq!(
+            fresh.next_label("2", 1, &none).unwrap().indent,
+            0,
+            "no open parent item: a list used from its second level is not nested"
+        );
     }
 }

@@ -151,11 +151,19 @@ fn push_line<'a>(lines: &mut Vec<Line<'a>>, segment: &'a str, mode: Mode) {
         .count()
         .min(6) as u8;
     let folded = fold_width(line);
-    let heading = parse_heading(&folded).or_else(|| match mode {
-        Mode::Headings => None,
-        Mode::NumberedParagraphs => numbering::numbered_paragraph(&folded),
-        Mode::Markdown => numbering::markdown_heading(line, markdown_level),
-    });
+    // A tab-indented line is an item nested in the paragraph above it (the Word reader
+    // writes nested list items so when their label looks like the outer list's, `1.` under
+    // `1.`); it is text of its clause, never a heading.
+    let nested_item = segment.starts_with('\t');
+    let heading = if nested_item {
+        None
+    } else {
+        parse_heading(&folded).or_else(|| match mode {
+            Mode::Headings => None,
+            Mode::NumberedParagraphs => numbering::numbered_paragraph(&folded),
+            Mode::Markdown => numbering::markdown_heading(line, markdown_level),
+        })
+    };
     lines.push(Line {
         text: line,
         markdown_level,
@@ -1033,5 +1041,21 @@ The amount shall be 10% of the Contract Price.
             }
             proptest::prop_assert_eq!(doc.preamble.as_str(), "Preamble text of the agreement.");
         }
+    }
+
+    #[test]
+    fn tab_indented_numbered_lines_are_text_of_their_clause() {
+        let text = "1. Scope. The Supplier supplies:\n\n\t1. pumps;\n\n\t2. valves.\n\n\
+                    2. Price. The Buyer pays.\n\n3. Term. One year.\n";
+        let doc = parse_text("t", text);
+        let ids: Vec<&str> = doc.iter_clauses().map(|c| c.clause_id.as_str()).collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        let scope = doc.find_clause("1").unwrap();
+        assert!(scope.text.contains("1. pumps;") && scope.text.contains("2. valves."));
+        let spaced = parse_text("t", "1. Scope. Goods.\n\n    2. Price. The Buyer pays.\n");
+        assert!(
+            spaced.find_clause("2").is_some(),
+            "space-indented lines (PDF extractions) still open clauses"
+        );
     }
 }
