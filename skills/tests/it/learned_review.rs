@@ -249,3 +249,61 @@ fn the_generated_checklist_follows_what_the_classifier_found() {
     assert_eq!(clause(&without, "5.1").priority, skills::Priority::Medium);
     assert_eq!(clause(&with, "5.1").priority, skills::Priority::High);
 }
+
+/// The classes of wording the keyword rules missed, in our own words: a liability exclusion
+/// without "shall not be liable", assignment barred by "no party" / "none of the parties",
+/// termination on notice written as "unless sooner terminated" or "will have the ability
+/// to terminate", a non-compete that never says "compete", and a per-week payment for delay
+/// that never says "liquidated".
+const WORDINGS: &str = "# Distribution Agreement
+
+This Distribution Agreement is made between Kestrel Devices Ltd (the \"Supplier\") and Alder Trading plc (the \"Distributor\").
+
+## 1 Liability
+
+1.1 Neither party shall be liable to the other for any indirect, special or consequential loss, including loss of profit, arising under this Agreement.
+
+## 2 Assignment
+
+2.1 No party may assign or otherwise transfer any of its rights under this Agreement without the written consent of the others.
+
+## 3 Transfer
+
+3.1 None of the Parties may assign, novate or charge this Agreement or any interest in it without the prior consent of the other Parties.
+
+## 4 Term
+
+4.1 This Agreement shall remain in force for five years unless sooner terminated by either party on sixty (60) days' written notice to the other.
+
+## 5 Ending the Agreement
+
+5.1 The Distributor will have the ability to terminate this Agreement at any time upon thirty (30) days' prior written notice to the Supplier.
+
+## 6 Restrictions
+
+6.1 During the term and for one year after it, the Distributor shall not, directly or indirectly, manufacture, sell or promote in the Territory any products similar to or substitutable for the Products.
+
+## 7 Late Delivery
+
+7.1 If the Supplier fails to deliver an order by its delivery date, the Supplier shall pay the Distributor an amount equal to one percent (1%) of the price of that order for each week of delay, up to ten percent (10%) of that price.
+";
+
+#[test]
+fn wordings_the_keyword_rules_missed_are_found() {
+    let report = review(WORDINGS, "Distributor", Some(stage()));
+    let found = kinds(&report);
+    for (clause, kind) in [
+        ("1.1", "cap_on_liability"),
+        ("2.1", "anti_assignment"),
+        ("3.1", "anti_assignment"),
+        ("4.1", "termination_for_convenience"),
+        ("5.1", "termination_for_convenience"),
+        ("6.1", "non_compete"),
+        ("7.1", "liquidated_damages"),
+    ] {
+        assert!(
+            found.iter().any(|(c, k)| c == clause && k == kind),
+            "{kind} not found in {clause}: {found:#?}"
+        );
+    }
+}

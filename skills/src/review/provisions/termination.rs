@@ -38,6 +38,9 @@ static TERMINATION_RIGHT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:\bmay|\bcan|shall\s+(?:have\s+the\s+right|be\s+entitled)|will\s+have\s+the\s+right|has\s+the\s+right|have\s+the\s+right|is\s+entitled|are\s+entitled|right\s+to|entitled\s+to|option\s+to|elect\s+to)\b[^.;]{0,100}?(?:terminat|cancel|withdraw|exit|end\s+this)",
         r"|(?:may|can)\s+be\s+terminated|(?:有权|可以|可|得)[^。；]{0,20}(?:解除|终止)",
+        // "unless sooner terminated by either party on ninety days' notice": the term runs
+        // unless a party ends it first, a right written in the passive.
+        r"|(?:sooner|earlier|previously)\s+terminated\s+by\s+(?:either|any|each|the|a)\b",
     ))
     .unwrap()
 });

@@ -27,6 +27,8 @@ fn every_family_in_english_and_chinese() {
         ("The Employer may terminate this Contract for convenience at any time.", Provision::TerminationForConvenience),
         ("Either party may terminate this Agreement at any time upon ninety (90) days' prior written notice.", Provision::TerminationForConvenience),
         ("发包人可以随时解除合同。", Provision::TerminationForConvenience),
+        ("The licence runs for ten years unless earlier terminated by either party on six months' written notice.", Provision::TerminationForConvenience),
+        ("This Agreement continues until sooner terminated by the Customer upon thirty (30) days' notice to the Supplier.", Provision::TerminationForConvenience),
         ("If the Contractor fails to remedy the breach, the Employer may terminate the Contract and the Contractor shall pay the excess cost of completion.", Provision::TerminationForDefault),
         ("因乙方违约导致合同解除的，乙方应赔偿甲方的全部损失。", Provision::TerminationForDefault),
         ("The Contractor shall be deemed to have inspected the Site and to have satisfied itself as to the ground conditions.", Provision::SiteRisk),
@@ -62,6 +64,17 @@ fn every_family_in_english_and_chinese() {
 }
 
 #[test]
+fn a_passive_termination_for_a_cause_is_not_for_convenience() {
+    let text = "The lease runs for two years unless sooner terminated by either party for material breach on 30 days' notice.";
+    assert!(
+        !has(text, Provision::TerminationForConvenience),
+        "{:?}",
+        kinds(text, "")
+    );
+    assert!(has(text, Provision::TerminationForDefault));
+}
+
+#[test]
 fn ordinary_words_are_not_provisions() {
     for text in [
         "The courts of England shall have exclusive jurisdiction.",
@@ -72,6 +85,7 @@ fn ordinary_words_are_not_provisions() {
         "The Company grants a non-exclusive licence.",
         "This Agreement binds the parties and their successors and permitted assigns.",
         "The effective date of a merger is the date of its registration.",
+        "This Agreement continues for five years unless sooner terminated under Clause 9.",
     ] {
         assert!(
             kinds(text, "").is_empty(),
