@@ -18,8 +18,8 @@ use super::learned::{self, Classified, LearnedStage};
 use super::provisions::{self, Provision};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
-    summarize, ClauseReview, Finding, ReviewMode, ReviewReport, Risk, RiskKind, RiskLevel, Subject,
-    DOCUMENT_ANCHOR,
+    summarize, ClauseReview, Domain, Finding, Playbook, ReviewMode, ReviewReport, Risk, RiskKind,
+    RiskLevel, Subject, DOCUMENT_ANCHOR,
 };
 use crate::state::{Priority, ReviewState};
 use crate::text::truncate_chars;
@@ -168,6 +168,12 @@ fn add_provisions(
         }
     }
     let parties = provisions::document_parties(doc);
+    // The rules' provisions take their levels from the playbook the classifier uses, or the
+    // domain's shipped one when the review runs on rules alone.
+    let playbook = match learned {
+        Some((stage, _)) => stage.playbook(),
+        None => Playbook::shipped(state.domain_id.parse().unwrap_or(Domain::Generic)),
+    };
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     let reviewed: Vec<(usize, &crate::document::Clause)> = doc
@@ -182,7 +188,7 @@ fn add_provisions(
         } else {
             format!("{}\n\n{}", clause.title, clause.text)
         };
-        let rules = provisions::scan_clause_for(&text, &state.our_party, &parties);
+        let rules = provisions::scan_clause_for(&text, &state.our_party, &parties, playbook);
         let learned = learned.and_then(|(stage, classified)| {
             let found = classified.clause(&clause.clause_id)?;
             Some(stage.findings(found, &state.our_party, &parties))

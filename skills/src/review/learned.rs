@@ -100,7 +100,12 @@ impl LearnedStage {
     }
 
     fn with(model: Model, playbook: Playbook, path: &Path) -> Result<Self, LearnedStageError> {
-        let kinds: Vec<String> = model.categories().map(kind_name).collect();
+        let mut kinds: Vec<String> = model.categories().map(kind_name).collect();
+        kinds.extend(
+            provisions::Provision::ALL
+                .iter()
+                .map(|p| p.name().to_string()),
+        );
         playbook.check_kinds(kinds.iter().map(String::as_str), path)?;
         Ok(Self {
             model,

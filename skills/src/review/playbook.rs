@@ -2,10 +2,14 @@
 //! our party, when it binds only the other party, and whether its absence is reported. A
 //! JSON file per domain ships with the library (`skills/playbooks/*.json`); a firm copies
 //! one (`skillkit playbook --domain fidic > ours.json`), edits the levels and reviews with
-//! `--playbook ours.json`. Levels live here, not in code.
+//! `--playbook ours.json`. The kinds are the classifier's categories and the provisions the
+//! rules find (`notice_time_bar`, `deadlock`, ...); both take their levels from here, not
+//! from code (a rule may only move a level one step, for what it read: a maximum, a
+//! compensation, the defaulting party paying).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,7 +45,8 @@ pub struct Playbook {
     #[serde(default)]
     pub about: String,
     /// Levels by kind name (`cap_on_liability`, `governing_law`, ...: the classifier's
-    /// categories in snake_case). A kind left out is not reported.
+    /// categories in snake_case, and the rules' provisions such as `notice_time_bar`). A
+    /// kind left out is not reported.
     pub kinds: BTreeMap<String, KindLevels>,
 }
 
@@ -67,8 +72,10 @@ pub enum PlaybookError {
         /// What is wrong.
         message: String,
     },
-    /// The playbook names a kind the provision model does not find.
-    #[error("playbook `{path}` names kind `{kind}`, which the provision model does not know (known: {known})")]
+    /// The playbook names a kind neither the provision model nor the rules find.
+    #[error(
+        "playbook `{path}` names kind `{kind}`, which the review does not find (known: {known})"
+    )]
     UnknownKind {
         /// The file (or `built-in <domain>`).
         path: PathBuf,
@@ -82,8 +89,27 @@ pub enum PlaybookError {
 impl Playbook {
     /// The playbook shipped for `domain` (the generic one for [`Domain::Generic`]).
     pub fn for_domain(domain: Domain) -> Playbook {
-        let text = Self::text_for(domain);
-        serde_json::from_str(text).expect("the shipped playbooks are valid (tested)")
+        Self::shipped(domain).clone()
+    }
+
+    /// The shipped playbook of `domain`, read once.
+    pub fn shipped(domain: Domain) -> &'static Playbook {
+        static SHIPPED: [LazyLock<Playbook>; 3] = [
+            LazyLock::new(|| Playbook::read_shipped(Domain::Generic)),
+            LazyLock::new(|| Playbook::read_shipped(Domain::Fidic)),
+            LazyLock::new(|| Playbook::read_shipped(Domain::ShaSpa)),
+        ];
+        let i = match domain {
+            Domain::Generic => 0,
+            Domain::Fidic => 1,
+            Domain::ShaSpa => 2,
+        };
+        &SHIPPED[i]
+    }
+
+    fn read_shipped(domain: Domain) -> Playbook {
+        serde_json::from_str(Self::text_for(domain))
+            .expect("the shipped playbooks are valid (tested)")
     }
 
     /// The shipped playbook's JSON text for `domain`, to copy and edit.
@@ -146,9 +172,14 @@ mod tests {
     use crate::detect::model::{kind_name, ProvisionModel};
 
     #[test]
-    fn shipped_playbooks_cover_every_kind_of_the_model() {
+    fn shipped_playbooks_cover_every_kind_of_the_model_and_the_rules() {
         let model = ProvisionModel::embedded().unwrap();
-        let kinds: Vec<String> = model.categories().map(kind_name).collect();
+        let mut kinds: Vec<String> = model.categories().map(kind_name).collect();
+        kinds.extend(
+            crate::review::provisions::Provision::ALL
+                .iter()
+                .map(|p| p.name().to_string()),
+        );
         for domain in [Domain::Generic, Domain::Fidic, Domain::ShaSpa] {
             let playbook = Playbook::for_domain(domain);
             playbook

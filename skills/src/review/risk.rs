@@ -49,6 +49,22 @@ impl RiskLevel {
         }
     }
 
+    /// One level less serious (`low` stays `low`).
+    pub fn milder(self) -> Self {
+        match self {
+            Self::High => Self::Medium,
+            Self::Medium | Self::Low => Self::Low,
+        }
+    }
+
+    /// One level more serious (`high` stays `high`).
+    pub fn graver(self) -> Self {
+        match self {
+            Self::Low => Self::Medium,
+            Self::Medium | Self::High => Self::High,
+        }
+    }
+
     fn seriousness(self) -> u8 {
         match self {
             Self::High => 2,

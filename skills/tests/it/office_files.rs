@@ -43,7 +43,7 @@ fn articles_count_on_past_their_nested_lists() {
 #[test]
 fn nested_items_are_text_of_their_article() {
     for name in MADE_BY {
-        let doc = load_document(&fixture(name)).unwrap();
+        let doc = load_document(fixture(name)).unwrap();
         let ids: Vec<&str> = doc.iter_clauses().map(|c| c.clause_id.as_str()).collect();
         assert_eq!(ids, ["1", "2", "3"], "{name}");
         let definitions = doc.find_clause("1").unwrap();

@@ -5,8 +5,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{actor_at, find, quoted, subject, Bound, Hit, Provision, Window};
-use crate::review::RiskLevel;
+use super::{actor_at, find, quoted, subject, Bound, Hit, Provision, Weight, Window};
 
 /// Words that cap or exclude liability.
 static CAP: LazyLock<Regex> = LazyLock::new(|| {
@@ -107,7 +106,6 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
         };
         // A cap protects the liable party: it binds the side that cannot recover more.
         hits.push(Hit {
-            level: Some(RiskLevel::Medium),
             bound_benefits: true,
             ..Hit::new(
                 Provision::LiabilityCap,
@@ -132,21 +130,21 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
             let bound = PAY
                 .find(lower)
                 .map_or(Bound::Unknown, |p| actor_at(s, p.start()));
-            let (level, description, reason) = if capped {
+            let (weight, description, reason) = if capped {
                 (
-                    RiskLevel::Medium,
+                    Weight::Milder,
                     format!("Liquidated damages (\"{}\") with a stated maximum", quoted(m.as_str())),
                     "liquidated damages are payable without proof of loss; check the rate and the maximum",
                 )
             } else {
                 (
-                    RiskLevel::High,
+                    Weight::Usual,
                     format!("Liquidated damages (\"{}\") with no stated maximum", quoted(m.as_str())),
                     "liquidated damages without a maximum expose the paying party to unlimited liability",
                 )
             };
             hits.push(Hit {
-                level: Some(level),
+                weight,
                 ..Hit::new(
                     Provision::LiquidatedDamages,
                     bound,

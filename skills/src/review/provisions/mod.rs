@@ -32,7 +32,7 @@ pub use parties::{
     names_the_document,
 };
 
-use super::RiskLevel;
+use super::{Domain, Playbook, RiskLevel};
 
 /// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
 /// not a registered skill).
@@ -137,17 +137,6 @@ impl Provision {
             Self::RenewalNotice => "notice_period_to_terminate_renewal",
         }
     }
-
-    /// The level when the provision binds our party.
-    fn base_level(self) -> RiskLevel {
-        match self {
-            Self::UncappedLiability
-            | Self::NoticeTimeBar
-            | Self::TerminationForConvenience
-            | Self::SiteRisk => RiskLevel::High,
-            _ => RiskLevel::Medium,
-        }
-    }
 }
 
 /// Whom a provision binds, as far as its words say.
@@ -211,6 +200,19 @@ impl Window<'_> {
     }
 }
 
+/// What a rule read in the words that makes a provision milder or graver than the playbook's
+/// level for its kind: a maximum on liquidated damages, compensation on a termination for
+/// convenience, the defaulting party paying on a termination for default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Weight {
+    /// Nothing beyond the kind: the playbook's level.
+    Usual,
+    /// One level below the playbook's.
+    Milder,
+    /// One level above the playbook's.
+    Graver,
+}
+
 /// A finding before the party it binds is weighed.
 pub(crate) struct Hit {
     pub provision: Provision,
@@ -218,8 +220,8 @@ pub(crate) struct Hit {
     /// Whether `bound` is the party that gains from the provision (the holder of a right to
     /// terminate), not the one that bears it.
     pub bound_benefits: bool,
-    /// Level when it binds our party (defaults to the provision's own).
-    pub level: Option<RiskLevel>,
+    /// What the words add to the playbook's level when it binds our party.
+    pub weight: Weight,
     pub description: String,
     pub reason: String,
     pub quote: String,
@@ -237,7 +239,7 @@ impl Hit {
             provision,
             bound,
             bound_benefits: false,
-            level: None,
+            weight: Weight::Usual,
             description,
             reason: reason.to_string(),
             quote,
@@ -245,15 +247,23 @@ impl Hit {
     }
 }
 
-/// Scans one clause: every provision its sentences contain, weighed for `our_party`.
+/// Scans one clause: every provision its sentences contain, weighed for `our_party` with
+/// the generic playbook's levels.
 pub fn scan_clause(text: &str, our_party: &str) -> Vec<ProvisionFinding> {
-    scan_clause_for(text, our_party, &[])
+    scan_clause_for(text, our_party, &[], Playbook::shipped(Domain::Generic))
 }
 
-/// [`scan_clause`] knowing the document's parties ([`document_parties`]): a provision that
-/// binds a named party other than ours counts as binding the other side only when that name
-/// is one of the parties or a standard role (not an affiliate or a third party).
-pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<ProvisionFinding> {
+/// [`scan_clause`] knowing the document's parties ([`document_parties`]) and the playbook
+/// that gives the levels: a provision that binds a named party other than ours counts as
+/// binding the other side only when that name is one of the parties or a standard role (not
+/// an affiliate or a third party); a kind the playbook leaves out (or sets to `null` for the
+/// side it binds) is not reported.
+pub fn scan_clause_for(
+    text: &str,
+    our_party: &str,
+    parties: &[String],
+    playbook: &Playbook,
+) -> Vec<ProvisionFinding> {
     let sentences = crate::text::joined_sentences(text);
     let mut hits = Vec::new();
     for index in 0..sentences.len() {
@@ -278,7 +288,7 @@ pub fn scan_clause_for(text: &str, our_party: &str, parties: &[String]) -> Vec<P
         {
             continue;
         }
-        out.push(weigh(hit, our_party, parties));
+        out.extend(weigh(hit, our_party, parties, playbook));
     }
     out
 }
@@ -312,14 +322,28 @@ pub(crate) fn binds_our_party(
     }
 }
 
-/// The level of a hit for `our_party`: the family's level when it binds us, both sides or
-/// an unnamed side; `low` when it binds only the other side.
-fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
-    let base = hit.level.unwrap_or_else(|| hit.provision.base_level());
+/// The level of a hit for `our_party`: the playbook's level for its kind when it binds us,
+/// both sides or an unnamed side (one step milder or graver as the rule read the words),
+/// its level for the other side when it binds only them; `None` when the playbook does not
+/// report it.
+fn weigh(
+    hit: Hit,
+    our_party: &str,
+    known: &[String],
+    playbook: &Playbook,
+) -> Option<ProvisionFinding> {
+    let levels = playbook.levels(hit.provision.name())?;
     let binds_our_party = binds_our_party(&hit.bound, hit.bound_benefits, our_party, known);
     let level = match binds_our_party {
-        Some(false) => RiskLevel::Low,
-        _ => base,
+        Some(false) => levels.binds_them?,
+        _ => {
+            let usual = levels.binds_us?;
+            match hit.weight {
+                Weight::Usual => usual,
+                Weight::Milder => usual.milder(),
+                Weight::Graver => usual.graver(),
+            }
+        }
     };
     let whom = match (&hit.bound, hit.bound_benefits) {
         (Bound::Party(name), false) => format!(" (binds {name})"),
@@ -330,7 +354,7 @@ fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
         (Bound::Mutual, _) => " (binds both parties)".to_string(),
         (Bound::Unknown, _) => String::new(),
     };
-    ProvisionFinding {
+    Some(ProvisionFinding {
         provision: hit.provision,
         bound: hit.bound,
         binds_our_party,
@@ -338,7 +362,7 @@ fn weigh(hit: Hit, our_party: &str, known: &[String]) -> ProvisionFinding {
         description: format!("{}{whom}", hit.description),
         reason: hit.reason,
         quote: crate::text::truncate_chars(&hit.quote, 600),
-    }
+    })
 }
 
 static MUTUAL: LazyLock<Regex> = LazyLock::new(|| {

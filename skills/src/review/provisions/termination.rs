@@ -6,8 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{actor_at, find, party_just_before, quoted, Bound, Hit, Provision, Window};
-use crate::review::RiskLevel;
+use super::{actor_at, find, party_just_before, quoted, Bound, Hit, Provision, Weight, Window};
 
 static TERMINATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"terminat|cancel|withdraw\s+from|put\s+an\s+end\s+to|解除|终止").unwrap()
@@ -121,7 +120,7 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
         };
         hits.push(Hit {
             bound_benefits: true,
-            level: Some(if compensated { RiskLevel::Medium } else { RiskLevel::High }),
+            weight: if compensated { Weight::Milder } else { Weight::Usual },
             ..Hit::new(
                 Provision::TerminationForConvenience,
                 holder(term.start()),
@@ -144,19 +143,19 @@ pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {
             });
         // The party in default is named next to the cause ("if the Contractor fails to").
         let defaulting = party_just_before(s, cause.start());
-        let (level, consequence) = match &pays {
+        let (weight, consequence) = match &pays {
             Some(p) => (
-                RiskLevel::High,
+                Weight::Graver,
                 format!("; the defaulting party pays (\"{}\")", quoted(p)),
             ),
-            None => (RiskLevel::Medium, String::new()),
+            None => (Weight::Usual, String::new()),
         };
         let quote = match lead_in {
             Some(p) => format!("{} … {}", p.text, s.text),
             None => s.text.clone(),
         };
         hits.push(Hit {
-            level: Some(level),
+            weight,
             ..Hit::new(
                 Provision::TerminationForDefault,
                 defaulting,

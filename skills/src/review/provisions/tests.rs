@@ -156,3 +156,51 @@ fn sentences_join_broken_lines() {
         ]
     );
 }
+
+#[test]
+fn levels_come_from_the_playbook_and_a_rule_moves_them_one_step() {
+    let playbook = Playbook::parse(
+        r#"{"domain": "ours", "kinds": {
+            "liquidated_damages": {"binds_us": "medium", "binds_them": null},
+            "notice_time_bar": {"binds_us": "low", "binds_them": "low"}
+        }}"#,
+        std::path::Path::new("ours.json"),
+    )
+    .unwrap();
+    let scan = |text: &str, party: &str| -> Vec<(Provision, RiskLevel)> {
+        scan_clause_for(text, party, &[], &playbook)
+            .into_iter()
+            .map(|f| (f.provision, f.level))
+            .collect()
+    };
+    let uncapped =
+        "The Contractor shall pay liquidated damages of 0.1% of the price for each day of delay.";
+    let capped = "The Contractor shall pay liquidated damages of 0.1% of the price for each day of delay, up to a maximum of 10% of the price.";
+    assert_eq!(
+        scan(uncapped, "Contractor"),
+        [(Provision::LiquidatedDamages, RiskLevel::Medium)]
+    );
+    assert_eq!(
+        scan(capped, "Contractor"),
+        [(Provision::LiquidatedDamages, RiskLevel::Low)],
+        "a stated maximum: one step milder"
+    );
+    assert!(
+        scan(uncapped, "Employer").is_empty(),
+        "binds_them null: not reported"
+    );
+    let time_bar = "The Contractor shall give notice within 28 days, failing which the Contractor shall not be entitled to any additional payment.";
+    assert_eq!(
+        scan(time_bar, "Contractor"),
+        [(Provision::NoticeTimeBar, RiskLevel::Low)]
+    );
+    let tfc = "The Employer may terminate this Contract for convenience at any time.";
+    assert!(
+        scan(tfc, "Contractor").is_empty(),
+        "a kind the playbook leaves out"
+    );
+    assert!(
+        !scan_clause(tfc, "Contractor").is_empty(),
+        "the generic playbook reports it"
+    );
+}
