@@ -76,5 +76,18 @@ pub fn run(args: &TrainArgs) -> Result<ExitCode, CliError> {
         summary.categories.len(),
         detected
     ))?;
+    if summary.selection.candidates.len() > 1 {
+        let tried: Vec<String> = summary
+            .selection
+            .candidates
+            .iter()
+            .map(|(set, f1)| format!("{} {f1:.3}", set.name()))
+            .collect();
+        print(format!(
+            "feature set kept on held-out contracts: {} (mean F1: {})",
+            summary.selection.kept.name(),
+            tried.join(", ")
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::corpus::LabelledContract;
 use super::dataset::Dataset;
-use super::train::{fit_on, Counts, Recipe, TrainError};
+use super::train::{fit_on, Counts, Recipe, Selection, TrainError};
 
 /// The 13 core categories (those whose presence matters most to a review).
 pub const CORE_CATEGORIES: [&str; 13] = [
@@ -105,6 +105,10 @@ pub struct FoldFigures {
     pub macro_all: Macro,
     /// Mean false-alarm rate over the five categories whose absence matters.
     pub absence_false_alarms: Option<f64>,
+    /// The feature set the fold's model kept on its own held-out training contracts (none
+    /// for the mean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Selection>,
 }
 
 /// The result of a cross-validation.
@@ -168,7 +172,7 @@ pub fn cross_validate(
             .filter(|d| test.binary_search(d).is_err())
             .collect();
         tracing::info!(fold = f + 1, train = train.len(), test = test.len(), "fold");
-        let model = fit_on(&data, &train, recipe, threads)?;
+        let (model, selection) = fit_on(&data, &train, recipe, threads)?;
         let mut counts = vec![Counts::default(); data.categories.len()];
         for &d in test {
             let doc = &data.docs[d];
@@ -183,7 +187,9 @@ pub fn cross_validate(
                 }));
             }
         }
-        per_fold.push(figures(&data.categories, &counts, test.len()));
+        let mut fold = figures(&data.categories, &counts, test.len());
+        fold.selection = Some(selection);
+        per_fold.push(fold);
     }
     let (located, total) = data
         .docs
@@ -251,6 +257,7 @@ fn summarise(contracts: usize, categories: Vec<CategoryFigures>) -> FoldFigures 
         macro_all: macro_of(&all),
         absence_false_alarms: mean(absence),
         categories,
+        selection: None,
     }
 }
 
@@ -311,6 +318,7 @@ fn mean_of(folds: &[FoldFigures]) -> FoldFigures {
         macro_core: macro_mean(|f| &f.macro_core),
         macro_all: macro_mean(|f| &f.macro_all),
         absence_false_alarms: mean(folds.iter().map(|f| f.absence_false_alarms)),
+        selection: None,
     }
 }
 
@@ -373,6 +381,19 @@ pub fn render_cv(report: &CvReport) -> String {
             "{label:<8} false alarms on the five categories whose absence matters: {}",
             pct(f.absence_false_alarms)
         );
+        if let Some(selection) = &f.selection {
+            let tried: Vec<String> = selection
+                .candidates
+                .iter()
+                .map(|(set, f1)| format!("{} {f1:.3}", set.name()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{label:<8} feature set kept on held-out training contracts: {} (mean F1 {})",
+                selection.kept.name(),
+                tried.join(", ")
+            );
+        }
     };
     for (i, fold) in report.per_fold.iter().enumerate() {
         line(&mut out, &format!("fold {}", i + 1), fold);

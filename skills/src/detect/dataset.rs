@@ -87,9 +87,10 @@ impl Dataset {
         for contract in contracts {
             let doc = parse_text(&contract.id, &contract.text);
             let seg = super::segment::segment(&doc);
-            for sentence in &seg.sentences {
+            for (i, sentence) in seg.sentences.iter().enumerate() {
                 let heading = &seg.clauses[sentence.clause].heading;
-                named_terms(heading, &sentence.text, |h, text| {
+                let previous = previous_in_clause(&seg.sentences, i, |s| s.clause, |s| &s.text);
+                named_terms(heading, previous, &sentence.text, |h, text| {
                     if df.get(&h).is_some_and(|n| *n >= min_df) {
                         dictionary.entry(h).or_insert(text);
                     }
@@ -104,14 +105,30 @@ impl Dataset {
     }
 }
 
+/// The text of the sentence before `items[i]` when both are in the same clause.
+pub(crate) fn previous_in_clause<T>(
+    items: &[T],
+    i: usize,
+    clause: impl Fn(&T) -> usize,
+    text: impl Fn(&T) -> &str,
+) -> Option<&str> {
+    let before = items.get(i.checked_sub(1)?)?;
+    (clause(before) == clause(&items[i])).then(|| text(before))
+}
+
 fn prepare_doc(contract: &LabelledContract, categories: &[String]) -> Doc {
     let doc = parse_text(&contract.id, &contract.text);
     let seg = segment_aligned(&doc, &contract.text);
     let units: Vec<Unit> = seg
         .sentences
         .iter()
-        .map(|s| Unit {
-            terms: term_counts(&seg.clauses[s.clause].heading, &s.text),
+        .enumerate()
+        .map(|(i, s)| Unit {
+            terms: term_counts(
+                &seg.clauses[s.clause].heading,
+                previous_in_clause(&seg.sentences, i, |s| s.clause, |s| &s.text),
+                &s.text,
+            ),
             span: s.span.clone(),
             clause: s.clause,
         })

@@ -1,6 +1,9 @@
-//! Text features of a sentence: word unigrams and bigrams of the sentence, and the words of
-//! its clause heading as separate features (`h:insurance`), weighted by sublinear tf-idf
-//! and L2-normalised.
+//! Text features of a sentence: word unigrams and bigrams of the sentence, the words of its
+//! clause heading as separate features (`h:insurance`), and the words of the sentence
+//! before it in the same clause (`p:terminate`: a provision often runs over several
+//! sentences, and the second rarely repeats the first's key words), weighted by sublinear
+//! tf-idf and L2-normalised. A recipe may leave the previous sentence's words out of the
+//! vocabulary; classifying then ignores them.
 //!
 //! Words are lowercased runs of letters; every run of digits is one token `#` (amounts,
 //! periods and clause numbers vary, their presence does not); single letters (list labels)
@@ -20,7 +23,13 @@ enum Kind {
     Word = 1,
     Bigram = 2,
     Heading = 3,
+    Previous = 4,
 }
+
+/// The prefix of a heading word's term text.
+const HEADING_PREFIX: &str = "h:";
+/// The prefix of a previous sentence word's term text.
+pub(crate) const PREVIOUS_PREFIX: &str = "p:";
 
 fn word_hash(word: &str) -> u64 {
     let mut h = FxHasher::default();
@@ -92,8 +101,17 @@ fn token_hashes(text: &str) -> Vec<u64> {
     out
 }
 
-/// The term hashes of a sentence under a heading, one per occurrence.
-fn term_hashes(heading: &str, sentence: &str) -> Vec<u64> {
+/// The words of a text, each once, sorted by hash.
+fn distinct_word_hashes(text: &str) -> Vec<u64> {
+    let mut words = token_hashes(text);
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// The term hashes of a sentence under a heading after `previous` (the sentence before it
+/// in its clause), one per occurrence (heading and previous words once).
+fn term_hashes(heading: &str, previous: Option<&str>, sentence: &str) -> Vec<u64> {
     let words = token_hashes(sentence);
     let mut out = Vec::with_capacity(words.len() * 2 + 4);
     for (i, h) in words.iter().enumerate() {
@@ -102,19 +120,29 @@ fn term_hashes(heading: &str, sentence: &str) -> Vec<u64> {
             out.push(term_hash(Kind::Bigram, *h, *next));
         }
     }
-    let mut heading_words = token_hashes(heading);
-    heading_words.sort_unstable();
-    heading_words.dedup();
     out.extend(
-        heading_words
+        distinct_word_hashes(heading)
             .into_iter()
             .map(|h| term_hash(Kind::Heading, h, 0)),
     );
+    if let Some(previous) = previous {
+        out.extend(
+            distinct_word_hashes(previous)
+                .into_iter()
+                .map(|h| term_hash(Kind::Previous, h, 0)),
+        );
+    }
     out
 }
 
-/// Every term occurrence of a sentence under a heading with its text (heading words once).
-pub(crate) fn named_terms(heading: &str, sentence: &str, mut each: impl FnMut(u64, String)) {
+/// Every term occurrence of a sentence under a heading after `previous`, with its text
+/// (heading and previous words once).
+pub(crate) fn named_terms(
+    heading: &str,
+    previous: Option<&str>,
+    sentence: &str,
+    mut each: impl FnMut(u64, String),
+) {
     let words = tokens(sentence);
     let hashes: Vec<u64> = words.iter().map(|w| word_hash(w)).collect();
     for (i, (w, h)) in words.iter().zip(&hashes).enumerate() {
@@ -126,17 +154,23 @@ pub(crate) fn named_terms(heading: &str, sentence: &str, mut each: impl FnMut(u6
             );
         }
     }
-    let mut heading_words = tokens(heading);
-    heading_words.sort();
-    heading_words.dedup();
-    for w in heading_words {
-        each(term_hash(Kind::Heading, word_hash(&w), 0), format!("h:{w}"));
+    let mut once = |kind: Kind, prefix: &str, text: &str| {
+        let mut distinct = tokens(text);
+        distinct.sort();
+        distinct.dedup();
+        for w in distinct {
+            each(term_hash(kind, word_hash(&w), 0), format!("{prefix}{w}"));
+        }
+    };
+    once(Kind::Heading, HEADING_PREFIX, heading);
+    if let Some(previous) = previous {
+        once(Kind::Previous, PREVIOUS_PREFIX, previous);
     }
 }
 
-/// The terms of a sentence under a heading, with their counts.
-pub(crate) fn term_counts(heading: &str, sentence: &str) -> TermCounts {
-    let mut all = term_hashes(heading, sentence);
+/// The terms of a sentence under a heading after `previous`, with their counts.
+pub(crate) fn term_counts(heading: &str, previous: Option<&str>, sentence: &str) -> TermCounts {
+    let mut all = term_hashes(heading, previous, sentence);
     all.sort_unstable();
     let mut out: TermCounts = Vec::new();
     for h in all {
@@ -148,10 +182,14 @@ pub(crate) fn term_counts(heading: &str, sentence: &str) -> TermCounts {
     out
 }
 
-/// The hash of a term written as the model file keeps it: `word`, `word word` or `h:word`.
+/// The hash of a term written as the model file keeps it: `word`, `word word`, `h:word` or
+/// `p:word`.
 pub(crate) fn hash_of_term(term: &str) -> Option<u64> {
-    if let Some(word) = term.strip_prefix("h:") {
+    if let Some(word) = term.strip_prefix(HEADING_PREFIX) {
         return Some(term_hash(Kind::Heading, word_hash(word), 0));
+    }
+    if let Some(word) = term.strip_prefix(PREVIOUS_PREFIX) {
+        return Some(term_hash(Kind::Previous, word_hash(word), 0));
     }
     match term.split_once(' ') {
         Some((a, b)) if !a.is_empty() && !b.is_empty() && !b.contains(' ') => {
@@ -208,15 +246,21 @@ mod tests {
         let mut seen = Vec::new();
         named_terms(
             "Governing Law",
+            Some("Disputes go to the courts."),
             "governed by the laws of New York",
             |h, t| seen.push((h, t)),
         );
         assert!(seen.iter().any(|(_, t)| t == "governed by"));
         assert!(seen.iter().any(|(_, t)| t == "h:law"));
+        assert!(seen.iter().any(|(_, t)| t == "p:courts"));
         for (h, t) in &seen {
             assert_eq!(hash_of_term(t), Some(*h), "{t}");
         }
-        let counts = term_counts("Governing Law", "governed by the laws of New York");
+        let counts = term_counts(
+            "Governing Law",
+            Some("Disputes go to the courts."),
+            "governed by the laws of New York",
+        );
         let mut hashes: Vec<u64> = seen.iter().map(|(h, _)| *h).collect();
         hashes.sort_unstable();
         hashes.dedup();
@@ -225,7 +269,7 @@ mod tests {
 
     #[test]
     fn tf_idf_is_unit_length_and_sublinear() {
-        let counts = term_counts("", "notice notice notice period");
+        let counts = term_counts("", None, "notice notice notice period");
         let vector = tf_idf(
             &counts,
             |h| counts.iter().position(|(x, _)| *x == h).map(|i| i as u32),

@@ -207,7 +207,13 @@ impl ProvisionModel {
         Self::from_bytes(&bytes)
     }
 
-    /// Category names, in the model's order.
+    /// The vocabulary's terms as the model file writes them (`word`, `word word`, `h:word`
+    /// for a heading word, `p:word` for a word of the previous sentence).
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.terms.iter().map(String::as_str)
+    }
+
+    /// The category names, in the model's order.
     pub fn categories(&self) -> impl Iterator<Item = &str> {
         self.categories.iter().map(|c| c.name.as_str())
     }
@@ -227,9 +233,15 @@ impl ProvisionModel {
         self.terms.len()
     }
 
-    /// Calibrated probability of every category for one sentence under a clause heading.
-    pub fn sentence_probabilities(&self, heading: &str, sentence: &str) -> Vec<f32> {
-        self.probabilities(&term_counts(heading, sentence))
+    /// Calibrated probability of every category for one sentence under a clause heading,
+    /// after `previous`, the sentence before it in the clause (`None` for the first).
+    pub fn sentence_probabilities(
+        &self,
+        heading: &str,
+        previous: Option<&str>,
+        sentence: &str,
+    ) -> Vec<f32> {
+        self.probabilities(&term_counts(heading, previous, sentence))
     }
 
     /// Calibrated probabilities of every category for a sentence's term counts.
@@ -314,8 +326,10 @@ impl ProvisionModel {
         min_probability: Option<f32>,
     ) -> Vec<Provision> {
         let mut best: Vec<Option<(f32, &str)>> = vec![None; self.categories.len()];
+        let mut previous: Option<&str> = None;
         for sentence in sentences {
-            let probs = self.sentence_probabilities(heading, sentence);
+            let probs = self.sentence_probabilities(heading, previous, sentence);
+            previous = Some(sentence);
             for (c, p) in probs.into_iter().enumerate() {
                 let counts = match min_probability {
                     Some(min) => p >= min,
@@ -557,9 +571,12 @@ mod tests {
         let back = ProvisionModel::from_bytes(&bytes).unwrap();
         assert_eq!(back, model);
         assert_eq!(back.to_bytes(), bytes);
-        let p =
-            back.sentence_probabilities("Law", "This Agreement is governed by the laws of Ohio.");
-        let q = back.sentence_probabilities("", "The price is payable monthly.");
+        let p = back.sentence_probabilities(
+            "Law",
+            None,
+            "This Agreement is governed by the laws of Ohio.",
+        );
+        let q = back.sentence_probabilities("", None, "The price is payable monthly.");
         assert!(p[0] > 0.5 && q[0] < 0.5, "{p:?} {q:?}");
     }
 
@@ -622,7 +639,7 @@ mod tests {
             .unwrap();
         assert!(p.sentence.contains("laws of England"), "{p:?}");
         // Of all categories, the sentence is most likely governing law.
-        let probs = model.sentence_probabilities("Law and Courts", &p.sentence);
+        let probs = model.sentence_probabilities("Law and Courts", None, &p.sentence);
         let best = (0..probs.len())
             .max_by(|a, b| probs[*a].total_cmp(&probs[*b]))
             .unwrap();

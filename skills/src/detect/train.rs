@@ -8,7 +8,12 @@
 //! 2. A model fitted on the inner training part scores the validation sentences; per
 //!    category, Platt scaling is fitted on those scores and the decision threshold is the one
 //!    that maximises F1 of span recall and sentence precision on them.
-//! 3. The model is fitted again on all of `T` and takes that calibration and threshold.
+//! 3. With several candidate feature sets in the recipe (`feature_sets`), steps 1–2 run for
+//!    each and the one with the best mean F1 over the categories on the validation part is
+//!    kept: the choice, like the thresholds, never sees the contracts the model is measured
+//!    on.
+//! 4. The model is fitted again on all of `T` with that feature set and takes that
+//!    calibration and threshold.
 //!
 //! Per category the learner sees every sentence mostly covered by a labelled excerpt as a
 //! positive, sentences touching an excerpt only at their edge not at all, and a seeded sample
@@ -26,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::corpus::LabelledContract;
 use super::dataset::{parallel_map, Dataset, Doc, Truth};
-use super::features::{idf, tf_idf};
+use super::features::{idf, tf_idf, PREVIOUS_PREFIX};
 use super::logistic::{fit, FtrlParams, Linear, Platt, Rows};
 use super::model::{CategoryModel, ModelError, ProvisionModel};
 
@@ -48,6 +53,10 @@ pub struct Recipe {
     pub validation_share: f64,
     /// The learner's parameters.
     pub ftrl: FtrlParams,
+    /// Candidate feature sets; with more than one, each fit keeps the one that scores best
+    /// on its own held-out contracts (step 3 of the module docs).
+    #[serde(default = "only_the_sentence")]
+    pub feature_sets: Vec<FeatureSet>,
     /// Groups of related contracts (parts of one filing, one template), by record id: a
     /// group is never split between training and validation or between folds.
     #[serde(default)]
@@ -70,9 +79,34 @@ impl Default for Recipe {
                 l2: 1.0,
                 epochs: 6,
             },
+            feature_sets: only_the_sentence(),
             related: Vec::new(),
         }
     }
+}
+
+/// Which words describe a sentence besides its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeatureSet {
+    /// The sentence's words and word pairs, and its clause heading's words.
+    Sentence,
+    /// Those, and the words of the sentence before it in the clause.
+    SentenceAndPrevious,
+}
+
+impl FeatureSet {
+    /// Its name in the recipe.
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureSet::Sentence => "sentence",
+            FeatureSet::SentenceAndPrevious => "sentence_and_previous",
+        }
+    }
+}
+
+fn only_the_sentence() -> Vec<FeatureSet> {
+    vec![FeatureSet::Sentence]
 }
 
 /// Why training failed.
@@ -106,6 +140,19 @@ impl Recipe {
         if f.alpha <= 0.0 || f.beta < 0.0 || f.l1 < 0.0 || f.l2 < 0.0 || f.epochs == 0 {
             return bad("ftrl needs alpha > 0, beta, l1, l2 >= 0 and epochs >= 1");
         }
+        if self.feature_sets.is_empty() {
+            return bad(
+                "feature_sets needs at least one of \"sentence\", \"sentence_and_previous\"",
+            );
+        }
+        if self
+            .feature_sets
+            .iter()
+            .enumerate()
+            .any(|(i, f)| self.feature_sets[..i].contains(f))
+        {
+            return bad("feature_sets names a feature set twice");
+        }
         Ok(())
     }
 
@@ -138,6 +185,17 @@ pub struct TrainSummary {
     pub terms: usize,
     /// Categories, with their positive training sentences and threshold.
     pub categories: Vec<(String, usize, f32)>,
+    /// The feature set kept, and each candidate's mean F1 on the held-out contracts.
+    pub selection: Selection,
+}
+
+/// The feature set a fit kept, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Selection {
+    /// The feature set kept.
+    pub kept: FeatureSet,
+    /// Each candidate with its mean F1 over the categories on the held-out contracts.
+    pub candidates: Vec<(FeatureSet, f64)>,
 }
 
 /// Trains a model on every contract given.
@@ -152,7 +210,7 @@ pub fn train(
     }
     let data = Dataset::prepare(contracts, recipe.min_df, threads);
     let all: Vec<usize> = (0..data.docs.len()).collect();
-    let model = fit_on(&data, &all, recipe, threads)?;
+    let (model, selection) = fit_on(&data, &all, recipe, threads)?;
     let (located, total) = data
         .docs
         .iter()
@@ -172,6 +230,7 @@ pub fn train(
                 (name.clone(), positives, t)
             })
             .collect(),
+        selection,
     };
     Ok((model, summary))
 }
@@ -206,13 +265,14 @@ pub(crate) fn split_by_group(
     (train, held)
 }
 
-/// Fits a model on the documents `docs` of the dataset (see the module docs).
+/// Fits a model on the documents `docs` of the dataset (see the module docs), with the
+/// feature set it kept.
 pub(crate) fn fit_on(
     data: &Dataset,
     docs: &[usize],
     recipe: &Recipe,
     threads: usize,
-) -> Result<ProvisionModel, TrainError> {
+) -> Result<(ProvisionModel, Selection), TrainError> {
     let (inner, validation) = split_by_group(
         data,
         docs,
@@ -220,7 +280,47 @@ pub(crate) fn fit_on(
         recipe.validation_share,
         recipe.seed ^ 0x5eed,
     );
-    let first = fit_raw(data, &inner, recipe, threads);
+    let mut best: Option<(FeatureSet, f64, Vec<(Platt, f32)>)> = None;
+    let mut candidates = Vec::new();
+    for &features in &recipe.feature_sets {
+        let first = fit_raw(data, &inner, recipe, features, threads);
+        let tuned = tune(data, &validation, &first, threads);
+        let scored: Vec<f64> = tuned.iter().filter_map(|(_, _, f1)| *f1).collect();
+        let mean_f1 = scored.iter().sum::<f64>() / scored.len().max(1) as f64;
+        tracing::info!(?features, mean_f1, "feature set on held-out contracts");
+        candidates.push((features, mean_f1));
+        if best.as_ref().is_none_or(|(_, b, _)| mean_f1 > *b) {
+            let tuned = tuned.into_iter().map(|(p, t, _)| (p, t)).collect();
+            best = Some((features, mean_f1, tuned));
+        }
+    }
+    let (kept, _, tuned) =
+        best.ok_or_else(|| TrainError::Recipe("feature_sets is empty".into()))?;
+    let full = fit_raw(data, docs, recipe, kept, threads);
+    let categories = data
+        .categories
+        .iter()
+        .zip(full.linear)
+        .zip(tuned)
+        .map(|((name, linear), (platt, threshold))| CategoryModel {
+            name: name.clone(),
+            linear,
+            platt,
+            threshold,
+        })
+        .collect();
+    let model = ProvisionModel::from_parts(docs.len() as u32, full.terms, full.idf, categories)?;
+    Ok((model, Selection { kept, candidates }))
+}
+
+/// Per category, the Platt calibration fitted on the validation documents' scores, the
+/// threshold with the best F1 there, and that F1 (`None` when they hold no excerpt).
+fn tune(
+    data: &Dataset,
+    validation: &[usize],
+    first: &Raw,
+    threads: usize,
+) -> Vec<(Platt, f32, Option<f64>)> {
     // Scores of every validation sentence for every category.
     let scores: Vec<Vec<Vec<f32>>> = validation
         .iter()
@@ -240,7 +340,7 @@ pub(crate) fn fit_on(
         })
         .collect();
     let categories: Vec<usize> = (0..data.categories.len()).collect();
-    let tuned: Vec<(Platt, f32)> = parallel_map(&categories, threads, |&c| {
+    parallel_map(&categories, threads, |&c| {
         let mut s = Vec::new();
         let mut y = Vec::new();
         for (v, &d) in validation.iter().enumerate() {
@@ -275,27 +375,9 @@ pub(crate) fn fit_on(
             })
             .collect();
         let docs: Vec<&Doc> = validation.iter().map(|&d| &data.docs[d]).collect();
-        (platt, choose_threshold(&docs, c, &probs))
-    });
-    let full = fit_raw(data, docs, recipe, threads);
-    let categories = data
-        .categories
-        .iter()
-        .zip(full.linear)
-        .zip(tuned)
-        .map(|((name, linear), (platt, threshold))| CategoryModel {
-            name: name.clone(),
-            linear,
-            platt,
-            threshold,
-        })
-        .collect();
-    Ok(ProvisionModel::from_parts(
-        docs.len() as u32,
-        full.terms,
-        full.idf,
-        categories,
-    )?)
+        let (threshold, f1) = choose_threshold(&docs, c, &probs);
+        (platt, threshold, f1)
+    })
 }
 
 /// Candidate thresholds (calibrated probability).
@@ -304,9 +386,9 @@ fn candidates() -> impl Iterator<Item = f32> {
 }
 
 /// The threshold that maximises F1 of span recall and sentence precision for category `c`
-/// on `docs` (`probs[d][u]` is the probability of unit `u` of doc `d`); 0.5 when the docs
-/// hold no excerpt of the category.
-fn choose_threshold(docs: &[&Doc], c: usize, probs: &[Vec<f32>]) -> f32 {
+/// on `docs` (`probs[d][u]` is the probability of unit `u` of doc `d`), with that F1; 0.5
+/// and no F1 when the docs hold no excerpt of the category.
+fn choose_threshold(docs: &[&Doc], c: usize, probs: &[Vec<f32>]) -> (f32, Option<f64>) {
     let mut best = (f64::MIN, 0.5f32);
     for t in candidates() {
         let mut total = Counts::default();
@@ -314,7 +396,7 @@ fn choose_threshold(docs: &[&Doc], c: usize, probs: &[Vec<f32>]) -> f32 {
             total.add(&Counts::of(doc, &doc.truth[c], |u| p[u] >= t));
         }
         if total.excerpts == 0 {
-            return 0.5;
+            return (0.5, None);
         }
         let recall = total.found_sentence as f64 / total.excerpts as f64;
         let precision = if total.predicted_sentences == 0 {
@@ -331,7 +413,7 @@ fn choose_threshold(docs: &[&Doc], c: usize, probs: &[Vec<f32>]) -> f32 {
             best = (f1, t);
         }
     }
-    best.1
+    (best.1, Some(best.0))
 }
 
 /// Found and predicted units of one category, summed over contracts.
@@ -424,8 +506,14 @@ impl Raw {
     }
 }
 
-/// Vocabulary from `docs`, then one FTRL model per category.
-fn fit_raw(data: &Dataset, docs: &[usize], recipe: &Recipe, threads: usize) -> Raw {
+/// Vocabulary from `docs` (the terms `features` takes), then one FTRL model per category.
+fn fit_raw(
+    data: &Dataset,
+    docs: &[usize],
+    recipe: &Recipe,
+    features: FeatureSet,
+    threads: usize,
+) -> Raw {
     let mut df: FxHashMap<u64, u32> = FxHashMap::default();
     let mut sentences = 0usize;
     for &d in docs {
@@ -440,6 +528,9 @@ fn fit_raw(data: &Dataset, docs: &[usize], recipe: &Recipe, threads: usize) -> R
         .iter()
         .filter(|(_, n)| **n >= recipe.min_df)
         .filter_map(|(h, n)| Some((*n, data.dictionary.get(h)?.as_str(), *h)))
+        .filter(|(_, text, _)| {
+            features == FeatureSet::SentenceAndPrevious || !text.starts_with(PREVIOUS_PREFIX)
+        })
         .collect();
     chosen.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     chosen.truncate(recipe.max_terms);
@@ -603,6 +694,7 @@ pub(crate) mod tests {
         assert_eq!(names, ["Anti-Assignment", "Governing Law", "Insurance"]);
         let probs = a.sentence_probabilities(
             "Governing Law",
+            None,
             "This Agreement shall be governed by the laws of the State of Georgia.",
         );
         let thresholds: Vec<f32> = a.thresholds().collect();
@@ -641,5 +733,80 @@ pub(crate) mod tests {
             train(&synthetic(2), &Recipe::default(), 1),
             Err(TrainError::TooFew(2))
         ));
+    }
+
+    #[test]
+    fn a_feature_set_is_kept_on_held_out_contracts() {
+        let contracts = synthetic(12);
+        let recipe = Recipe {
+            feature_sets: vec![FeatureSet::Sentence, FeatureSet::SentenceAndPrevious],
+            ..small_recipe()
+        };
+        let (model, summary) = train(&contracts, &recipe, 2).unwrap();
+        let tried: Vec<FeatureSet> = summary
+            .selection
+            .candidates
+            .iter()
+            .map(|(f, _)| *f)
+            .collect();
+        assert_eq!(tried, recipe.feature_sets);
+        let best = summary
+            .selection
+            .candidates
+            .iter()
+            .map(|(_, f1)| *f1)
+            .fold(f64::MIN, f64::max);
+        let kept = summary
+            .selection
+            .candidates
+            .iter()
+            .find(|(f, _)| *f == summary.selection.kept);
+        assert_eq!(kept.map(|(_, f1)| *f1), Some(best));
+        let previous_terms = model
+            .terms()
+            .filter(|t| t.starts_with(PREVIOUS_PREFIX))
+            .count();
+        assert_eq!(
+            previous_terms > 0,
+            summary.selection.kept == FeatureSet::SentenceAndPrevious,
+            "the vocabulary holds the previous sentence's words only when that set was kept"
+        );
+        let (again, _) = train(&contracts, &recipe, 1).unwrap();
+        assert_eq!(
+            model.to_bytes(),
+            again.to_bytes(),
+            "the choice is deterministic"
+        );
+        let only_sentence = train(&contracts, &small_recipe(), 1).unwrap().0;
+        assert_eq!(
+            only_sentence
+                .terms()
+                .filter(|t| t.starts_with(PREVIOUS_PREFIX))
+                .count(),
+            0
+        );
+    }
+
+    #[test]
+    fn feature_sets_must_be_named_once() {
+        for sets in [vec![], vec![FeatureSet::Sentence, FeatureSet::Sentence]] {
+            let recipe = Recipe {
+                feature_sets: sets,
+                ..Recipe::default()
+            };
+            assert!(recipe
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("feature_sets"));
+        }
+        let parsed: Recipe =
+            serde_json::from_str(r#"{"seed": 1, "min_df": 1, "max_terms": 10, "negatives_per_positive": 1.0, "positive_weight": 1.0, "validation_share": 0.25, "ftrl": {"alpha": 0.1, "beta": 1.0, "l1": 0.0, "l2": 0.0, "epochs": 1}}"#)
+                .unwrap();
+        assert_eq!(
+            parsed.feature_sets,
+            [FeatureSet::Sentence],
+            "older recipes read as before"
+        );
     }
 }
