@@ -52,14 +52,17 @@ pub(crate) enum Runner {
 
 /// Runs one `tools/call` through the dispatcher (or the pack's gateway), preparing
 /// left-out arguments from `ctx`.
+/// `proxied`: the call came through `call_tool`, so argument paths are reported under
+/// `arguments` (see [`crate::search`]).
 pub(crate) async fn call(
     runner: &Runner,
     skill: ServedSkill,
     arguments: Option<JsonObject>,
     ctx: &SkillContext,
+    proxied: bool,
 ) -> CallOutcome {
     let arguments = arguments.map(Value::Object);
-    let result = match runner {
+    let mut result = match runner {
         Runner::Dispatcher(dispatcher) => {
             dispatcher
                 .prepare_and_call(skill.id(), ctx, arguments.as_ref())
@@ -72,6 +75,9 @@ pub(crate) async fn call(
                 .await
         }
     };
+    if proxied {
+        crate::search::under_arguments(&mut result);
+    }
     if let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() {
         return CallOutcome::AwaitingConsent(Pending {
             id: pending.id.clone(),

@@ -72,6 +72,27 @@ impl ToolSearch {
             .collect()
     }
 
+    /// The active skills `keep` accepts, ranked by relevance to `request`, best first, at
+    /// most `limit`: for hosts whose served set is no [`ToolFilter`] (a pack's set, a
+    /// rendered list).
+    pub fn search_where(
+        &self,
+        request: &str,
+        limit: usize,
+        keep: impl Fn(&'static SkillRegistration) -> bool,
+    ) -> Vec<SkillHit> {
+        let skills = &self.0.skills;
+        self.0
+            .index
+            .search_where(request, limit, |i| skills[i].is_active() && keep(skills[i]))
+            .into_iter()
+            .map(|hit| SkillHit {
+                skill: skills[hit.index],
+                score: hit.score,
+            })
+            .collect()
+    }
+
     /// The index behind the search (tool `i` is the dispatcher's `i`-th skill by id).
     pub fn index(&self) -> &ToolIndex {
         &self.0.index
