@@ -403,25 +403,22 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         self.recheck_pack().await;
         let list = self.list();
-        let mut arguments = request.arguments;
-        let mut proxied = false;
-        let mut skill = list.skill(&request.name);
-        if let Some(index) = &self.inner.search {
-            match request.name.as_ref() {
-                search::SEARCH_TOOLS => {
-                    return Ok(search::search(index, &list, arguments.as_ref()).into());
-                }
-                search::CALL_TOOL => match search::proxied(&list, arguments.take()) {
-                    search::Proxied::Run(found, args) => {
-                        skill = Some(found);
-                        arguments = args;
-                        proxied = true;
-                    }
-                    search::Proxied::Refused(answer) => return Ok(answer.into()),
-                },
-                _ => {}
+        // With tool search, `search_tools` is answered here and `call_tool` names the tool
+        // (and brings its arguments) that then takes the path of a direct call.
+        let (skill, arguments, proxied) = match (&self.inner.search, request.name.as_ref()) {
+            (Some(index), search::SEARCH_TOOLS) => {
+                return Ok(search::search(index, &list, request.arguments.as_ref()).into());
             }
-        }
+            (Some(_), search::CALL_TOOL) => match search::proxied(&list, request.arguments) {
+                search::Proxied::Run(found, args) => (Some(found), args, true),
+                search::Proxied::Refused(answer) => return Ok(answer.into()),
+            },
+            _ => (
+                list.skill(&request.name),
+                request.arguments.map(Value::Object),
+                false,
+            ),
+        };
         let Some(skill) = skill else {
             tracing::warn!(tool = %request.name, "call of an unknown tool");
             return Err(McpError::invalid_params(

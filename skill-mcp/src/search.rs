@@ -203,8 +203,8 @@ pub(crate) fn search(
 
 /// What a `call_tool` call asks for.
 pub(crate) enum Proxied {
-    /// Run this served tool with these arguments.
-    Run(ServedSkill, Option<JsonObject>),
+    /// Run this served tool with these arguments (as sent: not always an object).
+    Run(ServedSkill, Option<Value>),
     /// The call cannot run: its own arguments are wrong (the answer says where).
     Refused(CallToolResult),
 }
@@ -242,21 +242,12 @@ pub(crate) fn proxied(list: &ToolList, arguments: Option<JsonObject>) -> Proxied
         };
         return Proxied::Refused(invalid(CALL_TOOL, vec![problem], started));
     };
+    // Anything but an object (a JSON string holding one, a list) goes to the dispatcher as
+    // it came, which reads it as it reads a model's arguments: decoded with a warning, or
+    // refused with the problem at `$`, reported here at `$.arguments`.
     match arguments.remove("arguments") {
         None | Some(Value::Null) => Proxied::Run(skill, None),
-        Some(Value::Object(args)) => Proxied::Run(skill, Some(args)),
-        Some(other) => {
-            let problem = ParseError {
-                code: "type_mismatch".into(),
-                path: "$.arguments".into(),
-                expected: format!(
-                    "object: the arguments of `{name}`, as its inputSchema describes"
-                ),
-                raw: other,
-                message: "`arguments` must be a JSON object".into(),
-            };
-            Proxied::Refused(invalid(CALL_TOOL, vec![problem], started))
-        }
+        Some(args) => Proxied::Run(skill, Some(args)),
     }
 }
 

@@ -212,6 +212,22 @@ async fn the_proxy_answers_as_a_direct_call_with_paths_under_arguments() {
         )
         .await;
         assert!(text(&bad).contains("$.arguments.times"), "{bad}");
+        // Arguments as a JSON string holding an object are read as the dispatcher reads a
+        // model's: decoded, and the fix reported at `$.arguments`.
+        let text_args = proxy(
+            &mut client,
+            "echo_upper",
+            json!("{\"text\": \"ab\", \"times\": 2}"),
+        )
+        .await;
+        assert_eq!(
+            text_args["result"]["structuredContent"],
+            json!({"text": "ABAB", "times": 2}),
+            "{text_args}"
+        );
+        let warnings = &text_args["result"]["_meta"][skill_mcp::META_WARNINGS];
+        assert_eq!(warnings[0]["code"], "json_string_decoded", "{text_args}");
+        assert_eq!(warnings[0]["path"], "$.arguments", "{text_args}");
         // Failures and limits pass through unchanged.
         let fails = proxy(&mut client, "always_fails", json!({})).await;
         assert_eq!(
