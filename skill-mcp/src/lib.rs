@@ -25,6 +25,10 @@
 //! `tools/list` pages into the transports' output, and the transports are [`serve_stdio`]
 //! and [`http`].
 //!
+//! For large registries, [`McpServerBuilder::tool_search`] lists two tools instead of all:
+//! `search_tools` ranks the served tools against a task, `call_tool` runs one of them as a
+//! direct call would.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
@@ -398,7 +402,9 @@ impl McpServerBuilder {
     /// their names, descriptions and input schemas) and `call_tool` (runs one of them by
     /// name, exactly as a direct `tools/call`). For large registries, whose full list costs a
     /// model tens of thousands of prompt tokens per turn; off by default, since a client
-    /// that never searches finds no tool. The served tools stay callable by name.
+    /// that never searches finds no tool. The served tools stay callable by name (a skill
+    /// whose wire name is `search_tools` or `call_tool` is then reached through `call_tool`
+    /// only).
     #[must_use]
     pub fn tool_search(mut self, on: bool) -> Self {
         self.tool_search = on;
