@@ -28,18 +28,97 @@ pub(crate) struct CatalogQuery {
     status: String,
     #[serde(default)]
     q: String,
+    /// Most skills answered (the JSON API; the page shows every match).
+    #[serde(default)]
+    limit: Option<usize>,
 }
 
 impl CatalogQuery {
-    fn keeps(&self, skill: &SkillRegistration, needle: &str) -> bool {
+    /// Whether `skill` is in the chosen domain, category and status.
+    fn keeps(&self, skill: &SkillRegistration) -> bool {
         (self.domain.is_empty() || skill.domain == self.domain)
             && (self.category.is_empty() || skill.category == self.category)
             && (self.status.is_empty() || skill.status.as_str() == self.status)
-            && (needle.is_empty()
-                || contains_lowercase(skill.id, needle)
-                || contains_lowercase(skill.name, needle)
-                || contains_lowercase(skill.description, needle))
     }
+}
+
+/// A skill the catalog shows, with its relevance when a search text was given.
+struct Shown {
+    skill: &'static SkillRegistration,
+    score: Option<f32>,
+}
+
+/// The skills the console shows that pass `query`'s filters. With a search text, ranked as
+/// MCP's `search_tools`, `skillkit search` and the agent loop rank them (the dispatcher's
+/// [`ToolSearch`](skill_core::search::ToolSearch)), best first; then, unranked, the others
+/// whose id, name or description contain the text (an id typed in part).
+fn matching(state: &ConsoleState, query: &CatalogQuery, limit: usize) -> Vec<Shown> {
+    let all = state.inner.dispatcher.list_skills();
+    let kept = |skill: &SkillRegistration| state.inner.filter.selects(skill) && query.keeps(skill);
+    let text = query.q.trim();
+    if text.is_empty() {
+        return all
+            .iter()
+            .filter(|s| kept(s))
+            .take(limit)
+            .map(|&skill| Shown { skill, score: None })
+            .collect();
+    }
+    // Tool `i` of the index is the dispatcher's `i`-th skill.
+    let mut shown: Vec<Shown> = state
+        .inner
+        .search
+        .index()
+        .search_where(text, limit, |i| kept(all[i]))
+        .into_iter()
+        .map(|hit| Shown {
+            skill: all[hit.index],
+            score: Some(hit.score),
+        })
+        .collect();
+    let needle = text.to_lowercase();
+    for &skill in all {
+        if shown.len() >= limit {
+            break;
+        }
+        let contains = contains_lowercase(skill.id, &needle)
+            || contains_lowercase(skill.name, &needle)
+            || contains_lowercase(skill.description, &needle);
+        if contains && kept(skill) && !shown.iter().any(|s| s.skill.id == skill.id) {
+            shown.push(Shown { skill, score: None });
+        }
+    }
+    shown
+}
+
+/// `GET /api/tools`: the catalog's skills as JSON, with the catalog's filters (`q`,
+/// `domain`, `category`, `status`) and `limit`; with `q`, ranked best first, each with its
+/// score.
+pub(crate) async fn tools_api(
+    State(state): State<ConsoleState>,
+    Query(query): Query<CatalogQuery>,
+) -> Response {
+    let limit = query.limit.unwrap_or(usize::MAX).max(1);
+    let tools: Vec<serde_json::Value> = matching(&state, &query, limit)
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "id": s.skill.id,
+                "wire_name": s.skill.wire_name,
+                "description": s.skill.description,
+                "domain": s.skill.domain,
+                "category": s.skill.category,
+                "status": s.skill.status.as_str(),
+                "score": s.score,
+            })
+        })
+        .collect();
+    let body = serde_json::json!({ "query": query.q.trim(), "tools": tools });
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// Whether `text` contains the already lower-cased `needle`, ignoring case.
@@ -72,9 +151,8 @@ fn render_catalog(state: &ConsoleState, query: &CatalogQuery) -> Html<String> {
         .collect();
     let domains: BTreeSet<&str> = skills.iter().map(|s| s.domain).collect();
     let categories: BTreeSet<&str> = skills.iter().map(|s| s.category).collect();
-    let needle = query.q.trim().to_lowercase();
-    let shown: Vec<&&SkillRegistration> =
-        skills.iter().filter(|s| query.keeps(s, &needle)).collect();
+    let shown = matching(state, query, usize::MAX);
+    let ranked = shown.iter().any(|s| s.score.is_some());
     let select =
         |name: &str, label: &str, values: &mut dyn Iterator<Item = &str>, current: &str| {
             html! {
@@ -97,7 +175,7 @@ fn render_catalog(state: &ConsoleState, query: &CatalogQuery) -> Html<String> {
             (select("status", "Status", &mut ["active", "deprecated", "disabled"].into_iter(), &query.status))
             div {
                 label for="q" { "Search" }
-                input type="search" id="q" name="q" value=(query.q) placeholder="id, name or description";
+                input type="search" id="q" name="q" value=(query.q) placeholder="a task in plain words, or an id";
             }
             div { button type="submit" { "Filter" } }
             div { a href="/" { "clear" } }
@@ -105,7 +183,8 @@ fn render_catalog(state: &ConsoleState, query: &CatalogQuery) -> Html<String> {
         table #catalog {
             thead { tr { th { "Skill" } th { "Domain" } th { "Category" } th { "Status" } th { "Version" } th { "Description" } } }
             tbody {
-                @for s in &shown {
+                @for shown in &shown {
+                    @let s = shown.skill;
                     tr {
                         td { a.mono href={ "/skills/" (s.id) } { (s.id) } }
                         td { (s.domain) }
@@ -119,6 +198,8 @@ fn render_catalog(state: &ConsoleState, query: &CatalogQuery) -> Html<String> {
         }
         @if shown.is_empty() {
             p.hint { "No skill matches these filters." }
+        } @else if ranked {
+            p.hint #ranking { "Best match first, ranked as MCP's search_tools ranks them." }
         }
     };
     page(state, Section::Catalog, "Catalog", body)

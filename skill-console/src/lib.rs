@@ -169,6 +169,8 @@ struct Inner {
     /// The private folder of uploads (with a review runner only); `Err` says why there is
     /// none.
     uploads: Result<uploads::Root, String>,
+    /// The search index of the dispatcher's skills (the catalog's search text).
+    search: skill_core::search::ToolSearch,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -340,7 +342,6 @@ impl ConsoleBuilder {
         };
         ConsoleState {
             inner: Arc::new(Inner {
-                dispatcher: self.dispatcher,
                 pack: self.pack,
                 filter: self.filter,
                 context: self.context,
@@ -352,12 +353,15 @@ impl ConsoleBuilder {
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),
                 uploads,
+                search: skill_core::search::ToolSearch::new(&self.dispatcher),
+                dispatcher: self.dispatcher,
             }),
         }
     }
 }
 
-/// The console's routes, to mount at `/`: `GET /` (catalog), `/skills/{id}` (a skill, its
+/// The console's routes, to mount at `/`: `GET /` (catalog; `?q=` ranks it), `GET
+/// /api/tools` (the catalog as JSON), `/skills/{id}` (a skill, its
 /// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
 /// `/audit`, `/reviews` (form, start, progress, report, downloads) and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
@@ -369,6 +373,7 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .max(state.inner.options.max_upload_bytes);
     axum::Router::new()
         .route("/", get(catalog::catalog_page))
+        .route("/api/tools", get(catalog::tools_api))
         .route("/skills/{id}", get(catalog::skill_page))
         .route("/skills/{id}/call", post(call::call_skill))
         .route("/approvals", get(approvals::approvals_page))

@@ -5,7 +5,7 @@
 //! lenient argument parsing, preparation from the server's state, time limit, panic
 //! isolation, and the confirmation queue for skills that write.
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 use skill_core::{
     codes, Dispatcher, McpCallResult, Outcome, SkillContext, SkillError, SkillResult,
@@ -51,15 +51,18 @@ pub(crate) enum Runner {
 }
 
 /// Runs one `tools/call` through the dispatcher (or the pack's gateway), preparing
-/// left-out arguments from `ctx`.
+/// left-out arguments from `ctx`. `arguments` is an object on a direct call (the transport
+/// refuses others); through `call_tool` it is what the client sent.
+/// `proxied`: the call came through `call_tool`, so argument paths are reported under
+/// `arguments` (see [`crate::search`]).
 pub(crate) async fn call(
     runner: &Runner,
     skill: ServedSkill,
-    arguments: Option<JsonObject>,
+    arguments: Option<Value>,
     ctx: &SkillContext,
+    proxied: bool,
 ) -> CallOutcome {
-    let arguments = arguments.map(Value::Object);
-    let result = match runner {
+    let mut result = match runner {
         Runner::Dispatcher(dispatcher) => {
             dispatcher
                 .prepare_and_call(skill.id(), ctx, arguments.as_ref())
@@ -72,6 +75,9 @@ pub(crate) async fn call(
                 .await
         }
     };
+    if proxied {
+        crate::search::under_arguments(&mut result);
+    }
     if let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() {
         return CallOutcome::AwaitingConsent(Pending {
             id: pending.id.clone(),

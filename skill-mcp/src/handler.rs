@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::calls::{self, CallOutcome, Pending, Runner};
 use crate::registry::ServedSkill;
-use crate::{pages, McpServer};
+use crate::{pages, search, McpServer};
 
 /// Key of the consent question in an input-required result.
 const CONSENT_KEY: &str = "confirm";
@@ -306,6 +306,11 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if self.inner.search.is_some() {
+            if let Some(tool) = search::tool(name) {
+                return Some(tool);
+            }
+        }
         self.list().tool(name)
     }
 
@@ -352,6 +357,18 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.recheck_pack().await;
+        if self.inner.search.is_some() {
+            // Two tools: one page, and no cursor names a second.
+            if let Some(cursor) = request.and_then(|r| r.cursor) {
+                return Err(McpError::invalid_params(
+                    "invalid cursor: this server lists two tools on one page",
+                    Some(json!({ "cursor": cursor })),
+                ));
+            }
+            return Ok(ListToolsResult::with_all_items(search::tools().to_vec())
+                .with_ttl_ms(LIST_TTL_MS)
+                .with_cache_scope(CacheScope::Public));
+        }
         let list = self.list();
         let len = list.len();
         let start = match request.and_then(|r| r.cursor) {
@@ -385,12 +402,34 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.recheck_pack().await;
-        let Some(skill) = self.list().skill(&request.name) else {
+        let list = self.list();
+        // With tool search, `search_tools` is answered here and `call_tool` names the tool
+        // (and brings its arguments) that then takes the path of a direct call.
+        let (skill, arguments, proxied) = match (&self.inner.search, request.name.as_ref()) {
+            (Some(index), search::SEARCH_TOOLS) => {
+                return Ok(search::search(index, &list, request.arguments.as_ref()).into());
+            }
+            (Some(_), search::CALL_TOOL) => match search::proxied(&list, request.arguments) {
+                search::Proxied::Run(found, args) => (Some(found), args, true),
+                search::Proxied::Refused(answer) => return Ok(answer.into()),
+            },
+            _ => (
+                list.skill(&request.name),
+                request.arguments.map(Value::Object),
+                false,
+            ),
+        };
+        let Some(skill) = skill else {
             tracing::warn!(tool = %request.name, "call of an unknown tool");
             return Err(McpError::invalid_params(
                 format!(
-                    "unknown tool `{}`; call tools/list for the tools this server offers",
-                    request.name
+                    "unknown tool `{}`; call {} for the tools this server offers",
+                    request.name,
+                    if self.inner.search.is_some() {
+                        "search_tools"
+                    } else {
+                        "tools/list"
+                    }
                 ),
                 Some(json!({ "name": request.name })),
             ));
@@ -408,7 +447,7 @@ impl ServerHandler for McpServer {
                 tracing::info!(tool = skill.wire_name(), "call cancelled");
                 return Err(cancelled());
             }
-            o = calls::call(&runner, skill, request.arguments, &self.inner.context) => o,
+            o = calls::call(&runner, skill, arguments, &self.inner.context, proxied) => o,
         };
         let result = match outcome {
             CallOutcome::Finished(result) => result,

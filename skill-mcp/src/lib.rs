@@ -25,6 +25,10 @@
 //! `tools/list` pages into the transports' output, and the transports are [`serve_stdio`]
 //! and [`http`].
 //!
+//! For large registries, [`McpServerBuilder::tool_search`] lists two tools instead of all:
+//! `search_tools` ranks the served tools against a task, `call_tool` runs one of them as a
+//! direct call would.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
@@ -39,6 +43,7 @@ mod handler;
 pub mod http;
 mod pages;
 mod registry;
+mod search;
 mod stdio;
 
 use std::sync::{Arc, Mutex, RwLock};
@@ -56,6 +61,7 @@ pub use http::{
     router, serve_http, serve_listener, CancellationToken, ConnectionLimits, HttpOptions,
     SessionLimits,
 };
+pub use search::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS};
 pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
@@ -94,6 +100,8 @@ struct Inner {
     /// Seals the `requestState` of a confirmation asked through the 2026 input-required
     /// round trip, so a client cannot forge consent to another call.
     state_codec: RequestStateCodec,
+    /// With tool search: the index `search_tools` ranks the served tools with.
+    search: Option<skill_core::search::ToolSearch>,
 }
 
 /// What a server serves.
@@ -161,6 +169,7 @@ impl McpServer {
             version: env!("CARGO_PKG_VERSION").into(),
             instructions: None,
             state_key: None,
+            tool_search: false,
             #[cfg(feature = "packs")]
             pack: None,
         }
@@ -172,12 +181,20 @@ impl McpServer {
         self.source().served_filter()
     }
 
-    /// Number of tools served.
+    /// Number of tools served (with tool search, those `search_tools` finds and
+    /// `call_tool` runs).
     pub fn tool_count(&self) -> usize {
         self.list().len()
     }
 
-    /// The wire names of the tools served now, in `tools/list` order.
+    /// Whether `tools/list` offers `search_tools` and `call_tool` in place of the tools
+    /// ([`McpServerBuilder::tool_search`]).
+    pub fn tool_search(&self) -> bool {
+        self.inner.search.is_some()
+    }
+
+    /// The wire names of the tools served now, in dispatcher order (with tool search, the
+    /// tools behind `search_tools` and `call_tool`).
     pub fn tool_names(&self) -> Vec<&'static str> {
         self.list().names().collect()
     }
@@ -242,7 +259,10 @@ impl McpServer {
         };
         if changed {
             tracing::info!(tools = list.len(), "served tool set changed");
-            self.notify_list_changed().await;
+            // With tool search, `tools/list` stays the two tools: nothing to tell.
+            if self.inner.search.is_none() {
+                self.notify_list_changed().await;
+            }
         }
         Ok(changed)
     }
@@ -309,6 +329,7 @@ pub struct McpServerBuilder {
     version: String,
     instructions: Option<String>,
     state_key: Option<Vec<u8>>,
+    tool_search: bool,
     #[cfg(feature = "packs")]
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
 }
@@ -376,8 +397,25 @@ impl McpServerBuilder {
         self
     }
 
+    /// With `true`, `tools/list` offers two tools in place of the served ones:
+    /// `search_tools` (ranks the served tools against a task in plain words, answers with
+    /// their names, descriptions and input schemas) and `call_tool` (runs one of them by
+    /// name, exactly as a direct `tools/call`). For large registries, whose full list costs a
+    /// model tens of thousands of prompt tokens per turn; off by default, since a client
+    /// that never searches finds no tool. The served tools stay callable by name (a skill
+    /// whose wire name is `search_tools` or `call_tool` is then reached through `call_tool`
+    /// only).
+    #[must_use]
+    pub fn tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
+        self
+    }
+
     /// Renders the tool list and builds the server.
     pub fn build(self) -> Result<McpServer, ServeError> {
+        let search = self
+            .tool_search
+            .then(|| skill_core::search::ToolSearch::new(&self.dispatcher));
         let registry = registry::Registry::new(self.dispatcher, self.page_size);
         let source = Source {
             filter: self.filter,
@@ -414,6 +452,7 @@ impl McpServerBuilder {
                 version: self.version,
                 instructions: self.instructions,
                 state_codec,
+                search,
             }),
             pages: false,
         })

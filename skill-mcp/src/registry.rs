@@ -63,6 +63,15 @@ impl ToolList {
         self.typed_tool(index)
     }
 
+    /// The MCP definition of the tool with this name, as JSON.
+    pub(crate) fn definition(&self, name: &str) -> Option<serde_json::Value> {
+        let index = self.by_name.get(name)?.index;
+        let json = self.set.definitions_json().nth(index)?;
+        serde_json::from_str(json)
+            .inspect_err(|e| tracing::error!(index, error = %e, "MCP tool does not parse"))
+            .ok()
+    }
+
     fn typed_tool(&self, index: usize) -> Option<Tool> {
         self.typed[index]
             .get_or_init(|| {

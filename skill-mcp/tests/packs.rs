@@ -251,3 +251,77 @@ fn an_unknown_pack_is_a_clear_error() {
         .expect_err("no such pack");
     assert!(err.to_string().contains("nobody"), "{err}");
 }
+
+/// With tool search, a search offers only the pack's set, and `call_tool` goes through the
+/// gateway like a direct call: subscription, rate limit and audit alike.
+#[tokio::test]
+async fn tool_search_finds_the_pack_set_and_calls_through_the_gateway() {
+    let gateway = gateway();
+    let server = McpServer::builder(gateway.dispatcher().clone())
+        .pack(gateway.clone(), "seeker", "ann")
+        .tool_search(true)
+        .build()
+        .expect("server builds");
+    let mut client = LineClient::connect(server, Era::Legacy, json!({})).await;
+    let list = client.request("tools/list", json!({})).await;
+    assert_eq!(names(&list), ["search_tools", "call_tool"]);
+
+    let found = client
+        .call(
+            "search_tools",
+            json!({"query": "oracle secret question", "limit": 20}),
+        )
+        .await;
+    let found: Vec<&str> = found["result"]["structuredContent"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(found.contains(&"oracle_predict"), "{found:?}");
+    assert!(
+        !found.contains(&"oracle_secret") && !found.contains(&"loose_end"),
+        "only the pack's set is searched: {found:?}"
+    );
+
+    let proxy = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
+    let args = json!({"question": "rain?"});
+    let unsubscribed = client
+        .call("call_tool", proxy("oracle_predict", args.clone()))
+        .await;
+    assert_eq!(error_code(&unsubscribed), "subscription_required");
+    gateway
+        .subscriptions()
+        .subscribe("ann", "oracle", None)
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let ok = client
+            .call("call_tool", proxy("oracle_predict", args.clone()))
+            .await;
+        assert_eq!(ok["result"]["isError"], false, "{ok}");
+    }
+    let limited = client
+        .call("call_tool", proxy("oracle_predict", args))
+        .await;
+    assert_eq!(error_code(&limited), "rate_limited");
+    let outside = client
+        .call("call_tool", proxy("oracle_secret", json!({})))
+        .await;
+    assert_eq!(error_code(&outside), "invalid_arguments", "{outside}");
+
+    let records = gateway
+        .audit_log()
+        .query(&AuditQuery {
+            consumer: Some("seeker".into()),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let outcomes: Vec<&str> = records.iter().rev().map(|r| r.outcome.as_str()).collect();
+    assert_eq!(
+        outcomes,
+        ["subscription_required", "ok", "ok", "rate_limited"],
+        "proxied calls are audited"
+    );
+}

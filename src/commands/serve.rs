@@ -101,6 +101,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = skill_mcp::http::DEFAULT_SESSION_IDLE.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
     session_idle: u64,
+    /// List two tools, `search_tools` and `call_tool`, in place of the served ones: a client
+    /// searches for the tools a task needs and calls them through `call_tool` (same consent,
+    /// limits, gateway and audit as a direct call). For large registries, whose full list
+    /// costs a model many prompt tokens per turn; only for clients whose model calls the
+    /// search tool.
+    #[arg(long)]
+    tool_search: bool,
     /// How the console's reviews use the provision classifier.
     #[command(flatten)]
     classifier: super::review::ClassifierOptions,
@@ -259,6 +266,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     let mut builder = McpServer::builder(dispatcher.clone())
         .context(context.clone())
         .filter(args.filter.to_filter())
+        .tool_search(args.tool_search)
         .server_info("skillkit", env!("CARGO_PKG_VERSION"));
     let mut gateway_audit = None;
     let mut console_pack = None;
@@ -336,8 +344,13 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 Some(_) => " (bearer token required)".to_string(),
             };
             eprintln!(
-                "serving {} tools over MCP at http://{}/mcp{auth}; Ctrl-C stops",
+                "serving {} tools{} over MCP at http://{}/mcp{auth}; Ctrl-C stops",
                 server.tool_count(),
+                if server.tool_search() {
+                    " behind search_tools and call_tool"
+                } else {
+                    ""
+                },
                 listener.local_addr()?,
             );
             if args.no_console {

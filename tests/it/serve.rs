@@ -694,3 +694,104 @@ fn the_console_shows_the_set_mcp_serves() {
     );
     assert_eq!(status, 404);
 }
+
+// ---------------------------------------------------------------------------------------
+// `--tool-search` with the official MCP Python SDK as the client
+
+/// Whether the MCP Python SDK is importable; without it the test is skipped, except on CI.
+fn python_sdk_available() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!(
+                "the MCP Python SDK is not installed: pip install 'mcp==2.3.0'; CI=true needs it"
+            );
+        }
+        eprintln!("skipped: the MCP Python SDK is not installed (pip install 'mcp==2.3.0')");
+    }
+    ok
+}
+
+/// Runs `tests/it/peers/tool_search_client.py MODE TARGET...`; its one-line report.
+fn tool_search_client(mode: &str, target: &[&str], token: Option<&str>) -> Value {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/peers/tool_search_client.py"
+    );
+    let mut command = Command::new("python3");
+    command.arg(script).arg(mode).args(target);
+    if let Some(token) = token {
+        command.env("SKILLKIT_TOKEN", token);
+    }
+    let output = command.output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "Python SDK client ({mode}, {target:?}) failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no report from the Python client ({e}): {stdout}"))
+}
+
+fn assert_searched(report: &Value, transport: &str) {
+    assert_eq!(report["transport"], transport, "{report}");
+    assert_eq!(
+        report["listed"],
+        json!(["search_tools", "call_tool"]),
+        "{report}"
+    );
+    assert!(
+        report["invalid"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("invalid_arguments")),
+        "{report}"
+    );
+}
+
+#[test]
+fn python_sdk_lists_two_tools_searches_and_calls_through_the_proxy() {
+    if !python_sdk_available() {
+        return;
+    }
+    let skillkit = env!("CARGO_BIN_EXE_skillkit");
+    for mode in ["auto", "legacy"] {
+        let report = tool_search_client(
+            mode,
+            &[
+                skillkit,
+                "serve",
+                "--stdio",
+                "--tool-search",
+                "--contract",
+                CONTRACT,
+            ],
+            None,
+        );
+        assert_searched(&report, "stdio");
+    }
+    let token = "search-token-0123456789";
+    let server = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--tool-search",
+            "--no-console",
+            "--token",
+            token,
+        ],
+        &[],
+    );
+    assert!(
+        server.banner.contains("behind search_tools and call_tool"),
+        "{}",
+        server.banner
+    );
+    for mode in ["auto", "legacy"] {
+        let report = tool_search_client(mode, &[&server.url], Some(token));
+        assert_searched(&report, "http");
+    }
+}

@@ -23,6 +23,18 @@ pub(crate) fn tool(skill: &SkillRegistration, input_schema: Value) -> Value {
     })
 }
 
+/// Anthropic's tool search tool, never deferred itself: the BM25 variant (the model searches
+/// in plain words) or the regex one (the model writes a regular expression). Documented at
+/// platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool; the deferred
+/// definitions beside it carry `defer_loading` (`provider-dialects.md` §A.3).
+pub(crate) fn tool_search_tool(bm25: bool) -> Value {
+    if bm25 {
+        json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+    } else {
+        json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+    }
+}
+
 /// A `tool_use` block: the assistant's call as it goes back into the history. The input is
 /// always an object (`{}` when the model's arguments were not one).
 pub(crate) fn tool_use_block(id: &str, name: &str, input: Value) -> Value {
@@ -378,6 +390,32 @@ mod tests {
             ),
             (312 + 148 + 2048, 5, 2048)
         );
+    }
+
+    /// An answer of a request with Anthropic's tool search: the platform's own search call
+    /// (`server_tool_use`) and its result are no calls for the client; the deferred tool
+    /// the model then calls is.
+    #[test]
+    fn provider_search_blocks_are_not_client_calls() {
+        let body = json!({
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Searching."},
+                {"type": "server_tool_use", "id": "srvtoolu_01", "name": "tool_search_tool_bm25",
+                 "input": {"query": "weather"}},
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_01",
+                 "content": {"type": "tool_search_tool_search_result",
+                             "tool_references": [{"type": "tool_reference", "tool_name": "weather_lookup"}]}},
+                {"type": "tool_use", "id": "toolu_01", "name": "weather_lookup", "input": {"city": "Oslo"}}
+            ],
+            "stop_reason": "tool_use"
+        });
+        let answer = read_message(&body).unwrap();
+        assert_eq!(answer.text, "Searching.");
+        assert_eq!(answer.tool_calls.len(), 1);
+        assert_eq!(answer.tool_calls[0].name, "weather_lookup");
+        assert_eq!(answer.tool_calls[0].id, "toolu_01");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 pub(crate) mod anthropic;
 mod calls;
 mod chat;
+mod deferral;
 mod gemini;
 mod lower;
 pub(crate) mod mcp;
@@ -27,6 +28,7 @@ use serde_json::{json, Map, Value};
 pub(crate) use calls::render_result;
 pub use calls::{ProviderCall, WireArguments};
 pub use chat::{ChatMessage, LlmResponse, TokenUsage};
+pub use deferral::NativeToolSearch;
 pub use mcp::{mcp_structured_content, McpCallResult};
 
 use crate::registration::SkillRegistration;
@@ -211,6 +213,21 @@ impl Dialect {
         }
     }
 
+    /// The value of a request's `tools` field with provider-native deferral: the provider's
+    /// search tool (see [`NativeToolSearch`]) first, then `definitions` (of this dialect) in
+    /// their order, each whose name is not in `core` marked `defer_loading: true`. Chosen
+    /// per request, for models that call the provider's search tool; refused for a dialect
+    /// without it (OpenAI Chat Completions, Gemini, MCP, or the other provider's search),
+    /// for a definition that is not this dialect's, and for a name given twice.
+    pub fn deferred_request_tools(
+        self,
+        definitions: &[Value],
+        core: &[&str],
+        search: NativeToolSearch,
+    ) -> Result<Value, DialectError> {
+        deferral::deferred_request_tools(self, definitions, core, search)
+    }
+
     /// Reads the tool calls of a provider payload (see [`ProviderCall`]).
     pub fn parse_calls(self, payload: &Value) -> Result<Vec<ProviderCall>, DialectError> {
         calls::parse_calls(self, payload)
@@ -325,6 +342,14 @@ pub enum DialectError {
         /// The dialect.
         dialect: Dialect,
         /// What is wrong.
+        reason: String,
+    },
+    /// A request's provider-native tool search cannot be built as asked.
+    #[error("native tool search{}: {reason}", .dialect.map(|d| format!(" ({d})")).unwrap_or_default())]
+    NativeSearch {
+        /// The dialect of the request, when there is one.
+        dialect: Option<Dialect>,
+        /// What is wrong and what to do.
         reason: String,
     },
     /// A tool call in a provider's payload is malformed.

@@ -24,6 +24,16 @@ use super::{Dialect, DialectError};
 use crate::registration::SkillRegistration;
 use crate::tools::ToolCall;
 
+/// The Responses API's hosted tool search, `{"type": "tool_search"}`: the functions beside it
+/// marked `defer_loading: true` are loaded when it finds them
+/// (developers.openai.com/api/docs/guides/tools-tool-search; `defer_loading` of a function
+/// tool: `provider-dialects.md` §A.2). Chat Completions has no such tool.
+pub(crate) fn responses_tool_search() -> Value {
+    let mut tool = Map::new();
+    tool.insert("type".into(), Value::String("tool_search".into()));
+    Value::Object(tool)
+}
+
 /// The one shape of an OpenAI Chat Completions function tool:
 /// `{"type": "function", "function": {"name", "description", "parameters"[, "strict"]}}`.
 #[derive(Serialize)]

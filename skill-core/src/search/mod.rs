@@ -7,6 +7,7 @@
 //! | [`ToolIndex`] | any list of tools (skills or JSON definitions `{name, description, parameters}`) |
 //! | [`bm25`] | BM25F ranking over weighted fields, domain-free |
 //! | [`Analyzer`] | text and identifiers to search terms (split, stemmed, stop words out) |
+//! | [`NativeToolSearch`] | a provider's own search over deferred definitions, per request |
 //!
 //! Ranking is BM25F over five fields (name split into words, description, parameter names,
 //! parameter descriptions and enum values, domain and category), English stemming (Snowball),
@@ -20,6 +21,9 @@ mod text;
 
 use std::sync::Arc;
 
+/// The providers' own tool search, for requests that defer definitions to it
+/// ([`crate::Dialect::deferred_request_tools`]).
+pub use crate::dialect::NativeToolSearch;
 pub use index::{family_name, DefinitionError, Hit, ToolDocument, ToolIndex};
 pub use text::Analyzer;
 
@@ -64,6 +68,27 @@ impl ToolSearch {
         self.0
             .index
             .search_where(request, limit, |i| filter.accepts(skills[i]))
+            .into_iter()
+            .map(|hit| SkillHit {
+                skill: skills[hit.index],
+                score: hit.score,
+            })
+            .collect()
+    }
+
+    /// The active skills `keep` accepts, ranked by relevance to `request`, best first, at
+    /// most `limit`: for hosts whose served set is no [`ToolFilter`] (a pack's set, a
+    /// rendered list).
+    pub fn search_where(
+        &self,
+        request: &str,
+        limit: usize,
+        keep: impl Fn(&'static SkillRegistration) -> bool,
+    ) -> Vec<SkillHit> {
+        let skills = &self.0.skills;
+        self.0
+            .index
+            .search_where(request, limit, |i| skills[i].is_active() && keep(skills[i]))
             .into_iter()
             .map(|hit| SkillHit {
                 skill: skills[hit.index],
