@@ -24,7 +24,9 @@ use serde::Serialize;
 
 use super::corpus::LabelledContract;
 use super::dataset::Dataset;
+use super::model::kind_name;
 use super::train::{fit_on, Counts, Recipe, Selection, TrainError};
+use crate::review::learned::negated;
 
 /// The 13 core categories (those whose presence matters most to a review).
 pub const CORE_CATEGORIES: [&str; 13] = [
@@ -126,6 +128,12 @@ pub struct CvReport {
     pub per_fold: Vec<FoldFigures>,
     /// The mean of the folds' figures.
     pub mean: FoldFigures,
+    /// Each fold's figures with the review's second stage applied: a predicted sentence the
+    /// denial rules read as denying the category ("non-exclusive", "may not be terminated
+    /// for convenience", "Nothing … shall restrict") is dropped, as the review drops it.
+    pub per_fold_with_denials: Vec<FoldFigures>,
+    /// The mean of those.
+    pub mean_with_denials: FoldFigures,
 }
 
 /// Assigns groups of related contracts to `k` folds: groups in a seeded random order, each
@@ -167,6 +175,8 @@ pub fn cross_validate(
     let data = Dataset::prepare(contracts, recipe.min_df, threads);
     let folds = folds(&data, recipe, k);
     let mut per_fold = Vec::new();
+    let mut per_fold_denied = Vec::new();
+    let kinds: Vec<String> = data.categories.iter().map(|c| kind_name(c)).collect();
     for (f, test) in folds.iter().enumerate() {
         let train: Vec<usize> = (0..data.docs.len())
             .filter(|d| test.binary_search(d).is_err())
@@ -174,6 +184,7 @@ pub fn cross_validate(
         tracing::info!(fold = f + 1, train = train.len(), test = test.len(), "fold");
         let (model, selection) = fit_on(&data, &train, recipe, threads)?;
         let mut counts = vec![Counts::default(); data.categories.len()];
+        let mut counts_denied = counts.clone();
         for &d in test {
             let doc = &data.docs[d];
             let probs: Vec<Vec<f32>> = doc
@@ -181,15 +192,19 @@ pub fn cross_validate(
                 .iter()
                 .map(|u| model.probabilities(&u.terms))
                 .collect();
-            for (c, total) in counts.iter_mut().enumerate() {
-                total.add(&Counts::of(doc, &doc.truth[c], |u| {
-                    model.decides(c, probs[u][c])
+            for (c, (total, total_denied)) in counts.iter_mut().zip(&mut counts_denied).enumerate()
+            {
+                let predicted = |u: usize| model.decides(c, probs[u][c]);
+                total.add(&Counts::of(doc, &doc.truth[c], predicted));
+                total_denied.add(&Counts::of(doc, &doc.truth[c], |u| {
+                    predicted(u) && !negated(&kinds[c], &doc.units[u].text)
                 }));
             }
         }
         let mut fold = figures(&data.categories, &counts, test.len());
         fold.selection = Some(selection);
         per_fold.push(fold);
+        per_fold_denied.push(figures(&data.categories, &counts_denied, test.len()));
     }
     let (located, total) = data
         .docs
@@ -206,6 +221,8 @@ pub fn cross_validate(
             .collect(),
         per_fold,
         mean,
+        mean_with_denials: mean_of(&per_fold_denied),
+        per_fold_with_denials: per_fold_denied,
     })
 }
 
@@ -399,6 +416,14 @@ pub fn render_cv(report: &CvReport) -> String {
         line(&mut out, &format!("fold {}", i + 1), fold);
     }
     line(&mut out, "mean", &report.mean);
+    let _ = writeln!(
+        out,
+        "\nwith the review's denial rules (a predicted sentence that denies the category is dropped):"
+    );
+    for (i, fold) in report.per_fold_with_denials.iter().enumerate() {
+        line(&mut out, &format!("fold {}", i + 1), fold);
+    }
+    line(&mut out, "mean", &report.mean_with_denials);
     out
 }
 
@@ -442,11 +467,17 @@ mod tests {
             insurance.false_alarms.is_some(),
             "every third contract lacks insurance"
         );
+        assert_eq!(report.per_fold_with_denials.len(), 3);
+        assert_eq!(
+            report.mean_with_denials, report.mean,
+            "no sentence of these contracts denies its category"
+        );
         let text = render_cv(&report);
         assert!(
             text.contains("3-fold") && text.contains("Governing Law *"),
             "{text}"
         );
+        assert!(text.contains("denial rules"), "{text}");
         assert!(
             cross_validate(&contracts, &small_recipe(), 4, 1).is_err(),
             "3 contracts a fold"

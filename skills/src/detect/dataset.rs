@@ -19,6 +19,8 @@ const POSITIVE_COVER: f64 = 0.5;
 #[derive(Debug, Clone)]
 pub(crate) struct Unit {
     pub(crate) terms: TermCounts,
+    /// The sentence, for the rules that read it after the model (denials).
+    pub(crate) text: String,
     pub(crate) span: Option<Range<usize>>,
     pub(crate) clause: usize,
 }
@@ -129,6 +131,7 @@ fn prepare_doc(contract: &LabelledContract, categories: &[String]) -> Doc {
                 previous_in_clause(&seg.sentences, i, |s| s.clause, |s| &s.text),
                 &s.text,
             ),
+            text: s.text.clone(),
             span: s.span.clone(),
             clause: s.clause,
         })

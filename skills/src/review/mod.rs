@@ -30,7 +30,7 @@ mod engine;
 pub mod eval;
 mod finding;
 mod inputs;
-mod learned;
+pub(crate) mod learned;
 mod playbook;
 mod prompts;
 pub mod provisions;
