@@ -198,6 +198,8 @@ fn add_provisions(
     for ((i, _), (rules, learned)) in reviewed.iter().zip(scanned) {
         let i = *i;
         let mut added: Vec<Risk> = Vec::new();
+        // Per rule finding in `added`: whether it names whom it binds, and its level.
+        let mut ranks: Vec<(bool, RiskLevel)> = Vec::new();
         for finding in rules {
             // The denial rules read the rules' sentences as they read the classifier's.
             if learned::negated(finding.provision.name(), &finding.quote) {
@@ -211,6 +213,15 @@ fn add_provisions(
             if reported || !seen.insert((i, format!("{:?}{}", finding.provision, finding.quote))) {
                 continue;
             }
+            // A provision is reported once per clause: of two sentences of one kind (a
+            // renewal and its notice of non-renewal; a heading and the cap under it), the
+            // reading that names whom it binds wins, then the more serious one.
+            let kind: RiskKind = finding.provision.into();
+            let rank = (finding.binds_our_party.is_some(), finding.level);
+            let same_kind = added.iter().position(|r| r.finding.kind == kind);
+            if same_kind.is_some_and(|at| ranks[at] >= rank) {
+                continue;
+            }
             let whom = match finding.binds_our_party {
                 Some(true) => "binds our party",
                 Some(false) => "binds the other party",
@@ -221,9 +232,19 @@ fn add_provisions(
                 analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
                 source_skill: provisions::SOURCE.into(),
                 quote: finding.quote,
-                ..Finding::new(finding.provision.into(), finding.level, finding.description)
+                ..Finding::new(kind, finding.level, finding.description)
             };
-            added.push(Risk::new(report.clauses[i].clause_id.clone(), placed));
+            let placed = Risk::new(report.clauses[i].clause_id.clone(), placed);
+            match same_kind {
+                Some(at) => {
+                    added[at] = placed;
+                    ranks[at] = rank;
+                }
+                None => {
+                    added.push(placed);
+                    ranks.push(rank);
+                }
+            }
         }
         for (kind, finding) in learned.into_iter().flatten() {
             classified.insert(kind.clone());

@@ -307,3 +307,27 @@ fn wordings_the_keyword_rules_missed_are_found() {
         );
     }
 }
+
+#[test]
+fn a_provision_is_reported_once_per_clause() {
+    let text = "# Supply Agreement
+
+This Supply Agreement is made between Larch Foods Ltd (the \"Supplier\") and Quay Stores plc (the \"Buyer\").
+
+## 5 Term
+
+5.1 This Agreement shall automatically renew for successive one-year terms. Either party may prevent a renewal by a notice of non-renewal given at least sixty days before the end of a term.
+";
+    for learned in [None, Some(stage())] {
+        let with_stage = learned.is_some();
+        let report = review(text, "Buyer", learned);
+        let renewals = report
+            .risks()
+            .filter(|r| {
+                r.clause_id == "5.1"
+                    && r.finding.kind.name() == "notice_period_to_terminate_renewal"
+            })
+            .count();
+        assert_eq!(renewals, 1, "stage: {with_stage}: {:#?}", kinds(&report));
+    }
+}
