@@ -101,36 +101,41 @@ fn token_hashes(text: &str) -> Vec<u64> {
     out
 }
 
-/// The words of a text, each once, sorted by hash.
-fn distinct_word_hashes(text: &str) -> Vec<u64> {
-    let mut words = token_hashes(text);
+/// The hashes of the words of a text, in order (what [`counts_of`] reads).
+pub(crate) fn word_hashes(text: &str) -> Vec<u64> {
+    token_hashes(text)
+}
+
+/// Word hashes each once, sorted (a heading's or a previous sentence's words count once).
+pub(crate) fn distinct(mut words: Vec<u64>) -> Vec<u64> {
     words.sort_unstable();
     words.dedup();
     words
 }
 
-/// The term hashes of a sentence under a heading after `previous` (the sentence before it
-/// in its clause), one per occurrence (heading and previous words once).
-fn term_hashes(heading: &str, previous: Option<&str>, sentence: &str) -> Vec<u64> {
-    let words = token_hashes(sentence);
-    let mut out = Vec::with_capacity(words.len() * 2 + 4);
+/// The term counts of a sentence from its word hashes, its heading's distinct word hashes
+/// and the previous sentence's distinct word hashes: callers that classify a clause's
+/// sentences in order hash each text once.
+pub(crate) fn counts_of(heading: &[u64], previous: Option<&[u64]>, words: &[u64]) -> TermCounts {
+    let mut all =
+        Vec::with_capacity(words.len() * 2 + heading.len() + previous.map_or(0, <[u64]>::len));
     for (i, h) in words.iter().enumerate() {
-        out.push(term_hash(Kind::Word, *h, 0));
+        all.push(term_hash(Kind::Word, *h, 0));
         if let Some(next) = words.get(i + 1) {
-            out.push(term_hash(Kind::Bigram, *h, *next));
+            all.push(term_hash(Kind::Bigram, *h, *next));
         }
     }
-    out.extend(
-        distinct_word_hashes(heading)
-            .into_iter()
-            .map(|h| term_hash(Kind::Heading, h, 0)),
-    );
+    all.extend(heading.iter().map(|h| term_hash(Kind::Heading, *h, 0)));
     if let Some(previous) = previous {
-        out.extend(
-            distinct_word_hashes(previous)
-                .into_iter()
-                .map(|h| term_hash(Kind::Previous, h, 0)),
-        );
+        all.extend(previous.iter().map(|h| term_hash(Kind::Previous, *h, 0)));
+    }
+    all.sort_unstable();
+    let mut out: TermCounts = Vec::new();
+    for h in all {
+        match out.last_mut() {
+            Some((last, n)) if *last == h => *n += 1,
+            _ => out.push((h, 1)),
+        }
     }
     out
 }
@@ -170,16 +175,12 @@ pub(crate) fn named_terms(
 
 /// The terms of a sentence under a heading after `previous`, with their counts.
 pub(crate) fn term_counts(heading: &str, previous: Option<&str>, sentence: &str) -> TermCounts {
-    let mut all = term_hashes(heading, previous, sentence);
-    all.sort_unstable();
-    let mut out: TermCounts = Vec::new();
-    for h in all {
-        match out.last_mut() {
-            Some((last, n)) if *last == h => *n += 1,
-            _ => out.push((h, 1)),
-        }
-    }
-    out
+    let previous = previous.map(|p| distinct(token_hashes(p)));
+    counts_of(
+        &distinct(token_hashes(heading)),
+        previous.as_deref(),
+        &token_hashes(sentence),
+    )
 }
 
 /// The hash of a term written as the model file keeps it: `word`, `word word`, `h:word` or
@@ -285,5 +286,27 @@ mod tests {
         };
         let ratio = weight(notice) / weight(period);
         assert!((ratio - (1.0 + 3f32.ln())).abs() < 1e-4, "{ratio}");
+    }
+
+    #[test]
+    fn counting_from_hashed_words_is_counting_from_text() {
+        let (heading, previous, sentence) = (
+            "Term and Termination",
+            "This Agreement runs for three years.",
+            "Either party may end it on 90 days' notice, notice in writing.",
+        );
+        assert_eq!(
+            counts_of(
+                &distinct(word_hashes(heading)),
+                Some(&distinct(word_hashes(previous))),
+                &word_hashes(sentence)
+            ),
+            term_counts(heading, Some(previous), sentence)
+        );
+        assert_ne!(
+            term_counts(heading, Some(previous), sentence),
+            term_counts(heading, None, sentence),
+            "the previous sentence's words are terms of their own"
+        );
     }
 }

@@ -21,7 +21,9 @@ use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::features::{hash_of_term, term_counts, tf_idf, TermCounts};
+use super::features::{
+    counts_of, distinct, hash_of_term, term_counts, tf_idf, word_hashes, TermCounts,
+};
 use super::logistic::{Linear, Platt};
 use super::segment::{segment, sentence_ranges, Segmented};
 use crate::document::{Clause, DocumentStructure, Index};
@@ -326,10 +328,14 @@ impl ProvisionModel {
         min_probability: Option<f32>,
     ) -> Vec<Provision> {
         let mut best: Vec<Option<(f32, &str)>> = vec![None; self.categories.len()];
-        let mut previous: Option<&str> = None;
+        // Each text is hashed once: the heading for every sentence, a sentence for itself
+        // and as the next one's previous sentence.
+        let heading = distinct(word_hashes(heading));
+        let mut previous: Option<Vec<u64>> = None;
         for sentence in sentences {
-            let probs = self.sentence_probabilities(heading, previous, sentence);
-            previous = Some(sentence);
+            let words = word_hashes(sentence);
+            let probs = self.probabilities(&counts_of(&heading, previous.as_deref(), &words));
+            previous = Some(distinct(words));
             for (c, p) in probs.into_iter().enumerate() {
                 let counts = match min_probability {
                     Some(min) => p >= min,
