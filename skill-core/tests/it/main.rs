@@ -15,5 +15,6 @@ mod http_clients;
 mod http_common;
 #[cfg(feature = "openai")]
 mod openai_client;
+mod orchestrate;
 mod tool_results;
 mod tool_sets;
