@@ -702,7 +702,12 @@ fn plan_round<'w>(
             let caps = account.caps();
             let own = worker.budget.caps();
             let want: Counts = std::array::from_fn(|d| match (d, own[d], caps[d]) {
-                (REQ, _, _) => Some(worker.requests_wanted()),
+                (REQ, Some(_), _) | (REQ, None, None) => Some(worker.requests_wanted()),
+                (REQ, None, Some(_)) => Some(
+                    worker
+                        .requests_wanted()
+                        .min((available[REQ].saturating_sub(holdback[REQ]) / share).max(1)),
+                ),
                 (_, Some(cap), _) => Some(cap),
                 (_, None, Some(_)) => Some(available[d].saturating_sub(holdback[d]) / share),
                 (_, None, None) => None,

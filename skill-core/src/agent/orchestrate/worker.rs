@@ -59,7 +59,8 @@ pub struct Worker {
     /// without tools.
     pub max_iterations: usize,
     /// The most its slice may take of the run's budget; a unit left `None` gets an even
-    /// share of what is left among the workers started in the same round. Its `wall_time`
+    /// share of what is left among the workers started in the same round (model requests:
+    /// at least one, at most `max_iterations` + 1). Its `wall_time`
     /// cuts each call like [`time_limit`](Self::time_limit).
     pub budget: Budget,
     /// Wall time at most for one call (also cut by the run's wall time left).
