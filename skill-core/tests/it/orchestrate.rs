@@ -565,3 +565,40 @@ async fn a_wrong_set_up_is_refused_before_anything_runs() {
     assert!(twice.validate(&dispatcher).is_err());
     assert_eq!(count.requests(), 0);
 }
+
+#[tokio::test]
+async fn a_slow_worker_is_cut_so_the_planner_still_answers_within_the_wall_time() {
+    let (count, workers) = (Counter::default(), Counter::default());
+    let planner_model = Model::new(&count, Duration::from_millis(100), |turn| {
+        Ok(if turn.tool_results() == 0 {
+            LlmResponse::tool_calls(vec![delegate("d1", "sleeper", "x")])
+        } else {
+            LlmResponse::text("answered without the sleeper")
+        })
+    });
+    let sleeper = Model::new(&workers, Duration::from_secs(10), |_| {
+        Ok(LlmResponse::text("too late"))
+    });
+    let limit = Duration::from_millis(1500);
+    let orchestrator = Orchestrator::new(planner_model)
+        .worker(Worker::new("sleeper", "Sleeps.", sleeper).tools(ids(&[])))
+        .budget(Budget::unlimited().wall_time(limit));
+    let started = std::time::Instant::now();
+    let outcome = orchestrator
+        .run(&dispatcher(), start(), &SkillContext::new(), text)
+        .await
+        .unwrap();
+    let wall = started.elapsed();
+
+    assert_eq!(
+        outcome.answer.as_deref(),
+        Some("answered without the sleeper")
+    );
+    assert!(
+        matches!(&outcome.workers[0].status, WorkerStatus::Failed(r) if r.contains("time-out")),
+        "{:?}",
+        outcome.workers[0].status
+    );
+    assert!(wall < limit, "{wall:?}");
+    assert!(outcome.elapsed_ms < limit.as_secs_f64() * 1000.0);
+}

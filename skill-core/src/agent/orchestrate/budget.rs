@@ -336,9 +336,9 @@ impl Drop for Account {
     }
 }
 
-/// What a model turn reserved.
+/// What a model turn reserved, and when it was sent.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Ticket(Amounts);
+pub(crate) struct Ticket(Amounts, Instant);
 
 /// Meters one agent's model turns against its ledger: estimates a turn, reserves it,
 /// settles it with the provider's figures.
@@ -347,6 +347,8 @@ pub(crate) struct Meter {
     pub(crate) account: Arc<Account>,
     turn_output_tokens: u64,
     last_input: Arc<AtomicU64>,
+    /// The longest turn so far, in microseconds: what a next turn is expected to take.
+    longest_turn_us: Arc<AtomicU64>,
 }
 
 impl Meter {
@@ -355,6 +357,7 @@ impl Meter {
             account,
             turn_output_tokens,
             last_input: Arc::new(AtomicU64::new(0)),
+            longest_turn_us: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -375,11 +378,12 @@ impl Meter {
         }
         self.account
             .try_reserve(estimate)
-            .map(|()| Ticket(estimate))
+            .map(|()| Ticket(estimate, Instant::now()))
     }
 
     /// Whether `turns` more turns like `estimate` (each one's input grown by the output
-    /// reserve) would fit after what is reserved now.
+    /// reserve) would fit after what is reserved now, in the units and in the wall time
+    /// left (each expected to take as long as this agent's longest turn).
     pub(crate) fn affords(&self, estimate: Amounts, turns: u64) -> bool {
         let available = self.account.available();
         let input = (1..=turns)
@@ -388,12 +392,23 @@ impl Meter {
         available[REQ] >= turns
             && available[IN] >= input
             && available[OUT] >= turns * estimate[OUT]
-            && !self.account.clock.expired()
+            && self
+                .account
+                .clock
+                .remaining()
+                .is_none_or(|left| !left.is_zero() && left >= self.turn_time() * turns as u32)
+    }
+
+    /// What a turn of this agent is expected to take: its longest so far.
+    pub(crate) fn turn_time(&self) -> Duration {
+        Duration::from_micros(self.longest_turn_us.load(Ordering::Relaxed))
     }
 
     /// Settles a turn with the provider's usage (no report: the estimate is charged); a
     /// failed turn charges its request only.
     pub(crate) fn end(&self, ticket: Ticket, usage: Option<Option<TokenUsage>>) {
+        let took = u64::try_from(ticket.1.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.longest_turn_us.fetch_max(took, Ordering::Relaxed);
         let actual = match usage {
             None => [1, 0, 0, 0],
             Some(None) => ticket.0,

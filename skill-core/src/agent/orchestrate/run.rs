@@ -387,6 +387,8 @@ enum Plan<'w> {
         worker: &'w Worker,
         start: WorkerStart,
         slice: Arc<Account>,
+        /// Wall time the worker must leave for its caller's concluding turn.
+        time_holdback: Duration,
     },
     /// Answered without running: its result for the model.
     Refused(SkillResult),
@@ -525,10 +527,19 @@ fn drive<'a>(env: &'a Env<'a>, st: &'a mut NodeState) -> BoxFuture<'a, NodeStop>
                                     worker,
                                     start,
                                     slice,
+                                    time_holdback,
                                 } => {
                                     let _slot = worker_slots.acquire().await.ok();
                                     CallResult::Worker(
-                                        run_worker(env, worker, start, slice, depth_left - 1).await,
+                                        run_worker(
+                                            env,
+                                            worker,
+                                            start,
+                                            slice,
+                                            depth_left - 1,
+                                            time_holdback,
+                                        )
+                                        .await,
                                     )
                                 }
                             };
@@ -649,6 +660,8 @@ fn plan_round<'w>(
         estimate[OUT],
         0,
     ];
+    // Wall time kept for the caller's concluding turn: twice its longest turn so far.
+    let time_holdback = st.meter.turn_time() * 2;
     let mut delegations_left = calls
         .iter()
         .take(granted)
@@ -674,6 +687,7 @@ fn plan_round<'w>(
             let Some(index) = worker_of(call) else {
                 return Plan::Skill;
             };
+            let time_left = account.clock.remaining();
             let share = delegations_left.max(1);
             delegations_left = delegations_left.saturating_sub(1);
             let worker = &env.orch.workers[index];
@@ -698,6 +712,16 @@ fn plan_round<'w>(
                 ));
             };
             let start = WorkerStart { task, ..start };
+            if time_left.is_some_and(|left| left <= time_holdback) {
+                return Plan::NotStarted(not_started(
+                    worker,
+                    start,
+                    format!(
+                        "the run's wall time is nearly spent ({} ms left, kept for the caller's concluding turn)",
+                        time_left.unwrap_or_default().as_millis()
+                    ),
+                ));
+            }
             let available = account.available();
             let caps = account.caps();
             let own = worker.budget.caps();
@@ -735,6 +759,7 @@ fn plan_round<'w>(
                 worker,
                 start,
                 slice,
+                time_holdback,
             }
         })
         .collect()
@@ -803,6 +828,7 @@ fn run_worker<'a>(
     start: WorkerStart,
     slice: Arc<Account>,
     depth_left: usize,
+    time_holdback: Duration,
 ) -> BoxFuture<'a, WorkerRun> {
     let span = agent_span(&worker.name, worker.model.model(), &start.path);
     Box::pin(
@@ -812,7 +838,10 @@ fn run_worker<'a>(
             let limit = [
                 worker.time_limit,
                 worker.budget.wall_time,
-                slice.clock.remaining(),
+                slice
+                    .clock
+                    .remaining()
+                    .map(|left| left.saturating_sub(time_holdback)),
             ]
             .into_iter()
             .flatten()
