@@ -79,6 +79,10 @@ impl Turn<'_> {
         self.tools.iter().any(|t| t == name)
     }
 
+    pub fn offers_none(&self) -> bool {
+        self.tools.is_empty()
+    }
+
     /// The first user message: a worker's task.
     pub fn task(&self) -> &str {
         self.messages

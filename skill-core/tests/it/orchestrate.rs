@@ -2,6 +2,7 @@
 //! budget shared by all of them and reserved before a worker starts, failures and consent.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -601,4 +602,98 @@ async fn a_slow_worker_is_cut_so_the_planner_still_answers_within_the_wall_time(
     );
     assert!(wall < limit, "{wall:?}");
     assert!(outcome.elapsed_ms < limit.as_secs_f64() * 1000.0);
+}
+
+/// A planner that makes `calls` while it is offered tools, and answers "concluded" when
+/// it is not.
+fn calling_until_told(counter: &Counter, calls: Vec<ToolCall>) -> Arc<Model> {
+    Model::new(counter, Duration::ZERO, move |turn| {
+        Ok(if turn.offers_none() {
+            LlmResponse::text("concluded")
+        } else {
+            LlmResponse::tool_calls(calls.clone())
+        })
+    })
+}
+
+fn tool_result(messages: &[ChatMessage], id: &str) -> (String, bool) {
+    messages
+        .iter()
+        .find_map(|m| match m {
+            ChatMessage::Tool {
+                tool_call_id,
+                content,
+                is_error,
+            } if tool_call_id == id => Some((content.clone(), *is_error)),
+            _ => None,
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn tool_calls_beyond_the_budget_are_refused_not_run() {
+    let upper = |id: &str| call(id, "orch_upper", serde_json::json!({"text": "x"}));
+    let count = Counter::default();
+    let orchestrator = Orchestrator::new(calling_until_told(
+        &count,
+        vec![upper("p1"), upper("p2"), upper("p3")],
+    ))
+    .skills(ids(&["orch.upper"]))
+    .budget(Budget::unlimited().tool_calls(2));
+    let outcome = orchestrator
+        .run(&dispatcher(), start(), &SkillContext::new(), text)
+        .await
+        .unwrap();
+    assert_eq!(outcome.spent.tool_calls, 2);
+    assert!(!tool_result(&outcome.final_messages, "p2").1);
+    let (content, is_error) = tool_result(&outcome.final_messages, "p3");
+    assert!(
+        is_error && content.contains("budget_exhausted"),
+        "{content}"
+    );
+    // No call left: the planner was asked to conclude.
+    assert!(outcome.asked_to_conclude.is_some());
+    assert_eq!(outcome.answer.as_deref(), Some("concluded"));
+}
+
+#[tokio::test]
+async fn a_worker_out_of_tool_calls_is_asked_for_its_answer() {
+    let (count, workers) = (Counter::default(), Counter::default());
+    // Three tool calls: the planner's round takes two (a delegation and a skill call); the
+    // worker's slice holds the one left, so it runs one tool and is then asked to answer.
+    let orchestrator = Orchestrator::new(calling_until_told(
+        &count,
+        vec![
+            delegate("d1", "digger", "a b"),
+            call("p2", "orch_upper", serde_json::json!({"text": "x"})),
+        ],
+    ))
+    .skills(ids(&["orch.upper"]))
+    .worker(
+        Worker::new(
+            "digger",
+            "Digs.",
+            greedy(&workers, Duration::ZERO, "orch_count_words", "partial"),
+        )
+        .tools(ids(&["orch.count_words"]))
+        .max_iterations(4),
+    )
+    .budget(Budget::unlimited().tool_calls(3));
+    let outcome = orchestrator
+        .run(&dispatcher(), start(), &SkillContext::new(), text)
+        .await
+        .unwrap();
+
+    let report = outcome.worker("d1").unwrap();
+    assert_eq!(report.granted[3], Some(1));
+    assert_eq!((report.tool_calls, report.turns), (1, 2));
+    assert!(
+        matches!(&report.status, WorkerStatus::Incomplete(_)),
+        "{report:?}"
+    );
+    assert_eq!(report.answer, Some(Value::from("partial")));
+    assert_eq!(outcome.spent.tool_calls, 3);
+    assert!(outcome.asked_to_conclude.is_some());
+    assert_eq!(outcome.answer.as_deref(), Some("concluded"));
+    assert_eq!(workers.requests(), 2);
 }
