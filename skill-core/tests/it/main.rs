@@ -16,5 +16,7 @@ mod http_common;
 #[cfg(feature = "openai")]
 mod openai_client;
 mod orchestrate;
+#[cfg(feature = "mock-model")]
+mod orchestrate_http;
 mod tool_results;
 mod tool_sets;

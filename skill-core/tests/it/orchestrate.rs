@@ -12,7 +12,7 @@ use skill_core::prelude::*;
 use skill_core::{ToolCall, ToolFilter};
 
 #[path = "../common/orchestrate.rs"]
-mod support;
+pub(crate) mod support;
 use support::*;
 
 #[tokio::test]
