@@ -120,6 +120,11 @@ impl Counter {
     pub fn max_in_flight(&self) -> usize {
         self.max_in_flight.load(Ordering::SeqCst)
     }
+
+    /// Starts counting the most requests at once afresh; returns the count so far.
+    pub fn reset_max_in_flight(&self) -> usize {
+        self.max_in_flight.swap(0, Ordering::SeqCst)
+    }
 }
 
 pub type Script = dyn Fn(&Turn<'_>) -> Result<LlmResponse, LlmError> + Send + Sync;

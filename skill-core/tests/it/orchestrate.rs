@@ -697,3 +697,61 @@ async fn a_worker_out_of_tool_calls_is_asked_for_its_answer() {
     assert_eq!(outcome.answer.as_deref(), Some("concluded"));
     assert_eq!(workers.requests(), 2);
 }
+
+#[tokio::test]
+async fn workers_parked_in_one_round_go_on_together_once_decided() {
+    let dispatcher = dispatcher();
+    let ctx = SkillContext::new().with(Deleted::default());
+    let (count, workers) = (Counter::default(), Counter::default());
+    // The janitor deletes the note its task names, then says so.
+    let janitor = Model::new(&workers, Duration::from_millis(60), |turn| {
+        Ok(if turn.tool_results() == 0 {
+            let note: u32 = turn.task().parse().unwrap_or_default();
+            LlmResponse::tool_calls(vec![call(
+                "t1",
+                "orch_delete_note",
+                serde_json::json!({ "note_id": note }),
+            )])
+        } else {
+            LlmResponse::text(format!("note {} handled", turn.task()))
+        })
+    });
+    let orchestrator = Orchestrator::new(planner(
+        &count,
+        vec![
+            delegate("d1", "janitor", "7"),
+            delegate("d2", "janitor", "8"),
+        ],
+    ))
+    .worker(Worker::new("janitor", "Deletes notes.", janitor).tools(ids(&["orch.delete_note"])));
+    let paused = orchestrator
+        .run(&dispatcher, start(), &ctx, text)
+        .await
+        .unwrap();
+    assert_eq!(paused.pending.len(), 2);
+    let paths: Vec<&str> = paused.pending.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["planner/janitor#d1", "planner/janitor#d2"]);
+
+    let decisions: Vec<(String, Decision)> = paused
+        .pending
+        .iter()
+        .map(|p| (p.call.confirmation.id.clone(), Decision::Approve))
+        .collect();
+    let before = workers.reset_max_in_flight();
+    assert_eq!(before, 2);
+    let outcome = orchestrator
+        .resume(&dispatcher, paused, decisions, &ctx, text)
+        .await
+        .unwrap();
+    assert_eq!(workers.max_in_flight(), 2, "both resumed at the same time");
+    assert_eq!(ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst), 2);
+    let answers: Vec<Option<Value>> = outcome.workers.iter().map(|w| w.answer.clone()).collect();
+    assert_eq!(
+        answers,
+        [
+            Some(Value::from("note 7 handled")),
+            Some(Value::from("note 8 handled"))
+        ]
+    );
+    assert_eq!(outcome.stop_reason, OrchestrateStop::FinalAnswer);
+}

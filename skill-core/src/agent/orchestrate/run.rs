@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
+use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 use tracing::field::Empty;
@@ -1154,6 +1155,7 @@ fn resume_node<'a>(
     decisions: &'a HashMap<String, Decision>,
 ) -> BoxFuture<'a, NodeStop> {
     Box::pin(async move {
+        let mut parked_workers = Vec::new();
         for item in std::mem::take(&mut st.pending) {
             match item {
                 Pending::Skill {
@@ -1172,18 +1174,27 @@ fn resume_node<'a>(
                     let content = env.fenced(name, &result.to_model_json());
                     st.replace_result(&call_id, content, !result.success);
                 }
-                Pending::Worker { call_id, parked } => {
-                    match resume_worker(env, *parked, decisions).await {
-                        WorkerRun::Done(reports) => {
-                            let name = reports.last().map(|r| r.worker.clone()).unwrap_or_default();
-                            let (content, failed) = worker_result(env, &name, &reports, st);
-                            st.workers.extend(reports);
-                            st.replace_result(&call_id, content, failed);
-                        }
-                        WorkerRun::Parked(parked) => {
-                            st.pending.push(Pending::Worker { call_id, parked });
-                        }
-                    }
+                Pending::Worker { call_id, parked } => parked_workers.push((call_id, parked)),
+            }
+        }
+        // Parked workers go on at the same time, as they ran, in call order.
+        let resumed: Vec<(String, WorkerRun)> = stream::iter(parked_workers)
+            .map(|(call_id, parked)| async move {
+                (call_id, resume_worker(env, *parked, decisions).await)
+            })
+            .buffered(env.orch.max_workers.max(1))
+            .collect()
+            .await;
+        for (call_id, run) in resumed {
+            match run {
+                WorkerRun::Done(reports) => {
+                    let name = reports.last().map(|r| r.worker.clone()).unwrap_or_default();
+                    let (content, failed) = worker_result(env, &name, &reports, st);
+                    st.workers.extend(reports);
+                    st.replace_result(&call_id, content, failed);
+                }
+                WorkerRun::Parked(parked) => {
+                    st.pending.push(Pending::Worker { call_id, parked });
                 }
             }
         }
