@@ -44,6 +44,9 @@ pub mod codes {
     pub const CONFIRMATION_REJECTED: &str = "confirmation_rejected";
     /// A value the skill needs was not found (a clause, a document).
     pub const NOT_FOUND: &str = "not_found";
+    /// The call was not run: the run's budget (tool calls, model requests) is spent
+    /// (an orchestrated run, `agent::orchestrate`).
+    pub const BUDGET_EXHAUSTED: &str = "budget_exhausted";
 }
 
 /// Why a skill call failed.

@@ -41,6 +41,7 @@
 mod answer;
 mod client;
 mod deferred;
+pub mod orchestrate;
 mod react;
 mod retry;
 mod scripted;

@@ -675,7 +675,7 @@ fn llm_error_type(err: &LlmError) -> String {
 /// One model turn in a `chat` span following the OpenTelemetry GenAI semantic conventions:
 /// operation, provider, model, temperature, then the token usage the provider reported
 /// (input tokens include the cached ones, as the conventions count them), or `error.type`.
-async fn traced_turn<C: LlmClient + ?Sized>(
+pub(crate) async fn traced_turn<C: LlmClient + ?Sized>(
     llm: &C,
     messages: &[ChatMessage],
     tools: &[Value],
@@ -721,7 +721,7 @@ async fn traced_turn<C: LlmClient + ?Sized>(
 
 /// The `execute_tool` span of one tool call (OpenTelemetry GenAI semantic conventions);
 /// `error.type` is set to the error code when the call fails.
-fn tool_span(call: &ToolCall) -> tracing::Span {
+pub(crate) fn tool_span(call: &ToolCall) -> tracing::Span {
     tracing::info_span!(
         "execute_tool",
         otel.name = %format_args!("execute_tool {}", call.name),
@@ -737,7 +737,7 @@ fn tool_span(call: &ToolCall) -> tracing::Span {
 
 /// Gives every call an id that is non-empty and unique in the conversation, so each tool
 /// result can be matched to its call (some local servers send no ids or repeat them).
-fn unique_call_ids(
+pub(crate) fn unique_call_ids(
     calls: Vec<ToolCall>,
     iteration: usize,
     used: &mut HashSet<String>,
@@ -766,7 +766,7 @@ fn unique_call_ids(
         .collect()
 }
 
-async fn run_call(
+pub(crate) async fn run_call(
     dispatcher: &Dispatcher,
     ctx: &SkillContext,
     offered: &HashSet<&str>,

@@ -15,5 +15,8 @@ mod http_clients;
 mod http_common;
 #[cfg(feature = "openai")]
 mod openai_client;
+mod orchestrate;
+#[cfg(feature = "mock-model")]
+mod orchestrate_http;
 mod tool_results;
 mod tool_sets;
