@@ -280,7 +280,9 @@ pub(crate) fn fit_on(
         recipe.validation_share,
         recipe.seed ^ 0x5eed,
     );
-    let mut best: Option<(FeatureSet, f64, Vec<(Platt, f32)>)> = None;
+    // The best feature set so far, its mean F1 and its calibrations and thresholds.
+    type Best = (FeatureSet, f64, Vec<(Platt, f32)>);
+    let mut best: Option<Best> = None;
     let mut candidates = Vec::new();
     for &features in &recipe.feature_sets {
         let first = fit_raw(data, &inner, recipe, features, threads);
