@@ -431,6 +431,7 @@ impl AuditLog for PgStore {
                 outcome: r.get(5),
                 message: r.get(6),
                 duration_ms: r.get(7),
+                unreadable: None,
             })
             .collect())
     }
