@@ -84,3 +84,59 @@ fn parse_errors_name_the_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
 }
+
+/// Runs the binary, killing it if it has not ended within `limit` (a hang is a failure,
+/// not a stuck test run).
+#[cfg(unix)]
+fn skillkit_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "skillkit {args:?} still running after {limit:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A named pipe that nobody writes to is refused at once, by name, by `parse` and `review`
+/// (given alone or inside a contract folder), instead of waiting for ever.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("contract.md");
+    let made = Command::new("mkfifo").arg(&pipe).status().unwrap();
+    assert!(made.success());
+    let limit = std::time::Duration::from_secs(20);
+    let pipe_arg = pipe.to_str().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    for args in [
+        vec!["parse", pipe_arg],
+        vec!["review", pipe_arg],
+        vec!["review", dir_arg],
+    ] {
+        let out = skillkit_within(&args, limit);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(pipe_arg)
+                && stderr.contains(
+                    "it is a named pipe (FIFO), not a regular file; expected a contract file"
+                ),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -113,10 +113,13 @@ impl ContractFolder {
             path: dir.to_path_buf(),
             source,
         })?;
+        // Folders inside are not looked into; a document named like one that is not a
+        // regular file (a named pipe, a device, a socket) is refused below, before anything
+        // opens it.
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.is_file())
+            .filter(|p| !p.is_dir())
             .collect();
         files.sort();
         let mut folder = Self::default();
@@ -137,6 +140,8 @@ impl ContractFolder {
             if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
                 continue;
             }
+            crate::document::formats::require_regular_file(&file)
+                .map_err(|err| ReviewInputError::Document(err.into()))?;
             if stem.contains("checklist") {
                 folder.checklist = Some(file);
             } else if stem.contains("criteria") {
@@ -256,11 +261,20 @@ pub fn build_review_state(inputs: &ReviewInputs) -> Result<ReviewState, ReviewIn
     }
     let review_checklist = match &inputs.checklist_file {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|source| ReviewInputError::ChecklistIo {
-                    path: path.clone(),
-                    source,
-                })?;
+            let io = |source| ReviewInputError::ChecklistIo {
+                path: path.clone(),
+                source,
+            };
+            // A named pipe without a writer would wait for ever: only a file is opened.
+            let metadata = std::fs::metadata(path).map_err(io)?;
+            if let Some(found) = crate::document::formats::not_a_regular_file(metadata.file_type())
+            {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("it is {found}, not a regular file; expected a JSON file"),
+                )));
+            }
+            let text = std::fs::read_to_string(path).map_err(io)?;
             serde_json::from_str::<Vec<ChecklistItem>>(&text).map_err(|source| {
                 ReviewInputError::ChecklistJson {
                     path: path.clone(),
@@ -333,6 +347,49 @@ mod tests {
         let err = ReviewInputs::for_path(&empty, None).unwrap_err();
         assert!(err.to_string().contains("holds no contract"), "{err}");
         std::fs::remove_dir_all(&empty).unwrap();
+    }
+
+    /// A named pipe in a contract folder, or given as the checklist, is refused by name
+    /// before anything opens it (a pipe with no writer would hold the review for ever).
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_in_a_folder_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("contract.md"), "1 Clause\ntext").unwrap();
+        let mkfifo = |path: &Path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .expect("mkfifo runs");
+            assert!(made.success());
+        };
+        let pipe = dir.path().join("particular_conditions.md");
+        mkfifo(&pipe);
+        let err = ReviewInputs::for_path(dir.path(), None).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(&pipe.display().to_string())
+                && text.contains("a named pipe (FIFO), not a regular file"),
+            "{text}"
+        );
+        std::fs::remove_file(&pipe).unwrap();
+
+        let checklist = dir.path().join("my_checklist.json");
+        mkfifo(&checklist);
+        let err = ReviewInputs::for_path(dir.path(), None).unwrap_err();
+        assert!(err.to_string().contains("my_checklist.json"), "{err}");
+        std::fs::remove_file(&checklist).unwrap();
+        let mut inputs = ReviewInputs::for_path(dir.path(), None).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let pipe = elsewhere.path().join("checklist.json");
+        mkfifo(&pipe);
+        inputs.checklist_file = Some(pipe.clone());
+        let err = build_review_state(&inputs).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(&pipe.display().to_string()) && text.contains("expected a JSON file"),
+            "{text}"
+        );
     }
 
     #[test]
