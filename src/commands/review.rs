@@ -443,6 +443,12 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         }
         _ => render(&report, format),
     };
+    // The table and the Markdown quote the document: its control characters are shown
+    // escaped, never sent to the terminal (JSON escapes them itself).
+    let text = match format {
+        ReportFormat::Json => text,
+        _ => super::parse::visible(&text).into_owned(),
+    };
     match &args.out {
         Some(path) => {
             std::fs::write(path, text).map_err(|source| CliError::WriteFile {

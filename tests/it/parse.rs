@@ -140,3 +140,63 @@ fn a_named_pipe_is_refused_not_waited_on() {
         );
     }
 }
+
+/// A document's terminal escape sequences (a window title, colours, a carriage return, a
+/// right-to-left override) are shown escaped by `parse` and `review`, never sent to the
+/// terminal; JSON keeps them as JSON escapes.
+#[test]
+fn terminal_escapes_in_a_document_are_shown_escaped() {
+    let path = write(
+        "escapes\u{1b}[2J.md",
+        "# Lease\n\n## 1. Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\r\u{202e}txt.exe\n\nThe Tenant pays rent monthly.\n\n## 2. Term\nTwelve months.\n",
+    );
+    // Wide enough that the title is not wrapped.
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["parse", path.to_str().unwrap()])
+        .env("COLUMNS", "250")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']),
+        "a control character reached the terminal: {text:?}"
+    );
+    assert!(
+        text.contains(r"Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\u{d}\u{202e}txt.exe"),
+        "{text}"
+    );
+    assert!(text.contains(r"escapes\u{1b}[2J: 3 clauses"), "{text}");
+
+    let json = skillkit(&["parse", path.to_str().unwrap(), "--json"]);
+    let value: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        value["clauses"][1]["title"],
+        "Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\r\u{202e}txt.exe"
+    );
+    assert!(!String::from_utf8_lossy(&json.stdout).contains('\u{1b}'));
+
+    for format in ["table", "markdown"] {
+        let out = skillkit(&["review", path.to_str().unwrap(), "--format", format]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\r']),
+            "{format}: {text:?}"
+        );
+    }
+    let md = skillkit(&["review", path.to_str().unwrap(), "--format", "markdown"]);
+    assert!(
+        String::from_utf8_lossy(&md.stdout).contains(r"# Review of escapes\u{1b}[2J"),
+        "{}",
+        String::from_utf8_lossy(&md.stdout)
+    );
+}
