@@ -12,8 +12,8 @@ use skill_core::Dispatcher;
 
 use super::review::ClassifierOptions;
 use skills::review::{
-    render_json, render_markdown, run_review, Domain, ProgressHook, ReviewAgent, ReviewInputs,
-    ReviewOptions, ReviewReport, Risk, RiskLevel,
+    render_json, render_markdown, run_review, ContractFolder, Domain, ProgressHook, ReviewAgent,
+    ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
 
 /// Reviews contracts for the console with the skills of `dispatcher`.
@@ -94,7 +94,28 @@ fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
     text
 }
 
+/// A folder holding two files for one role, told to a person at the console: upload one
+/// contract with the files that go with it, and start another review for the next.
+fn several_in_upload(role: &str, files: &[String]) -> String {
+    format!(
+        "the upload holds several {role} ({}) and a review reads one: upload one contract \
+         with the files that go with it (general_conditions, particular_conditions, \
+         employers_requirements, a checklist, criteria, named so), and start another review \
+         for the next",
+        files.join(", ")
+    )
+}
+
 impl ReviewRunner for LibraryReviews {
+    fn check_upload(&self, names: &[String]) -> Result<(), String> {
+        match ContractFolder::of_files(Path::new("upload"), names.iter().map(PathBuf::from)) {
+            Err(ReviewInputError::SeveralForOneRole { role, files, .. }) => {
+                Err(several_in_upload(role, &files))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn samples(&self) -> Vec<ReviewSample> {
         let Some(dir) = &self.samples_dir else {
             return Vec::new();
@@ -157,8 +178,12 @@ impl ReviewRunner for LibraryReviews {
                     .map_err(|e| ReviewError(e.to_string()))?,
             ),
         };
-        let mut inputs =
-            ReviewInputs::for_path(&path, domain).map_err(|e| ReviewError(e.to_string()))?;
+        let mut inputs = ReviewInputs::for_path(&path, domain).map_err(|e| match e {
+            ReviewInputError::SeveralForOneRole { role, files, .. } => {
+                ReviewError(several_in_upload(role, &files))
+            }
+            other => ReviewError(other.to_string()),
+        })?;
         inputs.our_party = request.our_party.clone();
         inputs.language = if request.language == "zh-CN" {
             "zh-CN".into()

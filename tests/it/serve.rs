@@ -607,6 +607,54 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
     assert_eq!(report["domain_id"], "sha_spa", "{report}");
 }
 
+/// Two contracts uploaded together are refused before anything is saved or started, naming
+/// both and what to upload instead; one contract with its annexes is reviewed.
+#[test]
+fn the_console_refuses_an_upload_of_several_contracts_by_name() {
+    let server = HttpServer::start(CONTRACT, &[]);
+    let cookie = console_cookie(&server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let contract = sha_contract();
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &contract),
+            ("files", Some("side letter.md"), &contract),
+            ("files", Some("checklist.json"), "[]"),
+        ],
+    );
+    assert_eq!(status, 400, "{response}");
+    assert!(
+        response.contains(
+            "the upload holds several contracts (sha.md, side_letter.md) and a review reads one: \
+             upload one contract with the files that go with it"
+        ),
+        "{response}"
+    );
+    let (_, list) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    assert!(!list.contains("id=\"risks\""), "nothing started: {list}");
+
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &contract),
+            ("files", Some("particular conditions.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(page.contains("id=\"risks\""), "{page}");
+}
+
 /// With a model configured in the environment (here a local mock of an OpenAI-compatible
 /// server), the console offers the agent mode; a review in that mode asks the model, and the
 /// report says the model judged the clauses.
