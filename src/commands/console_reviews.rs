@@ -16,6 +16,39 @@ use skills::review::{
     ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
 
+/// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, how
+/// many finished ones are kept in memory and for how long.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReviewLimitArgs {
+    /// Console reviews running at once; another start is answered 429 until one ends.
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(1..=64),
+          requires = "http", conflicts_with = "no_console")]
+    max_reviews: u64,
+    /// Finished console reviews kept in memory; at the next start the oldest beyond it are
+    /// dropped (their pages answer 404).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(0..=10_000),
+          requires = "http", conflicts_with = "no_console")]
+    keep_reviews: u64,
+    /// Seconds a finished console review is kept; at the next start older ones are dropped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600,
+          value_parser = clap::value_parser!(u64).range(1..=30 * 24 * 3600),
+          requires = "http", conflicts_with = "no_console")]
+    keep_reviews_for: u64,
+}
+
+impl ReviewLimitArgs {
+    /// `options` with these limits.
+    pub fn apply(&self, options: skill_console::ConsoleOptions) -> skill_console::ConsoleOptions {
+        options.review_limits(
+            usize::try_from(self.max_reviews).unwrap_or(usize::MAX),
+            usize::try_from(self.keep_reviews).unwrap_or(usize::MAX),
+            std::time::Duration::from_secs(self.keep_reviews_for),
+        )
+    }
+}
+
 /// Reviews contracts for the console with the skills of `dispatcher`.
 pub struct LibraryReviews {
     dispatcher: Dispatcher,
