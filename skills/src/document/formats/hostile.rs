@@ -338,6 +338,14 @@ fn objects_nested_past_the_budget_are_refused_not_read_as_pageless() {
             }
         }
     }
+    // A name spelt like the keyword `stream` does not make the scan skip what follows.
+    let mut hidden = b"[/stream ".to_vec();
+    hidden.extend(nested("[", "]", 10_000));
+    hidden.extend_from_slice(b" (endstream)]");
+    assert_eq!(
+        refused(read("hidden.pdf", &pdf_with_deep_value(&hidden))),
+        Limit::ObjectNesting
+    );
     // Just past the budget, still below the loader's own limit.
     let doc = pdf_with_deep_value(&nested("[", "]", MAX_OBJECT_NESTING));
     assert_eq!(refused(read("deep.pdf", &doc)), Limit::ObjectNesting);

@@ -236,7 +236,11 @@ struct NestingScan {
     /// The previous byte was a `>` that may close a dictionary.
     greater: bool,
     /// The keyword being read (its first bytes), for `stream` and the object keywords.
-    word: Vec<u8>,
+    word: [u8; 8],
+    /// Bytes of the word read so far (past 8: too long for a keyword).
+    word_len: usize,
+    /// The word is a name (`/stream` is not the keyword).
+    name: bool,
 }
 
 /// Where a [`NestingScan::feed`] stopped.
@@ -296,10 +300,13 @@ impl NestingScan {
                 continue;
             }
             if is_space(b) || is_delimiter(b) {
-                let word = std::mem::take(&mut self.word);
-                match word.as_slice() {
-                    b"obj" | b"endobj" | b"xref" | b"trailer" => self.depth = 0,
-                    b"stream" if streams => return Scanned::Stream(i),
+                let word = &self.word[..self.word_len.min(self.word.len())];
+                let keyword = !self.name && self.word_len <= self.word.len();
+                self.word_len = 0;
+                self.name = b == b'/';
+                match word {
+                    b"obj" | b"endobj" | b"xref" | b"trailer" if keyword => self.depth = 0,
+                    b"stream" if keyword && streams => return Scanned::Stream(i),
                     _ => {}
                 }
             }
@@ -317,13 +324,10 @@ impl NestingScan {
                 b']' => self.depth = self.depth.saturating_sub(1),
                 b if is_space(b) || is_delimiter(b) => {}
                 b => {
-                    if self.word.len() < 8 {
-                        self.word.push(b);
-                    } else {
-                        // Longer than any keyword looked for.
-                        self.word.clear();
-                        self.word.extend_from_slice(b"########");
+                    if let Some(slot) = self.word.get_mut(self.word_len) {
+                        *slot = b;
                     }
+                    self.word_len = self.word_len.saturating_add(1);
                 }
             }
         }
