@@ -133,6 +133,16 @@ pub(crate) async fn audit_page(
             thead { tr { th { "When (UTC)" } th { "Consumer" } th { "Provider" } th { "Tool" } th { "User" } th { "Outcome" } th { "Latency" } } }
             tbody {
                 @for r in shown {
+                    @if let Some(why) = &r.unreadable {
+                        tr.unreadable {
+                            td.error-text { "unreadable" }
+                            td.mono { (r.consumer) }
+                            td.mono { (r.provider) }
+                            td.mono { (r.tool) }
+                            td { (r.user) }
+                            td.error-text colspan="2" { "This record could not be read: " (why) }
+                        }
+                    } @else {
                     tr {
                         td { (r.at.format("%Y-%m-%d %H:%M:%S")) }
                         td.mono { (r.consumer) }
@@ -144,6 +154,7 @@ pub(crate) async fn audit_page(
                             @if let Some(m) = &r.message { " " span.hint { (m) } }
                         }
                         td { (format!("{:.1}", r.duration_ms)) " ms" }
+                    }
                     }
                 }
             }

@@ -123,8 +123,8 @@ pub(crate) fn render_result(result: &SkillResult, wall_ms: f64) -> Markup {
                 @if let Some(Outcome::TimedOut { limit_ms }) = error.outcome.as_deref() {
                     p #timeout { "Stopped waiting after the time limit of " (limit_ms) " ms." }
                 }
-                @if let Some(details) = &error.details {
-                    details { summary { "Error details" } pre { (pretty(details)) } }
+                @if let Some(details) = error.details.as_ref().and_then(details_for_people) {
+                    details { summary { "Error details" } pre { (pretty(&details)) } }
                 }
             }
             @if !result.warnings.is_empty() {
@@ -437,4 +437,70 @@ fn field(p: &ToolParameter, values: &FormValues) -> Markup {
         },
     };
     html! { div.field { (label) (control) (hint) } }
+}
+
+/// An error's details as the page shows them: values naming Rust types (a `type` a skill
+/// could not be given, `skills::state::ReviewState`, and hints written about such types) are
+/// for the operator's log, where the dispatcher already writes them, not for the person at
+/// the page. `None` when nothing is left to show.
+fn details_for_people(details: &Value) -> Option<Value> {
+    fn keep(value: &Value) -> Option<Value> {
+        match value {
+            Value::String(text) if names_a_rust_type(text) => None,
+            Value::Object(map) => {
+                let kept: Map<String, Value> = map
+                    .iter()
+                    .filter_map(|(k, v)| keep(v).map(|v| (k.clone(), v)))
+                    .collect();
+                (!kept.is_empty() || map.is_empty()).then_some(Value::Object(kept))
+            }
+            Value::Array(items) => Some(Value::Array(items.iter().filter_map(keep).collect())),
+            other => Some(other.clone()),
+        }
+    }
+    keep(details).filter(|v| !matches!(v, Value::Object(m) if m.is_empty()))
+}
+
+/// Whether `text` holds a Rust path such as `skills::state::ReviewState` (identifiers joined
+/// by `::`; an IPv6 address like `::1` is not one).
+fn names_a_rust_type(text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .any(|word| {
+            let parts: Vec<&str> = word.split("::").collect();
+            parts.len() >= 2
+                && parts.iter().all(|p| {
+                    p.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_')
+                        && !p.contains(':')
+                })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use skill_core::SkillError;
+
+    #[test]
+    fn a_missing_value_is_shown_without_its_rust_type() {
+        let err = SkillError::missing_injection("get_clause_context", "skills::state::ReviewState");
+        let result = SkillResult::err("get_clause_context", err, 0.0);
+        let page = render_result(&result, 1.0).into_string();
+        assert!(!page.contains("::"), "{page}");
+        assert!(page.contains("missing_injection"), "{page}");
+        assert!(page.contains("get_clause_context"), "{page}");
+    }
+
+    #[test]
+    fn details_without_type_names_are_kept_whole() {
+        let details = json!({"reason": "x", "limit": 3, "address": "::1", "list": ["a", "std::io::Error"], "hint": "an `Arc<my_crate::Thing>`"});
+        assert_eq!(
+            details_for_people(&details),
+            Some(json!({"reason": "x", "limit": 3, "address": "::1", "list": ["a"]}))
+        );
+        assert_eq!(details_for_people(&json!({"type": "a::B"})), None);
+        assert_eq!(details_for_people(&json!({})), None);
+    }
 }

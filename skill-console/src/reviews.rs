@@ -148,6 +148,15 @@ pub trait ReviewRunner: Send + Sync {
     fn agent_model(&self) -> Option<String> {
         None
     }
+    /// Whether files uploaded together make one review, by the names they are saved under
+    /// ([`UploadedFile::saved_as`](crate::UploadedFile::saved_as): `my contract.md` is
+    /// `my_contract.md`; two or more names): `Err` with the reason, shown to the person with
+    /// status 400 before anything is saved (for example two contracts, where a review reads
+    /// one). Accepts any by default.
+    fn check_upload(&self, names: &[String]) -> Result<(), String> {
+        let _ = names;
+        Ok(())
+    }
     /// Runs one review to its end (on a blocking thread), telling `progress` as clauses
     /// finish.
     fn run(
@@ -410,6 +419,11 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         found.title
     } else if !files.is_empty() {
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        if names.len() > 1 {
+            if let Err(why) = runner.check_upload(&crate::uploads::saved_names(&names)) {
+                return bad_request(&why);
+            }
+        }
         let label = names.join(", ");
         let saver = state.clone();
         let saved = tokio::task::spawn_blocking(move || match &saver.inner.uploads {

@@ -61,10 +61,10 @@ impl Root {
         let dir = self.dir.join(format!("review-{n}"));
         private_dir(&dir)?;
         let folder = Folder(dir.clone());
-        let mut taken = HashSet::new();
+        let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        let cleaned = saved_names(&names);
         let mut saved = Vec::with_capacity(files.len());
-        for (i, (name, bytes)) in files.into_iter().enumerate() {
-            let clean = distinct(clean_name(&name, i), &mut taken);
+        for ((name, bytes), clean) in files.into_iter().zip(cleaned) {
             let path = dir.join(&clean);
             private_file(&path, &bytes)?;
             saved.push(UploadedFile {
@@ -148,6 +148,17 @@ impl UploadedFiles {
             _ => self.folder(),
         }
     }
+}
+
+/// The names files sent under `names` are saved under, in order: each name's last
+/// component cleaned ([`clean_name`]), made distinct from those before it.
+pub(crate) fn saved_names(names: &[&str]) -> Vec<String> {
+    let mut taken = HashSet::new();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| distinct(clean_name(name, i), &mut taken))
+        .collect()
 }
 
 /// A file name reduced to a safe last component (`../../x y.md` → `x_y.md`).

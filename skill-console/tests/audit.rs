@@ -29,6 +29,7 @@ async fn store_with(n: usize) -> Arc<SqliteStore> {
                 },
                 message: (!ok).then(|| "<i>too many</i> calls".to_string()),
                 duration_ms: 1.5,
+                unreadable: None,
             })
             .await
             .unwrap();
@@ -102,4 +103,68 @@ async fn filters_apply_to_the_store_and_the_outcome() {
 
     let nobody = get(&app, "/audit?user=bob").await;
     assert!(nobody.body.contains("id=\"no-records\""));
+}
+
+/// A row of the audit database with a time that is not a time (written by hand or another
+/// tool) is listed as unreadable, with the reason; the page and every other row still show.
+#[tokio::test]
+async fn a_row_with_a_bad_time_is_shown_unreadable_and_the_page_renders() {
+    let path = std::env::temp_dir().join(format!(
+        "skillkit-console-audit-{}-{}.db",
+        std::process::id(),
+        uuid_like()
+    ));
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
+    let good = |tool: &str| AuditRecord {
+        consumer: "crm".into(),
+        provider: "oracle".into(),
+        tool: tool.into(),
+        user: "alice".into(),
+        at: Utc.with_ymd_and_hms(2026, 1, 1, 12, 0, 0).unwrap(),
+        outcome: "ok".into(),
+        message: None,
+        duration_ms: 1.5,
+        unreadable: None,
+    };
+    store.record(&good("oracle.first")).await.unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "INSERT INTO pack_audit (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
+             VALUES ('crm', 'oracle', 'oracle.broken', 'alice', '<b>not a time</b>', 'ok', NULL, 1.0)",
+            [],
+        )
+        .unwrap();
+    store.record(&good("oracle.last")).await.unwrap();
+
+    let (_, app) = console(store);
+    for url in ["/audit", "/audit?outcome=ok", "/audit?user=alice"] {
+        let page = get(&app, url).await;
+        assert_eq!(page.status, StatusCode::OK, "{url}: {}", page.body);
+        assert!(
+            page.body.contains("<tr class=\"unreadable\">"),
+            "{url}: {}",
+            page.body
+        );
+        assert!(
+            page.body.contains(
+                "This record could not be read: at `&lt;b&gt;not a time&lt;/b&gt;` is not an RFC 3339 time"
+            ),
+            "{url}: {}",
+            page.body
+        );
+        assert!(page.body.contains("oracle.broken"), "{url}");
+    }
+    let all = get(&app, "/audit").await;
+    assert!(all.body.contains("oracle.first") && all.body.contains("oracle.last"));
+    assert!(all.body.contains("2026-01-01 12:00:00"));
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A short random suffix for a file name, from the clock.
+fn uuid_like() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
 }

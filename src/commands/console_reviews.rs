@@ -12,9 +12,42 @@ use skill_core::Dispatcher;
 
 use super::review::ClassifierOptions;
 use skills::review::{
-    render_json, render_markdown, run_review, Domain, ProgressHook, ReviewAgent, ReviewInputs,
-    ReviewOptions, ReviewReport, Risk, RiskLevel,
+    render_json, render_markdown, run_review, ContractFolder, Domain, ProgressHook, ReviewAgent,
+    ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
+
+/// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, how
+/// many finished ones are kept in memory and for how long.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReviewLimitArgs {
+    /// Console reviews running at once; another start is answered 429 until one ends.
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(1..=64),
+          requires = "http", conflicts_with = "no_console")]
+    max_reviews: u64,
+    /// Finished console reviews kept in memory; at the next start the oldest beyond it are
+    /// dropped (their pages answer 404).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(0..=10_000),
+          requires = "http", conflicts_with = "no_console")]
+    keep_reviews: u64,
+    /// Seconds a finished console review is kept; at the next start older ones are dropped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600,
+          value_parser = clap::value_parser!(u64).range(1..=30 * 24 * 3600),
+          requires = "http", conflicts_with = "no_console")]
+    keep_reviews_for: u64,
+}
+
+impl ReviewLimitArgs {
+    /// `options` with these limits.
+    pub fn apply(&self, options: skill_console::ConsoleOptions) -> skill_console::ConsoleOptions {
+        options.review_limits(
+            usize::try_from(self.max_reviews).unwrap_or(usize::MAX),
+            usize::try_from(self.keep_reviews).unwrap_or(usize::MAX),
+            std::time::Duration::from_secs(self.keep_reviews_for),
+        )
+    }
+}
 
 /// Reviews contracts for the console with the skills of `dispatcher`.
 pub struct LibraryReviews {
@@ -94,7 +127,28 @@ fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
     text
 }
 
+/// A folder holding two files for one role, told to a person at the console: upload one
+/// contract with the files that go with it, and start another review for the next.
+fn several_in_upload(role: &str, files: &[String]) -> String {
+    format!(
+        "the upload holds several {role} ({}) and a review reads one: upload one contract \
+         with the files that go with it (general_conditions, particular_conditions, \
+         employers_requirements, a checklist, criteria, named so), and start another review \
+         for the next",
+        files.join(", ")
+    )
+}
+
 impl ReviewRunner for LibraryReviews {
+    fn check_upload(&self, names: &[String]) -> Result<(), String> {
+        match ContractFolder::of_files(Path::new("upload"), names.iter().map(PathBuf::from)) {
+            Err(ReviewInputError::SeveralForOneRole { role, files, .. }) => {
+                Err(several_in_upload(role, &files))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn samples(&self) -> Vec<ReviewSample> {
         let Some(dir) = &self.samples_dir else {
             return Vec::new();
@@ -157,8 +211,12 @@ impl ReviewRunner for LibraryReviews {
                     .map_err(|e| ReviewError(e.to_string()))?,
             ),
         };
-        let mut inputs =
-            ReviewInputs::for_path(&path, domain).map_err(|e| ReviewError(e.to_string()))?;
+        let mut inputs = ReviewInputs::for_path(&path, domain).map_err(|e| match e {
+            ReviewInputError::SeveralForOneRole { role, files, .. } => {
+                ReviewError(several_in_upload(role, &files))
+            }
+            other => ReviewError(other.to_string()),
+        })?;
         inputs.our_party = request.our_party.clone();
         inputs.language = if request.language == "zh-CN" {
             "zh-CN".into()

@@ -1,6 +1,7 @@
 //! `skillkit parse`: the clause tree a review will use, so a user can see why a clause was
 //! or was not found (number, title, level, length, defined terms, references).
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,6 +42,30 @@ pub fn run(args: &ParseArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `text` from a document made safe to show on a terminal: control characters other than
+/// a line break and a tab (escape sequences that recolour the terminal, set its title or
+/// move the cursor; a carriage return that overwrites the line) and the bidirectional
+/// overrides that reorder what is shown are written as Rust escapes (`\u{1b}`). JSON
+/// output needs none of this: serde escapes control characters already.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// One row per clause, indented by level.
 fn table(outline: &DocumentOutline) -> Table {
     let mut table = fitted_table();
@@ -66,12 +91,12 @@ fn table(outline: &DocumentOutline) -> Table {
             })
             .collect();
         table.add_row([
-            format!("{indent}{}", clause.clause_id),
+            format!("{indent}{}", visible(&clause.clause_id)),
             clause.level.to_string(),
-            clause.title.clone(),
+            visible(&clause.title).into_owned(),
             clause.length.to_string(),
-            clause.defined_terms.join(", "),
-            references.join(", "),
+            visible(&clause.defined_terms.join(", ")).into_owned(),
+            visible(&references.join(", ")).into_owned(),
         ]);
     }
     table
@@ -81,7 +106,7 @@ fn table(outline: &DocumentOutline) -> Table {
 fn summary(outline: &DocumentOutline) -> String {
     let mut lines = vec![format!(
         "{}: {} clauses ({} numbering), {} defined terms, {} broken references",
-        outline.document_id,
+        visible(&outline.document_id),
         outline.total_clauses,
         outline.structure_type,
         outline.defined_terms,

@@ -288,12 +288,26 @@ pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInpu
         ),
         None => None,
     };
-    let mut inputs = ReviewInputs::for_path(path, domain).map_err(|e| match e {
-        ReviewInputError::FolderIo { path, source } => CliError::Read {
-            path: path.display().to_string(),
-            source,
-        },
-        other => CliError::Usage(other.to_string()),
+    let mut inputs = ReviewInputs::for_path(path, domain).map_err(|e| {
+        let hint = match &e {
+            ReviewInputError::SeveralForOneRole {
+                role: "contracts",
+                folder,
+                files,
+            } => format!(
+                "; to review one, name its file, e.g. `skillkit review {}`, with --baseline, \
+                 --reference, --checklist and --criteria for the files that go with it",
+                folder.join(&files[0]).display()
+            ),
+            _ => String::new(),
+        };
+        match e {
+            ReviewInputError::FolderIo { path, source } => CliError::Read {
+                path: path.display().to_string(),
+                source,
+            },
+            other => CliError::Usage(format!("{other}{hint}")),
+        }
     })?;
     if opts.baseline.is_some() {
         inputs.baseline = opts.baseline.clone();
@@ -442,6 +456,12 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             render_table_within(&report, usize::from(super::table_width()))
         }
         _ => render(&report, format),
+    };
+    // The table and the Markdown quote the document: its control characters are shown
+    // escaped, never sent to the terminal (JSON escapes them itself).
+    let text = match format {
+        ReportFormat::Json => text,
+        _ => super::parse::visible(&text).into_owned(),
     };
     match &args.out {
         Some(path) => {

@@ -65,6 +65,9 @@ pub struct ServeArgs {
     /// Serve MCP only: no web console at `/`.
     #[arg(long, requires = "http")]
     no_console: bool,
+    /// Limits on the console's reviews.
+    #[command(flatten)]
+    review_limits: super::console_reviews::ReviewLimitArgs,
     /// Seconds a call needing confirmation waits for a decision (asked of an MCP client's
     /// user or in the console) before it is dropped without running.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
@@ -216,11 +219,13 @@ fn console_state(
     audit: Option<Arc<dyn skill_packs::AuditLog>>,
     token: String,
     reviews: super::console_reviews::LibraryReviews,
+    review_limits: &super::console_reviews::ReviewLimitArgs,
 ) -> ConsoleState {
-    let mut console_options = ConsoleOptions::new(token)
+    let console_options = ConsoleOptions::new(token)
         .max_body_bytes(options.max_body_bytes)
         // Whole contracts (Word, PDF) are uploaded: as large as `review` reads.
         .max_upload_bytes(skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10));
+    let mut console_options = review_limits.apply(console_options);
     console_options.guard = options.guard.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
         .filter(filter)
@@ -379,6 +384,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                         super::console_reviews::LibraryReviews::agent_from_env(),
                     )
                     .classifier(args.classifier.clone()),
+                    &args.review_limits,
                 );
                 eprintln!(
                     "console at http://{}/?token={}",

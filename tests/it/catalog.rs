@@ -102,8 +102,52 @@ fn catalog_sync_names_a_database_it_cannot_use() {
     assert!(!err.contains("hunter2"), "{err}");
 }
 
+/// A server that refuses the connection, and (when PostgreSQL answers) a database that does
+/// not exist: the error names the URL, password hidden, and what the connection or the
+/// server said, not a bare "db error".
 #[test]
-fn catalog_sync_to_postgres_when_it_answers() {
+fn catalog_sync_names_the_database_and_the_cause_it_failed_on() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let refused = format!("postgres://cat:hunter2@127.0.0.1:{port}/catalog");
+    let out = skillkit(&["catalog", "sync", "--database", &refused]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("postgres://cat:***@127.0.0.1:{port}/catalog"))
+            && err.contains("error connecting to server")
+            && err.contains("refused"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+
+    let Some(url) = postgres_url() else {
+        return;
+    };
+    let missing = format!(
+        "{}/skillkit_missing_{}",
+        url.rsplit_once('/').unwrap().0,
+        std::process::id()
+    );
+    let out = skillkit(&["catalog", "sync", "--database", &missing]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("/skillkit_missing_{}: ", std::process::id()))
+            && err.contains(&format!(
+                "3D000: database \"skillkit_missing_{}\" does not exist",
+                std::process::id()
+            )),
+        "{err}"
+    );
+}
+
+/// The test server's URL when PostgreSQL answers (`SKILLKIT_TEST_POSTGRES_URL`, else a local
+/// default); `None`, with a line on stderr, when it does not (a failure under `CI=true`).
+fn postgres_url() -> Option<String> {
     let url = std::env::var("SKILLKIT_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
     let authority = url
@@ -131,8 +175,16 @@ fn catalog_sync_to_postgres_when_it_answers() {
             std::io::stderr(),
             "skipped: PostgreSQL is not reachable at {url} (start it, or set CI=true to fail instead of skipping)"
         );
-        return;
+        return None;
     }
+    Some(url)
+}
+
+#[test]
+fn catalog_sync_to_postgres_when_it_answers() {
+    let Some(url) = postgres_url() else {
+        return;
+    };
     let schema = format!(
         "catalog_{}_{}",
         std::process::id(),

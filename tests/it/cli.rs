@@ -174,6 +174,46 @@ fn review_writes_markdown_to_a_file() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A folder with two contracts is refused, naming both and how to review one, never one
+/// reviewed and the other left out unsaid; named by its file (with the folder's annexes
+/// given as options), one of them is reviewed.
+#[test]
+fn review_of_a_folder_with_several_contracts_names_them_and_how_to_pick_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = "1. Price\nThe Buyer pays USD 100.\n\n2. Term\nOne year.\n";
+    for name in ["lease.md", "supply.md", "particular_conditions.md"] {
+        std::fs::write(dir.path().join(name), contract).unwrap();
+    }
+    let out = skillkit(&["review", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    let lease = dir.path().join("lease.md");
+    assert!(
+        err.contains("holds several contracts (lease.md, supply.md) and a review reads one")
+            && err.contains(&format!("`skillkit review {}`", lease.display()))
+            && err.contains("--reference"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).is_empty(),
+        "nothing reviewed: {}",
+        stdout(&out)
+    );
+
+    let reference = dir.path().join("particular_conditions.md");
+    let out = skillkit(&[
+        "review",
+        lease.to_str().unwrap(),
+        "--reference",
+        reference.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["document_id"], "lease");
+}
+
 #[test]
 fn review_errors_are_plain() {
     let out = skillkit(&["review", "samples/nope.md"]);

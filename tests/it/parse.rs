@@ -84,3 +84,119 @@ fn parse_errors_name_the_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
 }
+
+/// Runs the binary, killing it if it has not ended within `limit` (a hang is a failure,
+/// not a stuck test run).
+#[cfg(unix)]
+fn skillkit_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "skillkit {args:?} still running after {limit:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A named pipe that nobody writes to is refused at once, by name, by `parse` and `review`
+/// (given alone or inside a contract folder), instead of waiting for ever.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("contract.md");
+    let made = Command::new("mkfifo").arg(&pipe).status().unwrap();
+    assert!(made.success());
+    let limit = std::time::Duration::from_secs(20);
+    let pipe_arg = pipe.to_str().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    for args in [
+        vec!["parse", pipe_arg],
+        vec!["review", pipe_arg],
+        vec!["review", dir_arg],
+    ] {
+        let out = skillkit_within(&args, limit);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(pipe_arg)
+                && stderr.contains(
+                    "it is a named pipe (FIFO), not a regular file; expected a contract file"
+                ),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// A document's terminal escape sequences (a window title, colours, a carriage return, a
+/// right-to-left override) are shown escaped by `parse` and `review`, never sent to the
+/// terminal; JSON keeps them as JSON escapes.
+#[test]
+fn terminal_escapes_in_a_document_are_shown_escaped() {
+    let path = write(
+        "escapes\u{1b}[2J.md",
+        "# Lease\n\n## 1. Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\r\u{202e}txt.exe\n\nThe Tenant pays rent monthly.\n\n## 2. Term\nTwelve months.\n",
+    );
+    // Wide enough that the title is not wrapped.
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["parse", path.to_str().unwrap()])
+        .env("COLUMNS", "250")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']),
+        "a control character reached the terminal: {text:?}"
+    );
+    assert!(
+        text.contains(r"Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\u{d}\u{202e}txt.exe"),
+        "{text}"
+    );
+    assert!(text.contains(r"escapes\u{1b}[2J: 3 clauses"), "{text}");
+
+    let json = skillkit(&["parse", path.to_str().unwrap(), "--json"]);
+    let value: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        value["clauses"][1]["title"],
+        "Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\r\u{202e}txt.exe"
+    );
+    assert!(!String::from_utf8_lossy(&json.stdout).contains('\u{1b}'));
+
+    for format in ["table", "markdown"] {
+        let out = skillkit(&["review", path.to_str().unwrap(), "--format", format]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\r']),
+            "{format}: {text:?}"
+        );
+    }
+    let md = skillkit(&["review", path.to_str().unwrap(), "--format", "markdown"]);
+    assert!(
+        String::from_utf8_lossy(&md.stdout).contains(r"# Review of escapes\u{1b}[2J"),
+        "{}",
+        String::from_utf8_lossy(&md.stdout)
+    );
+}

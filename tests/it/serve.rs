@@ -607,6 +607,178 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
     assert_eq!(report["domain_id"], "sha_spa", "{report}");
 }
 
+/// Two contracts uploaded together are refused before anything is saved or started, naming
+/// both and what to upload instead; one contract with its annexes is reviewed.
+#[test]
+fn the_console_refuses_an_upload_of_several_contracts_by_name() {
+    let server = HttpServer::start(CONTRACT, &[]);
+    let cookie = console_cookie(&server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let contract = sha_contract();
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &contract),
+            ("files", Some("side letter.md"), &contract),
+            ("files", Some("checklist.json"), "[]"),
+        ],
+    );
+    assert_eq!(status, 400, "{response}");
+    assert!(
+        response.contains(
+            "the upload holds several contracts (sha.md, side_letter.md) and a review reads one: \
+             upload one contract with the files that go with it"
+        ),
+        "{response}"
+    );
+    let (_, list) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    assert!(!list.contains("id=\"risks\""), "nothing started: {list}");
+
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("files", Some("sha.md"), &contract),
+            ("files", Some("particular conditions.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(page.contains("id=\"risks\""), "{page}");
+}
+
+/// `--max-reviews`, `--keep-reviews` and `--keep-reviews-for` reach the console: a second
+/// review while one runs is answered 429 under `--max-reviews 1`; a finished review is
+/// dropped at the next start under `--keep-reviews 0`, or once older than
+/// `--keep-reviews-for`. Bad values stop `serve` with exit 2 naming the flag.
+#[test]
+fn serve_flags_set_the_console_review_limits() {
+    for (flag, value, expected) in [
+        ("--max-reviews", "0", "0 is not in 1..=64"),
+        ("--max-reviews", "65", "65 is not in 1..=64"),
+        ("--keep-reviews", "10001", "10001 is not in 0..=10000"),
+        ("--keep-reviews", "many", "invalid digit"),
+        ("--keep-reviews-for", "0", "0 is not in 1..=2592000"),
+        ("--keep-reviews-for", "1h", "invalid digit"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+            .args(["serve", "--http", "127.0.0.1:0", flag, value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(
+            err.contains(flag) && err.contains(expected),
+            "{flag} {value}: {err}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--no-console",
+            "--max-reviews",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+
+    // A contract whose review takes seconds in a debug build.
+    let mut long = String::from("# Agreement\n\n");
+    for i in 1..=3000 {
+        long.push_str(&format!(
+            "## {i}. Clause {i}\nThe Contractor shall give notice within 28 days under Sub-Clause {}. The Employer shall pay USD {i},000 within 56 days.\n\n",
+            i.max(2) - 1
+        ));
+    }
+    let server = HttpServer::start_with(
+        &[
+            "--contract",
+            CONTRACT,
+            "--max-reviews",
+            "1",
+            "--keep-reviews",
+            "0",
+        ],
+        &[],
+    );
+    let cookie = console_cookie(&server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let upload = |name: &str, text: &str| {
+        post_multipart(
+            &server.addr,
+            "/reviews",
+            &cookie,
+            &[("csrf", None, &csrf), ("files", Some(name), text)],
+        )
+    };
+    let (status, response) = upload("long.md", &long);
+    assert_eq!(status, 303, "{response}");
+    let (status, response) = upload("sha.md", &sha_contract());
+    let first = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
+    assert!(
+        !first.contains("review-summary"),
+        "the first review must still run for this test to mean anything"
+    );
+    assert_eq!(status, 429, "{response}");
+    assert!(
+        response.contains("the most this console runs at once (1)"),
+        "{response}"
+    );
+    let first = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(first.contains("review-summary"), "{first}");
+    let (status, response) = upload("sha.md", &sha_contract());
+    assert_eq!(status, 303, "{response}");
+    assert!(response.contains("location: /reviews/2"), "{response}");
+    let (status, _) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    assert_eq!(
+        status, 404,
+        "kept none: the finished review went at the next start"
+    );
+    drop(server);
+
+    let server = HttpServer::start_with(&["--contract", CONTRACT, "--keep-reviews-for", "1"], &[]);
+    let cookie = console_cookie(&server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    let csrf = csrf_of(&form);
+    let upload = || {
+        post_multipart(
+            &server.addr,
+            "/reviews",
+            &cookie,
+            &[
+                ("csrf", None, &csrf),
+                ("files", Some("sha.md"), &sha_contract()),
+            ],
+        )
+    };
+    assert_eq!(upload().0, 303);
+    assert!(finished_review(&server.addr, &cookie, "/reviews/1").contains("review-summary"));
+    assert_eq!(
+        get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).0,
+        200
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1_200));
+    assert_eq!(upload().0, 303);
+    let (status, _) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    assert_eq!(
+        status, 404,
+        "older than its second: dropped at the next start"
+    );
+}
+
 /// With a model configured in the environment (here a local mock of an OpenAI-compatible
 /// server), the console offers the agent mode; a review in that mode asks the model, and the
 /// report says the model judged the clauses.

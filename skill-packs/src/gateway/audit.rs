@@ -26,6 +26,7 @@ pub(super) fn started(
         outcome: String::new(),
         message: None,
         duration_ms: 0.0,
+        unreadable: None,
     }
 }
 

@@ -169,6 +169,13 @@ pub struct AuditRecord {
     pub message: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: f64,
+    /// Set on a record read back from a store whose row could not be read in full (a time
+    /// that is not RFC 3339, a number stored as text, a missing value): what was wrong, column
+    /// by column. The row is still returned, so one damaged row does not hide the others; its
+    /// unreadable fields are left empty (text), 0 (numbers) or the Unix epoch (`at`), and mean
+    /// nothing. `None` on every record written by the gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 /// Which records to read back.

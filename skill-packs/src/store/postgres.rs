@@ -34,14 +34,31 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
 /// How long to wait for a connection before a call is refused.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// What the server or the connection said, in full: a server error's SQLSTATE code and
+/// message (`3D000: database "x" does not exist`) rather than tokio-postgres's bare "db
+/// error", and a connection error with its causes ("error connecting to server: Connection
+/// refused (os error 111)").
+fn postgres_cause(err: &tokio_postgres::Error) -> String {
+    if let Some(db) = err.as_db_error() {
+        return format!("{}: {}", db.code().code(), db.message());
+    }
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 impl From<tokio_postgres::Error> for StoreError {
     fn from(err: tokio_postgres::Error) -> Self {
-        let message = match err.as_db_error() {
-            Some(db) => format!("{}: {}", db.code().code(), db.message()),
-            None => err.to_string(),
-        };
         Self {
-            message,
+            message: postgres_cause(&err),
             source: Some(Box::new(err)),
         }
     }
@@ -49,8 +66,16 @@ impl From<tokio_postgres::Error> for StoreError {
 
 impl From<deadpool_postgres::PoolError> for StoreError {
     fn from(err: deadpool_postgres::PoolError) -> Self {
+        use deadpool_postgres::PoolError;
+        let cause = match &err {
+            PoolError::Backend(backend) => postgres_cause(backend),
+            PoolError::Timeout(_) => {
+                format!("no answer within {} s ({err})", CONNECT_TIMEOUT.as_secs())
+            }
+            other => other.to_string(),
+        };
         Self {
-            message: format!("no database connection: {err}"),
+            message: format!("no database connection: {cause}"),
             source: Some(Box::new(err)),
         }
     }
@@ -431,6 +456,7 @@ impl AuditLog for PgStore {
                 outcome: r.get(5),
                 message: r.get(6),
                 duration_ms: r.get(7),
+                unreadable: None,
             })
             .collect())
     }

@@ -288,6 +288,101 @@ impl QuotaStore for SqliteStore {
     }
 }
 
+/// One `pack_audit` row as a record, whatever its cells hold: SQLite keeps any value in any
+/// column, so a row written by hand or by another tool may have a time that is not RFC 3339
+/// or a number stored as text. Such a row is returned with [`AuditRecord::unreadable`] naming
+/// each column that could not be read (and its value, cut short), never as an error that
+/// would hide every other row.
+fn read_audit_row(r: &rusqlite::Row<'_>) -> AuditRecord {
+    use rusqlite::types::ValueRef;
+    let mut problems: Vec<String> = Vec::new();
+    let shown = |value: ValueRef<'_>| -> String {
+        let text = match value {
+            ValueRef::Null => return "NULL".into(),
+            ValueRef::Integer(i) => i.to_string(),
+            ValueRef::Real(f) => f.to_string(),
+            ValueRef::Text(t) => format!("`{}`", String::from_utf8_lossy(t)),
+            ValueRef::Blob(b) => return format!("a blob of {} bytes", b.len()),
+        };
+        let mut cut: String = text.chars().take(40).collect();
+        if cut.len() < text.len() {
+            cut.push('…');
+        }
+        cut
+    };
+    let text = |i: usize, name: &str, problems: &mut Vec<String>| -> Option<String> {
+        match r.get_ref(i) {
+            Ok(ValueRef::Text(t)) => match std::str::from_utf8(t) {
+                Ok(t) => Some(t.to_owned()),
+                Err(_) => {
+                    problems.push(format!("{name} is not UTF-8"));
+                    None
+                }
+            },
+            Ok(ValueRef::Null) => None,
+            Ok(other) => {
+                problems.push(format!("{name} is {}, not text", shown(other)));
+                None
+            }
+            Err(err) => {
+                problems.push(format!("{name}: {err}"));
+                None
+            }
+        }
+    };
+    let required = |i: usize, name: &str, problems: &mut Vec<String>| -> String {
+        let value = text(i, name, problems);
+        if value.is_none() && matches!(r.get_ref(i), Ok(ValueRef::Null)) {
+            problems.push(format!("{name} is missing"));
+        }
+        value.unwrap_or_default()
+    };
+    let consumer = required(0, "consumer", &mut problems);
+    let provider = required(1, "provider", &mut problems);
+    let tool = required(2, "tool", &mut problems);
+    let user = required(3, "user_id", &mut problems);
+    let at_text = required(4, "at", &mut problems);
+    let at = if at_text.is_empty() {
+        None
+    } else {
+        match DateTime::parse_from_rfc3339(&at_text) {
+            Ok(at) => Some(at.with_timezone(&Utc)),
+            Err(err) => {
+                problems.push(format!(
+                    "at {} is not an RFC 3339 time ({err})",
+                    shown(ValueRef::Text(at_text.as_bytes()))
+                ));
+                None
+            }
+        }
+    };
+    let outcome = required(5, "outcome", &mut problems);
+    let message = text(6, "message", &mut problems);
+    let duration_ms = match r.get_ref(7) {
+        Ok(ValueRef::Real(f)) => f,
+        Ok(ValueRef::Integer(i)) => i as f64,
+        Ok(other) => {
+            problems.push(format!("duration_ms is {}, not a number", shown(other)));
+            0.0
+        }
+        Err(err) => {
+            problems.push(format!("duration_ms: {err}"));
+            0.0
+        }
+    };
+    AuditRecord {
+        consumer,
+        provider,
+        tool,
+        user,
+        at: at.unwrap_or(DateTime::<Utc>::UNIX_EPOCH),
+        outcome,
+        message,
+        duration_ms,
+        unreadable: (!problems.is_empty()).then(|| problems.join("; ")),
+    }
+}
+
 #[async_trait]
 impl AuditLog for SqliteStore {
     async fn record(&self, record: &AuditRecord) -> Result<(), StoreError> {
@@ -325,30 +420,11 @@ impl AuditLog for SqliteStore {
             )?;
             let limit = q.limit.map_or(-1, |l| l as i64);
             let rows = stmt.query_map(params![q.consumer, q.provider, q.user, limit], |r| {
-                let at: String = r.get(4)?;
-                Ok((
-                    AuditRecord {
-                        consumer: r.get(0)?,
-                        provider: r.get(1)?,
-                        tool: r.get(2)?,
-                        user: r.get(3)?,
-                        at: DateTime::<Utc>::MIN_UTC,
-                        outcome: r.get(5)?,
-                        message: r.get(6)?,
-                        duration_ms: r.get(7)?,
-                    },
-                    at,
-                ))
+                Ok(read_audit_row(r))
             })?;
             let mut out = Vec::new();
             for row in rows {
-                let (mut record, at) = row?;
-                record.at = DateTime::parse_from_rfc3339(&at)
-                    .map_err(|e| {
-                        StoreError::new(format!("audit record has a bad time `{at}`: {e}"))
-                    })?
-                    .with_timezone(&Utc);
-                out.push(record);
+                out.push(row?);
             }
             Ok(out)
         })

@@ -174,3 +174,56 @@ async fn audit_records_of_failed_calls_are_persisted() {
         Some("tool `flaky_explode` failed with an internal error")
     );
 }
+
+/// A row the gateway did not write (a time that is not RFC 3339, text where a number
+/// belongs, bytes where text belongs) is read back as an unreadable record naming each
+/// bad column; the rows around it are read as usual.
+#[tokio::test]
+async fn an_unreadable_audit_row_is_returned_marked_and_hides_no_other() {
+    use skill_packs::{AuditLog, AuditRecord};
+    let path = temp_db("audit-unreadable");
+    let store = SqliteStore::open(&path).unwrap();
+    let record = |tool: &str| AuditRecord {
+        consumer: "crm".into(),
+        provider: "oracle".into(),
+        tool: tool.into(),
+        user: "alice".into(),
+        at: start(),
+        outcome: "ok".into(),
+        message: None,
+        duration_ms: 2.5,
+        unreadable: None,
+    };
+    store.record(&record("oracle.before")).await.unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "INSERT INTO pack_audit (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
+             VALUES ('crm', X'00FF', 'oracle.bad', 'alice', 'yesterday at noon', 'ok', NULL, 'slow')",
+            [],
+        )
+        .unwrap();
+    store.record(&record("oracle.after")).await.unwrap();
+
+    let records = store.query(&AuditQuery::default()).await.unwrap();
+    let tools: Vec<&str> = records.iter().map(|r| r.tool.as_str()).collect();
+    assert_eq!(tools, ["oracle.after", "oracle.bad", "oracle.before"]);
+    assert_eq!(records[0], record("oracle.after"));
+    assert_eq!(records[2], record("oracle.before"));
+    let bad = &records[1];
+    let why = bad.unreadable.as_deref().expect("the bad row is marked");
+    assert!(
+        why.contains("provider is a blob of 2 bytes, not text")
+            && why.contains("at `yesterday at noon` is not an RFC 3339 time")
+            && why.contains("duration_ms is `slow`, not a number"),
+        "{why}"
+    );
+    assert_eq!(
+        (
+            bad.consumer.as_str(),
+            bad.user.as_str(),
+            bad.provider.as_str()
+        ),
+        ("crm", "alice", "")
+    );
+}

@@ -292,6 +292,7 @@ mod postgres {
                 outcome: "ok".into(),
                 message: None,
                 duration_ms: 1.5,
+                unreadable: None,
             })
             .await
             .unwrap();

@@ -90,8 +90,10 @@ impl FromStr for Domain {
 /// The files of a contract folder by role, from their names (sorted, case ignored):
 /// `*checklist*` the checklist, `*criteria*` the criteria, `*general_conditions*` or `gc`
 /// the baseline, `*particular*`, `*employer*`, `pc` or `er` references, any other document
-/// the contract (the first; the General Conditions when there is no other). `README`, Word
-/// lock files (`~$...`) and files of other kinds are left out.
+/// the contract (the General Conditions when there is none). `README`, Word lock files
+/// (`~$...`) and files of other kinds are left out. A folder with two contracts (or two
+/// checklists, criteria files or General Conditions) is refused, naming them: a review
+/// reads one of each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContractFolder {
     /// The contract under review.
@@ -106,52 +108,131 @@ pub struct ContractFolder {
     pub criteria: Option<PathBuf>,
 }
 
+/// The role a file of a contract folder takes by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Checklist,
+    Criteria,
+    Baseline,
+    Reference,
+    Contract,
+}
+
+impl Role {
+    /// The role of `file` by its name; `None` for a file left out (`README`, Word's lock
+    /// file `~$...`, a file of another kind, a `.csv` that is not the criteria).
+    fn of(file: &Path) -> Option<Role> {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_lowercase();
+        let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+        let document = crate::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
+        // `~$name.docx` is Word's lock file beside an open document, not a document.
+        if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
+            return None;
+        }
+        Some(if stem.contains("checklist") {
+            Role::Checklist
+        } else if stem.contains("criteria") {
+            Role::Criteria
+        } else if stem.contains("general_conditions") || stem == "gc" {
+            Role::Baseline
+        } else if stem.contains("particular")
+            || stem.contains("employer")
+            || stem == "pc"
+            || stem == "er"
+        {
+            Role::Reference
+        } else if ext != "csv" {
+            Role::Contract
+        } else {
+            return None;
+        })
+    }
+
+    /// The role in words, for errors.
+    fn name(self) -> &'static str {
+        match self {
+            Role::Checklist => "checklists",
+            Role::Criteria => "criteria files",
+            Role::Baseline => "General Conditions",
+            Role::Reference => "references",
+            Role::Contract => "contracts",
+        }
+    }
+}
+
 impl ContractFolder {
-    /// Gives each file of `dir` its role by name.
+    /// Gives each file of `dir` its role by name ([`ContractFolder::of_files`]). A file
+    /// named as a document that is not a regular file (a named pipe, a device) is refused
+    /// before anything opens it.
     pub fn read(dir: &Path) -> Result<Self, ReviewInputError> {
         let entries = std::fs::read_dir(dir).map_err(|source| ReviewInputError::FolderIo {
             path: dir.to_path_buf(),
             source,
         })?;
-        let mut files: Vec<PathBuf> = entries
+        // Folders inside are not looked into.
+        let files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.is_file())
+            .filter(|p| !p.is_dir())
             .collect();
+        for file in files.iter().filter(|f| Role::of(f).is_some()) {
+            crate::document::formats::require_regular_file(file)
+                .map_err(|err| ReviewInputError::Document(err.into()))?;
+        }
+        Self::of_files(dir, files)
+    }
+
+    /// Gives each of `files` (of the folder `dir`, named in errors) its role by name, without
+    /// reading them; see the type's doc for the names. A review reads one contract, one
+    /// checklist, one criteria file and one set of General Conditions: two files for one of
+    /// these roles are refused ([`ReviewInputError::SeveralForOneRole`], naming them all),
+    /// never one taken and the other left unsaid.
+    pub fn of_files(
+        dir: &Path,
+        files: impl IntoIterator<Item = PathBuf>,
+    ) -> Result<Self, ReviewInputError> {
+        let mut files: Vec<PathBuf> = files.into_iter().collect();
         files.sort();
         let mut folder = Self::default();
         let mut contracts = Vec::new();
+        let several = |role: Role, kept: &Option<PathBuf>, file: &Path| match kept {
+            Some(first) => Err(ReviewInputError::SeveralForOneRole {
+                folder: dir.to_path_buf(),
+                role: role.name(),
+                files: vec![file_name(first), file_name(file)],
+            }),
+            None => Ok(()),
+        };
         for file in files {
-            let name = file
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_lowercase();
-            let stem = name
-                .rsplit_once('.')
-                .map_or(name.as_str(), |(s, _)| s)
-                .to_string();
-            let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-            let document = crate::document::formats::DOCUMENT_EXTENSIONS.contains(&ext);
-            // `~$name.docx` is Word's lock file beside an open document, not a document.
-            if !(document || ext == "csv") || stem == "readme" || name.starts_with("~$") {
-                continue;
+            match Role::of(&file) {
+                None => {}
+                Some(Role::Checklist) => {
+                    several(Role::Checklist, &folder.checklist, &file)?;
+                    folder.checklist = Some(file);
+                }
+                Some(Role::Criteria) => {
+                    several(Role::Criteria, &folder.criteria, &file)?;
+                    folder.criteria = Some(file);
+                }
+                Some(Role::Baseline) => {
+                    several(Role::Baseline, &folder.baseline, &file)?;
+                    folder.baseline = Some(file);
+                }
+                Some(Role::Reference) => folder.references.push(file),
+                Some(Role::Contract) => contracts.push(file),
             }
-            if stem.contains("checklist") {
-                folder.checklist = Some(file);
-            } else if stem.contains("criteria") {
-                folder.criteria = Some(file);
-            } else if stem.contains("general_conditions") || stem == "gc" {
-                folder.baseline = Some(file);
-            } else if stem.contains("particular")
-                || stem.contains("employer")
-                || stem == "pc"
-                || stem == "er"
-            {
-                folder.references.push(file);
-            } else if ext != "csv" {
-                contracts.push(file);
-            }
+        }
+        if contracts.len() > 1 {
+            return Err(ReviewInputError::SeveralForOneRole {
+                folder: dir.to_path_buf(),
+                role: Role::Contract.name(),
+                files: contracts.iter().map(|f| file_name(f)).collect(),
+            });
         }
         folder.primary = contracts
             .into_iter()
@@ -159,6 +240,14 @@ impl ContractFolder {
             .or_else(|| folder.baseline.clone());
         Ok(folder)
     }
+}
+
+/// The last component of `path`, for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 impl ReviewInputs {
@@ -231,6 +320,25 @@ pub enum ReviewInputError {
     /// A contract folder holds no document to review.
     #[error("folder {} holds no contract (.docx, .pdf, .md, .txt or .json)", .0.display())]
     NoContract(PathBuf),
+    /// A contract folder holds two or more files for a role a review has one of (two
+    /// contracts, two checklists, ...): refused rather than one reviewed and the others
+    /// left out unsaid.
+    #[error(
+        "folder {} holds several {role} ({}) and a review reads one: review each on its own, \
+         or name the other files by their role (general_conditions, particular_conditions, \
+         employers_requirements, checklist, criteria)",
+        folder.display(),
+        files.join(", ")
+    )]
+    SeveralForOneRole {
+        /// The folder.
+        folder: PathBuf,
+        /// The role, plural ("contracts", "checklists", "criteria files", "General
+        /// Conditions").
+        role: &'static str,
+        /// The files found for it, by name.
+        files: Vec<String>,
+    },
 }
 
 /// Loads every document of the review and assembles its state.
@@ -256,11 +364,20 @@ pub fn build_review_state(inputs: &ReviewInputs) -> Result<ReviewState, ReviewIn
     }
     let review_checklist = match &inputs.checklist_file {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|source| ReviewInputError::ChecklistIo {
-                    path: path.clone(),
-                    source,
-                })?;
+            let io = |source| ReviewInputError::ChecklistIo {
+                path: path.clone(),
+                source,
+            };
+            // A named pipe without a writer would wait for ever: only a file is opened.
+            let metadata = std::fs::metadata(path).map_err(io)?;
+            if let Some(found) = crate::document::formats::not_a_regular_file(metadata.file_type())
+            {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("it is {found}, not a regular file; expected a JSON file"),
+                )));
+            }
+            let text = std::fs::read_to_string(path).map_err(io)?;
             serde_json::from_str::<Vec<ChecklistItem>>(&text).map_err(|source| {
                 ReviewInputError::ChecklistJson {
                     path: path.clone(),
@@ -333,6 +450,88 @@ mod tests {
         let err = ReviewInputs::for_path(&empty, None).unwrap_err();
         assert!(err.to_string().contains("holds no contract"), "{err}");
         std::fs::remove_dir_all(&empty).unwrap();
+    }
+
+    /// A named pipe in a contract folder, or given as the checklist, is refused by name
+    /// before anything opens it (a pipe with no writer would hold the review for ever).
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_in_a_folder_is_refused_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("contract.md"), "1 Clause\ntext").unwrap();
+        let mkfifo = |path: &Path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .expect("mkfifo runs");
+            assert!(made.success());
+        };
+        let pipe = dir.path().join("particular_conditions.md");
+        mkfifo(&pipe);
+        let err = ReviewInputs::for_path(dir.path(), None).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(&pipe.display().to_string())
+                && text.contains("a named pipe (FIFO), not a regular file"),
+            "{text}"
+        );
+        std::fs::remove_file(&pipe).unwrap();
+
+        let checklist = dir.path().join("my_checklist.json");
+        mkfifo(&checklist);
+        let err = ReviewInputs::for_path(dir.path(), None).unwrap_err();
+        assert!(err.to_string().contains("my_checklist.json"), "{err}");
+        std::fs::remove_file(&checklist).unwrap();
+        let mut inputs = ReviewInputs::for_path(dir.path(), None).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let pipe = elsewhere.path().join("checklist.json");
+        mkfifo(&pipe);
+        inputs.checklist_file = Some(pipe.clone());
+        let err = build_review_state(&inputs).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(&pipe.display().to_string()) && text.contains("expected a JSON file"),
+            "{text}"
+        );
+    }
+
+    /// Two contracts in a folder (or two checklists) are refused with every candidate
+    /// named; one contract with its annexes is read as before.
+    #[test]
+    fn several_contracts_in_a_folder_are_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "lease.md",
+            "supply.docx",
+            "general_conditions.md",
+            "notes.png",
+        ] {
+            std::fs::write(dir.path().join(name), "1 Clause\ntext").unwrap();
+        }
+        let err = ReviewInputs::for_path(dir.path(), None).unwrap_err();
+        match &err {
+            ReviewInputError::SeveralForOneRole { role, files, .. } => {
+                assert_eq!(*role, "contracts");
+                assert_eq!(files, &["lease.md", "supply.docx"]);
+            }
+            other => panic!("expected several contracts, got {other:?}"),
+        }
+        let text = err.to_string();
+        assert!(
+            text.contains("holds several contracts (lease.md, supply.docx) and a review reads one"),
+            "{text}"
+        );
+        std::fs::remove_file(dir.path().join("supply.docx")).unwrap();
+        let inputs = ReviewInputs::for_path(dir.path(), None).unwrap();
+        assert_eq!(inputs.primary, dir.path().join("lease.md"));
+
+        let names = ["a_checklist.json", "checklist.json", "lease.md"].map(PathBuf::from);
+        let err = ContractFolder::of_files(Path::new("upload"), names).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("holds several checklists (a_checklist.json, checklist.json)"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -272,12 +272,40 @@ fn usage_table(report: &ReviewReport) -> String {
     out
 }
 
+/// Text taken from the document (or a model) made inert for a Markdown renderer: `<` is
+/// written `&lt;` so no raw HTML (a tag, a comment, an autolink) reaches the page, and `&`
+/// before a letter, digit or `#` is written `&amp;` so an entity in the text shows as written.
+/// A `>` cannot open anything and is kept, as is every other character.
+fn md_inert(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '&' if chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphanumeric() || *n == '#') =>
+            {
+                out.push_str("&amp;")
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A table cell or a heading: on one line (a line break cannot start a block), inert
+/// ([`md_inert`]), `|` escaped so it cannot end the cell.
+fn md_cell(text: &str, max: usize) -> String {
+    md_inert(&one_line(text, max)).replace('|', "\\|")
+}
+
 /// [`usage_rows`] as a Markdown section (empty in checklist mode).
 fn usage_markdown(report: &ReviewReport) -> String {
     let Some(usage) = usage_rows(report) else {
         return String::new();
     };
-    let cell = |t: &str| t.replace('|', "\\|");
+    let cell = |t: &str| md_inert(t).replace('|', "\\|");
     let mut out = String::from("## Model use per clause\n\n");
     let _ = writeln!(out, "| {} |", USAGE_HEADER.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(USAGE_HEADER.len()));
@@ -287,7 +315,7 @@ fn usage_markdown(report: &ReviewReport) -> String {
     }
     out.push('\n');
     for fallback in &usage.fallbacks {
-        let _ = writeln!(out, "- {fallback}");
+        let _ = writeln!(out, "- {}", md_inert(fallback));
     }
     if !usage.fallbacks.is_empty() {
         out.push('\n');
@@ -295,23 +323,37 @@ fn usage_markdown(report: &ReviewReport) -> String {
     out
 }
 
-/// Markdown: a summary, then per clause with risks a table of them.
+/// Markdown: a summary, then per clause with risks a table of them. Everything taken from
+/// the document (its name, the party, clause numbers and names, descriptions, quotes) is
+/// written inert ([`md_inert`]): a heading `<script>` shows as text, never as HTML.
 pub fn render_markdown(report: &ReviewReport) -> String {
-    let cell = |t: &str| one_line(t, 160).replace('|', "\\|");
+    let cell = |t: &str| md_cell(t, 160);
     let mut out = String::new();
-    let _ = writeln!(out, "# Review of {}\n", report.document_id);
+    let _ = writeln!(
+        out,
+        "# Review of {}\n",
+        md_cell(&report.document_id, usize::MAX)
+    );
     if !report.our_party.is_empty() {
-        let _ = writeln!(out, "Reviewed for: {}\n", report.our_party);
+        let _ = writeln!(
+            out,
+            "Reviewed for: {}\n",
+            md_cell(&report.our_party, usize::MAX)
+        );
     }
-    let _ = writeln!(out, "{}\n", summary_line(report));
+    let _ = writeln!(out, "{}\n", md_inert(&summary_line(report)));
     out.push_str(&usage_markdown(report));
     for clause in report.clauses.iter().filter(|c| !c.risks.is_empty()) {
         let name = if clause.clause_name.is_empty() {
             String::new()
         } else {
-            format!(" {}", clause.clause_name)
+            format!(" {}", md_cell(&clause.clause_name, usize::MAX))
         };
-        let _ = writeln!(out, "## Clause {}{name}\n", clause.clause_id);
+        let _ = writeln!(
+            out,
+            "## Clause {}{name}\n",
+            md_cell(&clause.clause_id, usize::MAX)
+        );
         let _ = writeln!(out, "| ID | Level | Type | Description | Original text |");
         let _ = writeln!(out, "|---|---|---|---|---|");
         for risk in &clause.risks {
@@ -319,7 +361,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
-                risk.id,
+                cell(&risk.id),
                 f.level,
                 f.kind,
                 cell(&f.description),
@@ -329,4 +371,80 @@ pub fn render_markdown(report: &ReviewReport) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report whose every document-derived field carries HTML, as a hostile contract's
+    /// headings and party names would.
+    fn hostile_report() -> ReviewReport {
+        serde_json::from_value(serde_json::json!({
+            "document_id": "<img src=x onerror=alert(1)>.md",
+            "domain_id": "",
+            "our_party": "Acme <b>Ltd</b> &amp; Co\n# injected heading",
+            "checklist_generated": true,
+            "clauses": [{
+                "clause_id": "4.1<!--",
+                "clause_name": "Price <script>alert(1)</script> & costs",
+                "priority": "high",
+                "skills": [],
+                "skipped_skills": [],
+                "risks": [{
+                    "id": "R-4.1-1",
+                    "clause_id": "4.1<!--",
+                    "risk_level": "high",
+                    "risk_type": "time_period_shortened",
+                    "description": "A time period was shortened from 28 days to 14 days <iframe>",
+                    "reason": "r",
+                    "analysis": "a",
+                    "source_skill": "compare",
+                    "location": {"original_text": "28 days -> 14 days &#60;b&#62; | x"}
+                }]
+            }],
+            "summary": {
+                "clauses_reviewed": 1, "skill_calls": 0, "skill_failures": 0,
+                "unknown_skills": [], "total_risks": 1, "high": 1, "medium": 0, "low": 0
+            }
+        }))
+        .expect("a report in the JSON shape")
+    }
+
+    #[test]
+    fn markdown_report_writes_no_raw_html_from_the_document() {
+        let md = render_markdown(&hostile_report());
+        assert!(!md.contains('<'), "raw `<` in the Markdown report:\n{md}");
+        assert!(
+            md.contains("# Review of &lt;img src=x onerror=alert(1)>.md\n"),
+            "{md}"
+        );
+        // An entity in the text shows as written; a bare `&` is left as it is.
+        assert!(
+            md.contains("Acme &lt;b>Ltd&lt;/b> &amp;amp; Co # injected heading"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("\n# injected"),
+            "a line break in a name opened a block:\n{md}"
+        );
+        assert!(
+            md.contains("## Clause 4.1&lt;!-- Price &lt;script>alert(1)&lt;/script> & costs\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("14 days &lt;iframe> | 28 days -> 14 days &amp;#60;b&amp;#62; \\| x |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn markdown_inert_text_keeps_plain_text_as_it_is() {
+        let plain = "A & B -> C; 5% of USD 1,000 (a) [b] *c* _d_ > e";
+        assert_eq!(md_inert(plain), plain);
+        assert_eq!(
+            md_inert("a<b &lt; &#x3c; &"),
+            "a&lt;b &amp;lt; &amp;#x3c; &"
+        );
+    }
 }

@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | bytes inflated, whole document | 20 x the file's size, at least 16 MiB, at most 200 MiB (4 x 50 MiB) | text streams and Word XML compress 3x to 15x; a bomb compresses 1000x |
 //! | nesting of forms and of `q` saved states | 128 | real files nest a few levels |
+//! | nesting inside one PDF object: arrays, dictionaries, parentheses in a string | 64 | real files nest a few levels; the PDF loader drops an object nested past 100 |
 //! | operators per PDF page, forms drawn on it included | 500,000 | a dense page of text has a few thousand; a detailed drawing tens of thousands |
 //! | operators in a whole PDF | 50,000,000 | one per byte of the largest file (a page shared by many pages counts on each) |
 //! | lines (paragraphs) of the text | 1,000,000 | 50 MiB of text at 52 bytes a line |
@@ -24,6 +25,11 @@ pub const MIN_INFLATED_BYTES: u64 = 16 * 1024 * 1024;
 pub const INFLATION_RATIO: u64 = 20;
 /// Deepest nesting of PDF forms, and of saved graphics states in one content stream.
 pub const MAX_NESTING: usize = 128;
+/// Deepest nesting inside one PDF object (arrays, dictionaries, parentheses in a literal
+/// string), in the file, in its object streams and in content streams. Below the PDF
+/// loader's own limit (100), past which it drops the object with only a log line, so the
+/// document would read as having no pages.
+pub const MAX_OBJECT_NESTING: usize = 64;
 /// Most content-stream operators on one PDF page, forms drawn on it included.
 pub const MAX_OPERATORS_PER_PAGE: u64 = 500_000;
 /// Most content-stream operators in one PDF, all pages together.
@@ -38,6 +44,8 @@ pub enum Limit {
     InflatedBytes,
     /// Depth of nested PDF forms, or of saved graphics states (`q`) in one content stream.
     Nesting,
+    /// Depth of arrays, dictionaries and parentheses in a string inside one PDF object.
+    ObjectNesting,
     /// Content-stream operators on one PDF page.
     OperatorsPerPage,
     /// Content-stream operators in the whole PDF.
@@ -52,6 +60,9 @@ impl Limit {
         match self {
             Limit::InflatedBytes => "bytes inflated from compressed streams",
             Limit::Nesting => "levels of nesting (forms or saved graphics states)",
+            Limit::ObjectNesting => {
+                "levels of nesting in one PDF object (arrays, dictionaries, parentheses in a string)"
+            }
             Limit::OperatorsPerPage => "drawing operators on one page",
             Limit::Operators => "drawing operators in the document",
             Limit::Lines => "lines of text",
@@ -159,6 +170,7 @@ impl Budget {
         let allowed = match limit {
             Limit::InflatedBytes => self.inflated_allowed,
             Limit::Nesting => MAX_NESTING as u64,
+            Limit::ObjectNesting => MAX_OBJECT_NESTING as u64,
             Limit::OperatorsPerPage => MAX_OPERATORS_PER_PAGE,
             Limit::Operators => MAX_OPERATORS,
             Limit::Lines => MAX_LINES as u64,

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use flate2::{Compress, Compression, FlushCompress};
 
-use super::budget::{Budget, Limit, MAX_LINES, MIN_INFLATED_BYTES};
+use super::budget::{Budget, Limit, MAX_LINES, MAX_OBJECT_NESTING, MIN_INFLATED_BYTES};
 use super::{text_from_bytes, FormatErrorKind};
 
 const MIB: usize = 1 << 20;
@@ -80,6 +80,12 @@ fn pdf(content: &[u8], compressed: bool, extra: &[Vec<u8>], xobjects: &str) -> V
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
     ];
     objects.extend(extra.iter().cloned());
+    pdf_of(&objects)
+}
+
+/// A PDF of `objects`, numbered from 1 (the first is the catalog), with its cross-reference
+/// table.
+fn pdf_of(objects: &[Vec<u8>]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, object) in objects.iter().enumerate() {
@@ -271,6 +277,140 @@ fn forms_drawing_themselves_or_each_other_exponentially_are_refused() {
             Limit::OperatorsPerPage,
             "{depth}"
         );
+    }
+}
+
+/// A one-page PDF whose page tree carries `value` under `/Deep` (the page tree, so a loader
+/// that drops the object finds no pages).
+fn pdf_with_deep_value(value: &[u8]) -> Vec<u8> {
+    let mut pages = b"<< /Type /Pages /Kids [3 0 R] /Count 1 /Deep ".to_vec();
+    pages.extend_from_slice(value);
+    pages.extend_from_slice(b" >>");
+    let mut stream = format!("<< /Length {} >>\nstream\n", TEXT.len()).into_bytes();
+    stream.extend_from_slice(TEXT);
+    stream.extend_from_slice(b"\nendstream");
+    pdf_of(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        pages,
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec(),
+    ])
+}
+
+/// `open` `depth` times, then `close` as many times.
+fn nested(open: &str, close: &str, depth: usize) -> Vec<u8> {
+    let mut out = open.repeat(depth).into_bytes();
+    out.extend(close.repeat(depth).into_bytes());
+    out
+}
+
+/// Dictionaries `depth` deep, each the value of the one around it.
+fn nested_dictionaries(depth: usize) -> Vec<u8> {
+    let mut out = "<< /A ".repeat(depth).into_bytes();
+    out.push(b'1');
+    out.extend(" >>".repeat(depth).into_bytes());
+    out
+}
+
+#[test]
+fn objects_nested_past_the_budget_are_refused_not_read_as_pageless() {
+    // As found (arrays 10,000 deep in the page tree), and ten times as deep; dictionaries
+    // and parentheses in a string likewise.
+    for depth in [10_000, 100_000] {
+        for value in [
+            nested("[", "]", depth),
+            nested_dictionaries(depth),
+            nested("(", ")", depth),
+        ] {
+            let doc = pdf_with_deep_value(&value);
+            match read("deep.pdf", &doc) {
+                Err(FormatErrorKind::OverBudget(over)) => {
+                    assert_eq!(over.limit, Limit::ObjectNesting);
+                    let text = over.to_string();
+                    assert!(
+                        text.contains("more than 64 levels of nesting in one PDF object")
+                            && text.contains("at byte "),
+                        "{text}"
+                    );
+                }
+                other => panic!("{depth}: expected a refusal over the budget, got {other:?}"),
+            }
+        }
+    }
+    // A name spelt like the keyword `stream` does not make the scan skip what follows.
+    let mut hidden = b"[/stream ".to_vec();
+    hidden.extend(nested("[", "]", 10_000));
+    hidden.extend_from_slice(b" (endstream)]");
+    assert_eq!(
+        refused(read("hidden.pdf", &pdf_with_deep_value(&hidden))),
+        Limit::ObjectNesting
+    );
+    // Just past the budget, still below the loader's own limit.
+    let doc = pdf_with_deep_value(&nested("[", "]", MAX_OBJECT_NESTING));
+    assert_eq!(refused(read("deep.pdf", &doc)), Limit::ObjectNesting);
+    // At the budget (the page tree's own dictionary is one level): read, whatever the
+    // brackets in strings, comments and stream data.
+    let mut fine = b"[(a [[[[ string \\( with [ brackets) % [[[[[[ a comment\n <5B5B5B> ".to_vec();
+    fine.extend(nested("[", "]", MAX_OBJECT_NESTING - 2));
+    fine.extend_from_slice(b" ]");
+    for value in [fine, nested_dictionaries(MAX_OBJECT_NESTING - 1)] {
+        let doc = pdf_with_deep_value(&value);
+        assert!(read("fine.pdf", &doc).unwrap().contains("1. Definitions"));
+    }
+    let mut content = b"[".repeat(MAX_OBJECT_NESTING * 2);
+    content.extend_from_slice(b" 0 0 m ");
+    let binary = pdf(
+        TEXT,
+        false,
+        &[form(&String::from_utf8(content).unwrap(), "")],
+        "",
+    );
+    assert!(read("binary.pdf", &binary)
+        .unwrap()
+        .contains("1. Definitions"));
+}
+
+#[test]
+fn objects_nested_past_the_budget_in_an_object_stream_or_a_page_are_refused() {
+    let mut objects = b"6 0 ".to_vec();
+    objects.extend(nested("[", "]", 1_000_000));
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), Compression::best());
+    e.write_all(&objects).unwrap();
+    let data = e.finish().unwrap();
+    let mut stream = format!(
+        "<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /Length {} >>\nstream\n",
+        data.len()
+    )
+    .into_bytes();
+    stream.extend_from_slice(&data);
+    stream.extend_from_slice(b"\nendstream");
+    let doc = pdf(TEXT, false, &[stream], "");
+    assert!(doc.len() < 20_000, "{}", doc.len());
+    match read("objstm.pdf", &doc) {
+        Err(FormatErrorKind::OverBudget(over)) => {
+            assert_eq!(over.limit, Limit::ObjectNesting);
+            assert!(over.to_string().contains("in the object stream"), "{over}");
+        }
+        other => panic!("expected a refusal over the budget, got {other:?}"),
+    }
+    // A page's content stream: an operand nested past the budget.
+    for content in [
+        nested("[", "]", 10_000),
+        nested_dictionaries(10_000),
+        nested("(", ")", 10_000),
+    ] {
+        let mut page = content;
+        page.extend_from_slice(b" TJ ");
+        page.extend_from_slice(TEXT);
+        let doc = pdf(&page, false, &[], "");
+        match read("page.pdf", &doc) {
+            Err(FormatErrorKind::OverBudget(over)) => {
+                assert_eq!(over.limit, Limit::ObjectNesting);
+                assert!(over.to_string().contains("on page 1"), "{over}");
+            }
+            other => panic!("expected a refusal over the budget, got {other:?}"),
+        }
     }
 }
 

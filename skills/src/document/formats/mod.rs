@@ -100,6 +100,14 @@ pub enum FormatErrorKind {
     /// inflated, nesting, operators per page, lines): refused before that work is done.
     #[error("{0}")]
     OverBudget(#[from] OverBudget),
+    /// The path is not a regular file (a named pipe, a device, a socket, a folder): refused
+    /// before it is opened, since opening a pipe with no writer waits for ever and a device
+    /// may never end.
+    #[error("it is {found}, not a regular file; expected a contract file (.docx, .pdf, .md, .txt or .json)")]
+    NotAFile {
+        /// What the path is ("a named pipe (FIFO)", "a character device", ...).
+        found: &'static str,
+    },
     /// The name says one format, the bytes another.
     #[error("the file is named .{extension} but is not a {expected} file")]
     WrongExtension {
@@ -123,24 +131,75 @@ impl FormatErrorKind {
     }
 }
 
+/// What a file that is not a regular file is, in words for an error ("a named pipe
+/// (FIFO)", "a character device", "a folder", ...); `None` for a regular file.
+pub fn not_a_regular_file(file_type: std::fs::FileType) -> Option<&'static str> {
+    if file_type.is_file() {
+        return None;
+    }
+    if file_type.is_dir() {
+        return Some("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("a named pipe (FIFO)");
+        }
+        if file_type.is_char_device() {
+            return Some("a character device");
+        }
+        if file_type.is_block_device() {
+            return Some("a block device");
+        }
+        if file_type.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a file")
+}
+
+/// Checks, without opening it, that `path` is a regular file (a symbolic link is followed):
+/// a named pipe with no writer would make the read wait for ever, a device may never end.
+/// The error names the path and what it is ([`FormatErrorKind::NotAFile`]), or the I/O
+/// error of a path that cannot be looked at.
+pub fn require_regular_file(path: &Path) -> Result<(), FormatError> {
+    let fail = |kind: FormatErrorKind| FormatError {
+        path: path.to_path_buf(),
+        kind,
+    };
+    let metadata = std::fs::metadata(path).map_err(|e| fail(e.into()))?;
+    match not_a_regular_file(metadata.file_type()) {
+        None => Ok(()),
+        Some(found) => Err(fail(FormatErrorKind::NotAFile { found })),
+    }
+}
+
 /// Reads a document file into plain text for the clause parser; see the module doc for
-/// the formats. Returns the text and the format it was read from.
+/// the formats. Returns the text and the format it was read from. Only a regular file is
+/// opened ([`require_regular_file`]).
 pub fn read_document_text(path: impl AsRef<Path>) -> Result<(String, DocumentFormat), FormatError> {
     let path = path.as_ref();
     let fail = |kind: FormatErrorKind| FormatError {
         path: path.to_path_buf(),
         kind,
     };
+    require_regular_file(path)?;
     let file = std::fs::File::open(path).map_err(|e| fail(e.into()))?;
-    let size = file.metadata().map_err(|e| fail(e.into()))?.len();
+    let metadata = file.metadata().map_err(|e| fail(e.into()))?;
+    // Swapped for something else between the look and the open: still refused.
+    if let Some(found) = not_a_regular_file(metadata.file_type()) {
+        return Err(fail(FormatErrorKind::NotAFile { found }));
+    }
+    let size = metadata.len();
     if size > MAX_DOCUMENT_BYTES {
         return Err(fail(FormatErrorKind::TooLarge {
             size,
             limit: MAX_DOCUMENT_BYTES,
         }));
     }
-    // The size a file reports is not a bound: a pipe or a device (`/dev/zero`) reports 0 and
-    // never ends. Reading stops one byte past the limit, so such input is refused too.
+    // The size a file reports is not a bound (a file still being written grows past it):
+    // reading stops one byte past the limit.
     let mut bytes = Vec::with_capacity(size as usize);
     std::io::Read::read_to_end(
         &mut std::io::Read::take(file, MAX_DOCUMENT_BYTES + 1),
@@ -344,23 +403,60 @@ mod tests {
         ));
     }
 
-    /// A device reports size 0 and never ends: reading stops past the limit instead of
-    /// filling memory.
+    /// A device reports size 0 and never ends: it is refused before it is opened.
     #[cfg(target_os = "linux")]
     #[test]
-    fn an_endless_file_is_refused_at_the_size_limit() {
+    fn a_device_is_refused_before_it_is_read() {
         let err = read_text("/dev/zero").unwrap_err();
         assert!(
             matches!(
                 err.kind,
-                FormatErrorKind::TooLarge {
-                    limit: MAX_DOCUMENT_BYTES,
-                    ..
+                FormatErrorKind::NotAFile {
+                    found: "a character device"
                 }
             ),
             "{err}"
         );
-        assert!(err.to_string().contains("/dev/zero"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "cannot read document `/dev/zero`: it is a character device, not a regular file; \
+             expected a contract file (.docx, .pdf, .md, .txt or .json)"
+        );
+    }
+
+    /// A named pipe with no writer would make the read wait for ever: it is refused at once,
+    /// by name, and so is a folder given where a file is read.
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_without_writer_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("contract.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let started = std::time::Instant::now();
+        let err = read_text(&fifo).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert!(
+            matches!(
+                err.kind,
+                FormatErrorKind::NotAFile {
+                    found: "a named pipe (FIFO)"
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains(&fifo.display().to_string()),
+            "{err}"
+        );
+        let err = read_text(dir.path()).unwrap_err();
+        assert!(
+            matches!(err.kind, FormatErrorKind::NotAFile { found: "a folder" }),
+            "{err}"
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@ use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 use regex::Regex;
 
 use super::budget::{
-    Budget, Limit, OverBudget, MAX_NESTING, MAX_OPERATORS, MAX_OPERATORS_PER_PAGE,
+    Budget, Limit, OverBudget, MAX_NESTING, MAX_OBJECT_NESTING, MAX_OPERATORS,
+    MAX_OPERATORS_PER_PAGE,
 };
 use super::FormatErrorKind;
 
@@ -155,6 +156,7 @@ pub(super) fn pdf_text(bytes: &[u8]) -> Result<String, FormatErrorKind> {
 }
 
 fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
+    check_object_nesting(bytes)?;
     check_load_inflation(bytes)?;
     let mut doc = lopdf::Document::load_mem(bytes).map_err(|e| match e {
         lopdf::Error::Decryption(_) | lopdf::Error::InvalidPassword => {
@@ -215,10 +217,163 @@ fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
     Ok(assemble(collector.pages))
 }
 
+/// How deep arrays, dictionaries and literal-string parentheses nest, read byte by byte
+/// (across calls, so inflated data can be fed as it comes): the recursion the PDF loader
+/// would make, measured before it runs (PDF 32000-1, 7.2 and 7.3). Comments and hex
+/// strings are skipped; `obj`, `endobj`, `xref` and `trailer` start again at depth 0, so a
+/// damaged object does not count against the next.
+#[derive(Debug, Default)]
+struct NestingScan {
+    /// Arrays and dictionaries open.
+    depth: usize,
+    /// Parentheses open in a literal string (0: not in a string).
+    string: usize,
+    escaped: bool,
+    comment: bool,
+    hex: bool,
+    /// The previous byte was a `<` not yet known to open a dictionary or a hex string.
+    less: bool,
+    /// The previous byte was a `>` that may close a dictionary.
+    greater: bool,
+    /// The keyword being read (its first bytes), for `stream` and the object keywords.
+    word: [u8; 8],
+    /// Bytes of the word read so far (past 8: too long for a keyword).
+    word_len: usize,
+    /// The word is a name (`/stream` is not the keyword).
+    name: bool,
+}
+
+/// Where a [`NestingScan::feed`] stopped.
+enum Scanned {
+    /// At the end of the bytes given.
+    End,
+    /// After the keyword `stream`, at this index: a stream's data follows (raw file only).
+    Stream(usize),
+    /// Over [`MAX_OBJECT_NESTING`] at this index.
+    Over(usize),
+}
+
+impl NestingScan {
+    /// Reads `bytes`; `streams` says whether to stop after the keyword `stream` (in the file,
+    /// whose stream data is not PDF syntax; an object stream has no such keyword).
+    fn feed(&mut self, bytes: &[u8], streams: bool) -> Scanned {
+        for (i, &b) in bytes.iter().enumerate() {
+            if self.string > 0 {
+                if self.escaped {
+                    self.escaped = false;
+                } else {
+                    match b {
+                        b'\\' => self.escaped = true,
+                        b'(' => {
+                            self.string += 1;
+                            if self.string > MAX_OBJECT_NESTING {
+                                return Scanned::Over(i);
+                            }
+                        }
+                        b')' => self.string -= 1,
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            if self.comment {
+                self.comment = !matches!(b, b'\n' | b'\r');
+                continue;
+            }
+            if self.hex {
+                self.hex = b != b'>';
+                continue;
+            }
+            if std::mem::take(&mut self.less) {
+                if b == b'<' {
+                    self.depth += 1;
+                    if self.depth > MAX_OBJECT_NESTING {
+                        return Scanned::Over(i);
+                    }
+                } else {
+                    self.hex = b != b'>';
+                }
+                continue;
+            }
+            if std::mem::take(&mut self.greater) && b == b'>' {
+                self.depth = self.depth.saturating_sub(1);
+                continue;
+            }
+            if is_space(b) || is_delimiter(b) {
+                let word = &self.word[..self.word_len.min(self.word.len())];
+                let keyword = !self.name && self.word_len <= self.word.len();
+                self.word_len = 0;
+                self.name = b == b'/';
+                match word {
+                    b"obj" | b"endobj" | b"xref" | b"trailer" if keyword => self.depth = 0,
+                    b"stream" if keyword && streams => return Scanned::Stream(i),
+                    _ => {}
+                }
+            }
+            match b {
+                b'%' => self.comment = true,
+                b'(' => self.string = 1,
+                b'<' => self.less = true,
+                b'>' => self.greater = true,
+                b'[' => {
+                    self.depth += 1;
+                    if self.depth > MAX_OBJECT_NESTING {
+                        return Scanned::Over(i);
+                    }
+                }
+                b']' => self.depth = self.depth.saturating_sub(1),
+                b if is_space(b) || is_delimiter(b) => {}
+                b => {
+                    if let Some(slot) = self.word.get_mut(self.word_len) {
+                        *slot = b;
+                    }
+                    self.word_len = self.word_len.saturating_add(1);
+                }
+            }
+        }
+        Scanned::End
+    }
+}
+
+/// Refuses a file with an object nested deeper than [`MAX_OBJECT_NESTING`] (arrays,
+/// dictionaries, parentheses in a string), stream data skipped, before the loader reads it:
+/// past its own limit the loader drops such an object with only a log line, and a dropped
+/// page tree reads as a PDF with no pages.
+fn check_object_nesting(bytes: &[u8]) -> Result<(), OverBudget> {
+    let mut scan = NestingScan::default();
+    let mut from = 0;
+    while from < bytes.len() {
+        match scan.feed(&bytes[from..], true) {
+            Scanned::End => break,
+            Scanned::Stream(at) => {
+                let data = from + at;
+                match find(&bytes[data..], b"endstream") {
+                    Some(end) => from = data + end + b"endstream".len(),
+                    None => break,
+                }
+            }
+            Scanned::Over(at) => {
+                return Err(object_nesting_over(format!("at byte {} ", from + at)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of an object nested too deep, `where_` saying where (`at byte 120 `).
+fn object_nesting_over(where_: String) -> OverBudget {
+    OverBudget {
+        limit: Limit::ObjectNesting,
+        allowed: MAX_OBJECT_NESTING as u64,
+        where_,
+    }
+}
+
 /// Counts what the PDF loader inflates while it loads (object and cross-reference streams)
 /// before it runs: every stream of the file that starts as zlib data, images aside, inflated
 /// into one scratch buffer (one decoder, reset per stream) under a budget of its own. Over
-/// the budget, the file is refused unread.
+/// the budget, the file is refused unread. The objects of an object stream (`/ObjStm`) are
+/// measured for nesting as they are inflated, as [`check_object_nesting`] does in the file.
 fn check_load_inflation(bytes: &[u8]) -> Result<(), OverBudget> {
     let mut budget = Budget::for_input(bytes.len() as u64);
     let mut decoder = Decompress::new(true);
@@ -248,6 +403,7 @@ fn check_load_inflation(bytes: &[u8]) -> Result<(), OverBudget> {
         if find(dict, b"/Image").is_some() {
             continue;
         }
+        let mut objects = find(dict, b"/ObjStm").map(|_| NestingScan::default());
         decoder.reset(true);
         let mut input = &bytes[start..];
         loop {
@@ -256,6 +412,13 @@ fn check_load_inflation(bytes: &[u8]) -> Result<(), OverBudget> {
             let produced = decoder.total_out() - out_before;
             input = &input[(decoder.total_in() - in_before) as usize..];
             budget.inflate(produced)?;
+            if let Some(scan) = objects.as_mut() {
+                if let Scanned::Over(_) = scan.feed(&scratch[..produced as usize], false) {
+                    return Err(object_nesting_over(format!(
+                        "in the object stream at byte {at} "
+                    )));
+                }
+            }
             match status {
                 Ok(Status::Ok) if produced > 0 || decoder.total_in() > in_before => {}
                 _ => break,
@@ -411,10 +574,15 @@ impl<'d> PageCost<'d> {
         let mut tokens = Tokens {
             bytes: content,
             at: 0,
+            depth: 0,
+            string_depth: 0,
         };
         let (mut saved, mut marked) = (0usize, 0usize);
         let mut last_name: Option<&'d [u8]> = None;
         while let Some(token) = tokens.next() {
+            if tokens.depth > MAX_OBJECT_NESTING || tokens.string_depth > MAX_OBJECT_NESTING {
+                return Err(self.over(Limit::ObjectNesting));
+            }
             let operator = match token {
                 Token::Name(name) => {
                     last_name = Some(name);
@@ -495,6 +663,10 @@ enum Token<'a> {
 struct Tokens<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Arrays and dictionaries open (operands of `TJ`, `BDC`, inline images).
+    depth: usize,
+    /// The deepest a literal string's parentheses went.
+    string_depth: usize,
 }
 
 fn is_space(b: u8) -> bool {
@@ -533,6 +705,7 @@ impl<'a> Tokens<'a> {
                 b'<' => {
                     if bytes.get(self.at + 1) == Some(&b'<') {
                         self.at += 2;
+                        self.depth += 1;
                     } else {
                         while self.at < bytes.len() && bytes[self.at] != b'>' {
                             self.at += 1;
@@ -542,6 +715,15 @@ impl<'a> Tokens<'a> {
                     return Some(Token::Operand);
                 }
                 b'>' | b'[' | b']' | b'{' | b'}' | b')' => {
+                    match b {
+                        b'[' => self.depth += 1,
+                        b']' => self.depth = self.depth.saturating_sub(1),
+                        b'>' if bytes.get(self.at + 1) == Some(&b'>') => {
+                            self.at += 1;
+                            self.depth = self.depth.saturating_sub(1);
+                        }
+                        _ => {}
+                    }
                     self.at += 1;
                     return Some(Token::Operand);
                 }
@@ -581,7 +763,10 @@ impl<'a> Tokens<'a> {
         while self.at < self.bytes.len() {
             match self.bytes[self.at] {
                 b'\\' => self.at += 1,
-                b'(' => depth += 1,
+                b'(' => {
+                    depth += 1;
+                    self.string_depth = self.string_depth.max(depth);
+                }
                 b')' => {
                     depth -= 1;
                     if depth == 0 {
