@@ -132,7 +132,11 @@ pub(crate) fn to_mcp(skill: ServedSkill, result: &SkillResult) -> CallToolResult
     if let Some(error) = &result.error {
         tracing::debug!(tool = skill.wire_name(), code = %error.code, "tool call failed");
     }
-    let answer = McpCallResult::of(result, Some(skill.registration));
+    answer_of(McpCallResult::of(result, Some(skill.registration)))
+}
+
+/// The MCP answer to a call: its text, error flag, structured content and `_meta`.
+pub(crate) fn answer_of(answer: McpCallResult) -> CallToolResult {
     let content = vec![ContentBlock::text(answer.text)];
     let mut mcp = if answer.is_error {
         CallToolResult::error(content)

@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{json, Value};
 use skill_core::args::ParseError;
 use skill_core::search::ToolSearch;
@@ -320,16 +320,5 @@ fn elapsed_ms(started: std::time::Instant) -> f64 {
 
 /// The MCP answer to a result of one of the two tools, built as every call's answer is.
 fn answer(result: &SkillResult) -> CallToolResult {
-    let answer = McpCallResult::of(result, None);
-    let content = vec![ContentBlock::text(answer.text)];
-    let mut mcp = if answer.is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    mcp.structured_content = answer.structured;
-    if !answer.meta.is_empty() {
-        mcp = mcp.with_meta(Some(answer.meta.into()));
-    }
-    mcp
+    crate::calls::answer_of(McpCallResult::of(result, None))
 }

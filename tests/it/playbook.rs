@@ -6,8 +6,37 @@ use serde_json::Value;
 
 use crate::cli::{skillkit, stderr, stdout};
 
+/// A services agreement of our own wording whose governing-law and audit clauses the
+/// classifier finds and no keyword rule does.
+const SERVICES: &str = "# Services Agreement
+
+This Services Agreement is made between Fenwick Data Ltd (the \"Supplier\") and Orchard Retail plc (the \"Customer\").
+
+## 1 Services
+
+1.1 The Supplier shall provide the Services described in Schedule 1 with reasonable skill and care.
+
+## 2 Audit
+
+2.1 The Customer may, on reasonable notice and not more than once a year, audit the books and records of the Supplier relating to the Services.
+
+## 3 Governing Law
+
+3.1 This Agreement and any dispute arising out of it shall be governed by the laws of England and Wales.
+";
+
 fn review_json(extra: &[&str]) -> Output {
-    let mut args = vec!["review", "samples/fidic", "--format", "json"];
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("services.md");
+    std::fs::write(&contract, SERVICES).unwrap();
+    let mut args = vec![
+        "review",
+        contract.to_str().unwrap(),
+        "--our-party",
+        "Supplier",
+        "--format",
+        "json",
+    ];
     args.extend_from_slice(extra);
     skillkit(&args)
 }
@@ -41,14 +70,18 @@ fn the_printed_playbook_is_one_review_accepts() {
     edited["kinds"]
         .as_object_mut()
         .unwrap()
-        .remove("warranty_duration");
+        .remove("governing_law");
     std::fs::write(&path, edited.to_string()).unwrap();
     let with_default = review_json(&[]);
     assert!(with_default.status.success(), "{}", stderr(&with_default));
-    assert!(kinds(&with_default).contains(&"warranty_duration".to_string()));
+    assert!(
+        kinds(&with_default).contains(&"governing_law".to_string()),
+        "{:?}",
+        kinds(&with_default)
+    );
     let with_edited = review_json(&["--playbook", path.to_str().unwrap()]);
     assert!(with_edited.status.success(), "{}", stderr(&with_edited));
-    assert!(!kinds(&with_edited).contains(&"warranty_duration".to_string()));
+    assert!(!kinds(&with_edited).contains(&"governing_law".to_string()));
 }
 
 #[test]
