@@ -42,7 +42,7 @@ pub fn read_recipe(path: Option<&Path>) -> Result<Recipe, CliError> {
     })?;
     let recipe: Recipe = serde_json::from_str(&text).map_err(|e| {
         CliError::Usage(format!(
-            "{} is not a training recipe (expected {{seed, min_df, max_terms, negatives_per_positive, positive_weight, validation_share, ftrl: {{alpha, beta, l1, l2, epochs}}, related: [[id, ...]]}}): {e}",
+            "{} is not a training recipe (expected {{seed, min_df, max_terms, negatives_per_positive, positive_weight, validation_share, ftrl: {{alpha, beta, l1, l2, epochs}}, feature_sets?: [\"sentence\" | \"sentence_and_previous\", ...], related?: [[id, ...]]}}): {e}",
             path.display()
         ))
     })?;

@@ -19,6 +19,7 @@ mod parse;
 mod playbook;
 mod search;
 mod serve;
+mod train;
 mod unix;
 
 /// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP

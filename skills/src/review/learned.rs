@@ -99,8 +99,14 @@ impl LearnedStage {
         Self::with(Model::Loaded(Arc::new(model)), playbook, playbook_path)
     }
 
+    /// A playbook may name the kinds of this model, of the built-in one (a shipped playbook
+    /// works with a firm's model that knows fewer categories; its other kinds are simply
+    /// never found) and of the rules; any other name is a mistake and refused.
     fn with(model: Model, playbook: Playbook, path: &Path) -> Result<Self, LearnedStageError> {
         let mut kinds: Vec<String> = model.categories().map(kind_name).collect();
+        if let Ok(built_in) = ProvisionModel::embedded() {
+            kinds.extend(built_in.categories().map(kind_name));
+        }
         kinds.extend(
             provisions::Provision::ALL
                 .iter()
