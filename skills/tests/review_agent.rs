@@ -50,6 +50,7 @@ fn sequential() -> ReviewOptions {
         generate_checklist: false,
         progress: None,
         learned: None,
+        playbook: None,
     }
 }
 
@@ -834,6 +835,7 @@ fn clauses_share_the_model_across_workers() {
             },
         ))),
         learned: None,
+        playbook: None,
     };
     let report = run_review(
         &dispatcher(),
@@ -888,11 +890,7 @@ fn absences_in_agent_mode_read_the_whole_contract() {
         ..Default::default()
     })
     .unwrap();
-    let stage = skills::review::LearnedStage::embedded(
-        skills::review::Playbook::for_domain(skills::review::Domain::Generic),
-        std::path::Path::new("built-in"),
-    )
-    .unwrap();
+    let stage = skills::review::LearnedStage::embedded().unwrap();
     let options = ReviewOptions {
         concurrency: 1,
         learned: Some(stage),

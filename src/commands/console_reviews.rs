@@ -237,12 +237,14 @@ impl ReviewRunner for LibraryReviews {
                 let _ = sender.send((done, total));
             }
         }));
+        let (learned, playbook) = self
+            .classifier
+            .stage()
+            .map_err(|e| ReviewError(e.to_string()))?;
         let review_options = ReviewOptions {
             progress: Some(hook),
-            learned: self
-                .classifier
-                .stage(&state.domain_id)
-                .map_err(|e| ReviewError(e.to_string()))?,
+            learned,
+            playbook,
             ..ReviewOptions::default()
         };
         let agent = match request.mode {

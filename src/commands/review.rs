@@ -11,9 +11,9 @@ use std::time::Duration;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    render, render_table_within, review_until, AgentSettings, Domain, LearnedStage, ModelProvider,
-    Playbook, ProgressHook, ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs,
-    ReviewOptions, ReviewReport,
+    check_playbook, render, render_table_within, review_until, AgentSettings, Domain, LearnedStage,
+    ModelProvider, Playbook, ProgressHook, ReportFormat, ReviewAgent, ReviewInputError,
+    ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -105,45 +105,36 @@ pub struct ClassifierOptions {
     /// rules say whom it binds and whether it is negated.
     #[arg(long, value_name = "FILE")]
     pub provision_model: Option<PathBuf>,
-    /// Levels of the classifier's findings by kind (default: the built-in playbook of the
-    /// contract's domain; `skillkit playbook --domain D` prints it to copy and edit).
+    /// Levels of the provisions found, the rules' and the classifier's, by kind (default:
+    /// the built-in playbook of the contract's domain; `skillkit playbook --domain D` prints
+    /// it to copy and edit).
     #[arg(long, value_name = "FILE")]
     pub playbook: Option<PathBuf>,
-    /// Keyword rules only: leave the provision classifier out.
-    #[arg(long, conflicts_with_all = ["provision_model", "playbook"])]
+    /// Keyword rules only: leave the provision classifier out (levels still come from the
+    /// playbook).
+    #[arg(long, conflicts_with = "provision_model")]
     pub rules_only: bool,
 }
 
 impl ClassifierOptions {
-    /// The classifier's stage for a contract of `domain` (`None` with `--rules-only`).
-    pub fn stage(&self, domain: &str) -> Result<Option<LearnedStage>, CliError> {
-        if self.rules_only {
-            return Ok(None);
-        }
-        let domain: Domain = domain.parse().unwrap_or(Domain::Generic);
-        let (playbook, playbook_path) = match &self.playbook {
-            Some(path) => (
-                Playbook::load(path).map_err(|e| CliError::Usage(e.to_string()))?,
-                path.clone(),
-            ),
-            None => (
-                Playbook::for_domain(domain),
-                PathBuf::from(format!("built-in {} playbook", playbook_name(domain))),
-            ),
+    /// The classifier's stage (`None` with `--rules-only`) and the playbook given (`None`:
+    /// the shipped one of the contract's domain), checked against each other.
+    pub fn stage(&self) -> Result<(Option<LearnedStage>, Option<Arc<Playbook>>), CliError> {
+        let usage = |e: &dyn std::fmt::Display| CliError::Usage(e.to_string());
+        let stage = match (&self.provision_model, self.rules_only) {
+            (_, true) => None,
+            (Some(model), false) => Some(LearnedStage::load(model).map_err(|e| usage(&e))?),
+            (None, false) => Some(LearnedStage::embedded().map_err(|e| usage(&e))?),
         };
-        let stage = match &self.provision_model {
-            Some(model) => LearnedStage::load(model, playbook, &playbook_path),
-            None => LearnedStage::embedded(playbook, &playbook_path),
+        let playbook = match &self.playbook {
+            Some(path) => {
+                let playbook = Playbook::load(path).map_err(|e| usage(&e))?;
+                check_playbook(&playbook, stage.as_ref(), path).map_err(|e| usage(&e))?;
+                Some(Arc::new(playbook))
+            }
+            None => None,
         };
-        stage.map(Some).map_err(|e| CliError::Usage(e.to_string()))
-    }
-}
-
-/// The name of a domain's built-in playbook (`generic` for none).
-pub fn playbook_name(domain: Domain) -> &'static str {
-    match domain {
-        Domain::Generic => "generic",
-        named => named.as_str(),
+        Ok((stage, playbook))
     }
 }
 
@@ -400,10 +391,12 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     } else {
         state.review_checklist.len()
     };
+    let (learned, playbook) = args.classifier.stage()?;
     let options = ReviewOptions {
         concurrency: args.concurrency,
         progress: progress_hook(total),
-        learned: args.classifier.stage(&state.domain_id)?,
+        learned,
+        playbook,
         ..ReviewOptions::default()
     };
     let agent = match provider {

@@ -370,7 +370,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 let filter = server.served_filter()?;
                 // A provision model or playbook that cannot be used stops the start, not
                 // the first review.
-                args.classifier.stage("")?;
+                args.classifier.stage()?;
                 let console = console_state(
                     dispatcher,
                     console_pack,

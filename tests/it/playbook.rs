@@ -114,6 +114,16 @@ fn a_bad_playbook_or_model_is_named() {
     let out = review_json(&["--provision-model", model.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("model.bin"), "{}", stderr(&out));
-    let out = review_json(&["--rules-only", "--playbook", path.to_str().unwrap()]);
+    let out = review_json(&["--rules-only", "--provision-model", model.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--rules-only"), "{}", stderr(&out));
+    // The rules take their levels from a playbook too.
+    let good = dir.path().join("good.json");
+    std::fs::write(
+        &good,
+        skills::review::Playbook::text_for(skills::review::Domain::Generic),
+    )
+    .unwrap();
+    let out = review_json(&["--rules-only", "--playbook", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }

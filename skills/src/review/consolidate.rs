@@ -18,7 +18,7 @@ use super::learned::{self, Classified, LearnedStage};
 use super::provisions::{self, Provision};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
-    summarize, ClauseReview, Domain, Finding, Playbook, ReviewMode, ReviewReport, Risk, RiskKind,
+    summarize, ClauseReview, Finding, Playbook, ReviewMode, ReviewReport, Risk, RiskKind,
     RiskLevel, Subject, DOCUMENT_ANCHOR,
 };
 use crate::state::{Priority, ReviewState};
@@ -31,22 +31,23 @@ pub(super) fn finalize(
     state: &Arc<ReviewState>,
     scan: bool,
     learned: Option<(&LearnedStage, &Classified)>,
+    playbook: &Playbook,
 ) {
     let Some(primary) = state.primary() else {
         return;
     };
     let classified = if scan {
-        add_provisions(report, state, learned)
+        add_provisions(report, state, learned, playbook)
     } else {
         None
     };
     let mut document: Vec<Risk> = Vec::new();
     move_anchored(report, &mut document);
-    if let (Some((stage, found)), Some(mut classified)) = (learned, classified) {
+    if let (Some((_, found)), Some(mut classified)) = (learned, classified) {
         if report.checklist_generated {
             // Clauses the model reviewed (agent mode) count as read too.
             classified.extend(found.kinds());
-            add_absences(report, stage, &classified, &mut document);
+            add_absences(report, playbook, &classified, &mut document);
         }
     }
     let undefined = take_undefined_terms(report);
@@ -158,6 +159,7 @@ fn add_provisions(
     report: &mut ReviewReport,
     state: &Arc<ReviewState>,
     learned: Option<(&LearnedStage, &Classified)>,
+    playbook: &Playbook,
 ) -> Option<HashSet<RiskKind>> {
     let mut classified = HashSet::new();
     let doc = state.primary()?;
@@ -168,12 +170,6 @@ fn add_provisions(
         }
     }
     let parties = provisions::document_parties(doc);
-    // The rules' provisions take their levels from the playbook the classifier uses, or the
-    // domain's shipped one when the review runs on rules alone.
-    let playbook = match learned {
-        Some((stage, _)) => stage.playbook(),
-        None => Playbook::shipped(state.domain_id.parse().unwrap_or(Domain::Generic)),
-    };
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
     let reviewed: Vec<(usize, &crate::document::Clause)> = doc
@@ -191,7 +187,7 @@ fn add_provisions(
         let rules = provisions::scan_clause_for(&text, &state.our_party, &parties, playbook);
         let learned = learned.and_then(|(stage, classified)| {
             let found = classified.clause(&clause.clause_id)?;
-            Some(stage.findings(found, &state.our_party, &parties))
+            Some(stage.findings(found, &state.our_party, &parties, playbook))
         });
         (rules, learned)
     });
@@ -281,7 +277,7 @@ fn add_provisions(
 /// found: not the classifier, not a rule, not a skill (the whole agreement was reviewed).
 fn add_absences(
     report: &ReviewReport,
-    stage: &LearnedStage,
+    playbook: &Playbook,
     classified: &HashSet<RiskKind>,
     document: &mut Vec<Risk>,
 ) {
@@ -292,7 +288,6 @@ fn add_absences(
         .chain(document.iter())
         .map(|r| &r.finding.kind)
         .collect();
-    let playbook = stage.playbook();
     let mut missing = Vec::new();
     for (name, levels) in &playbook.kinds {
         let Some(level) = levels.absent else {

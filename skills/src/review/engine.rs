@@ -37,6 +37,8 @@ struct Job {
     progress: Option<ProgressHook>,
     /// The classifier's stage and what it found in the contract.
     classified: Option<(super::LearnedStage, super::learned::Classified)>,
+    /// Levels of the provisions found.
+    playbook: Arc<super::Playbook>,
     next: AtomicUsize,
     finished: AtomicUsize,
     results: Mutex<Vec<Option<ClauseReview>>>,
@@ -71,10 +73,14 @@ fn prepare(
         .learned
         .as_ref()
         .map(|stage| (stage.clone(), stage.classify_all(&state)));
+    let playbook = options.playbook.clone().unwrap_or_else(|| {
+        let domain = state.domain_id.parse().unwrap_or(super::Domain::Generic);
+        Arc::new(super::Playbook::shipped(domain).clone())
+    });
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
             checklist_generated = true;
-            generated_checklist_for(&state, classified.as_ref().map(|(s, c)| (s, c)))
+            generated_checklist_for(&state, classified.as_ref().map(|(_, c)| c), &playbook)
         } else {
             state.review_checklist.clone()
         };
@@ -91,6 +97,7 @@ fn prepare(
         agent,
         progress: options.progress.clone(),
         classified,
+        playbook,
         next: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         results,
@@ -180,6 +187,7 @@ impl Job {
             self.classified
                 .as_ref()
                 .map(|(stage, found)| (stage, found)),
+            &self.playbook,
         );
         report
     }

@@ -23,6 +23,30 @@ use crate::text::truncate_chars;
 /// The `source_skill` of the classifier's findings (a pass of the review).
 pub const SOURCE: &str = "provision_classifier";
 
+/// Checks the kinds `playbook` names (`path` names it in the error): those of `stage`'s
+/// model, of the built-in model (a shipped playbook works with a firm's model that knows
+/// fewer categories; its other kinds are simply never found) and of the rules; any other
+/// name is a mistake and refused.
+pub fn check_playbook(
+    playbook: &Playbook,
+    stage: Option<&LearnedStage>,
+    path: &Path,
+) -> Result<(), PlaybookError> {
+    let mut kinds: Vec<String> = Vec::new();
+    if let Some(stage) = stage {
+        kinds.extend(stage.model.categories().map(kind_name));
+    }
+    if let Ok(built_in) = ProvisionModel::embedded() {
+        kinds.extend(built_in.categories().map(kind_name));
+    }
+    kinds.extend(
+        provisions::Provision::ALL
+            .iter()
+            .map(|p| p.name().to_string()),
+    );
+    playbook.check_kinds(kinds.iter().map(String::as_str), path)
+}
+
 /// The model the stage asks: the one built into the library, or one a firm trained.
 #[derive(Debug, Clone)]
 enum Model {
@@ -56,72 +80,42 @@ pub enum LearnedStageError {
         #[source]
         source: ModelError,
     },
-    /// The playbook cannot be used.
-    #[error(transparent)]
-    Playbook(#[from] PlaybookError),
 }
 
-/// The classifier and the playbook that levels its findings.
+/// The classifier: what each clause is. The playbook that levels its findings is a review
+/// option ([`ReviewOptions::playbook`](super::ReviewOptions::playbook)), shared with the rules.
 #[derive(Debug, Clone)]
 pub struct LearnedStage {
     model: Model,
-    playbook: Arc<Playbook>,
 }
 
 impl PartialEq for LearnedStage {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq::<ProvisionModel>(&*self.model, &*other.model)
-            && self.playbook == other.playbook
     }
 }
 
 impl Eq for LearnedStage {}
 
 impl LearnedStage {
-    /// The built-in model with `playbook`; a kind the playbook names that the model does
-    /// not know is an error naming it (`playbook_path` names the playbook).
-    pub fn embedded(playbook: Playbook, playbook_path: &Path) -> Result<Self, LearnedStageError> {
+    /// The built-in model.
+    pub fn embedded() -> Result<Self, LearnedStageError> {
         let model = ProvisionModel::embedded().map_err(LearnedStageError::Embedded)?;
-        Self::with(Model::Embedded(model), playbook, playbook_path)
+        Ok(Self {
+            model: Model::Embedded(model),
+        })
     }
 
-    /// The model in `model_path` (made by `skillkit train`) with `playbook`.
-    pub fn load(
-        model_path: &Path,
-        playbook: Playbook,
-        playbook_path: &Path,
-    ) -> Result<Self, LearnedStageError> {
+    /// The model in `model_path` (made by `skillkit train`).
+    pub fn load(model_path: &Path) -> Result<Self, LearnedStageError> {
         let model =
             ProvisionModel::load(model_path).map_err(|source| LearnedStageError::Model {
                 path: model_path.to_path_buf(),
                 source,
             })?;
-        Self::with(Model::Loaded(Arc::new(model)), playbook, playbook_path)
-    }
-
-    /// A playbook may name the kinds of this model, of the built-in one (a shipped playbook
-    /// works with a firm's model that knows fewer categories; its other kinds are simply
-    /// never found) and of the rules; any other name is a mistake and refused.
-    fn with(model: Model, playbook: Playbook, path: &Path) -> Result<Self, LearnedStageError> {
-        let mut kinds: Vec<String> = model.categories().map(kind_name).collect();
-        if let Ok(built_in) = ProvisionModel::embedded() {
-            kinds.extend(built_in.categories().map(kind_name));
-        }
-        kinds.extend(
-            provisions::Provision::ALL
-                .iter()
-                .map(|p| p.name().to_string()),
-        );
-        playbook.check_kinds(kinds.iter().map(String::as_str), path)?;
         Ok(Self {
-            model,
-            playbook: Arc::new(playbook),
+            model: Model::Loaded(Arc::new(model)),
         })
-    }
-
-    /// The playbook in use.
-    pub fn playbook(&self) -> &Playbook {
-        &self.playbook
     }
 
     /// What the classifier finds in every clause of the contract it reads (English text;
@@ -159,12 +153,13 @@ impl LearnedStage {
         provisions: &[ModelProvision],
         our_party: &str,
         parties: &[String],
+        playbook: &Playbook,
     ) -> Vec<(RiskKind, Option<Finding>)> {
         let mut out = Vec::new();
         for provision in provisions {
             let name = kind_name(&provision.category);
             let kind = RiskKind::from_name(&name);
-            let finding = self.playbook.levels(&name).and_then(|levels| {
+            let finding = playbook.levels(&name).and_then(|levels| {
                 let bound = provisions::subject(&provision.sentence);
                 let binds_us =
                     provisions::binds_our_party(&bound, levels.holder_benefits, our_party, parties);
@@ -187,7 +182,7 @@ impl LearnedStage {
                     reason: format!(
                         "the provision classifier rates the sentence {:.2}; the {} playbook rates it {level} when it {}",
                         provision.probability,
-                        self.playbook.domain,
+                        playbook.domain,
                         if binds_us == Some(false) { "binds the other party" } else { "binds our party" },
                     ),
                     analysis: format!(

@@ -57,7 +57,7 @@ pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
-pub use learned::{LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
+pub use learned::{check_playbook, LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
 pub use playbook::{KindLevels, Playbook, PlaybookError};
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
@@ -109,9 +109,12 @@ pub struct ReviewOptions {
     pub generate_checklist: bool,
     /// Told about every finished clause.
     pub progress: Option<ProgressHook>,
-    /// The provision classifier's stage (English documents): what each reviewed clause is,
-    /// levelled by a playbook. `None` keeps the rule path alone.
+    /// The provision classifier's stage (English documents): what each reviewed clause is.
+    /// `None` keeps the rule path alone.
     pub learned: Option<LearnedStage>,
+    /// Levels of every provision found, the rules' and the classifier's, by kind; `None`:
+    /// the shipped playbook of the contract's domain.
+    pub playbook: Option<Arc<Playbook>>,
 }
 
 impl Default for ReviewOptions {
@@ -121,6 +124,7 @@ impl Default for ReviewOptions {
             concurrency: 0,
             generate_checklist: true,
             learned: None,
+            playbook: None,
         }
     }
 }
@@ -357,7 +361,8 @@ pub async fn review_until(
 /// Requirements: no `fidic_search_er`).
 pub(super) fn generated_checklist_for(
     state: &Arc<ReviewState>,
-    learned: Option<(&LearnedStage, &learned::Classified)>,
+    classified: Option<&learned::Classified>,
+    playbook: &Playbook,
 ) -> Vec<ChecklistItem> {
     use crate::fidic::check_pc_consistency::FidicCheckPcConsistency;
     use crate::fidic::merge_gc_pc::FidicMergeGcPc;
@@ -374,11 +379,11 @@ pub(super) fn generated_checklist_for(
     let lookup = crate::index::lookup_for(state);
     let fidic = crate::fidic::documents::FidicDocuments::of(&lookup);
     let mut items = generate_checklist(doc, &state.domain_id);
-    if let Some((stage, classified)) = learned {
+    if let Some(classified) = classified {
         let domain: Domain = state.domain_id.parse().unwrap_or(Domain::Generic);
         for item in &mut items {
             if let Some(found) = classified.clause(&item.clause_id) {
-                checklist::guide_by_provisions(item, found, stage.playbook(), domain);
+                checklist::guide_by_provisions(item, found, playbook, domain);
             }
         }
     }

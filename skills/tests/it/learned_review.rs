@@ -6,8 +6,8 @@ use std::path::Path;
 
 use skill_core::Dispatcher;
 use skills::review::{
-    build_review_state, run_checklist_review, Domain, LearnedStage, Playbook, ReviewInputs,
-    ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
+    build_review_state, check_playbook, run_checklist_review, Domain, LearnedStage, Playbook,
+    ReviewInputs, ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
 };
 
 const SERVICES: &str = "# Services Agreement
@@ -42,6 +42,15 @@ This Services Agreement is made between Northwind Analytics Ltd (the \"Supplier\
 ";
 
 fn review(text: &str, our_party: &str, learned: Option<LearnedStage>) -> ReviewReport {
+    review_with(text, our_party, learned, None)
+}
+
+fn review_with(
+    text: &str,
+    our_party: &str,
+    learned: Option<LearnedStage>,
+    playbook: Option<Playbook>,
+) -> ReviewReport {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("services.md");
     std::fs::write(&path, text).unwrap();
@@ -55,13 +64,14 @@ fn review(text: &str, our_party: &str, learned: Option<LearnedStage>) -> ReviewR
     let options = ReviewOptions {
         concurrency: 1,
         learned,
+        playbook: playbook.map(std::sync::Arc::new),
         ..ReviewOptions::default()
     };
     run_checklist_review(&Dispatcher::from_inventory().unwrap(), &state, &options)
 }
 
 fn stage() -> LearnedStage {
-    LearnedStage::embedded(Playbook::for_domain(Domain::Generic), Path::new("built-in")).unwrap()
+    LearnedStage::embedded().unwrap()
 }
 
 /// `(clause, kind)` of every finding, sorted.
@@ -203,11 +213,19 @@ fn chinese_text_keeps_the_rule_path() {
 fn a_playbook_that_leaves_a_kind_out_hides_it() {
     let mut playbook = Playbook::for_domain(Domain::Generic);
     playbook.kinds.remove("governing_law");
-    let stage = LearnedStage::embedded(playbook, Path::new("ours.json")).unwrap();
-    let report = review(SERVICES, "Supplier", Some(stage));
+    playbook.kinds.remove("anti_assignment");
+    let report = review_with(SERVICES, "Supplier", Some(stage()), Some(playbook.clone()));
     assert!(!report
         .risks()
-        .any(|r| r.finding.kind.name() == "governing_law"));
+        .any(|r| matches!(r.finding.kind.name(), "governing_law" | "anti_assignment")));
+    // The rules take their levels from it too: on rules alone, a kind it leaves out is
+    // not reported either.
+    assert!(review(SERVICES, "Supplier", None)
+        .risks()
+        .any(|r| r.finding.kind.name() == "anti_assignment"));
+    assert!(!review_with(SERVICES, "Supplier", None, Some(playbook))
+        .risks()
+        .any(|r| r.finding.kind.name() == "anti_assignment"));
 }
 
 #[test]
@@ -215,8 +233,12 @@ fn a_playbook_naming_an_unknown_kind_is_refused() {
     let mut playbook = Playbook::for_domain(Domain::Generic);
     let levels = playbook.kinds["insurance"];
     playbook.kinds.insert("insurence".into(), levels);
-    let err = LearnedStage::embedded(playbook, Path::new("ours.json")).unwrap_err();
+    let err = check_playbook(&playbook, Some(&stage()), Path::new("ours.json")).unwrap_err();
     assert!(err.to_string().contains("`insurence`"), "{err}");
+    assert!(err.to_string().contains("ours.json"), "{err}");
+    assert!(check_playbook(&playbook, None, Path::new("ours.json")).is_err());
+    playbook.kinds.remove("insurence");
+    check_playbook(&playbook, None, Path::new("ours.json")).unwrap();
 }
 
 #[test]

@@ -64,5 +64,6 @@ pub fn options(concurrency: usize) -> ReviewOptions {
         generate_checklist: false,
         progress: None,
         learned: None,
+        playbook: None,
     }
 }
