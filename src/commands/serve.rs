@@ -17,7 +17,9 @@ use super::call::contract_context;
 use super::review::ContractOptions;
 use super::{CliError, FilterArgs};
 
-/// Options of `skillkit serve`.
+/// Options of `skillkit serve`. Options of the HTTP transport conflict with `--stdio`
+/// (clap's `requires = "http"` is satisfied by the transport group whichever member is
+/// given, so it would let them pass unused).
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("transport").required(true).args(["stdio", "http"])))]
 pub struct ServeArgs {
@@ -52,18 +54,18 @@ pub struct ServeArgs {
     token: Option<String>,
     /// Serve `/mcp` without a token (any local process may then call the skills); loopback
     /// addresses only. The console keeps its token.
-    #[arg(long, requires = "http", conflicts_with = "token")]
+    #[arg(long, conflicts_with_all = ["token", "stdio"])]
     no_auth: bool,
     /// A further `Host` this server answers to (its public name or address, with an optional
     /// port), for a non-loopback bind; repeat for several. Loopback names are always allowed.
-    #[arg(long, value_name = "HOST", requires = "http")]
+    #[arg(long, value_name = "HOST", conflicts_with = "stdio")]
     allow_host: Vec<String>,
     /// A further browser `Origin` accepted (`https://name[:port]`, `:*` for any port);
     /// repeat for several.
-    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    #[arg(long, value_name = "ORIGIN", conflicts_with = "stdio")]
     allow_origin: Vec<String>,
     /// Serve MCP only: no web console at `/`.
-    #[arg(long, requires = "http")]
+    #[arg(long, conflicts_with = "stdio")]
     no_console: bool,
     /// Limits on the console's reviews.
     #[command(flatten)]
@@ -75,34 +77,34 @@ pub struct ServeArgs {
     /// Most HTTP connections open at once; over it the longest-idle one is closed, or the
     /// new one gets 503 when all are busy. Keep it below the open-files limit (`ulimit -n`).
     #[arg(long, value_name = "N", default_value_t = ConnectionLimits::DEFAULT_MAX_CONNECTIONS as u64,
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000), conflicts_with = "stdio")]
     max_connections: u64,
     /// Seconds a request's head may take to arrive (also how long a kept-alive connection
     /// waits for its next request).
     #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_HEADER_TIMEOUT.as_secs(),
-          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     header_timeout: u64,
     /// Seconds of silence while a request is under way (a body that stops arriving, a client
     /// that stops reading) before its connection is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_IDLE_TIMEOUT.as_secs(),
-          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     idle_timeout: u64,
     /// Seconds shutdown (Ctrl-C, SIGTERM) waits for requests in progress before dropping
     /// their connections.
     #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_SHUTDOWN_GRACE.as_secs(),
-          requires = "http")]
+          conflicts_with = "stdio")]
     shutdown_grace: u64,
     /// Most MCP sessions alive at once (another `initialize` gets 503, error -32001).
     #[arg(long, value_name = "N", default_value_t = SessionLimits::default().max_sessions as u64,
-          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     max_sessions: u64,
     /// Most MCP sessions alive at once from one client address.
     #[arg(long, value_name = "N", default_value_t = SessionLimits::default().max_sessions_per_client as u64,
-          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     max_sessions_per_client: u64,
     /// Seconds an MCP session may go without a message before it is ended.
     #[arg(long, value_name = "SECONDS", default_value_t = skill_mcp::http::DEFAULT_SESSION_IDLE.as_secs(),
-          value_parser = clap::value_parser!(u64).range(1..), requires = "http")]
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     session_idle: u64,
     /// List two tools, `search_tools` and `call_tool`, in place of the served ones: a client
     /// searches for the tools a task needs and calls them through `call_tool` (same consent,

@@ -967,3 +967,23 @@ fn python_sdk_lists_two_tools_searches_and_calls_through_the_proxy() {
         assert_searched(&report, "http");
     }
 }
+
+#[test]
+fn http_options_are_refused_on_stdio() {
+    for flag in [
+        &["--max-sessions", "3"][..],
+        &["--allow-host", "contracts.example"],
+        &["--no-auth"],
+        &["--header-timeout", "5"],
+    ] {
+        let mut args = vec!["serve", "--stdio"];
+        args.extend_from_slice(flag);
+        let out = crate::cli::skillkit(&args);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        let err = crate::cli::stderr(&out);
+        assert!(
+            err.contains("--stdio") && err.contains(flag[0]),
+            "{flag:?}: {err}"
+        );
+    }
+}
