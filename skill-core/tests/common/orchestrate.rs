@@ -94,6 +94,15 @@ impl Turn<'_> {
             .unwrap_or_default()
     }
 
+    /// Every message's text, joined.
+    pub fn messages_text(&self) -> String {
+        self.messages
+            .iter()
+            .map(|m| format!("{m:?}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     pub fn tool_contents(&self) -> Vec<&str> {
         self.messages
             .iter()

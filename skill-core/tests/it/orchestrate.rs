@@ -755,3 +755,159 @@ async fn workers_parked_in_one_round_go_on_together_once_decided() {
     );
     assert_eq!(outcome.stop_reason, OrchestrateStop::FinalAnswer);
 }
+
+/// The subject a worker's brief puts in the context of its skills.
+struct Subject(String);
+
+/// Say which subject is in focus.
+#[skill(id = "orch.subject", category = "query")]
+fn orch_subject(subject: Option<Inject<Subject>>) -> String {
+    subject.map_or_else(|| "none".to_string(), |s| s.0 .0.clone())
+}
+
+#[tokio::test]
+async fn a_worker_with_arguments_of_its_own_runs_on_the_brief_the_host_makes() {
+    use skill_core::agent::orchestrate::Brief;
+    let (planner_count, worker_count) = (Counter::default(), Counter::default());
+    let orchestrator = Orchestrator::new(planner(
+        &planner_count,
+        vec![
+            call(
+                "d1",
+                "inspector",
+                serde_json::json!({"subject": "pumps", "turns": 9}),
+            ),
+            call("d2", "inspector", serde_json::json!({"subject": ""})),
+            call("d3", "inspector", serde_json::json!("pumps")),
+        ],
+    ))
+    .worker(
+        Worker::new(
+            "inspector",
+            "Inspects one subject.",
+            tool_then_answer_with(
+                &worker_count,
+                "orch_subject",
+                serde_json::json!({}),
+                "inspected",
+            ),
+        )
+        .tools(ids(&["orch.subject"]))
+        .max_iterations(3)
+        .arguments(
+            serde_json::json!({
+                "type": "object",
+                "properties": {"subject": {"type": "string"}, "turns": {"type": "integer"}},
+                "required": ["subject"],
+            }),
+            |args| {
+                let subject = args["subject"].as_str().unwrap_or_default().trim();
+                if subject.is_empty() {
+                    return Err("`subject` is empty: name what to inspect".into());
+                }
+                Ok(Brief {
+                    task: format!("Inspect the {subject}."),
+                    instructions: Some(format!("You inspect {subject} only.")),
+                    max_iterations: args["turns"].as_u64().map(|n| n as usize),
+                    context: Some(SkillContext::new().with(Subject(subject.into()))),
+                })
+            },
+        ),
+    );
+    let dispatcher = Dispatcher::builder()
+        .skill(OrchSubject::registration())
+        .build()
+        .unwrap();
+    let outcome = orchestrator
+        .run(&dispatcher, start(), &SkillContext::new(), text)
+        .await
+        .unwrap();
+
+    // The planner saw the worker's own schema, not `task`.
+    let report = outcome.worker("d1").unwrap();
+    assert_eq!(report.status, WorkerStatus::Complete, "{report:?}");
+    assert_eq!(report.task, "Inspect the pumps.");
+    // Its skill read the brief's context, not the run's.
+    assert_eq!(
+        report.skill_context.get("orch.subject"),
+        Some(&serde_json::json!("pumps")),
+        "{report:?}"
+    );
+    // Its turn limit is capped by the worker's: 9 asked, 3 granted (+1 concluding).
+    assert_eq!(report.granted[0], Some(4));
+    // The brief's refusal is the reason the planner reads; arguments that are no object
+    // reach the brief as an empty one.
+    let empty = outcome.worker("d2").unwrap();
+    assert_eq!(
+        empty.status,
+        WorkerStatus::NotRun("`subject` is empty: name what to inspect".into())
+    );
+    assert_eq!(outcome.worker("d3").unwrap().status, empty.status);
+    assert_eq!(worker_count.requests(), 2);
+}
+
+#[tokio::test]
+async fn an_unreadable_final_answer_gets_one_turn_to_mend_it_within_the_budget() {
+    let counter = Counter::default();
+    // Answers "not json" first, then, asked to mend it, a JSON object.
+    let model = Model::new(&counter, Duration::ZERO, |turn| {
+        let asked = turn.messages_text().contains("could not be read");
+        Ok(LlmResponse::text(if asked {
+            r#"{"ok": true}"#
+        } else {
+            "not json"
+        }))
+    });
+    let read = |text: &str| serde_json::from_str::<Value>(text).map_err(|e| e.to_string());
+    let orchestrator = Orchestrator::new(model.clone()).answer_repairs(1);
+    let outcome = orchestrator
+        .run(&dispatcher(), start(), &SkillContext::new(), read)
+        .await
+        .unwrap();
+    assert_eq!(outcome.answer, Some(serde_json::json!({"ok": true})));
+    assert_eq!(outcome.repairs.len(), 1, "{:?}", outcome.repairs);
+    assert_eq!(outcome.spent.model_requests, 2);
+    assert_eq!(outcome.planner.turns, 2);
+    assert!(
+        model.seen()[1].0.is_empty(),
+        "the repair turn offers no tools"
+    );
+
+    // Without a request left for it, no repair turn: the answer is unreadable, said so.
+    let counter = Counter::default();
+    let model = Model::new(&counter, Duration::ZERO, |_| {
+        Ok(LlmResponse::text("not json"))
+    });
+    let outcome = Orchestrator::new(model)
+        .answer_repairs(1)
+        .budget(Budget::unlimited().model_requests(1))
+        .run(&dispatcher(), start(), &SkillContext::new(), read)
+        .await
+        .unwrap();
+    assert_eq!(outcome.answer, None);
+    assert_eq!(counter.requests(), 1);
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("no turn to mend it")),
+        "{:?}",
+        outcome.warnings
+    );
+    // A second bad answer after the repair: no answer, both errors kept.
+    let counter = Counter::default();
+    let model = Model::new(&counter, Duration::ZERO, |_| {
+        Ok(LlmResponse::text("still not json"))
+    });
+    let outcome = Orchestrator::new(model)
+        .answer_repairs(1)
+        .run(&dispatcher(), start(), &SkillContext::new(), read)
+        .await
+        .unwrap();
+    assert_eq!(outcome.answer, None);
+    assert_eq!((outcome.repairs.len(), counter.requests()), (1, 2));
+    assert!(outcome
+        .warnings
+        .iter()
+        .any(|w| w.contains("final answer is unreadable")));
+}

@@ -77,7 +77,7 @@ use std::time::Duration;
 
 pub use budget::{Budget, BudgetUsage};
 pub use outcome::{AgentStats, OrchestrateOutcome, OrchestrateStop, PendingAction};
-pub use worker::{AnswerFormat, Worker, WorkerReport, WorkerStatus};
+pub use worker::{AnswerFormat, Brief, BriefFn, Worker, WorkerReport, WorkerStatus};
 
 use crate::agent::client::LlmClient;
 use crate::agent::react::{Decision, ResumeError, MAX_TOOL_RESULT_CHARS};
@@ -91,6 +91,10 @@ pub const DEFAULT_CONCLUDE_PROMPT: &str = "The run's budget is nearly spent. Cal
 
 /// What the planner is sent in its last turn.
 pub const DEFAULT_LAST_TURN_PROMPT: &str = "This is your last turn. Call no more tools or workers: give your final answer now from what you have.";
+
+/// What the planner is sent when its final answer cannot be read; the reader's error
+/// follows it.
+pub const DEFAULT_REPAIR_PROMPT: &str = "Your final answer could not be read. Answer again with the whole answer, in exactly the format asked for, and nothing else. The problem:";
 
 /// What a worker is sent when its slice or its turns run out.
 pub const DEFAULT_WORKER_CONCLUDE_PROMPT: &str =
@@ -153,6 +157,12 @@ pub struct Orchestrator {
     pub last_turn_prompt: String,
     /// Sent to a worker whose slice or turns run out ([`DEFAULT_WORKER_CONCLUDE_PROMPT`]).
     pub worker_conclude_prompt: String,
+    /// Turns the planner gets to mend a final answer its reader refused (default 0): each
+    /// sends [`repair_prompt`](Self::repair_prompt) and the reader's error, without tools,
+    /// within the budget.
+    pub answer_repairs: usize,
+    /// Sent with the reader's error in a repair turn ([`DEFAULT_REPAIR_PROMPT`]).
+    pub repair_prompt: String,
 }
 
 impl std::fmt::Debug for Orchestrator {
@@ -190,6 +200,8 @@ impl Orchestrator {
             conclude_prompt: DEFAULT_CONCLUDE_PROMPT.into(),
             last_turn_prompt: DEFAULT_LAST_TURN_PROMPT.into(),
             worker_conclude_prompt: DEFAULT_WORKER_CONCLUDE_PROMPT.into(),
+            answer_repairs: 0,
+            repair_prompt: DEFAULT_REPAIR_PROMPT.into(),
         }
     }
 
@@ -246,6 +258,13 @@ impl Orchestrator {
     #[must_use]
     pub fn turn_output_tokens(mut self, n: u64) -> Self {
         self.turn_output_tokens = n;
+        self
+    }
+
+    /// Gives the planner `n` turns to mend a final answer its reader refused.
+    #[must_use]
+    pub fn answer_repairs(mut self, n: usize) -> Self {
+        self.answer_repairs = n;
         self
     }
 

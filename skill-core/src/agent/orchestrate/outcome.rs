@@ -74,6 +74,9 @@ pub struct OrchestrateOutcome<A> {
     pub elapsed_ms: f64,
     /// Set when the planner was told to conclude: the message it was sent.
     pub asked_to_conclude: Option<String>,
+    /// Why the reader refused the planner's answers that were sent back for repair, in
+    /// order (see [`super::Orchestrator::answer_repairs`]).
+    pub repairs: Vec<String>,
     /// Output of the planner's own successful skill calls, by skill id.
     pub skill_context: BTreeMap<String, Value>,
     /// Things the host should know (worker failures, dropped calls, unreadable answer).
@@ -95,6 +98,7 @@ impl<A: std::fmt::Debug> std::fmt::Debug for OrchestrateOutcome<A> {
             .field("budget", &self.budget)
             .field("elapsed_ms", &self.elapsed_ms)
             .field("asked_to_conclude", &self.asked_to_conclude)
+            .field("repairs", &self.repairs)
             .field("warnings", &self.warnings)
             .field("pending", &self.pending)
             .finish_non_exhaustive()

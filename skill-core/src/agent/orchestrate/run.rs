@@ -108,12 +108,29 @@ enum ParkedWorker {
 }
 
 /// Which worker a call started, on what.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct WorkerStart {
     index: usize,
     call_id: String,
     task: String,
     path: String,
+    /// The call's own system message, instead of the worker's.
+    instructions: Option<String>,
+    /// The call's turn limit.
+    max_iterations: usize,
+    /// The call's own skill context, instead of the run's.
+    ctx: Option<SkillContext>,
+}
+
+impl std::fmt::Debug for WorkerStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerStart")
+            .field("index", &self.index)
+            .field("call_id", &self.call_id)
+            .field("path", &self.path)
+            .field("max_iterations", &self.max_iterations)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The loop state of an agent that may delegate (the planner, or a worker when depth
@@ -137,6 +154,8 @@ struct NodeState {
     pending: Vec<Pending>,
     asked_to_conclude: Option<String>,
     used_ids: HashSet<String>,
+    /// The skill context of its calls instead of the run's (a worker's [`super::Brief`]).
+    ctx: Option<SkillContext>,
 }
 
 impl NodeState {
@@ -248,6 +267,7 @@ where
         model: Arc::clone(&orch.model),
         filter: orch.skills.clone(),
         max_turns: orch.max_turns,
+        ctx: None,
         temperature: orch.temperature,
         depth_left: orch.max_depth,
         meter: Meter::new(Arc::clone(&root), orch.turn_output_tokens),
@@ -264,8 +284,70 @@ where
     };
     let env = Env::new(orch, dispatcher, ctx);
     let span = agent_span(&orch.name, orch.model.model(), &orch.name);
+    let mut read_answer = read_answer;
     let stop = drive(&env, &mut node).instrument(span.clone()).await;
-    finish_run(node, root, stop, &span, read_answer)
+    let (stop, answer, repairs) = read_final(&env, &mut node, stop, &mut read_answer)
+        .instrument(span.clone())
+        .await;
+    finish_run(node, root, stop, &span, answer, repairs)
+}
+
+/// Reads the planner's final answer, giving it [`Orchestrator::answer_repairs`] turns
+/// without tools to mend one its reader refused: the answer read, and the reader's errors
+/// that were sent back.
+async fn read_final<A, E: Display>(
+    env: &Env<'_>,
+    node: &mut NodeState,
+    mut stop: NodeStop,
+    read_answer: &mut (impl FnMut(&str) -> Result<A, E> + Send),
+) -> (NodeStop, Option<A>, Vec<String>) {
+    let mut repairs = Vec::new();
+    loop {
+        let NodeStop::Answer(text) = &stop else {
+            return (stop, None, repairs);
+        };
+        let err = match read_answer(text) {
+            Ok(answer) => return (stop, Some(answer), repairs),
+            Err(err) => err.to_string(),
+        };
+        let unreadable = format!("the planner's final answer is unreadable: {err}");
+        if repairs.len() >= env.orch.answer_repairs {
+            node.warn(unreadable);
+            return (stop, None, repairs);
+        }
+        repairs.push(err.clone());
+        node.messages.push(ChatMessage::user(format!(
+            "{} {err}",
+            env.orch.repair_prompt
+        )));
+        let ticket = match node.meter.begin(node.meter.estimate(&node.messages, &[])) {
+            Ok(ticket) => ticket,
+            Err(short) => {
+                node.warn(format!(
+                    "{unreadable}; no turn to mend it: the budget ran out of {short}"
+                ));
+                return (stop, None, repairs);
+            }
+        };
+        node.turns += 1;
+        tracing::info!(agent = %node.path, turn = node.turns, "planner asked to mend its answer");
+        match traced_turn(&*node.model, &node.messages, &[], node.temperature).await {
+            Ok(response) => {
+                node.meter.end(ticket, Some(response.usage));
+                node.usage += response.usage.unwrap_or_default();
+                node.messages
+                    .push(ChatMessage::assistant(response.text.clone()));
+                stop = NodeStop::Answer(response.text);
+            }
+            Err(failure) => {
+                node.meter.end(ticket, None);
+                node.warn(format!(
+                    "{unreadable}; the turn to mend it failed: {failure}"
+                ));
+                return (stop, None, repairs);
+            }
+        }
+    }
 }
 
 pub(super) async fn resume<A, E>(
@@ -299,33 +381,31 @@ where
     root.clock.resume();
     let env = Env::new(orch, dispatcher, ctx);
     let span = agent_span(&orch.name, orch.model.model(), &orch.name);
+    let mut read_answer = read_answer;
     let stop = resume_node(&env, &mut node, &decisions)
         .instrument(span.clone())
         .await;
-    Ok(finish_run(node, root, stop, &span, read_answer))
+    let (stop, answer, repairs) = read_final(&env, &mut node, stop, &mut read_answer)
+        .instrument(span.clone())
+        .await;
+    Ok(finish_run(node, root, stop, &span, answer, repairs))
 }
 
-fn finish_run<A, E: Display>(
-    mut node: NodeState,
+fn finish_run<A>(
+    node: NodeState,
     root: Arc<Account>,
     stop: NodeStop,
     span: &tracing::Span,
-    mut read_answer: impl FnMut(&str) -> Result<A, E>,
+    answer: Option<A>,
+    repairs: Vec<String>,
 ) -> OrchestrateOutcome<A> {
     let spent = root.spent();
     span.record("skillkit.agent.turns", node.turns);
     span.record("skillkit.agent.model_requests", spent.model_requests);
     span.record("gen_ai.usage.input_tokens", spent.input_tokens);
     span.record("gen_ai.usage.output_tokens", spent.output_tokens);
-    let mut answer = None;
     let stop_reason = match stop {
-        NodeStop::Answer(text) => {
-            match read_answer(&text) {
-                Ok(read) => answer = Some(read),
-                Err(err) => node.warn(format!("the planner's final answer is unreadable: {err}")),
-            }
-            OrchestrateStop::FinalAnswer
-        }
+        NodeStop::Answer(_) => OrchestrateStop::FinalAnswer,
         NodeStop::BudgetExhausted(short) => OrchestrateStop::BudgetExhausted(short),
         NodeStop::LlmError(err) => OrchestrateStop::LlmError(err),
         NodeStop::Parked => OrchestrateStop::AwaitingConfirmation,
@@ -354,6 +434,7 @@ fn finish_run<A, E: Display>(
         budget: node_budget(&root),
         elapsed_ms,
         asked_to_conclude: node.asked_to_conclude.clone(),
+        repairs,
         skill_context: node.skill_context.clone(),
         warnings: node.warnings.clone(),
         pending: node.pending_actions(),
@@ -494,6 +575,7 @@ fn drive<'a>(env: &'a Env<'a>, st: &'a mut NodeState) -> BoxFuture<'a, NodeStop>
             let plans = plan_round(env, st, &calls, estimate);
             let offered_now: HashSet<&str> = offered.iter().map(String::as_str).collect();
             let worker_slots = Semaphore::new(env.orch.max_workers.max(1));
+            let st_ctx = st.ctx.as_ref().unwrap_or(env.ctx);
             let skill_slots = Semaphore::new(SKILL_SLOTS);
             let depth_left = st.depth_left;
             let futures: Vec<BoxFuture<'_, (CallResult, f64)>> = calls
@@ -516,7 +598,7 @@ fn drive<'a>(env: &'a Env<'a>, st: &'a mut NodeState) -> BoxFuture<'a, NodeStop>
                                     CallResult::Skill(
                                         run_call(
                                             env.dispatcher,
-                                            env.ctx,
+                                            st_ctx,
                                             offered_now,
                                             call,
                                             &env.call_options,
@@ -695,24 +777,25 @@ fn plan_round<'w>(
             let start = WorkerStart {
                 index,
                 call_id: call.id.clone(),
-                task: String::new(),
+                task: call.arguments.clone(),
                 path: format!("{}/{}#{}", st.path, worker.name, call.id),
+                instructions: None,
+                max_iterations: worker.max_iterations,
+                ctx: None,
             };
-            let task = ParsedCall::from_tool_call(call.clone())
-                .argument("task")
-                .and_then(|t| t.as_str().map(str::trim).map(str::to_string))
-                .filter(|t| !t.is_empty());
-            let Some(task) = task else {
-                return Plan::NotStarted(not_started(
-                    worker,
-                    WorkerStart {
-                        task: call.arguments.clone(),
-                        ..start
-                    },
-                    "the call has no `task`: pass the work to do as a non-empty string argument `task`".into(),
-                ));
+            let arguments = ParsedCall::from_tool_call(call.clone()).arguments_value();
+            let brief = match worker.brief(&arguments) {
+                Ok(brief) => brief,
+                Err(reason) => return Plan::NotStarted(not_started(worker, start, reason)),
             };
-            let start = WorkerStart { task, ..start };
+            let start = WorkerStart {
+                task: brief.task,
+                instructions: brief.instructions,
+                max_iterations: brief.max_iterations.unwrap_or(worker.max_iterations),
+                ctx: brief.context,
+                ..start
+            };
+            let wanted = worker.requests_wanted(start.max_iterations);
             if time_left.is_some_and(|left| left <= time_holdback) {
                 return Plan::NotStarted(not_started(
                     worker,
@@ -727,10 +810,9 @@ fn plan_round<'w>(
             let caps = account.caps();
             let own = worker.budget.caps();
             let want: Counts = std::array::from_fn(|d| match (d, own[d], caps[d]) {
-                (REQ, Some(_), _) | (REQ, None, None) => Some(worker.requests_wanted()),
+                (REQ, Some(_), _) | (REQ, None, None) => Some(wanted),
                 (REQ, None, Some(_)) => Some(
-                    worker
-                        .requests_wanted()
+                    wanted
                         .min((available[REQ].saturating_sub(holdback[REQ]) / share).max(1)),
                 ),
                 (_, Some(cap), _) => Some(cap),
@@ -739,7 +821,7 @@ fn plan_round<'w>(
             });
             let slice = account.slice(want, holdback);
             let first = Meter::new(Arc::clone(&slice), env.orch.turn_output_tokens)
-                .estimate(&first_messages(worker, &start.task), &[]);
+                .estimate(&first_messages(worker, &start), &[]);
             let slice_caps = slice.caps();
             let short = [REQ, IN, OUT]
                 .into_iter()
@@ -786,18 +868,20 @@ fn not_started(worker: &Worker, start: WorkerStart, reason: String) -> WorkerRep
     }
 }
 
-fn first_messages(worker: &Worker, task: &str) -> Vec<ChatMessage> {
+fn first_messages(worker: &Worker, start: &WorkerStart) -> Vec<ChatMessage> {
     let mut messages = Vec::with_capacity(2);
-    if !worker.instructions.trim().is_empty() {
-        messages.push(ChatMessage::system(worker.instructions.clone()));
+    let instructions = start.instructions.as_ref().unwrap_or(&worker.instructions);
+    if !instructions.trim().is_empty() {
+        messages.push(ChatMessage::system(instructions.clone()));
     }
-    messages.push(ChatMessage::user(task));
+    messages.push(ChatMessage::user(start.task.clone()));
     messages
 }
 
-fn worker_options(env: &Env<'_>, worker: &Worker, path: &str) -> ReactOptions {
+fn worker_options(env: &Env<'_>, worker: &Worker, start: &WorkerStart) -> ReactOptions {
+    let path = start.path.as_str();
     let mut options = ReactOptions::default()
-        .max_iterations(worker.max_iterations)
+        .max_iterations(start.max_iterations)
         .temperature(worker.temperature)
         .tool_filter(worker.tools.clone())
         .label(path)
@@ -868,14 +952,15 @@ fn worker_body<'a>(
     depth_left: usize,
 ) -> BoxFuture<'a, Body> {
     Box::pin(async move {
-        let messages = first_messages(worker, &start.task);
+        let messages = first_messages(worker, start);
         if depth_left > 0 {
             let mut state = Box::new(NodeState {
                 path: start.path.clone(),
                 role: Role::Worker,
                 model: Arc::clone(&worker.model),
                 filter: Some(worker.tools.clone()),
-                max_turns: worker.max_iterations + 1,
+                max_turns: start.max_iterations + 1,
+                ctx: start.ctx.clone(),
                 temperature: worker.temperature,
                 depth_left,
                 meter,
@@ -898,14 +983,15 @@ fn worker_body<'a>(
             meter,
             env.orch.worker_conclude_prompt.clone(),
         );
-        let options = worker_options(env, worker, &start.path);
+        let options = worker_options(env, worker, start);
+        let ctx = start.ctx.as_ref().unwrap_or(env.ctx);
         let has_tools = env
             .dispatcher
             .tools_in(client.dialect(), &worker.tools)
             .map_or(true, |set| !set.is_empty());
         let read = |text: &str| worker.answer.read(text);
         let outcome = if has_tools {
-            react_agent_loop(&client, env.dispatcher, messages, env.ctx, &options, read).await
+            react_agent_loop(&client, env.dispatcher, messages, ctx, &options, read).await
         } else {
             single_turn(&client, messages, &options, read).await
         };
@@ -1052,7 +1138,7 @@ fn leaf_report(
     if outcome.stop_reason == StopReason::AnsweredAtLimit {
         cut.push(format!(
             "it reached its turn limit ({}) and answered from what it had",
-            worker.max_iterations
+            start.max_iterations
         ));
     }
     let status = match (&outcome.stop_reason, &outcome.answer) {
@@ -1061,7 +1147,7 @@ fn leaf_report(
         (_, _) if !cut.is_empty() => WorkerStatus::Incomplete(cut.join("; ")),
         (StopReason::MaxIterations, None) => WorkerStatus::Incomplete(format!(
             "it reached its turn limit ({}) without an answer",
-            worker.max_iterations
+            start.max_iterations
         )),
         (_, _) => WorkerStatus::Failed(format!(
             "unreadable answer: {}",
@@ -1162,7 +1248,8 @@ fn resume_node<'a>(
                     call_id,
                     confirmation,
                 } => {
-                    let result = decide(env, &confirmation, decisions).await;
+                    let ctx = st.ctx.as_ref().unwrap_or(env.ctx);
+                    let result = decide(env, ctx, &confirmation, decisions).await;
                     if result.success {
                         st.skill_context
                             .insert(result.skill_id.to_string(), result.data_value());
@@ -1208,12 +1295,13 @@ fn resume_node<'a>(
 /// Runs or refuses one of the agent's own parked calls as decided.
 async fn decide(
     env: &Env<'_>,
+    ctx: &SkillContext,
     confirmation: &PendingConfirmation,
     decisions: &HashMap<String, Decision>,
 ) -> SkillResult {
     let id = confirmation.id.as_str();
     let decided = match decisions.get(id) {
-        Some(Decision::Approve) => env.dispatcher.confirm(id, env.ctx).await,
+        Some(Decision::Approve) => env.dispatcher.confirm(id, ctx).await,
         Some(Decision::Reject(reason)) => env.dispatcher.reject(id, reason.as_deref()),
         Some(Decision::Decided(result)) => Ok(result.clone()),
         None => Err(crate::confirm::ConfirmationError::UnknownPending(
@@ -1280,7 +1368,7 @@ fn resume_worker<'a>(
                         env.dispatcher,
                         outcome,
                         mine,
-                        env.ctx,
+                        start.ctx.as_ref().unwrap_or(env.ctx),
                         &options,
                         read,
                     )

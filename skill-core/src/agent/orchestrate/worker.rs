@@ -11,8 +11,48 @@ use serde_json::{json, Value};
 use super::budget::{Budget, BudgetUsage};
 use crate::agent::answer::extract_json;
 use crate::agent::client::LlmClient;
+use crate::context::SkillContext;
 use crate::dialect::{Dialect, TokenUsage};
 use crate::tools::ToolFilter;
+
+/// What one call of a worker with arguments of its own runs on (see
+/// [`Worker::arguments`]): the host turns the planner's arguments into it.
+#[derive(Clone, Default)]
+pub struct Brief {
+    /// The worker's first user message.
+    pub task: String,
+    /// A system message for this call instead of [`Worker::instructions`].
+    pub instructions: Option<String>,
+    /// Turns for this call; at most [`Worker::max_iterations`], which applies when `None`.
+    pub max_iterations: Option<usize>,
+    /// The context this call's skills see instead of the run's (a focus, a subject).
+    pub context: Option<SkillContext>,
+}
+
+impl Brief {
+    /// A brief of `task` alone.
+    pub fn new(task: impl Into<String>) -> Self {
+        Self {
+            task: task.into(),
+            ..Self::default()
+        }
+    }
+}
+
+impl std::fmt::Debug for Brief {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Brief")
+            .field("task", &self.task)
+            .field("instructions", &self.instructions.is_some())
+            .field("max_iterations", &self.max_iterations)
+            .field("context", &self.context.is_some())
+            .finish()
+    }
+}
+
+/// Turns a worker call's arguments into its [`Brief`]; an error is the reason the call
+/// was not started, as the planner reads it.
+pub type BriefFn = dyn Fn(&Value) -> Result<Brief, String> + Send + Sync;
 
 /// How a worker's final text becomes its answer.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -69,6 +109,9 @@ pub struct Worker {
     pub answer: AnswerFormat,
     /// Sampling temperature.
     pub temperature: f32,
+    /// Arguments of its own instead of `task`: their JSON Schema and how they become a
+    /// call's [`Brief`] (see [`Worker::arguments`]).
+    pub parameters: Option<(Value, Arc<BriefFn>)>,
 }
 
 impl std::fmt::Debug for Worker {
@@ -104,6 +147,7 @@ impl Worker {
             time_limit: None,
             answer: AnswerFormat::Text,
             temperature: 0.1,
+            parameters: None,
         }
     }
 
@@ -156,18 +200,66 @@ impl Worker {
         self
     }
 
-    /// Requests its slice asks for: its own cap, else every turn it may take (the extra
-    /// concluding turn included).
-    pub(crate) fn requests_wanted(&self) -> u64 {
-        let turns = self.max_iterations as u64 + 1;
+    /// Takes arguments of its own instead of `task`: `schema` (a JSON Schema object) is
+    /// what the planner sees, and `brief` turns each call's arguments (an object) into
+    /// what the call runs on: its task, and optionally its instructions, turn limit and
+    /// skill context. A host can so give the planner `{"clause_id", "focus"}` and hand the
+    /// worker the clause's text and a context focused on it.
+    #[must_use]
+    pub fn arguments(
+        mut self,
+        schema: Value,
+        brief: impl Fn(&Value) -> Result<Brief, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.parameters = Some((schema, Arc::new(brief)));
+        self
+    }
+
+    /// The brief of a call with `arguments` (its JSON text): the `task` argument, or what
+    /// the worker's own [`BriefFn`] makes of them; the turn limit is capped by the
+    /// worker's own.
+    pub(crate) fn brief(&self, arguments: &Value) -> Result<Brief, String> {
+        let mut brief = match &self.parameters {
+            Some((_, make)) => {
+                if !arguments.is_object() {
+                    return Err("the arguments are not a JSON object".into());
+                }
+                make(arguments)?
+            }
+            None => {
+                let task = arguments
+                    .get("task")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .ok_or("the call has no `task`: pass the work to do as a non-empty string argument `task`")?;
+                Brief::new(task)
+            }
+        };
+        if brief.task.trim().is_empty() {
+            return Err("the worker's task is empty".into());
+        }
+        brief.max_iterations = Some(
+            brief
+                .max_iterations
+                .map_or(self.max_iterations, |n| n.clamp(1, self.max_iterations)),
+        );
+        Ok(brief)
+    }
+
+    /// Requests a call with `max_iterations` turns asks for: the worker's own cap, else
+    /// every turn it may take (the extra concluding turn included).
+    pub(crate) fn requests_wanted(&self, max_iterations: usize) -> u64 {
+        let turns = max_iterations as u64 + 1;
         self.budget
             .model_requests
             .map_or(turns, |cap| cap.min(turns))
     }
 
-    /// The worker's tool definition in `dialect`: one required string argument, `task`.
+    /// The worker's tool definition in `dialect`: one required string argument, `task`,
+    /// or the schema of its own [`arguments`](Self::arguments).
     pub(crate) fn definition(&self, dialect: Dialect) -> Value {
-        let parameters = json!({
+        let parameters = self.parameters.as_ref().map_or_else(|| json!({
             "type": "object",
             "properties": {
                 "task": {
@@ -177,7 +269,7 @@ impl Worker {
             },
             "required": ["task"],
             "additionalProperties": false,
-        });
+        }), |(schema, _)| schema.clone());
         let (name, description) = (&self.name, &self.description);
         match dialect {
             Dialect::OpenAi => json!({"type": "function", "function": {
