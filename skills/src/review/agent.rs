@@ -384,7 +384,7 @@ pub(super) async fn review_item_react(
         review.usage = usage;
         return review;
     }
-    let risks = react_risks(&outcome, item, language);
+    let risks = react_risks(outcome.answer.iter().flatten(), &item.clause_id, language);
     ClauseReview {
         clause_id: item.clause_id.clone(),
         clause_name: item.clause_name.clone(),
@@ -452,31 +452,28 @@ fn priority_name(priority: Priority) -> &'static str {
 
 /// The model's risks in the report's shape: levels normalised, most serious first, ids
 /// `R-{clause}-{n}` as in checklist mode.
-fn react_risks(
-    outcome: &ReactOutcome<Vec<ModelRisk>>,
-    item: &ChecklistItem,
+pub(super) fn react_risks<'a>(
+    answer: impl Iterator<Item = &'a ModelRisk>,
+    clause_id: &str,
     language: Language,
 ) -> Vec<Risk> {
     let unclassified = match language {
         Language::ZhCn => "未分类风险",
         Language::En => "unclassified",
     };
-    let mut risks: Vec<Risk> = outcome
-        .answer
-        .iter()
-        .flatten()
+    let mut risks: Vec<Risk> = answer
         .map(|raw| {
             let mut finding = raw.finding.clone();
             if finding.kind.name().is_empty() {
                 finding.kind = RiskKind::Named(unclassified.into());
             }
             finding.quote = finding.quote.trim().to_string();
-            Risk::new(item.clause_id.clone(), finding)
+            Risk::new(clause_id, finding)
         })
         .collect();
     risks.sort_by_key(|r| std::cmp::Reverse(r.finding.level));
     for (n, risk) in risks.iter_mut().enumerate() {
-        risk.id = format!("R-{}-{}", item.clause_id, n + 1);
+        risk.id = format!("R-{clause_id}-{}", n + 1);
     }
     risks
 }

@@ -179,6 +179,7 @@ impl Job {
             incomplete,
             clauses,
             summary,
+            orchestration: None,
         };
         consolidate::finalize(
             &mut report,

@@ -31,6 +31,9 @@ pub mod eval;
 mod finding;
 mod inputs;
 pub(crate) mod learned;
+mod orchestrated;
+mod outline;
+pub mod planner_tools;
 mod playbook;
 mod prompts;
 pub mod provisions;
@@ -58,6 +61,11 @@ pub use checklist::generate_checklist;
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
 pub use learned::{check_playbook, LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
+pub use orchestrated::{
+    read_synthesis, review_orchestrated, BudgetLimits, BudgetSpent, ClausePlan, CrossClauseFinding,
+    DeepRun, OrchestrateSettings, Orchestration, PlanDepth, Synthesis, REVIEW_DEEP,
+};
+pub use outline::{ClauseOutline, OutlineEntry, OutlineFinding};
 pub use playbook::{KindLevels, Playbook, PlaybookError};
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
@@ -269,6 +277,9 @@ pub struct ReviewReport {
     pub clauses: Vec<ClauseReview>,
     /// Counts.
     pub summary: ReviewSummary,
+    /// How a planner organised the review ([`review_orchestrated`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orchestration: Option<Orchestration>,
 }
 
 impl ReviewReport {

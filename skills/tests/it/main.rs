@@ -14,6 +14,7 @@ mod generic_skills;
 mod learned_review;
 mod linear_analyses;
 mod office_files;
+mod orchestrated_review;
 mod parse_corpus;
 mod registry;
 mod sample_reviews;
