@@ -8,12 +8,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use skill_core::agent::orchestrate::Budget;
 use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use skill_core::Dispatcher;
 use skills::review::{
-    check_playbook, render, render_table_within, review_until, AgentSettings, Domain, LearnedStage,
-    ModelProvider, Playbook, ProgressHook, ReportFormat, ReviewAgent, ReviewInputError,
-    ReviewInputs, ReviewOptions, ReviewReport,
+    check_playbook, render, render_table_within, review_orchestrated, review_until, AgentSettings,
+    Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
+    ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
 
 use super::CliError;
@@ -93,6 +94,35 @@ pub struct ReviewArgs {
     /// either way.
     #[arg(long, default_value_t = 0)]
     rpm: u32,
+    /// Let a planner model organise the whole review (same model settings as `--agent`):
+    /// it reads the outline, sends the clauses that need it to deep reviews (a ReAct
+    /// worker each, in parallel), the routine ones to the rules' checklist, and writes a
+    /// summary, the risks de-duplicated across clauses and the findings that span clauses.
+    /// When the planner fails, the checklist review stands, the reason stated.
+    #[arg(long, conflicts_with_all = ["agent", "no_agent"])]
+    orchestrate: bool,
+    /// Model of the deep reviews, when it differs from the planner's (same provider and
+    /// endpoint).
+    #[arg(long, value_name = "MODEL", requires = "orchestrate")]
+    deep_model: Option<String>,
+    /// Deep reviews running at once at most.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "orchestrate",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    max_workers: u64,
+    /// Model requests of the whole orchestrated review at most, planner and deep reviews
+    /// together (reserved before a deep review starts, so never exceeded).
+    #[arg(long, value_name = "N", requires = "orchestrate",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    budget_requests: Option<u64>,
+    /// Input (prompt) tokens of the whole orchestrated review at most, as the provider
+    /// counts them.
+    #[arg(long, value_name = "N", requires = "orchestrate",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    budget_tokens: Option<u64>,
+    /// Output (completion) tokens of the whole orchestrated review at most.
+    #[arg(long, value_name = "N", requires = "orchestrate",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    budget_output_tokens: Option<u64>,
     #[command(flatten)]
     classifier: ClassifierOptions,
 }
@@ -158,11 +188,14 @@ Ctrl-C stops the review: the clauses finished are reported, marked incomplete, e
 /// Exit status of a review stopped by Ctrl-C: 128 + SIGINT, as a shell reports it.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// The model client `--agent` asks for, with the settings of the clause-analysis node.
+/// The model client `--agent` asks for, with the settings of the clause-analysis node;
+/// `model` names another model than `--model` on the same endpoint.
 fn agent_client(
     args: &ReviewArgs,
     provider: ModelProvider,
+    model: Option<&str>,
 ) -> Result<(Arc<dyn LlmClient>, String), CliError> {
+    let model = model.or(args.model.as_deref());
     let usage = |e: skill_core::agent::LlmError| CliError::Usage(e.to_string());
     match provider {
         ModelProvider::Anthropic => {
@@ -172,8 +205,8 @@ fn agent_client(
                         .into(),
                 )
             })?;
-            if let Some(model) = &args.model {
-                config.model = model.clone();
+            if let Some(model) = model {
+                config.model = model.to_string();
             }
             if let Some(url) = &args.base_url {
                 config.base_url = url.clone();
@@ -187,8 +220,8 @@ fn agent_client(
         }
         ModelProvider::OpenAi => {
             let mut config = OpenAiConfig::from_env();
-            if let Some(model) = &args.model {
-                config.model = model.clone();
+            if let Some(model) = model {
+                config.model = model.to_string();
             }
             if let Some(url) = &args.base_url {
                 config.base_url = url.clone();
@@ -206,6 +239,46 @@ fn agent_client(
             ))
         }
     }
+}
+
+/// The orchestrated review's models and budget from the flags (`--orchestrate`); `None`
+/// when the endpoint cannot be reached and `--fallback` accepts the checklist review.
+fn orchestrate_settings(
+    args: &ReviewArgs,
+    settings: &AgentSettings,
+) -> Result<Option<OrchestrateSettings>, CliError> {
+    let provider = match args.provider.as_deref() {
+        Some("anthropic") => ModelProvider::Anthropic,
+        Some(_) => ModelProvider::OpenAi,
+        None => ModelProvider::configured(|name| std::env::var(name).ok())
+            .unwrap_or(ModelProvider::OpenAi),
+    };
+    let prepared = agent_client(args, provider, None).and_then(|(client, endpoint)| {
+        reachable(&endpoint)
+            .map(|()| client)
+            .map_err(|why| CliError::Usage(format!("the model endpoint cannot be reached: {why}")))
+    });
+    let planner = match prepared {
+        Ok(client) => client,
+        Err(err) if args.fallback => {
+            eprintln!("warning: {err}; reviewing in checklist mode (--fallback)");
+            return Ok(None);
+        }
+        Err(err) => return Err(err),
+    };
+    let mut orchestrate = OrchestrateSettings::new(planner);
+    if let Some(model) = &args.deep_model {
+        orchestrate.deep_model = Some(agent_client(args, provider, Some(model))?.0);
+    }
+    orchestrate.max_workers = usize::try_from(args.max_workers).unwrap_or(usize::MAX);
+    orchestrate.deep_max_iterations = settings.react_max_iterations;
+    orchestrate.temperature = settings.react_temperature;
+    let mut budget = Budget::unlimited();
+    budget.model_requests = args.budget_requests;
+    budget.input_tokens = args.budget_tokens;
+    budget.output_tokens = args.budget_output_tokens;
+    orchestrate.budget = budget;
+    Ok(Some(orchestrate))
 }
 
 /// Whether the endpoint's host accepts a TCP connection (no request, no tokens spent).
@@ -384,7 +457,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .parse()
         .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
     let settings = AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
-    let provider = agent_choice(args, &settings, |name| std::env::var(name).ok());
+    let provider = if args.orchestrate {
+        None
+    } else {
+        agent_choice(args, &settings, |name| std::env::var(name).ok())
+    };
     let state = super::review_state(&inputs)?;
     let total = if state.review_checklist.is_empty() {
         state.primary().map_or(0, |d| d.total_clauses)
@@ -402,7 +479,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     let agent = match provider {
         None => None,
         Some(provider) => {
-            let prepared = agent_client(args, provider).and_then(|(client, endpoint)| {
+            let prepared = agent_client(args, provider, None).and_then(|(client, endpoint)| {
                 reachable(&endpoint).map(|()| client).map_err(|why| {
                     CliError::Usage(format!("the model endpoint cannot be reached: {why}"))
                 })
@@ -423,6 +500,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             }
         }
     };
+    let orchestrate = if args.orchestrate {
+        orchestrate_settings(args, &settings)?
+    } else {
+        None
+    };
     // One runtime for the whole review: every clause task, the model connections, the
     // Ctrl-C listener.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -430,19 +512,35 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;
-    let report = runtime.block_on(review_until(
-        dispatcher,
-        &state,
-        &options,
-        agent.as_ref(),
-        ctrl_c(),
-    ));
+    let report = match &orchestrate {
+        Some(orchestrate) => runtime.block_on(review_orchestrated(
+            dispatcher,
+            &state,
+            &options,
+            orchestrate,
+            ctrl_c(),
+        )),
+        None => runtime.block_on(review_until(
+            dispatcher,
+            &state,
+            &options,
+            agent.as_ref(),
+            ctrl_c(),
+        )),
+    };
     // Requests still open (none after a finished review) are dropped, not awaited.
     runtime.shutdown_background();
     // The progress bar goes with its hook (cleared, also when interrupted).
     drop(options);
     if agent.is_some() && !report.incomplete {
         model_failed(&report, args.fallback)?;
+    }
+    if let Some(reason) = report
+        .orchestration
+        .as_ref()
+        .and_then(|o| o.fallback_reason.as_deref())
+    {
+        eprintln!("warning: the planner failed ({reason}); clauses it had not sent to a deep review were reviewed by the checklist");
     }
     let text = match (format, &args.out) {
         (ReportFormat::Table, None) => {

@@ -7,6 +7,7 @@ skill_core::link_skills!(skills);
 mod catalog;
 mod cli;
 mod cli_agent;
+mod cli_orchestrate;
 mod console_e2e;
 mod eval;
 #[path = "../../skills/tests/it/format_fixtures.rs"]

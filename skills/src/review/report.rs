@@ -158,7 +158,198 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
         }
     }
     out.push_str(&usage_table(report));
+    out.push_str(&orchestration_text(report, false));
     let _ = writeln!(out, "{}", summary_line(report));
+    out
+}
+
+/// A limit and what was spent of it: `6 of 40` or `6 (no limit)`.
+fn of_limit(spent: u64, limit: Option<u64>) -> String {
+    match limit {
+        Some(limit) => format!("{spent} of {limit}"),
+        None => format!("{spent} (no limit)"),
+    }
+}
+
+/// The orchestration of a review as text (`markdown`: as Markdown): the budget given and
+/// spent, the fallback's reason, the planner's summary, the plan of every clause with each
+/// deep review's turns and tokens, the findings across clauses and the planner's risks.
+/// Empty when no planner ran.
+fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
+    let Some(o) = &report.orchestration else {
+        return String::new();
+    };
+    let text = |t: &str, max: usize| {
+        if markdown {
+            md_cell(t, max)
+        } else {
+            one_line(t, max)
+        }
+    };
+    let mut out = String::new();
+    let (h2, bullet) = if markdown {
+        ("## ", "- ")
+    } else {
+        ("\n", "  ")
+    };
+    let count = |d: super::PlanDepth| o.plan.iter().filter(|p| p.depth == d).count();
+    let _ = writeln!(out, "{h2}Orchestration\n");
+    let _ = writeln!(
+        out,
+        "{bullet}plan: {} deep, {} quick, {} not reviewed; planner {} turn(s), {} token(s)",
+        count(super::PlanDepth::Deep),
+        count(super::PlanDepth::Quick),
+        count(super::PlanDepth::None),
+        o.planner_turns,
+        o.planner_usage.total()
+    );
+    let _ = writeln!(
+        out,
+        "{bullet}budget used: {} model request(s), {} input token(s), {} output token(s), {} tool call(s); {:.1} s",
+        of_limit(o.spent.model_requests, o.budget.model_requests),
+        of_limit(o.spent.input_tokens, o.budget.input_tokens),
+        of_limit(o.spent.output_tokens, o.budget.output_tokens),
+        of_limit(o.spent.tool_calls, o.budget.tool_calls),
+        o.elapsed_ms / 1000.0
+    );
+    if let Some(reason) = &o.fallback_reason {
+        let _ = writeln!(
+            out,
+            "{bullet}FALLBACK to the checklist review: {}",
+            text(reason, 200)
+        );
+    }
+    for repair in &o.repairs {
+        let _ = writeln!(
+            out,
+            "{bullet}the planner's answer was sent back once: {}",
+            text(repair, 200)
+        );
+    }
+    if let Some(summary) = &o.summary {
+        let _ = writeln!(out, "\n{}", text(summary, 2000));
+    }
+    let deep: std::collections::HashMap<&str, &super::DeepRun> =
+        o.deep.iter().map(|d| (d.clause_id.as_str(), d)).collect();
+    let header = ["CLAUSE", "DEPTH", "TURNS", "TOKENS", "WHY"];
+    let rows: Vec<[String; 5]> = o
+        .plan
+        .iter()
+        .map(|p| {
+            let run = deep.get(p.clause_id.as_str());
+            [
+                p.clause_id.clone(),
+                match p.depth {
+                    super::PlanDepth::Deep => "deep",
+                    super::PlanDepth::Quick => "quick",
+                    super::PlanDepth::None => "none",
+                }
+                .to_string(),
+                run.map_or(String::new(), |r| r.turns.to_string()),
+                run.map_or(String::new(), |r| r.usage.total().to_string()),
+                p.reason.clone(),
+            ]
+        })
+        .collect();
+    out.push('\n');
+    out.push_str(&grid(&header, &rows, markdown, 100));
+    if !o.cross_clause.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}Across clauses\n",
+            if markdown { "\n### " } else { "\n" }
+        );
+        let header = ["LEVEL", "CLAUSES", "TYPE", "DESCRIPTION"];
+        let rows: Vec<[String; 4]> = o
+            .cross_clause
+            .iter()
+            .map(|c| {
+                [
+                    c.risk_level.to_string(),
+                    c.clause_ids.join(", "),
+                    c.risk_type.clone(),
+                    c.description.clone(),
+                ]
+            })
+            .collect();
+        out.push_str(&grid(&header, &rows, markdown, 120));
+    }
+    if !o.risks.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}The planner's risks (each once)\n",
+            if markdown { "\n### " } else { "\n" }
+        );
+        let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
+        let rows: Vec<[String; 5]> = o
+            .risks
+            .iter()
+            .map(|r| {
+                [
+                    r.id.clone(),
+                    r.clause_id.clone(),
+                    r.finding.level.to_string(),
+                    r.finding.kind.to_string(),
+                    r.finding.description.clone(),
+                ]
+            })
+            .collect();
+        out.push_str(&grid(&header, &rows, markdown, 120));
+    }
+    out
+}
+
+/// Rows under a header, aligned text or a Markdown table; the last column cut to `last`
+/// characters.
+fn grid<const N: usize>(
+    header: &[&str; N],
+    rows: &[[String; N]],
+    markdown: bool,
+    last: usize,
+) -> String {
+    let rows: Vec<[String; N]> = rows
+        .iter()
+        .map(|row| {
+            std::array::from_fn(|i| {
+                let max = if i + 1 == N { last } else { 60 };
+                if markdown {
+                    md_cell(&row[i], max)
+                } else {
+                    one_line(&row[i], max)
+                }
+            })
+        })
+        .collect();
+    let mut out = String::new();
+    if markdown {
+        let _ = writeln!(out, "| {} |", header.join(" | "));
+        let _ = writeln!(out, "|{}", "---|".repeat(N));
+        for row in &rows {
+            let _ = writeln!(out, "| {} |", row.join(" | "));
+        }
+        out.push('\n');
+        return out;
+    }
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w.saturating_sub(c.chars().count()))))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let _ = writeln!(out, "{}", line(header.to_vec()));
+    for row in &rows {
+        let _ = writeln!(out, "{}", line(row.iter().map(String::as_str).collect()));
+    }
     out
 }
 
@@ -343,6 +534,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
     }
     let _ = writeln!(out, "{}\n", md_inert(&summary_line(report)));
     out.push_str(&usage_markdown(report));
+    out.push_str(&orchestration_text(report, true));
     for clause in report.clauses.iter().filter(|c| !c.risks.is_empty()) {
         let name = if clause.clause_name.is_empty() {
             String::new()

@@ -407,6 +407,23 @@ async fn the_planner_plans_from_the_outline_runs_deep_reviews_in_parallel_and_sy
     // The JSON report carries the orchestration.
     let json: Value = serde_json::from_str(&skills::review::render_json(&report)).unwrap();
     assert_eq!(json["orchestration"]["plan"][0]["depth"], "deep");
+    // The table and the Markdown show the plan, the budget and the synthesis.
+    let table = skills::review::render_table(&report);
+    assert!(
+        table.contains("budget used: 6 (no limit) model request(s)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("4.1     deep   2      220     design responsibility"),
+        "{table}"
+    );
+    assert!(table.contains("high   8.7, 17.6"), "{table}");
+    let markdown = skills::review::render_markdown(&report);
+    assert!(markdown.contains("## Orchestration"), "{markdown}");
+    assert!(
+        markdown.contains("| 20.1 | none |  |  | claims procedure unchanged |"),
+        "{markdown}"
+    );
 }
 
 #[tokio::test]
