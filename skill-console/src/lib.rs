@@ -50,8 +50,8 @@ use skill_core::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
 use skill_packs::AuditLog;
 
 pub use reviews::{
-    ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
-    ReviewRunner, ReviewSample, ReviewSource,
+    CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
+    ReviewOutcome, ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
 pub use uploads::{UploadedFile, UploadedFiles};
 

@@ -49,6 +49,8 @@ pub struct ReviewRequest {
     pub language: String,
     /// Who judges the clauses.
     pub mode: ReviewMode,
+    /// Model requests the whole review may make at most ([`ReviewMode::Orchestrate`]).
+    pub budget_requests: Option<u64>,
 }
 
 /// Who judges the clauses of a review.
@@ -60,16 +62,60 @@ pub enum ReviewMode {
     /// A model chooses the skills and judges the clauses (needs
     /// [`ReviewRunner::agent_model`]).
     Agent,
+    /// A planner model decides which clauses get a deep review by the model and which a
+    /// quick one by the rules, within a budget, and sums up (needs
+    /// [`ReviewRunner::agent_model`]).
+    Orchestrate,
 }
 
 impl ReviewMode {
-    /// `checklist`, `agent`: what the form sends.
+    /// `checklist`, `agent`, `orchestrate`: what the form sends.
     pub fn as_str(self) -> &'static str {
         match self {
             ReviewMode::Checklist => "checklist",
             ReviewMode::Agent => "agent",
+            ReviewMode::Orchestrate => "orchestrate",
         }
     }
+}
+
+/// How a planner organised a review ([`ReviewMode::Orchestrate`]), for the review page.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReviewPlan {
+    /// The planner's summary for a person (`None` when it failed).
+    pub summary: Option<String>,
+    /// The budget used against the budget given, in a sentence.
+    pub budget: String,
+    /// Why the rules' review stands instead of the planner's, when it failed.
+    pub fallback: Option<String>,
+    /// Every clause: how deeply it was reviewed and why.
+    pub clauses: Vec<PlannedClause>,
+    /// Findings that span clauses.
+    pub cross_clause: Vec<CrossClauseRisk>,
+}
+
+/// One clause of a [`ReviewPlan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedClause {
+    /// The clause.
+    pub clause_id: String,
+    /// `deep`, `quick` or `none`.
+    pub depth: String,
+    /// The planner's reason.
+    pub reason: String,
+    /// Model turns and tokens of its deep review, when it had one.
+    pub turns_tokens: Option<(usize, u64)>,
+}
+
+/// A finding that spans clauses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrossClauseRisk {
+    /// Every clause involved.
+    pub clause_ids: Vec<String>,
+    /// How serious.
+    pub level: ReviewLevel,
+    /// What the clauses do together.
+    pub description: String,
 }
 
 /// How serious a risk is, for the level colours.
@@ -127,6 +173,8 @@ pub struct ReviewOutcome {
     /// How the clauses were judged, in a sentence (the mode, the model, clauses the model
     /// could not judge).
     pub method: String,
+    /// How a planner organised it (orchestrated reviews only).
+    pub plan: Option<ReviewPlan>,
 }
 
 /// Why a review could not run.
@@ -309,10 +357,20 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
                 select id="mode" name="mode" {
                     option value="checklist" { "checklist (rules over the skills' outputs)" }
                     @match &agent_model {
-                        Some(model) => option value="agent" { "agent (the model chooses the skills: " (model) ")" },
-                        None => option value="agent" disabled { "agent (no model configured)" },
+                        Some(model) => {
+                            option value="agent" { "agent (the model chooses the skills: " (model) ")" }
+                            option value="orchestrate" { "orchestrate (a planner sends clauses to deep or quick reviews: " (model) ")" }
+                        },
+                        None => {
+                            option value="agent" disabled { "agent (no model configured)" }
+                            option value="orchestrate" disabled { "orchestrate (no model configured)" }
+                        },
                     }
                 }
+            }
+            div.field {
+                label for="budget_requests" { "Model requests at most " small { "orchestrate only; empty: no limit" } }
+                input type="number" id="budget_requests" name="budget_requests" min="1";
             }
             button type="submit" #review-submit { "Start review" }
         }
@@ -358,8 +416,10 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         our_party: String::new(),
         language: "en".into(),
         mode: ReviewMode::Checklist,
+        budget_requests: None,
     };
     let mut mode = String::new();
+    let mut budget = String::new();
     loop {
         let field = match form.next_field().await {
             Ok(Some(field)) => field,
@@ -379,6 +439,7 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
             "our_party" => request.our_party = text(),
             "language" => request.language = text(),
             "mode" => mode = text(),
+            "budget_requests" => budget = text(),
             "files" => {
                 if let Some(file_name) = file_name.filter(|n| !n.is_empty()) {
                     if !bytes.is_empty() {
@@ -399,18 +460,29 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
     }
     request.mode = match mode.as_str() {
         "" | "checklist" => ReviewMode::Checklist,
-        "agent" if runner.agent_model().is_some() => ReviewMode::Agent,
-        "agent" => {
-            return bad_request(
-                "agent mode needs a model and this server has none configured; choose the checklist mode",
-            )
+        "agent" | "orchestrate" if runner.agent_model().is_none() => {
+            return bad_request(&format!(
+                "{mode} mode needs a model and this server has none configured; choose the checklist mode"
+            ))
         }
+        "agent" => ReviewMode::Agent,
+        "orchestrate" => ReviewMode::Orchestrate,
         other => {
             return bad_request(&format!(
-                "unknown mode `{other}`; expected `checklist` or `agent`"
+                "unknown mode `{other}`; expected `checklist`, `agent` or `orchestrate`"
             ))
         }
     };
+    if !budget.is_empty() {
+        match budget.parse::<u64>() {
+            Ok(n) if n >= 1 => request.budget_requests = Some(n),
+            _ => {
+                return bad_request(&format!(
+                    "`budget_requests` is `{budget}`; expected a whole number of model requests, at least 1, or nothing"
+                ))
+            }
+        }
+    }
     let label = if !sample.is_empty() {
         let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
             return bad_request(&format!("no sample `{sample}`"));
@@ -557,6 +629,7 @@ fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
             span.badge.level-low { (count(ReviewLevel::Low)) " low" } ")"
         }
         p #review-method.hint { (outcome.method) }
+        @if let Some(plan) = &outcome.plan { (plan_section(plan)) }
         p {
             a #download-md href={ "/reviews/" (id) "/report.md" } download { "Download Markdown" } " · "
             a #download-json href={ "/reviews/" (id) "/report.json" } download { "Download JSON" }
@@ -578,6 +651,50 @@ fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
                                     pre.evidence { (r.evidence) }
                                 }
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The plan of an orchestrated review: the budget, the summary, every clause's depth and
+/// reason, the findings across clauses.
+fn plan_section(plan: &ReviewPlan) -> Markup {
+    html! {
+        section #review-plan {
+            h2 { "Plan" }
+            p #plan-budget { "Budget used: " (plan.budget) }
+            @if let Some(why) = &plan.fallback {
+                p.error-text #plan-fallback { "The planner failed; the rules' review stands: " (why) }
+            }
+            @if let Some(summary) = &plan.summary { p #plan-summary { (summary) } }
+            @if !plan.cross_clause.is_empty() {
+                h3 { "Across clauses" }
+                table #cross-clause {
+                    thead { tr { th { "Clauses" } th { "Level" } th { "Finding" } } }
+                    tbody {
+                        @for c in &plan.cross_clause {
+                            tr {
+                                td.mono { (c.clause_ids.join(", ")) }
+                                td class={ "level-" (c.level.as_str()) } { (c.level.as_str()) }
+                                td { (c.description) }
+                            }
+                        }
+                    }
+                }
+            }
+            table #plan-clauses {
+                thead { tr { th { "Clause" } th { "Review" } th { "Turns" } th { "Tokens" } th { "Why" } } }
+                tbody {
+                    @for c in &plan.clauses {
+                        tr {
+                            td.mono { (c.clause_id) }
+                            td { (c.depth) }
+                            td { @if let Some((turns, _)) = c.turns_tokens { (turns) } }
+                            td { @if let Some((_, tokens)) = c.turns_tokens { (tokens) } }
+                            td { (c.reason) }
                         }
                     }
                 }

@@ -94,6 +94,7 @@ impl ReviewRunner for LineRunner {
             json: format!("{{\"risks\": {}}}", risks.len()),
             method: format!("judged in {} mode", request.mode.as_str()),
             risks,
+            plan: None,
         })
     }
 }
@@ -316,7 +317,18 @@ async fn bad_review_forms_are_refused_with_the_reason() {
     assert_eq!(mode.status, StatusCode::BAD_REQUEST);
     assert!(mode
         .body
-        .contains("unknown mode `oracle`; expected `checklist` or `agent`"));
+        .contains("unknown mode `oracle`; expected `checklist`, `agent` or `orchestrate`"));
+    let orchestrate = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("sample", None, "demo"),
+            ("mode", None, "orchestrate"),
+        ],
+    )
+    .await;
+    assert_eq!(orchestrate.status, StatusCode::BAD_REQUEST);
+    assert!(orchestrate.body.contains("orchestrate mode needs a model"));
     let no_csrf = start(&app, &[("sample", None, "demo")]).await;
     assert_eq!(no_csrf.status, StatusCode::FORBIDDEN);
     assert_eq!(get(&app, "/reviews/9").await.status, StatusCode::NOT_FOUND);

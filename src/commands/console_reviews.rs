@@ -5,15 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skill_console::{
-    ProgressFn, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome, ReviewRequest, ReviewRisk,
-    ReviewRunner, ReviewSample, ReviewSource,
+    CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
+    ReviewOutcome, ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
 use skill_core::Dispatcher;
 
 use super::review::ClassifierOptions;
 use skills::review::{
-    render_json, render_markdown, run_review, ContractFolder, Domain, ProgressHook, ReviewAgent,
-    ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
+    render_json, render_markdown, review_orchestrated, run_review, ContractFolder, Domain,
+    OrchestrateSettings, Orchestration, PlanDepth, ProgressHook, ReviewAgent, ReviewInputError,
+    ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
 
 /// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, how
@@ -107,10 +108,17 @@ fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
     };
     let model = agent.client.model().unwrap_or("the model");
     let summary = &report.summary;
-    let mut text = format!(
-        "Agent mode ({model}): {} of {} clause(s) judged by the model",
-        summary.react_clauses, summary.clauses_reviewed
-    );
+    let mut text = match &report.orchestration {
+        Some(_) => format!(
+            "Orchestrated ({model}): a planner sent {} of {} clause(s) to a deep review by the model",
+            summary.react_clauses + summary.react_fallbacks,
+            summary.clauses_reviewed
+        ),
+        None => format!(
+            "Agent mode ({model}): {} of {} clause(s) judged by the model",
+            summary.react_clauses, summary.clauses_reviewed
+        ),
+    };
     if summary.react_fallbacks > 0 {
         text.push_str(&format!(
             ", {} by the checklist after the model failed on them",
@@ -249,13 +257,43 @@ impl ReviewRunner for LibraryReviews {
         };
         let agent = match request.mode {
             ReviewMode::Checklist => None,
-            ReviewMode::Agent => Some(self.agent.as_ref().ok_or_else(|| {
-                ReviewError("agent mode needs a model; none is configured".into())
-            })?),
+            ReviewMode::Agent | ReviewMode::Orchestrate => {
+                Some(self.agent.as_ref().ok_or_else(|| {
+                    ReviewError(format!(
+                        "{} mode needs a model; none is configured",
+                        request.mode.as_str()
+                    ))
+                })?)
+            }
+        };
+        let orchestrate = match (request.mode, agent) {
+            (ReviewMode::Orchestrate, Some(agent)) => {
+                let mut settings = OrchestrateSettings::new(Arc::clone(&agent.client));
+                settings.deep_max_iterations = agent.settings.react_max_iterations;
+                settings.temperature = agent.settings.react_temperature;
+                settings.budget.model_requests = request.budget_requests;
+                Some(settings)
+            }
+            _ => None,
         };
         let report = std::thread::scope(|scope| {
-            let worker =
-                scope.spawn(|| run_review(&self.dispatcher, &state, &review_options, agent));
+            let worker = scope.spawn(|| match &orchestrate {
+                Some(settings) => tokio::runtime::Builder::new_multi_thread()
+                    .thread_name("skillkit-review")
+                    .enable_all()
+                    .build()
+                    .map(|runtime| {
+                        runtime.block_on(review_orchestrated(
+                            &self.dispatcher,
+                            &state,
+                            &review_options,
+                            settings,
+                            std::future::pending(),
+                        ))
+                    })
+                    .map_err(|e| ReviewError(format!("cannot start the review runtime: {e}"))),
+                None => Ok(run_review(&self.dispatcher, &state, &review_options, agent)),
+            });
             // The hook sends from the review's tasks; progress is told here, in order.
             while !worker.is_finished() {
                 match updates.recv_timeout(std::time::Duration::from_millis(100)) {
@@ -266,7 +304,7 @@ impl ReviewRunner for LibraryReviews {
             }
             worker.join()
         })
-        .map_err(|_| ReviewError("the review stopped on a panic".into()))?;
+        .map_err(|_| ReviewError("the review stopped on a panic".into()))??;
         let risks = report.risks().map(console_risk).collect();
         Ok(ReviewOutcome {
             title: report.document_id.clone(),
@@ -275,7 +313,73 @@ impl ReviewRunner for LibraryReviews {
             markdown: render_markdown(&report),
             json: render_json(&report),
             method: method(&report, agent),
+            plan: report.orchestration.as_ref().map(console_plan),
         })
+    }
+}
+
+/// The console's view of an orchestration: the one place it becomes the console's
+/// domain-free [`ReviewPlan`].
+fn console_plan(o: &Orchestration) -> ReviewPlan {
+    let of = |spent: u64, limit: Option<u64>, unit: &str| match limit {
+        Some(limit) => format!("{spent} of {limit} {unit}"),
+        None => format!("{spent} {unit} (no limit)"),
+    };
+    let deep: std::collections::HashMap<&str, (usize, u64)> = o
+        .deep
+        .iter()
+        .map(|d| (d.clause_id.as_str(), (d.turns, d.usage.total())))
+        .collect();
+    ReviewPlan {
+        summary: o.summary.clone(),
+        budget: format!(
+            "{}, {}, {}; planner {} turn(s)",
+            of(
+                o.spent.model_requests,
+                o.budget.model_requests,
+                "model requests"
+            ),
+            of(o.spent.input_tokens, o.budget.input_tokens, "input tokens"),
+            of(
+                o.spent.output_tokens,
+                o.budget.output_tokens,
+                "output tokens"
+            ),
+            o.planner_turns
+        ),
+        fallback: o.fallback_reason.clone(),
+        clauses: o
+            .plan
+            .iter()
+            .map(|p| PlannedClause {
+                clause_id: p.clause_id.clone(),
+                depth: match p.depth {
+                    PlanDepth::Deep => "deep",
+                    PlanDepth::Quick => "quick",
+                    PlanDepth::None => "none",
+                }
+                .into(),
+                reason: p.reason.clone(),
+                turns_tokens: deep.get(p.clause_id.as_str()).copied(),
+            })
+            .collect(),
+        cross_clause: o
+            .cross_clause
+            .iter()
+            .map(|c| CrossClauseRisk {
+                clause_ids: c.clause_ids.clone(),
+                level: console_level(c.risk_level),
+                description: c.description.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn console_level(level: RiskLevel) -> ReviewLevel {
+    match level {
+        RiskLevel::High => ReviewLevel::High,
+        RiskLevel::Medium => ReviewLevel::Medium,
+        RiskLevel::Low => ReviewLevel::Low,
     }
 }
 
@@ -285,11 +389,7 @@ fn console_risk(risk: &Risk) -> ReviewRisk {
     let f = &risk.finding;
     ReviewRisk {
         clause_id: risk.clause_id.clone(),
-        level: match f.level {
-            RiskLevel::High => ReviewLevel::High,
-            RiskLevel::Medium => ReviewLevel::Medium,
-            RiskLevel::Low => ReviewLevel::Low,
-        },
+        level: console_level(f.level),
         risk_type: f.kind.to_string(),
         description: f.description.clone(),
         reason: f.reason.clone(),

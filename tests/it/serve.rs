@@ -849,6 +849,109 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
     );
 }
 
+/// The console's orchestrated mode: a planner (a local mock) sends the outline's first
+/// clause to a deep review and the second to the rules, within the budget the form gives;
+/// the review page shows the plan, the budget used and the planner's summary.
+#[test]
+fn the_console_runs_an_orchestrated_review_within_the_form_budget() {
+    use skill_core::agent::mock::{MockAnswer, MockModel, MockReply};
+    use skill_core::ToolCall;
+
+    let model = MockModel::start(|req| {
+        let messages = req.body["messages"].as_array().cloned().unwrap_or_default();
+        let text = |role: &str| -> String {
+            messages
+                .iter()
+                .filter(|m| m["role"] == role)
+                .filter_map(|m| m["content"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let answer = if text("system").contains("You organise the legal review") {
+            let ids: Vec<String> = text("user")
+                .lines()
+                .filter_map(|l| l.strip_prefix("- "))
+                .filter_map(|l| l.split(" | ").next())
+                .map(str::to_string)
+                .collect();
+            if req.tool_results() == 0 {
+                MockAnswer::ToolCalls(vec![
+                    ToolCall {
+                        id: "d1".into(),
+                        name: "review_deep".into(),
+                        arguments: json!({"clause_id": ids[0], "focus": "first clause"}).to_string(),
+                    },
+                    ToolCall {
+                        id: "q1".into(),
+                        name: "review_quick".into(),
+                        arguments: json!({"clause_ids": [ids[1]], "reason": "routine"}).to_string(),
+                    },
+                ])
+            } else {
+                MockAnswer::Text(
+                    json!({"summary": "Planner summary for the client.", "risks": [], "cross_clause": []})
+                        .to_string(),
+                )
+            }
+        } else {
+            MockAnswer::Text(r#"[{"risk_level": "high", "risk_type": "deep", "description": "Deep review finding"}]"#.into())
+        };
+        MockReply {
+            delay: std::time::Duration::from_millis(5),
+            answer,
+            usage: None,
+        }
+    })
+    .unwrap();
+    let base_url = model.base_url();
+    let server = HttpServer::start(
+        CONTRACT,
+        &[
+            ("OPENAI_BASE_URL", base_url.as_str()),
+            ("OPENAI_MODEL", "mock-model"),
+            ("USE_REACT_AGENT", "false"),
+        ],
+    );
+    let cookie = console_cookie(&server);
+    let (_, form) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    assert!(form.contains(r#"<option value="orchestrate">"#), "{form}");
+    let csrf = csrf_of(&form);
+    let contract = sha_contract();
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("mode", None, "orchestrate"),
+            ("budget_requests", None, "0"),
+            ("files", Some("sha.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 400, "a budget of 0 is refused: {response}");
+    let (status, response) = post_multipart(
+        &server.addr,
+        "/reviews",
+        &cookie,
+        &[
+            ("csrf", None, &csrf),
+            ("domain", None, "sha_spa"),
+            ("mode", None, "orchestrate"),
+            ("budget_requests", None, "10"),
+            ("files", Some("sha.md"), &contract),
+        ],
+    );
+    assert_eq!(status, 303, "{response}");
+    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    assert!(page.contains("id=\"review-plan\""), "{page}");
+    assert!(page.contains("Planner summary for the client."), "{page}");
+    assert!(page.contains("3 of 10 model requests"), "{page}");
+    assert!(page.contains("Deep review finding"), "{page}");
+    assert!(page.contains("Orchestrated (mock-model)"), "{page}");
+    assert_eq!(model.requests(), 3);
+}
+
 /// The console shows the skills MCP serves: `--domain sha_spa` leaves the FIDIC skills out of
 /// both.
 #[test]
