@@ -1,6 +1,7 @@
 //! `skillkit review`: review a contract with the skill library, in checklist mode (offline,
-//! deterministic) or with a model choosing the skills (`--agent`, or `USE_REACT_AGENT=true`
-//! with a model in the environment). The whole review runs on one tokio runtime; Ctrl-C
+//! deterministic), with a model choosing the skills (`--agent`, or `USE_REACT_AGENT=true`
+//! with a model in the environment), or organised by a planner model (`--orchestrate`). The
+//! whole review runs on one tokio runtime; Ctrl-C
 //! stops it, writes the report of the clauses finished (marked incomplete) and exits 130.
 
 use std::path::{Path, PathBuf};
