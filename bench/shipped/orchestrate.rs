@@ -52,7 +52,8 @@ fn answer(req: &skill_core::agent::mock::MockRequest) -> MockAnswer {
         .filter_map(|l| l.split(" | ").next())
         .map(str::to_string)
         .collect();
-    let (deep, quick): (Vec<(usize, &String)>, Vec<(usize, &String)>) = ids
+    type Numbered<'a> = Vec<(usize, &'a String)>;
+    let (deep, quick): (Numbered<'_>, Numbered<'_>) = ids
         .iter()
         .enumerate()
         .partition(|(i, _)| i % (CLAUSES / DEEP) == 0);
