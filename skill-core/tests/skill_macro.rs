@@ -461,3 +461,31 @@ async fn a_pending_confirmation_carries_the_authors_sentence() {
         "Delete note 7 (stale)"
     );
 }
+
+/// Echo a word (a tool one host offers in one place only).
+#[skill(id = "test.unlisted_echo", register = false)]
+fn unlisted_echo(
+    /// The word.
+    word: String,
+) -> String {
+    word
+}
+
+#[tokio::test]
+async fn a_skill_with_register_false_is_only_where_a_host_adds_it() {
+    let linked = Dispatcher::from_inventory().expect("registry is valid");
+    assert!(linked.registration("test.unlisted_echo").is_none());
+    assert!(linked.registration("test.delete_note").is_some());
+    let d = Dispatcher::builder()
+        .skill(<UnlistedEcho as Skill>::registration())
+        .build()
+        .unwrap();
+    let r = d
+        .call(
+            "test.unlisted_echo",
+            r#"{"word": "hi"}"#,
+            &SkillContext::new(),
+        )
+        .await;
+    assert_eq!(r.data_value(), json!("hi"));
+}

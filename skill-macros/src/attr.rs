@@ -55,6 +55,7 @@ keys! {
         OpenWorld = "open_world",
         Marker = "marker",
         Crate = "crate",
+        Register = "register",
     }
 }
 
@@ -86,6 +87,7 @@ pub struct SkillAttr {
     pub open_world: Option<Spanned<LitBool>>,
     pub krate: Option<Spanned<Path>>,
     pub marker: Option<Spanned<LitStr>>,
+    pub register: Option<Spanned<LitBool>>,
 }
 
 fn set<T>(cx: &mut Ctxt, slot: &mut Option<Spanned<T>>, meta: &ParseNestedMeta, value: T) {
@@ -208,6 +210,7 @@ impl SkillAttr {
                 set(cx, &mut self.idempotent, meta, parse_value(meta, k, BOOL)?)
             }
             SkillKey::OpenWorld => set(cx, &mut self.open_world, meta, parse_value(meta, k, BOOL)?),
+            SkillKey::Register => set(cx, &mut self.register, meta, parse_value(meta, k, BOOL)?),
             SkillKey::Marker => {
                 let what = "a type name in a string, e.g. \"SearchClients\"";
                 set(cx, &mut self.marker, meta, parse_value(meta, k, what)?)

@@ -48,6 +48,9 @@ pub struct Config {
     pub confirm: Option<String>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    /// Whether the skill is linked into every `Dispatcher::from_inventory()` (`register`,
+    /// default `true`); when `false` a host adds it to its own dispatcher by hand.
+    pub register: bool,
     pub krate: Path,
     /// Name of the marker type given by `marker = "..."` (by default the fn's name in
     /// CamelCase).
@@ -96,6 +99,7 @@ pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) 
         confirm,
         idempotent: attr.idempotent.as_ref().map(|b| b.value.value),
         open_world: attr.open_world.as_ref().map(|b| b.value.value),
+        register: attr.register.as_ref().is_none_or(|b| b.value.value),
         krate: crate_path(attr),
     }
 }

@@ -587,6 +587,11 @@ fn skill_impl(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
 /// The `static SkillRegistration` and its `inventory::submit!`.
 fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     let p = private(cfg);
+    let submit = if cfg.register {
+        quote!(#p::inventory::submit! { #p::RegisteredSkill(&__REGISTRATION) })
+    } else {
+        quote!()
+    };
     let (marker, input_ident) = (&names.marker, &names.input);
     let fn_ident = &skill.item.sig.ident;
     let output_ty = &skill.output.ty;
@@ -686,7 +691,7 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
             invoke: #p::invoke::<#marker>,
         };
 
-        #p::inventory::submit! { #p::RegisteredSkill(&__REGISTRATION) }
+        #submit
     }
 }
 

@@ -38,8 +38,10 @@ use quote::quote;
 /// a pending confirmation shows, with `{argument}` placeholders: `confirm = "Delete task
 /// {task_id}"`; implies `requires_confirmation = true` unless that is set), `idempotent`,
 /// `open_world`, `marker` (name of the generated marker type, by default the fn's name in
-/// CamelCase), `crate` (path of `skill_core`, for a renamed dependency). A misspelt key is
-/// reported with the closest known one.
+/// CamelCase), `crate` (path of `skill_core`, for a renamed dependency), `register` (`true`;
+/// `false` keeps the skill out of `Dispatcher::from_inventory()`, for tools a host offers in
+/// one place only and adds with `DispatcherBuilder::skill(Marker::registration())`). A
+/// misspelt key is reported with the closest known one.
 ///
 /// # Ids are unique
 ///

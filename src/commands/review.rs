@@ -197,14 +197,18 @@ fn agent_client(
     model: Option<&str>,
 ) -> Result<(Arc<dyn LlmClient>, String), CliError> {
     let model = model.or(args.model.as_deref());
+    let flag = if args.orchestrate {
+        "--orchestrate"
+    } else {
+        "--agent"
+    };
     let usage = |e: skill_core::agent::LlmError| CliError::Usage(e.to_string());
     match provider {
         ModelProvider::Anthropic => {
             let mut config = AnthropicConfig::from_env().map_err(|_| {
-                CliError::Usage(
-                    "--agent with --provider anthropic needs ANTHROPIC_API_KEY in the environment"
-                        .into(),
-                )
+                CliError::Usage(format!(
+                    "{flag} with --provider anthropic needs ANTHROPIC_API_KEY in the environment"
+                ))
             })?;
             if let Some(model) = model {
                 config.model = model.to_string();
@@ -228,9 +232,9 @@ fn agent_client(
                 config.base_url = url.clone();
             }
             if config.api_key.is_none() && config.base_url.contains("api.openai.com") {
-                return Err(CliError::Usage(
-                    "--agent with the OpenAI API needs OPENAI_API_KEY in the environment (or --base-url of a local server)".into(),
-                ));
+                return Err(CliError::Usage(format!(
+                    "{flag} with the OpenAI API needs OPENAI_API_KEY in the environment (or --base-url of a local server)"
+                )));
             }
             let config = config.with_requests_per_minute(args.rpm);
             let endpoint = config.base_url.clone();

@@ -187,6 +187,14 @@ fn orchestrate_flags_are_checked_before_anything_runs() {
         "0",
     ]);
     assert_eq!(out.status.code(), Some(2));
+    // No key for the OpenAI API: said, naming the flag.
+    let out = skillkit(&["review", "samples/fidic", "--orchestrate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--orchestrate with the OpenAI API needs OPENAI_API_KEY"),
+        "{stderr}"
+    );
     // Nothing listens on port 9: refused, or the checklist with --fallback.
     let args = [
         "review",

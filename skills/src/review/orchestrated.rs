@@ -22,7 +22,7 @@ use skill_core::agent::orchestrate::{
     WorkerReport, WorkerStatus,
 };
 use skill_core::agent::{extract_json, ChatMessage, LlmClient, TokenUsage};
-use skill_core::{Dispatcher, Skill, SkillContext, ToolFilter};
+use skill_core::{Dispatcher, DispatcherBuilder, Skill, SkillContext, ToolFilter};
 
 use super::answer::{parse_final_response, ModelRisk};
 use super::outline::ClauseOutline;
@@ -618,6 +618,24 @@ pub async fn review_orchestrated(
     let started = std::time::Instant::now();
     let state = Arc::new(state.clone());
     let outline = Arc::new(ClauseOutline::new(&state, &report));
+    // The planner's tools are not in the inventory: they join the caller's skills here.
+    let dispatcher = match DispatcherBuilder::from_dispatcher(dispatcher)
+        .skill(ListClauses::registration())
+        .skill(ReviewQuick::registration())
+        .build()
+    {
+        Ok(dispatcher) => dispatcher,
+        Err(err) => {
+            report.orchestration = Some(fallback_only(
+                &outline,
+                settings.budget,
+                &format!("the planner's tools cannot join the skills: {err}"),
+                started.elapsed(),
+            ));
+            return report;
+        }
+    };
+    let dispatcher = &dispatcher;
     let ctx = SkillContext::new()
         .with(ReferenceIndex::build(&state))
         .with_arc(Arc::clone(&state))

@@ -1,7 +1,10 @@
 //! The planner's own tools in an orchestrated review (domain `review`): `list_clauses`,
 //! the outline a page at a time, and `review_quick`, the rule-based checklist review of
 //! clauses (no model). Both read the [`ClauseOutline`] the review puts in the planner's
-//! context; `list_clauses` also works on any loaded contract, with its structure alone.
+//! context (`list_clauses` also works on a loaded contract alone, with its structure). They
+//! are not linked into `Dispatcher::from_inventory()` (`register = false`): the orchestrated
+//! review adds them to the dispatcher it runs the planner on, so no other client lists a tool
+//! that only answers inside a review.
 
 use skill_core::codes;
 use skill_core::prelude::*;
@@ -35,7 +38,12 @@ pub struct ClauseList {
 ///
 /// Use it to see the whole contract before deciding which clauses need a deep review; the
 /// first page is usually enough for short contracts.
-#[skill(id = "list_clauses", domain = "review", category = "retrieval")]
+#[skill(
+    id = "list_clauses",
+    domain = "review",
+    category = "retrieval",
+    register = false
+)]
 pub fn list_clauses(
     /// Page to show, from 1 (default 1).
     page: Option<usize>,
@@ -144,7 +152,12 @@ pub struct QuickReviews {
 /// Use it for clauses that look routine in the outline; send the ones that need judgement
 /// to a deep review instead. Works inside an orchestrated review, which holds the rules'
 /// results.
-#[skill(id = "review_quick", domain = "review", category = "analysis")]
+#[skill(
+    id = "review_quick",
+    domain = "review",
+    category = "analysis",
+    register = false
+)]
 pub fn review_quick(
     /// Clause numbers to review, for example ["1.1", "4.2"].
     clause_ids: Vec<String>,
