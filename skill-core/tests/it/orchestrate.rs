@@ -886,6 +886,7 @@ async fn an_unreadable_final_answer_gets_one_turn_to_mend_it_within_the_budget()
         .unwrap();
     assert_eq!(outcome.answer, None);
     assert_eq!(counter.requests(), 1);
+    assert!(outcome.repairs.is_empty(), "no repair turn was sent");
     assert!(
         outcome
             .warnings

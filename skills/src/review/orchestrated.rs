@@ -844,14 +844,22 @@ fn assemble(
         ),
         (None, OrchestrateStop::FinalAnswer) => (
             None,
-            Some(format!(
-                "the planner's answer could not be read{}",
+            Some(
                 outcome
-                    .repairs
-                    .last()
-                    .map(|r| format!(", also after one repair: {r}"))
-                    .unwrap_or_default()
-            )),
+                    .warnings
+                    .iter()
+                    .rev()
+                    .find(|w| w.contains("final answer is unreadable"))
+                    .map_or_else(
+                        || "the planner gave no answer".to_string(),
+                        |w| {
+                            w.replace(
+                                "the planner's final answer is unreadable",
+                                "the planner's answer could not be read",
+                            )
+                        },
+                    ),
+            ),
         ),
     };
     if let Some(reason) = &fallback_reason {

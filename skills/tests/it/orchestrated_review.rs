@@ -635,3 +635,26 @@ fn the_synthesis_reader_names_every_problem() {
     .unwrap();
     assert!(empty.risks.is_empty() && empty.cross_clause.is_empty());
 }
+
+#[tokio::test]
+async fn a_budget_too_small_for_the_planner_leaves_the_checklist_review() {
+    let model = model(
+        Duration::ZERO,
+        planner(vec![deep("d1", "4.1", "design")]),
+        reviewer,
+    );
+    let report = run(&model, |s| s.budget = Budget::unlimited().model_requests(1)).await;
+    let orchestration = report.orchestration.as_ref().unwrap();
+    assert!(model.requests() <= 1);
+    assert!(orchestration.spent.model_requests <= 1);
+    let reason = orchestration.fallback_reason.as_deref().unwrap_or_default();
+    assert_eq!(
+        reason,
+        "the planner's answer could not be read: no JSON object in the answer; no turn to mend it: the budget ran out of model requests"
+    );
+    assert!(orchestration.repairs.is_empty());
+    assert!(report
+        .clauses
+        .iter()
+        .all(|c| c.mode == ReviewMode::Checklist));
+}

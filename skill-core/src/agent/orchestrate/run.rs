@@ -315,12 +315,12 @@ async fn read_final<A, E: Display>(
             node.warn(unreadable);
             return (stop, None, repairs);
         }
-        repairs.push(err.clone());
-        node.messages.push(ChatMessage::user(format!(
+        let mut messages = node.messages.clone();
+        messages.push(ChatMessage::user(format!(
             "{} {err}",
             env.orch.repair_prompt
         )));
-        let ticket = match node.meter.begin(node.meter.estimate(&node.messages, &[])) {
+        let ticket = match node.meter.begin(node.meter.estimate(&messages, &[])) {
             Ok(ticket) => ticket,
             Err(short) => {
                 node.warn(format!(
@@ -329,6 +329,9 @@ async fn read_final<A, E: Display>(
                 return (stop, None, repairs);
             }
         };
+        // Only a repair turn actually sent is recorded.
+        repairs.push(err);
+        node.messages = messages;
         node.turns += 1;
         tracing::info!(agent = %node.path, turn = node.turns, "planner asked to mend its answer");
         match traced_turn(&*node.model, &node.messages, &[], node.temperature).await {
