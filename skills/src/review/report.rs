@@ -122,12 +122,6 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
     for row in &mut rows {
         row[4] = one_line(&row[4], description);
     }
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -139,23 +133,10 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
             &report.domain_id
         }
     );
-    let line = |cells: &[String]| -> String {
-        cells
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
     if rows.is_empty() {
         out.push_str("No risks found.\n");
     } else {
-        let _ = writeln!(out, "{}", line(&header.map(String::from)));
-        for row in &rows {
-            let _ = writeln!(out, "{}", line(row));
-        }
+        out.push_str(&grid(&header, &rows, false, description));
     }
     out.push_str(&usage_table(report));
     out.push_str(&orchestration_text(report, false));
@@ -299,8 +280,9 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
     out
 }
 
-/// Rows under a header, aligned text or a Markdown table; the last column cut to `last`
-/// characters.
+/// Rows under a header, aligned text (columns two spaces apart) or a Markdown table (cells
+/// made inert), each cell on one line; the last column cut to `last` characters. The one
+/// table writer of the reports.
 fn grid<const N: usize>(
     header: &[&str; N],
     rows: &[[String; N]],
@@ -311,7 +293,7 @@ fn grid<const N: usize>(
         .iter()
         .map(|row| {
             std::array::from_fn(|i| {
-                let max = if i + 1 == N { last } else { 60 };
+                let max = if i + 1 == N { last } else { usize::MAX };
                 if markdown {
                     md_cell(&row[i], max)
                 } else {
@@ -435,28 +417,8 @@ fn usage_table(report: &ReviewReport) -> String {
     let Some(usage) = usage_rows(report) else {
         return String::new();
     };
-    let header = USAGE_HEADER.map(String::from);
-    let mut widths = header.clone().map(|h| h.chars().count());
-    for row in &usage.rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        cells
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
     let mut out = String::from("\nModel use per clause\n");
-    let _ = writeln!(out, "{}", line(&header));
-    for row in &usage.rows {
-        let _ = writeln!(out, "{}", line(row));
-    }
+    out.push_str(&grid(&USAGE_HEADER, &usage.rows, false, usize::MAX));
     for fallback in &usage.fallbacks {
         let _ = writeln!(out, "{fallback}");
     }
@@ -496,15 +458,8 @@ fn usage_markdown(report: &ReviewReport) -> String {
     let Some(usage) = usage_rows(report) else {
         return String::new();
     };
-    let cell = |t: &str| md_inert(t).replace('|', "\\|");
     let mut out = String::from("## Model use per clause\n\n");
-    let _ = writeln!(out, "| {} |", USAGE_HEADER.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(USAGE_HEADER.len()));
-    for row in &usage.rows {
-        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-    }
-    out.push('\n');
+    out.push_str(&grid(&USAGE_HEADER, &usage.rows, true, usize::MAX));
     for fallback in &usage.fallbacks {
         let _ = writeln!(out, "- {}", md_inert(fallback));
     }
