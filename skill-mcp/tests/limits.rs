@@ -263,6 +263,45 @@ async fn a_body_that_stops_arriving_is_closed_after_the_idle_timeout() {
 }
 
 #[tokio::test]
+async fn a_body_trickling_in_is_closed_after_the_body_timeout() {
+    let srv = start(options(ConnectionLimits {
+        idle_timeout: Duration::from_secs(3600),
+        body_timeout: Duration::from_millis(500),
+        ..ConnectionLimits::default()
+    }))
+    .await;
+    let mut trickle = TcpStream::connect(srv.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: 1000\r\n\r\n"
+    );
+    trickle.write_all(head.as_bytes()).await.unwrap();
+    // A byte every 100 ms: never silent for the idle time-out, never done.
+    let started = Instant::now();
+    let mut closed = false;
+    while started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if trickle.write_all(b" ").await.is_err() {
+            closed = true;
+            break;
+        }
+        let mut buf = [0u8; 512];
+        if let Ok(Ok(n)) =
+            tokio::time::timeout(Duration::from_millis(1), trickle.read(&mut buf)).await
+        {
+            if n == 0 {
+                closed = true;
+                break;
+            }
+        }
+    }
+    assert!(closed, "the trickling body was not cut");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    srv.shutdown.cancel();
+}
+
+#[tokio::test]
 async fn shutdown_drops_what_is_still_busy_after_the_grace_period() {
     let srv = start(options(ConnectionLimits {
         shutdown_grace: Duration::from_millis(300),

@@ -89,6 +89,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_IDLE_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     idle_timeout: u64,
+    /// Seconds a request's body may take to arrive in full, however it trickles in, before
+    /// its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_BODY_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
+    body_timeout: u64,
     /// Seconds shutdown (Ctrl-C, SIGTERM) waits for requests in progress before dropping
     /// their connections.
     #[arg(long, value_name = "SECONDS", default_value_t = ConnectionLimits::DEFAULT_SHUTDOWN_GRACE.as_secs(),
@@ -163,6 +168,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         header_timeout: Duration::from_secs(args.header_timeout),
         idle_timeout: Duration::from_secs(args.idle_timeout),
+        body_timeout: Duration::from_secs(args.body_timeout),
         shutdown_grace: Duration::from_secs(args.shutdown_grace),
     }
 }

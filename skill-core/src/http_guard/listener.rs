@@ -41,6 +41,10 @@ pub struct ConnectionLimits {
     /// Longest silence while a request is under way: a request body that stops arriving,
     /// or a client that stops reading its answer, closes the connection after it.
     pub idle_timeout: Duration,
+    /// Longest time a request's body may take to arrive in full, counted from its head: a
+    /// body trickling in a byte now and then, never silent for `idle_timeout`, closes the
+    /// connection after it.
+    pub body_timeout: Duration,
     /// How long shutdown waits for requests in progress before dropping their connections.
     pub shutdown_grace: Duration,
 }
@@ -52,6 +56,8 @@ impl ConnectionLimits {
     pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
     /// Default [`idle_timeout`](Self::idle_timeout).
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Default [`body_timeout`](Self::body_timeout): a 50 MiB upload at 100 KB/s.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(600);
     /// Default [`shutdown_grace`](Self::shutdown_grace).
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 }
@@ -62,6 +68,7 @@ impl Default for ConnectionLimits {
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            body_timeout: Self::DEFAULT_BODY_TIMEOUT,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
         }
     }
@@ -168,6 +175,8 @@ struct Conn {
     last_io: AtomicU64,
     /// Milliseconds since `epoch` (+1) since which a write waits on the client; 0 if none.
     write_blocked: AtomicU64,
+    /// Milliseconds since `epoch` (+1) when the body now arriving started; 0 if none.
+    body_started: AtomicU64,
     /// Set when the connection was closed to make room.
     evicted: AtomicBool,
     wake: Notify,
@@ -181,6 +190,7 @@ impl Conn {
             receiving: AtomicUsize::new(0),
             last_io: AtomicU64::new(0),
             write_blocked: AtomicU64::new(0),
+            body_started: AtomicU64::new(0),
             evicted: AtomicBool::new(false),
             wake: Notify::new(),
             epoch: Instant::now(),
@@ -195,10 +205,19 @@ impl Conn {
         self.last_io.store(self.now(), Ordering::Relaxed);
     }
 
-    /// Why the connection should be closed now, if it should.
-    fn stalled(&self, idle: Duration) -> Option<&'static str> {
+    /// Why the connection should be closed now, if it should: silence for `idle` while a
+    /// request is under way, or a body arriving for longer than `body`.
+    fn stalled(&self, idle: Duration, body: Duration) -> Option<&'static str> {
         let idle = u64::try_from(idle.as_millis()).unwrap_or(u64::MAX);
+        let body = u64::try_from(body.as_millis()).unwrap_or(u64::MAX);
         let now = self.now();
+        let started = self.body_started.load(Ordering::Relaxed);
+        if started != 0
+            && self.receiving.load(Ordering::Relaxed) > 0
+            && now.saturating_sub(started - 1) > body
+        {
+            return Some("the request body took longer than the body time limit");
+        }
         let blocked = self.write_blocked.load(Ordering::Relaxed);
         if blocked != 0 && now.saturating_sub(blocked - 1) > idle {
             return Some("the client stopped reading its answer");
@@ -310,8 +329,8 @@ async fn connection(
         .keep_alive(true);
     let served = builder.serve_connection(io, service);
     tokio::pin!(served);
-    let check_every =
-        (limits.idle_timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+    let check_every = (limits.idle_timeout.min(limits.body_timeout) / 4)
+        .clamp(Duration::from_millis(50), Duration::from_secs(1));
     let mut watchdog = tokio::time::interval(check_every);
     let mut stopping = *stop.borrow();
     if stopping {
@@ -336,8 +355,8 @@ async fn connection(
                 break;
             }
             _ = watchdog.tick() => {
-                if let Some(why) = conn.stalled(limits.idle_timeout) {
-                    tracing::info!(%peer, why, "connection closed after {:?} of silence", limits.idle_timeout);
+                if let Some(why) = conn.stalled(limits.idle_timeout, limits.body_timeout) {
+                    tracing::info!(%peer, why, idle = ?limits.idle_timeout, body = ?limits.body_timeout, "connection closed");
                     break;
                 }
             }
@@ -430,8 +449,10 @@ impl WatchedBody {
             None
         } else {
             conn.receiving.fetch_add(1, Ordering::Relaxed);
-            // The silence is counted from the head, not from the connection's last answer.
+            // The silence and the body's time are counted from the head, not from the
+            // connection's last answer.
             conn.touch();
+            conn.body_started.store(conn.now() + 1, Ordering::Relaxed);
             Some(Arc::clone(conn))
         };
         Self { inner, conn }
@@ -439,7 +460,9 @@ impl WatchedBody {
 
     fn finish(&mut self) {
         if let Some(conn) = self.conn.take() {
-            conn.receiving.fetch_sub(1, Ordering::Relaxed);
+            if conn.receiving.fetch_sub(1, Ordering::Relaxed) == 1 {
+                conn.body_started.store(0, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -550,19 +573,41 @@ mod tests {
     fn a_stall_is_silence_while_a_request_is_under_way() {
         let conn = Conn::new();
         let idle = Duration::from_millis(0);
+        let hour = Duration::from_secs(3600);
         std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(conn.stalled(idle), None, "no request: not a stall");
+        assert_eq!(conn.stalled(idle, hour), None, "no request: not a stall");
         conn.receiving.store(1, Ordering::Relaxed);
         assert_eq!(
-            conn.stalled(idle),
+            conn.stalled(idle, hour),
             Some("the request body stopped arriving")
         );
         conn.receiving.store(0, Ordering::Relaxed);
         conn.write_blocked.store(1, Ordering::Relaxed);
         assert_eq!(
-            conn.stalled(idle),
+            conn.stalled(idle, hour),
             Some("the client stopped reading its answer")
         );
-        assert_eq!(conn.stalled(Duration::from_secs(3600)), None);
+        assert_eq!(conn.stalled(hour, hour), None);
+    }
+
+    #[test]
+    fn a_body_arriving_for_longer_than_the_body_limit_is_a_stall_however_it_trickles() {
+        let conn = Conn::new();
+        let hour = Duration::from_secs(3600);
+        conn.receiving.store(1, Ordering::Relaxed);
+        conn.body_started.store(1, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(20));
+        conn.touch();
+        assert_eq!(
+            conn.stalled(hour, Duration::from_millis(5)),
+            Some("the request body took longer than the body time limit")
+        );
+        assert_eq!(conn.stalled(hour, hour), None, "within both limits");
+        conn.receiving.store(0, Ordering::Relaxed);
+        assert_eq!(
+            conn.stalled(hour, Duration::from_millis(5)),
+            None,
+            "no body arriving"
+        );
     }
 }
