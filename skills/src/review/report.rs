@@ -238,7 +238,7 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
         let _ = writeln!(
             out,
             "{}Across clauses\n",
-            if markdown { "\n### " } else { "\n" }
+            if markdown { "### " } else { "\n" }
         );
         let header = ["LEVEL", "CLAUSES", "TYPE", "DESCRIPTION"];
         let rows: Vec<[String; 4]> = o
@@ -259,7 +259,7 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
         let _ = writeln!(
             out,
             "{}The planner's risks (each once)\n",
-            if markdown { "\n### " } else { "\n" }
+            if markdown { "### " } else { "\n" }
         );
         let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
         let rows: Vec<[String; 5]> = o
@@ -364,8 +364,9 @@ fn usage_rows(report: &ReviewReport) -> Option<UsageRows> {
     if clauses.is_empty() {
         return None;
     }
+    // `+ 0.0`: an empty sum of floats is -0.0, which would print as "-0.0".
     let tool_ms =
-        |c: &crate::review::ClauseReview| c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>();
+        |c: &crate::review::ClauseReview| c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>() + 0.0;
     let mut rows: Vec<[String; 8]> = clauses
         .iter()
         .map(|c| {
@@ -394,7 +395,10 @@ fn usage_rows(report: &ReviewReport) -> Option<UsageRows> {
         s.usage.prompt_tokens.to_string(),
         s.usage.cached_tokens.to_string(),
         s.usage.completion_tokens.to_string(),
-        format!("{:.1}", clauses.iter().map(|c| tool_ms(c)).sum::<f64>()),
+        format!(
+            "{:.1}",
+            clauses.iter().map(|c| tool_ms(c)).sum::<f64>() + 0.0
+        ),
         String::new(),
     ]);
     let fallbacks = clauses
