@@ -19,6 +19,7 @@ mod parse;
 mod playbook;
 mod search;
 mod serve;
+mod shared_store;
 mod train;
 mod unix;
 

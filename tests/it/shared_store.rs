@@ -1,0 +1,269 @@
+//! `skillkit serve --store`: two servers on one PostgreSQL store with quotas in Redis start
+//! together (the store's migrations run once, under a lock) and both serve; what a store
+//! cannot hold, a short request-state key and an unreachable store are refused before
+//! anything is served.
+//!
+//! PostgreSQL and Redis are `SKILLKIT_TEST_POSTGRES_URL` (default
+//! `postgres://root@127.0.0.1:5432/test`) and `SKILLKIT_TEST_REDIS_URL` (default
+//! `redis://127.0.0.1:6379`); a test whose server does not answer is skipped with a message,
+//! or fails under `CI=true`. Calls parked on one server and confirmed on another, and quotas
+//! across processes, are tested where the skills that need them are linked: skill-packs'
+//! `shared_servers` and `cross_process` tests (this binary links no pack and no skill that
+//! waits for consent).
+
+use std::io::Write as _;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::http_server::HttpServer;
+
+const STATE_KEY: &str = "0123456789abcdef0123456789abcdef-shared";
+const TOKEN: &str = "a-launch-token-of-the-test";
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// `url` when its server accepts connections; else `None` after saying why the test is
+/// skipped (a panic under `CI=true`).
+fn reachable(what: &str, url: &str, default_port: u16) -> Option<String> {
+    let authority = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split(['/', '?'])
+        .next()
+        .unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let with_port = if host_port.contains(':') {
+        host_port.to_string()
+    } else {
+        format!("{host_port}:{default_port}")
+    };
+    let ok = with_port
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|addr| TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok());
+    if ok {
+        return Some(url.to_string());
+    }
+    let shown = skill_packs::redact_url(url);
+    if in_ci() {
+        panic!("{what} is not reachable at {shown}, and CI=true makes that a failure");
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {what} is not reachable at {shown} (start it, or set CI=true to fail instead of skipping)"
+    );
+    None
+}
+
+fn postgres() -> Option<String> {
+    let url = std::env::var("SKILLKIT_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
+    reachable("PostgreSQL", &url, 5432)
+}
+
+fn redis() -> Option<String> {
+    let url = std::env::var("SKILLKIT_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    reachable("Redis", &url, 6379)
+}
+
+/// A name of this test run only.
+fn unique(base: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+        % 1_000_000_000_000;
+    format!("{base}_{}_{nanos}", std::process::id())
+}
+
+/// A PostgreSQL schema of one test, dropped with everything in it when this goes away.
+struct Schema {
+    url: String,
+    name: String,
+}
+
+impl Schema {
+    fn store_url(&self) -> String {
+        format!("{}?schema={}", self.url, self.name)
+    }
+
+    /// Whether the store's tables for parked calls and audit outcomes exist in the schema.
+    fn tables(&self) -> Vec<String> {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let store = skill_packs::PgStore::connect_in_schema(&self.url, &self.name)
+                .await
+                .unwrap();
+            let client = store.client().await.unwrap();
+            client
+                .query(
+                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+                    &[&self.name],
+                )
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| r.get::<_, String>(0))
+                .collect()
+        })
+    }
+}
+
+impl Drop for Schema {
+    fn drop(&mut self) {
+        let (url, name) = (self.url.clone(), self.name.clone());
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            rt.block_on(async {
+                if let Ok(store) = skill_packs::PgStore::connect_in_schema(&url, &name).await {
+                    if let Ok(client) = store.client().await {
+                        let _ = client
+                            .batch_execute(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
+                            .await;
+                    }
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// `POST /mcp` of an `initialize` with the token; the HTTP status line.
+fn initialize(addr: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"shared-store-test","version":"0"}}}"#;
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut stream, &mut answer);
+    String::from_utf8_lossy(&answer)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn two_servers_start_on_one_postgres_store_with_redis_quotas_and_both_serve() {
+    let (Some(pg), Some(redis)) = (postgres(), redis()) else {
+        return;
+    };
+    let schema = Schema {
+        url: pg,
+        name: unique("serve_shared"),
+    };
+    let store = schema.store_url();
+    let quotas = format!("{redis}?prefix={}:", unique("serve_shared"));
+    let args = [
+        "--no-console",
+        "--store",
+        store.as_str(),
+        "--store",
+        quotas.as_str(),
+        "--state-key",
+        STATE_KEY,
+        "--token",
+        TOKEN,
+    ];
+    // Started together: the migrations run once, under PostgreSQL's advisory lock.
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| HttpServer::start_with(&args, &[]));
+        let b = s.spawn(|| HttpServer::start_with(&args, &[]));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for server in [&a, &b] {
+        assert!(server.banner.contains("serving"), "{}", server.banner);
+        let status = initialize(&server.addr);
+        assert!(
+            status.contains(" 200 "),
+            "initialize on {}: {status}",
+            server.addr
+        );
+    }
+    let tables = schema.tables();
+    for wanted in [
+        "pack_audit",
+        "pack_audit_outcome",
+        "pack_quota",
+        "pending_confirmations",
+    ] {
+        assert!(
+            tables.iter().any(|t| t == wanted),
+            "{wanted} missing: {tables:?}"
+        );
+    }
+}
+
+fn serve_stdio(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        .args(["serve", "--stdio"])
+        .args(args)
+        .env_remove("SKILLKIT_STATE_KEY")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_short_request_state_key_is_refused() {
+    for (args, env, from) in [
+        (vec!["--state-key", "short"], vec![], "--state-key"),
+        (
+            vec![],
+            vec![("SKILLKIT_STATE_KEY", "   only-twenty-bytes!   ")],
+            "SKILLKIT_STATE_KEY",
+        ),
+    ] {
+        let out = serve_stdio(&args, &env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(from) && stderr.contains("at least 32"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn stores_that_cannot_serve_are_refused_before_serving() {
+    let redis_alone = serve_stdio(&["--store", "redis://:secret@127.0.0.1:6379"], &[]);
+    let stderr = String::from_utf8_lossy(&redis_alone.stderr);
+    assert_eq!(redis_alone.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("quotas only") && stderr.contains(":***@") && !stderr.contains("secret"),
+        "{stderr}"
+    );
+
+    let two_main = serve_stdio(
+        &["--store", "a.db", "--store", "postgres://127.0.0.1/x"],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&two_main.stderr);
+    assert_eq!(two_main.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("one SQLite or PostgreSQL store"),
+        "{stderr}"
+    );
+
+    // Nothing listens on port 1: the store's URL is named, its password hidden.
+    let unreachable = serve_stdio(&["--store", "postgres://app:pw@127.0.0.1:1/test"], &[]);
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert!(!unreachable.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--store") && stderr.contains("postgres://app:***@127.0.0.1:1/test"),
+        "{stderr}"
+    );
+}
