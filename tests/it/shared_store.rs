@@ -267,3 +267,278 @@ fn stores_that_cannot_serve_are_refused_before_serving() {
         "{stderr}"
     );
 }
+
+// ---- a call parked on one server, consented to on another ------------------------------
+
+const WORKER_ENV: &str = "SKILLKIT_SHARED_STORE_WORKER";
+/// What a worker prints once it listens, before its address.
+const LISTENING: &str = "LISTENING ";
+
+/// What one server process runs on.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Worker {
+    store: String,
+    state_key: String,
+}
+
+/// An MCP server over the demo skills (one of them waits for consent), its parked calls in
+/// the worker's store, its request state sealed with the worker's key: what `serve --http
+/// --store URL --state-key KEY` assembles, over skills this test binary links. Only does
+/// something when started by the test below as a worker process.
+#[test]
+#[ignore = "a server process of the shared-store tests, started by them"]
+fn mcp_server_worker_process() {
+    let Ok(worker) = std::env::var(WORKER_ENV) else {
+        return;
+    };
+    let worker: Worker = serde_json::from_str(&worker).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let stores = skill_packs::Stores::connect(&worker.store, None)
+            .await
+            .unwrap();
+        let dispatcher = skill_core::Dispatcher::builder()
+            .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("demo.")))
+            .build()
+            .unwrap();
+        let shared =
+            skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations);
+        let server = skill_mcp::McpServer::builder(dispatcher)
+            .confirmations(shared)
+            .request_state_key(worker.state_key.into_bytes())
+            .build()
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{LISTENING}{}", listener.local_addr().unwrap());
+            let _ = out.flush();
+        }
+        let options = skill_mcp::HttpOptions {
+            token: Some(TOKEN.into()),
+            json_response: true,
+            ..skill_mcp::HttpOptions::default()
+        };
+        skill_mcp::serve_listener(listener, server, options, std::future::pending())
+            .await
+            .unwrap();
+    });
+}
+
+/// A server process, killed on drop.
+struct ServerProcess {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl ServerProcess {
+    fn start(store: &str, state_key: &str) -> Self {
+        let worker = Worker {
+            store: store.into(),
+            state_key: state_key.into(),
+        };
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "shared_store::mcp_server_worker_process",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(WORKER_ENV, serde_json::to_string(&worker).unwrap())
+            .env("RUST_LOG", "off")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let addr = loop {
+            line.clear();
+            let read = std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+            assert!(read > 0, "the server process ended before it listened");
+            if let Some((_, addr)) = line.trim_end().split_once(LISTENING) {
+                break addr.to_string();
+            }
+        };
+        // Keep reading what it prints, so it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        Self { child, addr }
+    }
+
+    /// A 2026-07-28 `tools/call` (no session), with the client's capabilities; the JSON-RPC
+    /// answer.
+    fn call(
+        &self,
+        tool: &str,
+        params: serde_json::Value,
+        capabilities: serde_json::Value,
+    ) -> serde_json::Value {
+        let mut params = params;
+        params["name"] = tool.into();
+        params["_meta"] = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "shared-store-test", "version": "0"},
+        });
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            .to_string();
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stream, &mut answer);
+        let answer = String::from_utf8_lossy(&answer).to_string();
+        let (head, body) = answer
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("no HTTP answer: {answer:?}"));
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(body)
+        } else {
+            body.to_string()
+        };
+        let json = body
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("data:")
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+            })
+            .unwrap_or(body.trim());
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {head}\n{body}"))
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The body of a chunked HTTP/1.1 answer.
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || tail.len() < size {
+            break;
+        }
+        out.push_str(&tail[..size]);
+        rest = tail[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// The text of a `tools/call` result.
+fn text_of(answer: &serde_json::Value) -> String {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_call_parked_on_one_server_is_consented_to_on_another() {
+    let Some(pg) = postgres() else {
+        return;
+    };
+    let schema = Schema {
+        url: pg,
+        name: unique("consent_across"),
+    };
+    let store = schema.store_url();
+    let a = ServerProcess::start(&store, STATE_KEY);
+    let b = ServerProcess::start(&store, STATE_KEY);
+    let asks = serde_json::json!({"elicitation": {"form": {}}});
+    let consent =
+        serde_json::json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+
+    let asked = a.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 7}}),
+        asks.clone(),
+    );
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // The client's answer reaches the other server: it opens the state (same key), takes
+    // the call out of the shared store and runs it.
+    let done = b.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 7}, "inputResponses": consent, "requestState": state}),
+        asks.clone(),
+    );
+    assert_eq!(
+        done["result"]["structuredContent"]["result"], "note 7 deleted",
+        "{done}"
+    );
+    assert_ne!(done["result"]["isError"], true, "{done}");
+
+    // The same answer sent to the first server runs nothing: the call was decided.
+    let again = a.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 7}, "inputResponses": consent, "requestState": state}),
+        asks.clone(),
+    );
+    assert_eq!(again["result"]["isError"], true, "{again}");
+    assert!(
+        text_of(&again).contains("no pending confirmation"),
+        "{again}"
+    );
+
+    // A client that cannot be asked: the call waits in the store under a shared id.
+    let waiting = a.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 8}}),
+        serde_json::json!({}),
+    );
+    let pending = &waiting["result"]["_meta"][skill_mcp::META_PENDING];
+    let id = pending["id"].as_str().unwrap_or_default();
+    assert!(
+        id.starts_with(skill_packs::SHARED_CONFIRMATION_PREFIX),
+        "{waiting}"
+    );
+    assert!(
+        text_of(&waiting).contains(id),
+        "the message names the shared id: {waiting}"
+    );
+
+    // A server sealing with another key cannot read the first ones' state.
+    let other = ServerProcess::start(&store, "another-key-of-at-least-thirty-two-bytes");
+    let asked = a.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 9}}),
+        asks.clone(),
+    );
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let refused = other.call(
+        "demo_delete_note",
+        serde_json::json!({"arguments": {"id": 9}, "inputResponses": consent, "requestState": state}),
+        asks,
+    );
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
