@@ -278,7 +278,50 @@ const LISTENING: &str = "LISTENING ";
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Worker {
     store: String,
+    /// Where quotas are counted when not in `store` (Redis).
+    quota: Option<String>,
     state_key: String,
+    /// Serve pack `panel` (whose calls of `meter_read` are limited) rather than the demo
+    /// skills.
+    pack: bool,
+}
+
+/// The user the pack's calls run for.
+const PACK_USER: &str = "shared-store-user";
+
+/// Reads the meter: at most five calls a day per user, whichever server runs them.
+#[skill_core::skill(id = "meter.read", category = "retrieval")]
+fn meter_read() -> u32 {
+    42
+}
+
+skill_packs::pack! {
+    /// A provider whose one tool is limited per user and day.
+    pub struct Meter {
+        id: "meter",
+        name: "Meter",
+        version: "1.0.0",
+        exports: {
+            api_version: "1.0.0",
+            tools: [MeterRead],
+            access: {
+                requires_subscription: false,
+                rate_limits: { MeterRead: "5/day" },
+            },
+        },
+    }
+}
+
+skill_packs::pack! {
+    /// A consumer of the meter: its calls go through the gateway, counted and audited.
+    pub struct Panel {
+        id: "panel",
+        name: "Panel",
+        version: "1.0.0",
+        imports: [
+            { from: Meter, tools: [MeterRead], min_version: "1" },
+        ],
+    }
 }
 
 /// An MCP server over the demo skills (one of them waits for consent), its parked calls in
@@ -298,20 +341,31 @@ fn mcp_server_worker_process() {
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let stores = skill_packs::Stores::connect(&worker.store, None)
+        let stores = skill_packs::Stores::connect(&worker.store, worker.quota.as_deref())
             .await
             .unwrap();
         let dispatcher = skill_core::Dispatcher::builder()
-            .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("demo.")))
+            .skills(
+                skill_core::linked_skills()
+                    .filter(|r| r.id.starts_with("demo.") || r.id.starts_with("meter.")),
+            )
             .build()
             .unwrap();
         let shared =
-            skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations);
-        let server = skill_mcp::McpServer::builder(dispatcher)
+            skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone());
+        let mut server = skill_mcp::McpServer::builder(dispatcher.clone())
             .confirmations(shared)
-            .request_state_key(worker.state_key.into_bytes())
-            .build()
-            .unwrap();
+            .request_state_key(worker.state_key.into_bytes());
+        if worker.pack {
+            let gateway = skill_packs::Gateway::builder(dispatcher)
+                .pack::<Meter>()
+                .pack::<Panel>()
+                .stores(stores)
+                .build()
+                .unwrap();
+            server = server.pack(gateway, "panel", PACK_USER);
+        }
+        let server = server.build().unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         {
             let mut out = std::io::stdout().lock();
@@ -337,10 +391,15 @@ struct ServerProcess {
 
 impl ServerProcess {
     fn start(store: &str, state_key: &str) -> Self {
-        let worker = Worker {
+        Self::start_with(Worker {
             store: store.into(),
+            quota: None,
             state_key: state_key.into(),
-        };
+            pack: false,
+        })
+    }
+
+    fn start_with(worker: Worker) -> Self {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "shared_store::mcp_server_worker_process",
@@ -541,4 +600,89 @@ fn a_call_parked_on_one_server_is_consented_to_on_another() {
         asks,
     );
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
+
+/// Two servers serving pack `panel` on one store: twelve calls of `meter_read` (five a day
+/// allowed), alternating between them, admit five; the counter and the audit agree.
+fn quotas_hold_across_two_servers(store: &str, quota: Option<&str>) {
+    let start = || {
+        ServerProcess::start_with(Worker {
+            store: store.into(),
+            quota: quota.map(Into::into),
+            state_key: STATE_KEY.into(),
+            pack: true,
+        })
+    };
+    let servers = [start(), start()];
+    let mut admitted = 0;
+    for i in 0..12 {
+        let answer = servers[i % 2].call(
+            "meter_read",
+            serde_json::json!({"arguments": {}}),
+            serde_json::json!({}),
+        );
+        if answer["result"]["isError"] == true {
+            assert!(text_of(&answer).contains("5 calls per day"), "{answer}");
+        } else {
+            assert_eq!(
+                answer["result"]["structuredContent"]["result"], 42,
+                "{answer}"
+            );
+            admitted += 1;
+        }
+    }
+    assert_eq!(admitted, 5, "five calls a day, whichever server runs them");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let stores = rt
+        .block_on(skill_packs::Stores::connect(store, quota))
+        .unwrap();
+    let used = rt
+        .block_on(stores.quotas.used(
+            PACK_USER,
+            "meter.read",
+            skill_packs::Window::Day,
+            chrono::Utc::now(),
+        ))
+        .unwrap();
+    assert_eq!(used, 5);
+    let records = rt
+        .block_on(stores.audit.query(&skill_packs::AuditQuery {
+            user: Some(PACK_USER.into()),
+            ..skill_packs::AuditQuery::default()
+        }))
+        .unwrap();
+    assert_eq!(records.len(), 12, "{records:?}");
+    assert_eq!(records.iter().filter(|r| r.outcome == "ok").count(), 5);
+    assert_eq!(
+        records
+            .iter()
+            .filter(|r| r.outcome == "rate_limited")
+            .count(),
+        7
+    );
+}
+
+#[test]
+fn quotas_hold_across_two_servers_on_postgres() {
+    let Some(pg) = postgres() else {
+        return;
+    };
+    let schema = Schema {
+        url: pg,
+        name: unique("quota_across"),
+    };
+    quotas_hold_across_two_servers(&schema.store_url(), None);
+}
+
+#[test]
+fn quotas_hold_across_two_servers_with_redis_quotas() {
+    let (Some(pg), Some(redis)) = (postgres(), redis()) else {
+        return;
+    };
+    let schema = Schema {
+        url: pg,
+        name: unique("redis_quota_across"),
+    };
+    let quotas = format!("{redis}?prefix={}:", unique("redis_quota_across"));
+    quotas_hold_across_two_servers(&schema.store_url(), Some(&quotas));
 }
