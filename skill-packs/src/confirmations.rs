@@ -7,6 +7,7 @@
 //! dispatcher's time to live gives it. Confirming takes the call out of the store atomically
 //! and runs it on this server's dispatcher, exactly as the dispatcher would have run it.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use chrono::Utc;
@@ -33,11 +34,17 @@ pub enum SharedConfirmationError {
     Store(#[from] StoreError),
 }
 
+/// How many recent moves into the store are remembered (local id → stored call), so a call
+/// two clients of one server move at once (an MCP answer, the console's page) is stored once.
+const ADOPTIONS_KEPT: usize = 256;
+
 /// A dispatcher's consent queue, kept in a store several servers share.
 #[derive(Clone)]
 pub struct SharedConfirmations {
     dispatcher: Dispatcher,
     store: Arc<dyn ConfirmationStore>,
+    /// The latest calls moved into the store, newest first; held while one is moved.
+    adopted: Arc<tokio::sync::Mutex<VecDeque<(String, StoredConfirmation)>>>,
 }
 
 impl std::fmt::Debug for SharedConfirmations {
@@ -51,7 +58,11 @@ impl std::fmt::Debug for SharedConfirmations {
 impl SharedConfirmations {
     /// Calls parked by `dispatcher` wait in `store`; confirmed ones run on `dispatcher`.
     pub fn new(dispatcher: Dispatcher, store: Arc<dyn ConfirmationStore>) -> Self {
-        Self { dispatcher, store }
+        Self {
+            dispatcher,
+            store,
+            adopted: Arc::default(),
+        }
     }
 
     /// The dispatcher confirmed calls run on.
@@ -62,11 +73,27 @@ impl SharedConfirmations {
     /// Moves a call the dispatcher parked into the store and returns it as stored (with the
     /// store's id). It expires when it would have in the dispatcher's queue. When the store
     /// cannot be written the call stays in the dispatcher's queue, decidable on this server
-    /// only, and the error says so.
+    /// only, and the error says so. Moving a call already moved returns the stored call;
+    /// a call no longer in the dispatcher's queue (decided, expired) is an error.
     pub async fn adopt(
         &self,
         pending: &PendingConfirmation,
     ) -> Result<StoredConfirmation, StoreError> {
+        let mut adopted = self.adopted.lock().await;
+        if let Some((_, stored)) = adopted.iter().find(|(local, _)| *local == pending.id) {
+            return Ok(stored.clone());
+        }
+        if !self
+            .dispatcher
+            .pending_confirmations()
+            .iter()
+            .any(|p| p.id == pending.id)
+        {
+            return Err(StoreError::new(format!(
+                "the parked call `{}` no longer waits on this server (decided or expired), so it was not shared",
+                pending.id
+            )));
+        }
         let now = Utc::now();
         let left = self
             .dispatcher
@@ -95,6 +122,8 @@ impl SharedConfirmations {
             tracing::debug!(pending = %pending.id, "parked call was decided meanwhile");
         }
         tracing::info!(local = %pending.id, shared = %call.id, skill = %call.skill_id, "parked call shared");
+        adopted.push_front((pending.id.clone(), call.clone()));
+        adopted.truncate(ADOPTIONS_KEPT);
         Ok(call)
     }
 

@@ -287,3 +287,31 @@ fn postgres_shares_calls_waiting_for_consent_across_processes() {
     let schema = crate::servers::TestSchema::new(&url, "consent");
     consent_crosses_processes(&schema.store_url());
 }
+
+/// Two clients of one server (an MCP answer, the console's page) moving the same parked call
+/// at once store it once, under one id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_moved_twice_at_once_is_stored_once() {
+    let store = Stores::connect(
+        &format!("sqlite://{}", temp_db("adopt-twice").display()),
+        None,
+    )
+    .await
+    .unwrap();
+    let dispatcher = Dispatcher::from_inventory().unwrap();
+    let shared = SharedConfirmations::new(dispatcher.clone(), store.confirmations.clone());
+    let result = dispatcher
+        .call(
+            "ledger.append",
+            &json!({"file": "/nonexistent/never-written", "line": "x"}),
+            &SkillContext::new(),
+        )
+        .await;
+    let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() else {
+        panic!("the call did not wait for consent: {result:?}");
+    };
+    let (first, second) = tokio::join!(shared.adopt(pending), shared.adopt(pending));
+    assert_eq!(first.unwrap().id, second.unwrap().id);
+    assert_eq!(shared.pending().await.unwrap().len(), 1);
+    assert!(dispatcher.pending_confirmations().is_empty());
+}
