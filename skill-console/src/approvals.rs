@@ -413,3 +413,84 @@ fn list_markup(state: &ConsoleState, listed: &Listing) -> Markup {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use skill_core::prelude::*;
+    use skill_core::Outcome;
+    use skill_packs::{SharedConfirmations, SqliteStore};
+
+    use super::*;
+
+    /// Erases a record (waits for a person's consent).
+    #[skill(
+        id = "approvals_test.erase",
+        category = "delete",
+        confirm = "Erase record {id}"
+    )]
+    fn approvals_test_erase(
+        /// The record to erase.
+        id: u32,
+    ) -> String {
+        format!("record {id} erased")
+    }
+
+    fn dispatcher() -> Dispatcher {
+        Dispatcher::builder()
+            .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("approvals_test.")))
+            .build()
+            .unwrap()
+    }
+
+    /// Two servers on one store: a call parked by the first is listed by the second's
+    /// console, approved there (it runs there), and gone from both lists.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_parked_on_another_server_is_listed_and_approved_here() {
+        let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+        let first = dispatcher();
+        let shared_first = SharedConfirmations::new(first.clone(), store.clone());
+        let result = first
+            .call(
+                "approvals_test.erase",
+                &json!({"id": 4}),
+                &SkillContext::new(),
+            )
+            .await;
+        let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() else {
+            panic!("the call did not wait: {result:?}");
+        };
+        let stored = shared_first.adopt(pending).await.unwrap();
+
+        let second = dispatcher();
+        let console = ConsoleState::builder(second.clone())
+            .confirmations(SharedConfirmations::new(second, store))
+            .build();
+        let listed = listing(&console).await;
+        assert!(listed.trouble.is_none());
+        let ids: Vec<&str> = listed
+            .waiting
+            .iter()
+            .map(|w| w.pending.id.as_str())
+            .collect();
+        assert_eq!(ids, [stored.id.as_str()]);
+        assert_eq!(listed.waiting[0].pending.summary, "Erase record 4");
+
+        let page = approve(State(console.clone()), Path(stored.id.clone())).await;
+        assert_eq!(page.status(), StatusCode::OK);
+        let listed = listing(&console).await;
+        assert!(listed.waiting.is_empty());
+        let decided = &listed.decisions[0];
+        assert_eq!(decided.verdict, Verdict::Approved);
+        assert_eq!(
+            decided.result.as_ref().map(SkillResult::data_value),
+            Some(json!("record 4 erased"))
+        );
+        assert!(shared_first.pending().await.unwrap().is_empty());
+        // Decided once: approving again answers 404 with the reason.
+        let again = approve(State(console), Path(stored.id)).await;
+        assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    }
+}
