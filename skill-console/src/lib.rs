@@ -164,6 +164,8 @@ struct Inner {
     csrf: String,
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
+    /// Where calls waiting for consent are kept when several servers share them.
+    confirmations: Option<skill_packs::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
     jobs: reviews::Jobs,
     /// The private folder of uploads (with a review runner only); `Err` says why there is
@@ -193,6 +195,7 @@ impl ConsoleState {
             context: SkillContext::new(),
             options: ConsoleOptions::new(ConsoleOptions::random_token()),
             audit: None,
+            confirmations: None,
             reviews: None,
         }
     }
@@ -269,6 +272,7 @@ pub struct ConsoleBuilder {
     context: SkillContext,
     options: ConsoleOptions,
     audit: Option<Arc<dyn AuditLog>>,
+    confirmations: Option<skill_packs::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
 }
 
@@ -320,6 +324,15 @@ impl ConsoleBuilder {
         self
     }
 
+    /// Lists and decides the calls waiting for consent in a store several servers share (the
+    /// MCP endpoint beside the console keeps its parked calls there too): the approvals page
+    /// shows every server's waiting calls, and one approved here runs on this server.
+    #[must_use]
+    pub fn confirmations(mut self, shared: skill_packs::SharedConfirmations) -> Self {
+        self.confirmations = Some(shared);
+        self
+    }
+
     /// Runs reviews for the reviews page (without one the page says so).
     #[must_use]
     pub fn reviews(mut self, runner: Arc<dyn ReviewRunner>) -> Self {
@@ -350,6 +363,7 @@ impl ConsoleBuilder {
                 csrf: ConsoleOptions::random_token(),
                 audit,
                 approvals: approvals::Book::default(),
+                confirmations: self.confirmations,
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),
                 uploads,

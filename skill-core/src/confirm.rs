@@ -67,6 +67,15 @@ impl PendingConfirmation {
     pub fn waited(&self) -> Duration {
         self.parked_at.map_or(Duration::ZERO, |at| at.elapsed())
     }
+
+    /// Whether the call, once confirmed, fills the arguments it left out from the host's
+    /// state ([`Dispatcher::call`](crate::Dispatcher::call)) or runs with its arguments and
+    /// declared defaults only ([`Dispatcher::call_unprepared`](crate::Dispatcher::call_unprepared)):
+    /// a host that keeps the call elsewhere (a store shared by several servers) runs it the
+    /// same way the dispatcher would have.
+    pub fn prepares_from_state(&self) -> bool {
+        self.mode == PrepareMode::FromState
+    }
 }
 
 fn default_mode() -> PrepareMode {

@@ -50,13 +50,99 @@ pub(crate) enum Runner {
     Gateway(skill_packs::Gateway, skill_packs::Caller),
 }
 
+/// Where parked calls wait and are decided: the dispatcher's own queue (this process), or
+/// a store every server on it shares.
+#[derive(Clone)]
+pub(crate) enum Consent {
+    /// The dispatcher's queue.
+    Local(Dispatcher),
+    /// A shared store: calls parked here are decided on any server on it.
+    #[cfg(feature = "packs")]
+    Shared(skill_packs::SharedConfirmations),
+}
+
+impl Consent {
+    /// Moves a call the dispatcher just parked into the shared store, if there is one, and
+    /// names it by the store's id in `result` (its outcome and its message).
+    async fn share(&self, result: &mut SkillResult) {
+        #[cfg(feature = "packs")]
+        if let Consent::Shared(shared) = self {
+            let Some(error) = result.error.as_mut() else {
+                return;
+            };
+            let Some(Outcome::AwaitingConfirmation(pending)) = error.outcome.as_deref_mut() else {
+                return;
+            };
+            // A store that cannot be written leaves the call in this server's queue.
+            if let Ok(stored) = shared.adopt(pending).await {
+                error.message = error.message.replace(
+                    &format!("(request {})", pending.id),
+                    &format!("(request {})", stored.id),
+                );
+                pending.id = stored.id;
+            }
+        }
+        #[cfg(not(feature = "packs"))]
+        let _ = result;
+    }
+
+    /// Runs a parked call the user agreed to, with the arguments it was parked with.
+    pub(crate) async fn confirm(
+        &self,
+        skill: ServedSkill,
+        pending_id: &str,
+        ctx: &SkillContext,
+    ) -> CallToolResult {
+        let decided = match self {
+            Consent::Local(dispatcher) => dispatcher
+                .confirm(pending_id, ctx)
+                .await
+                .map_err(|e| e.to_string()),
+            #[cfg(feature = "packs")]
+            Consent::Shared(shared) => shared
+                .confirm(pending_id, ctx)
+                .await
+                .map_err(|e| e.to_string()),
+        };
+        match decided {
+            Ok(result) => to_mcp(skill, &result),
+            Err(why) => not_pending(skill, &why),
+        }
+    }
+
+    /// Drops a parked call the user refused; the answer tells the model not to retry.
+    pub(crate) async fn reject(
+        &self,
+        skill: ServedSkill,
+        pending_id: &str,
+        reason: &str,
+    ) -> CallToolResult {
+        let decided = match self {
+            Consent::Local(dispatcher) => dispatcher
+                .reject(pending_id, Some(reason))
+                .map_err(|e| e.to_string()),
+            #[cfg(feature = "packs")]
+            Consent::Shared(shared) => shared
+                .reject(pending_id, Some(reason))
+                .await
+                .map_err(|e| e.to_string()),
+        };
+        match decided {
+            Ok(result) => to_mcp(skill, &result),
+            Err(why) => not_pending(skill, &why),
+        }
+    }
+}
+
 /// Runs one `tools/call` through the dispatcher (or the pack's gateway), preparing
 /// left-out arguments from `ctx`. `arguments` is an object on a direct call (the transport
 /// refuses others); through `call_tool` it is what the client sent.
 /// `proxied`: the call came through `call_tool`, so argument paths are reported under
-/// `arguments` (see [`crate::search`]).
+/// `arguments` (see [`crate::search`]). A call that waits for consent is parked where
+/// `consent` keeps such calls.
 pub(crate) async fn call(
     runner: &Runner,
+    consent: &Consent,
     skill: ServedSkill,
     arguments: Option<Value>,
     ctx: &SkillContext,
@@ -78,6 +164,7 @@ pub(crate) async fn call(
     if proxied {
         crate::search::under_arguments(&mut result);
     }
+    consent.share(&mut result).await;
     if let Some(Outcome::AwaitingConfirmation(pending)) = result.outcome() {
         return CallOutcome::AwaitingConsent(Pending {
             id: pending.id.clone(),
@@ -86,32 +173,6 @@ pub(crate) async fn call(
         });
     }
     CallOutcome::Finished(to_mcp(skill, &result))
-}
-
-/// Runs a parked call the user agreed to, with the arguments it was parked with.
-pub(crate) async fn confirm(
-    dispatcher: &Dispatcher,
-    skill: ServedSkill,
-    pending_id: &str,
-    ctx: &SkillContext,
-) -> CallToolResult {
-    match dispatcher.confirm(pending_id, ctx).await {
-        Ok(result) => to_mcp(skill, &result),
-        Err(err) => not_pending(skill, &err.to_string()),
-    }
-}
-
-/// Drops a parked call the user refused; the answer tells the model not to retry.
-pub(crate) fn reject(
-    dispatcher: &Dispatcher,
-    skill: ServedSkill,
-    pending_id: &str,
-    reason: &str,
-) -> CallToolResult {
-    match dispatcher.reject(pending_id, Some(reason)) {
-        Ok(result) => to_mcp(skill, &result),
-        Err(err) => not_pending(skill, &err.to_string()),
-    }
 }
 
 /// The answer to a decision on a call that no longer waits (expired, or decided already):

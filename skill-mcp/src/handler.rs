@@ -27,7 +27,8 @@ const LIST_TTL_MS: u64 = 300_000;
 /// What the sealed `requestState` of a consent question carries.
 #[derive(Debug, Serialize, Deserialize)]
 struct ConsentState {
-    /// Id in the dispatcher's confirmation queue.
+    /// Id in the confirmation queue (the dispatcher's, or the store shared by several
+    /// servers, whose ids any of them can decide).
     pending: String,
     /// The tool the consent is for; a retry of another tool is refused.
     tool: String,
@@ -164,15 +165,18 @@ impl McpServer {
             return self.ask_in_result(skill, &pending);
         };
         // A call that expired meanwhile (or was decided elsewhere) is refused by the
-        // dispatcher's queue: nothing runs.
-        let dispatcher = self.inner.registry.dispatcher();
+        // queue that keeps it (the dispatcher's, or the store shared by several servers):
+        // nothing runs.
+        let consent = &self.inner.consent;
         let result = if consents(answer) {
             tokio::select! {
                 _ = cx.ct.cancelled() => return Err(cancelled()),
-                r = calls::confirm(dispatcher, skill, &state.pending, &self.inner.context) => r,
+                r = consent.confirm(skill, &state.pending, &self.inner.context) => r,
             }
         } else {
-            calls::reject(dispatcher, skill, &state.pending, "the user declined")
+            consent
+                .reject(skill, &state.pending, "the user declined")
+                .await
         };
         Ok(result.into())
     }
@@ -184,23 +188,20 @@ impl McpServer {
         pending: Pending,
         cx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let dispatcher = self.inner.registry.dispatcher();
+        let consent = &self.inner.consent;
         let params = match Self::consent_request(skill, &pending) {
             Ok(p) => p,
             Err(e) => {
-                calls::reject(
-                    dispatcher,
-                    skill,
-                    &pending.id,
-                    "the user could not be asked",
-                );
+                consent
+                    .reject(skill, &pending.id, "the user could not be asked")
+                    .await;
                 return Err(e);
             }
         };
         tracing::info!(tool = skill.wire_name(), pending = %pending.id, "asking for consent (elicitation)");
         let answer = tokio::select! {
             _ = cx.ct.cancelled() => {
-                calls::reject(dispatcher, skill, &pending.id, "the call was cancelled");
+                consent.reject(skill, &pending.id, "the call was cancelled").await;
                 return Err(cancelled());
             }
             a = cx.peer.create_elicitation(params) => a,
@@ -215,7 +216,7 @@ impl McpServer {
             {
                 Ok(tokio::select! {
                     _ = cx.ct.cancelled() => return Err(cancelled()),
-                    r = calls::confirm(dispatcher, skill, &pending.id, &self.inner.context) => r,
+                    r = consent.confirm(skill, &pending.id, &self.inner.context) => r,
                 })
             }
             Ok(answer) => {
@@ -223,16 +224,13 @@ impl McpServer {
                     ElicitationAction::Cancel => "the user dismissed the question",
                     _ => "the user declined",
                 };
-                Ok(calls::reject(dispatcher, skill, &pending.id, reason))
+                Ok(consent.reject(skill, &pending.id, reason).await)
             }
             Err(err) => {
                 tracing::warn!(tool = skill.wire_name(), error = %err, "consent could not be asked");
-                Ok(calls::reject(
-                    dispatcher,
-                    skill,
-                    &pending.id,
-                    "the client could not ask the user",
-                ))
+                Ok(consent
+                    .reject(skill, &pending.id, "the client could not ask the user")
+                    .await)
             }
         }
     }
@@ -447,7 +445,7 @@ impl ServerHandler for McpServer {
                 tracing::info!(tool = skill.wire_name(), "call cancelled");
                 return Err(cancelled());
             }
-            o = calls::call(&runner, skill, arguments, &self.inner.context, proxied) => o,
+            o = calls::call(&runner, &self.inner.consent, skill, arguments, &self.inner.context, proxied) => o,
         };
         let result = match outcome {
             CallOutcome::Finished(result) => result,

@@ -102,6 +102,8 @@ struct Inner {
     state_codec: RequestStateCodec,
     /// With tool search: the index `search_tools` ranks the served tools with.
     search: Option<skill_core::search::ToolSearch>,
+    /// Where calls waiting for consent are kept and decided.
+    consent: calls::Consent,
 }
 
 /// What a server serves.
@@ -172,6 +174,8 @@ impl McpServer {
             tool_search: false,
             #[cfg(feature = "packs")]
             pack: None,
+            #[cfg(feature = "packs")]
+            confirmations: None,
         }
     }
 
@@ -332,6 +336,8 @@ pub struct McpServerBuilder {
     tool_search: bool,
     #[cfg(feature = "packs")]
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    #[cfg(feature = "packs")]
+    confirmations: Option<skill_packs::SharedConfirmations>,
 }
 
 impl McpServerBuilder {
@@ -397,6 +403,18 @@ impl McpServerBuilder {
         self
     }
 
+    /// Keeps the calls that wait for consent in a store several servers share: a call
+    /// parked here (its id `shared-<n>`) is confirmed or rejected through any server on the
+    /// store, in its console or by a 2026 client's retry (which also needs the same
+    /// [`request_state_key`](Self::request_state_key) on every server). Confirmed calls run on
+    /// the server that is told of the consent.
+    #[cfg(feature = "packs")]
+    #[must_use]
+    pub fn confirmations(mut self, shared: skill_packs::SharedConfirmations) -> Self {
+        self.confirmations = Some(shared);
+        self
+    }
+
     /// With `true`, `tools/list` offers two tools in place of the served ones:
     /// `search_tools` (ranks the served tools against a task in plain words, answers with
     /// their names, descriptions and input schemas) and `call_tool` (runs one of them by
@@ -416,6 +434,12 @@ impl McpServerBuilder {
         let search = self
             .tool_search
             .then(|| skill_core::search::ToolSearch::new(&self.dispatcher));
+        let consent = calls::Consent::Local(self.dispatcher.clone());
+        #[cfg(feature = "packs")]
+        let consent = match self.confirmations {
+            Some(shared) => calls::Consent::Shared(shared),
+            None => consent,
+        };
         let registry = registry::Registry::new(self.dispatcher, self.page_size);
         let source = Source {
             filter: self.filter,
@@ -453,6 +477,7 @@ impl McpServerBuilder {
                 instructions: self.instructions,
                 state_codec,
                 search,
+                consent,
             }),
             pages: false,
         })

@@ -44,6 +44,19 @@ pub struct ServeArgs {
     /// database: $SKILLKIT_PACKS_DB, else skillkit-packs.db here).
     #[arg(long, value_name = "NAME")]
     pack: Option<String>,
+    /// A store several servers share; repeat for a second one. A SQLite file (a path or
+    /// `sqlite://path`) or `postgres://…` holds packs' subscriptions, quotas, audit and state
+    /// and the calls waiting for consent; `redis://…` holds quotas only, beside one of those.
+    /// A call parked on one server is then decided on any, and quotas hold across them all
+    /// (give them the same --state-key too).
+    #[arg(long, value_name = "URL")]
+    store: Vec<String>,
+    /// The key sealing the state of consent questions asked of 2026-07-28 clients, at least
+    /// 32 bytes (default: the SKILLKIT_STATE_KEY environment variable, else a random one per
+    /// process). Servers behind one address need the same key, so that a client's answer
+    /// is read by whichever server gets it.
+    #[arg(long, value_name = "KEY")]
+    state_key: Option<String>,
     /// The user pack calls run for (subscriptions and rate limits are per user).
     #[arg(long, value_name = "NAME", default_value = "local", requires = "pack")]
     pack_user: String,
@@ -162,6 +175,65 @@ fn launch_token(args: &ServeArgs) -> Result<String, CliError> {
     }
 }
 
+/// The shortest key accepted for sealing request state (what the MCP SDK requires).
+const MIN_STATE_KEY_BYTES: usize = 32;
+
+/// The request-state key: `--state-key`, else SKILLKIT_STATE_KEY, else none (the server
+/// draws one); a given key shorter than 32 bytes (after trimming) is refused.
+fn state_key(args: &ServeArgs) -> Result<Option<String>, CliError> {
+    let given = match &args.state_key {
+        Some(key) => Some(("--state-key", key.clone())),
+        None => std::env::var("SKILLKIT_STATE_KEY")
+            .ok()
+            .map(|k| ("SKILLKIT_STATE_KEY", k)),
+    };
+    let Some((from, key)) = given else {
+        return Ok(None);
+    };
+    if key.trim().len() < MIN_STATE_KEY_BYTES {
+        return Err(CliError::Usage(format!(
+            "{from}: the request-state key has {} bytes; give at least {MIN_STATE_KEY_BYTES} (for example 64 hex digits from `openssl rand -hex 32`)",
+            key.trim().len()
+        )));
+    }
+    Ok(Some(key))
+}
+
+/// The `--store` URLs as (main store, quota store): at most one SQLite or PostgreSQL store,
+/// at most one Redis store, and Redis only beside one of the others.
+fn store_urls(args: &ServeArgs) -> Result<Option<(String, Option<String>)>, CliError> {
+    let (quota, main): (Vec<&String>, Vec<&String>) = args
+        .store
+        .iter()
+        .partition(|url| url.starts_with("redis://") || url.starts_with("rediss://"));
+    let shown = |urls: &[&String]| {
+        urls.iter()
+            .map(|u| skill_packs::redact_url(u))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if main.len() > 1 {
+        return Err(CliError::Usage(format!(
+            "--store: one SQLite or PostgreSQL store at most, got {}",
+            shown(&main)
+        )));
+    }
+    if quota.len() > 1 {
+        return Err(CliError::Usage(format!(
+            "--store: one Redis store at most, got {}",
+            shown(&quota)
+        )));
+    }
+    match (main.first(), quota.first()) {
+        (None, None) => Ok(None),
+        (None, Some(redis)) => Err(CliError::Usage(format!(
+            "--store {}: Redis holds quotas only; give a SQLite file or a postgres:// store too (for subscriptions, audit and the calls waiting for consent)",
+            skill_packs::redact_url(redis)
+        ))),
+        (Some(main), quota) => Ok(Some(((*main).clone(), quota.map(|q| (*q).clone())))),
+    }
+}
+
 /// The listener's limits from the flags.
 fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
     ConnectionLimits {
@@ -221,6 +293,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 fn console_state(
     dispatcher: &Dispatcher,
     pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    shared: Option<skill_packs::SharedConfirmations>,
     filter: skill_core::ToolFilter,
     context: SkillContext,
     options: &HttpOptions,
@@ -242,6 +315,9 @@ fn console_state(
         .reviews(Arc::new(reviews));
     if let Some(audit) = audit {
         builder = builder.audit(audit);
+    }
+    if let Some(shared) = shared {
+        builder = builder.confirmations(shared);
     }
     // With --pack, the console's calls go through the gateway like the MCP endpoint's.
     if let Some((gateway, caller)) = pack {
@@ -276,11 +352,40 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         .build()
         .map_err(|e| CliError::Usage(format!("the skill registry is not valid: {e}")))?;
     let context = context(args)?;
+    let state_key = state_key(args)?;
+    let store_urls = store_urls(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let stores = match &store_urls {
+        Some((main, quota)) => Some(
+            runtime
+                .block_on(skill_packs::Stores::connect(main, quota.as_deref()))
+                .map_err(|e| skill_mcp::ServeError::Config(format!("--store: {}", e.message)))?,
+        ),
+        None => None,
+    };
+    if let Some(stores) = &stores {
+        tracing::info!(store = %stores.urls.0, quotas = %stores.urls.1, "shared store");
+        if state_key.is_none() && args.http.is_some() {
+            tracing::warn!("--store without --state-key: a 2026 client's consent answer is read only by the server that asked");
+        }
+    }
+    // Calls waiting for consent live in the shared store, for MCP and the console alike.
+    let shared = stores.as_ref().map(|stores| {
+        skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
+    });
     let mut builder = McpServer::builder(dispatcher.clone())
         .context(context.clone())
         .filter(args.filter.to_filter())
         .tool_search(args.tool_search)
         .server_info("skillkit", env!("CARGO_PKG_VERSION"));
+    if let Some(key) = &state_key {
+        builder = builder.request_state_key(key.as_bytes().to_vec());
+    }
+    if let Some(shared) = &shared {
+        builder = builder.confirmations(shared.clone());
+    }
     let mut gateway_audit = None;
     let mut console_pack = None;
     if let Some(pack) = &args.pack {
@@ -296,8 +401,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 }
             )));
         }
-        let gateway = skill_packs::Gateway::builder(dispatcher.clone())
-            .linked_packs()
+        let mut gateway = skill_packs::Gateway::builder(dispatcher.clone()).linked_packs();
+        if let Some(stores) = &stores {
+            gateway = gateway.stores(stores.clone());
+        }
+        let gateway = gateway
             .build()
             .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
         gateway_audit = Some(gateway.audit_log().clone());
@@ -308,13 +416,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
     }
     let server = builder.build()?;
-    let audit = match gateway_audit {
-        Some(log) => Some(log),
-        None => audit_log(args),
+    let audit = match (gateway_audit, &stores) {
+        (Some(log), _) => Some(log),
+        (None, Some(stores)) => Some(stores.audit.clone()),
+        (None, None) => audit_log(args),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
     match args.http {
         Some(addr) => {
             let launch_token = launch_token(args)?;
@@ -382,6 +488,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 let console = console_state(
                     dispatcher,
                     console_pack,
+                    shared,
                     filter,
                     context,
                     &options,

@@ -20,6 +20,7 @@ mod parse;
 mod playbook;
 mod search;
 mod serve;
+mod shared_store;
 mod train;
 mod unix;
 

@@ -8,7 +8,7 @@ use skill_core::{SkillError, SkillResult};
 
 use super::{ms, Caller, Gateway};
 use crate::codes;
-use crate::store::{AuditRecord, StoreError};
+use crate::store::{AuditId, AuditRecord, StoreError};
 
 /// The record of a call that has started and has no outcome yet.
 pub(super) fn started(
@@ -54,13 +54,17 @@ fn outcome_of(result: &SkillResult) -> String {
 }
 
 impl Gateway {
-    /// Appends `record` to the audit log, trying again after each of the configured delays;
-    /// the last error is returned (and logged with the whole record) when every attempt
-    /// failed.
-    pub(super) async fn try_write_audit(&self, record: &AuditRecord) -> Result<(), StoreError> {
+    /// Appends `record` to the audit log (as the outcome of the started record `id`, when
+    /// there is one), trying again after each of the configured delays; the last error is
+    /// returned (and logged with the whole record) when every attempt failed.
+    pub(super) async fn try_write_audit(
+        &self,
+        id: Option<AuditId>,
+        record: &AuditRecord,
+    ) -> Result<(), StoreError> {
         let mut delays = self.inner.audit_retries.delays.iter();
         loop {
-            match self.inner.audit.record(record).await {
+            match self.inner.audit.finish(id, record).await {
                 Ok(()) => return Ok(()),
                 Err(err) => match delays.next() {
                     Some(delay) => {
@@ -88,7 +92,7 @@ impl Gateway {
     /// Appends the record of a call that was refused before it ran; a failure (after the
     /// retries) is logged with the whole record, and the refusal stands.
     pub(super) async fn write_audit(&self, record: AuditRecord) {
-        let _ = self.try_write_audit(&record).await;
+        let _ = self.try_write_audit(None, &record).await;
     }
 }
 
@@ -110,10 +114,13 @@ pub(super) fn audit_failed(result: SkillResult, err: StoreError) -> SkillResult 
 }
 
 /// Holds the record of a running call and writes it when the call ends, or as `cancelled`
-/// when the call is dropped before it finishes.
+/// when the call is dropped before it finishes. When the record was appended as the call
+/// started (with its quota unit, or before it), the end appends its outcome instead.
 pub(super) struct AuditGuard {
     gateway: Gateway,
     record: Option<AuditRecord>,
+    /// The started record, once appended.
+    id: Option<AuditId>,
     started: Instant,
 }
 
@@ -122,8 +129,19 @@ impl AuditGuard {
         Self {
             gateway: gateway.clone(),
             record: Some(record),
+            id: None,
             started: Instant::now(),
         }
+    }
+
+    /// The record as it stands (for appending it as started).
+    pub(super) fn record(&self) -> Option<&AuditRecord> {
+        self.record.as_ref()
+    }
+
+    /// The record was appended as started, under `id`.
+    pub(super) fn appended(&mut self, id: Option<AuditId>) {
+        self.id = id;
     }
 
     /// Writes the record with the outcome of `result`, timed from `call_started`, and
@@ -139,7 +157,7 @@ impl AuditGuard {
         record.outcome = outcome_of(result);
         record.message = result.error.as_ref().map(|e| e.message.clone());
         record.duration_ms = ms(call_started);
-        self.gateway.try_write_audit(&record).await
+        self.gateway.try_write_audit(self.id, &record).await
     }
 }
 
@@ -151,10 +169,13 @@ impl Drop for AuditGuard {
         record.outcome = "cancelled".into();
         record.message = Some("the call was dropped before it finished".into());
         record.duration_ms = ms(self.started);
+        let id = self.id;
         match tokio::runtime::Handle::try_current() {
             Ok(handle) => {
                 let gateway = self.gateway.clone();
-                handle.spawn(async move { gateway.write_audit(record).await });
+                handle.spawn(async move {
+                    let _ = gateway.try_write_audit(id, &record).await;
+                });
             }
             Err(_) => tracing::error!(
                 ?record,

@@ -11,7 +11,9 @@ use skill_core::Dispatcher;
 use super::{AuditRetries, Clock, Gateway, GatewayError, Inner};
 use crate::check::check_manifests;
 use crate::manifest::{linked_packs, Pack, PackManifest};
-use crate::store::{AuditLog, QuotaStore, SqliteStore, StateStore, Stores, SubscriptionStore};
+use crate::store::{
+    AuditLog, AuditedQuotaStore, QuotaStore, SqliteStore, StateStore, Stores, SubscriptionStore,
+};
 
 /// Builds a [`Gateway`].
 pub struct GatewayBuilder {
@@ -21,6 +23,7 @@ pub struct GatewayBuilder {
     subscriptions: Option<Arc<dyn SubscriptionStore>>,
     quotas: Option<Arc<dyn QuotaStore>>,
     audit: Option<Arc<dyn AuditLog>>,
+    audited_quotas: Option<Arc<dyn AuditedQuotaStore>>,
     state: Option<Arc<dyn StateStore>>,
     sqlite_path: Option<PathBuf>,
     clock: Clock,
@@ -37,6 +40,7 @@ impl GatewayBuilder {
             subscriptions: None,
             quotas: None,
             audit: None,
+            audited_quotas: None,
             state: None,
             sqlite_path: None,
             clock: Arc::new(Utc::now),
@@ -77,10 +81,13 @@ impl GatewayBuilder {
     #[must_use]
     pub fn store(self, store: SqliteStore) -> Self {
         let store = Arc::new(store);
-        self.subscriptions(store.clone())
+        let mut builder = self
+            .subscriptions(store.clone())
             .quotas(store.clone())
             .audit(store.clone())
-            .state(store)
+            .state(store.clone());
+        builder.audited_quotas = Some(store);
+        builder
     }
 
     /// Opens the SQLite database at `path` for every store not set otherwise (the default
@@ -122,10 +129,13 @@ impl GatewayBuilder {
     /// Uses the stores chosen by URL ([`Stores::connect`]).
     #[must_use]
     pub fn stores(self, stores: Stores) -> Self {
-        self.subscriptions(stores.subscriptions)
+        let mut builder = self
+            .subscriptions(stores.subscriptions)
             .quotas(stores.quotas)
             .audit(stores.audit)
-            .state(stores.state)
+            .state(stores.state);
+        builder.audited_quotas = stores.audited_quotas;
+        builder
     }
 
     /// When the quota store cannot be reached, admit calls of free tools (those callable
@@ -201,6 +211,9 @@ impl GatewayBuilder {
             };
             let store = Arc::new(SqliteStore::open(path)?);
             self.subscriptions.get_or_insert_with(|| store.clone());
+            if self.quotas.is_none() && self.audit.is_none() {
+                self.audited_quotas = Some(store.clone());
+            }
             self.quotas.get_or_insert_with(|| store.clone());
             self.audit.get_or_insert_with(|| store.clone());
             self.state.get_or_insert_with(|| store.clone());
@@ -210,6 +223,13 @@ impl GatewayBuilder {
         else {
             unreachable!("every store was set above");
         };
+        // One transaction for a quota unit and its record only when the store that can do
+        // it is the one holding both (a quota or audit store set on its own afterwards
+        // breaks the pair).
+        let audited_quotas = self.audited_quotas.filter(|both| {
+            let both = Arc::as_ptr(both).cast::<()>();
+            both == Arc::as_ptr(&quotas).cast::<()>() && both == Arc::as_ptr(&audit).cast::<()>()
+        });
         Ok(Gateway {
             inner: Arc::new(Inner {
                 dispatcher: self.dispatcher,
@@ -219,6 +239,7 @@ impl GatewayBuilder {
                 subscriptions,
                 quotas,
                 audit,
+                audited_quotas,
                 state,
                 clock: self.clock,
                 fail_open_free_tools: self.fail_open_free_tools,

@@ -30,7 +30,9 @@ use skill_core::{Dispatcher, Skill, SkillContext, SkillError, SkillRegistration,
 use crate::check::PackProblem;
 use crate::codes;
 use crate::manifest::{Imports, PackManifest};
-use crate::store::{AuditLog, QuotaStore, StateStore, StoreError, SubscriptionStore};
+use crate::store::{
+    AuditLog, AuditedQuotaStore, QuotaStore, StateStore, StoreError, SubscriptionStore,
+};
 
 pub use builder::GatewayBuilder;
 pub use caller::Caller;
@@ -151,6 +153,9 @@ struct Inner {
     subscriptions: Arc<dyn SubscriptionStore>,
     quotas: Arc<dyn QuotaStore>,
     audit: Arc<dyn AuditLog>,
+    /// Set when quotas and audit are one database: a quota unit and its record are then
+    /// written in one transaction; else the record is written first.
+    audited_quotas: Option<Arc<dyn AuditedQuotaStore>>,
     state: Arc<dyn StateStore>,
     clock: Clock,
     fail_open_free_tools: bool,

@@ -113,7 +113,9 @@ impl Gateway {
             Some(Route::Cross(reg, provider)) => {
                 let mut guard =
                     AuditGuard::new(self, super::audit::started(caller, provider.id, reg.id, at));
-                let (result, admitted) = match self.authorise(&call, consumer, provider, reg).await
+                let (result, admitted) = match self
+                    .authorise(&call, consumer, provider, reg, &mut guard)
+                    .await
                 {
                     Ok(()) => (self.run_as(provider.id, reg, &call).await, true),
                     Err(err) => (call.fail(reg.id, err), false),
@@ -139,13 +141,17 @@ impl Gateway {
     }
 
     /// The contract checks of a cross-pack call, in order: import declared and still
-    /// exported, nesting depth, subscription unless the tool is free, rate limit.
+    /// exported, nesting depth, subscription unless the tool is free, rate limit. A call
+    /// counted against a limit has its audit record appended with the count (one
+    /// transaction where the store holds both), or before it (quotas elsewhere), so no
+    /// counted call is left without its record.
     async fn authorise(
         &self,
         call: &Call<'_>,
         consumer: &'static PackManifest,
         provider: &'static PackManifest,
         reg: &'static SkillRegistration,
+        guard: &mut AuditGuard,
     ) -> Result<(), SkillError> {
         let now = self.now();
         if !consumer.imports_tool(provider.id, reg.id) {
@@ -226,7 +232,30 @@ impl Gateway {
         if limits.is_empty() {
             return Ok(());
         }
-        match self.inner.quotas.try_acquire_all(user, &limits, now).await {
+        let admission = match (&self.inner.audited_quotas, guard.record()) {
+            (Some(both), Some(record)) => {
+                match both.admit_and_audit(user, &limits, now, record).await {
+                    Ok(Ok(id)) => {
+                        guard.appended(Some(id));
+                        Ok(None)
+                    }
+                    Ok(Err(i)) => Ok(Some(i)),
+                    Err(err) => Err(err),
+                }
+            }
+            (_, record) => {
+                // The record first: a process ending between the two leaves a record
+                // without a count, never a count without a record.
+                if let Some(record) = record {
+                    match self.inner.audit.start(record).await {
+                        Ok(id) => guard.appended(id),
+                        Err(err) => return Err(audit_unwritten(err)),
+                    }
+                }
+                self.inner.quotas.try_acquire_all(user, &limits, now).await
+            }
+        };
+        match admission {
             Ok(None) => Ok(()),
             Ok(Some(i)) => {
                 let hit = limits[i.min(limits.len() - 1)];
@@ -305,6 +334,15 @@ fn storage_failed(err: StoreError) -> SkillError {
     SkillError::new(
         codes::STORAGE_FAILED,
         "the call could not be authorised because storage is unavailable; try again later",
+    )
+    .with_source(err)
+}
+
+fn audit_unwritten(err: StoreError) -> SkillError {
+    tracing::error!(error = %err, "audit record not written; call refused");
+    SkillError::new(
+        codes::AUDIT_FAILED,
+        "the call was not run: its audit record could not be written before its quota was counted; try again later",
     )
     .with_source(err)
 }

@@ -5,6 +5,11 @@
 //! [`SqliteStore`] implements all four on one SQLite file (the embedded default),
 //! `PgStore` (feature `postgres`) all four in PostgreSQL, `RedisQuotaStore` (feature
 //! `redis`) the quota counters in Redis. [`Stores::connect`] picks them by URL.
+//!
+//! The same SQLite and PostgreSQL stores also keep the calls parked for a person's
+//! consent ([`ConfirmationStore`]), so a call parked on one server is decided on another,
+//! and count a quota unit and append its audit record in one transaction
+//! ([`AuditedQuotaStore`]).
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -198,6 +203,24 @@ pub trait AuditLog: Send + Sync {
     async fn record(&self, record: &AuditRecord) -> Result<(), StoreError>;
     /// Reads records matching `query`, newest first.
     async fn query(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError>;
+
+    /// Appends the record of a call that is about to run, with the outcome
+    /// [`STARTED_OUTCOME`], and returns its id for [`finish`](AuditLog::finish); the gateway
+    /// writes it before counting the call's quota in a store that cannot do both in one
+    /// transaction. The default appends nothing and returns `None`: the record is then
+    /// written whole when the call ends.
+    async fn start(&self, record: &AuditRecord) -> Result<Option<AuditId>, StoreError> {
+        let _ = record;
+        Ok(None)
+    }
+
+    /// Records how a call ended: the outcome of the started record `id`, or `record` whole
+    /// when there is none. Records stay append-only: an outcome is a row of its own, read
+    /// back with its record.
+    async fn finish(&self, id: Option<AuditId>, record: &AuditRecord) -> Result<(), StoreError> {
+        let _ = id;
+        self.record(record).await
+    }
 }
 
 /// Per-user state of packs, under dotted paths (`skills.<pack>.<key>`).
@@ -211,3 +234,84 @@ pub trait StateStore: Send + Sync {
     /// Reads the value at `path` for `user`.
     async fn read(&self, user: &str, path: &str) -> Result<Option<Value>, StoreError>;
 }
+
+/// The audit row of a call that started: appended before the call runs, its outcome
+/// appended when it ends ([`AuditLog::start`], [`AuditLog::finish`]).
+pub type AuditId = i64;
+
+/// The outcome an audit record keeps while its call runs; a record still showing it after
+/// the call's process ended means the process ended (killed, crashed) before the call did.
+pub const STARTED_OUTCOME: &str = "started";
+
+/// Quota counters and the audit log in one database: a call's quota unit and its audit
+/// record are written in one transaction, so no process ending at any point leaves a
+/// counted call without its record (or a record without its count).
+#[async_trait]
+pub trait AuditedQuotaStore: Send + Sync {
+    /// In one transaction: admits the call if every limit in `requests` has room, counting
+    /// it in each, and appends `record` with the outcome [`STARTED_OUTCOME`]. Returns the
+    /// record's id when admitted, or the index of the first exhausted limit (nothing is then
+    /// written).
+    async fn admit_and_audit(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+        record: &AuditRecord,
+    ) -> Result<Result<AuditId, usize>, StoreError>;
+}
+
+/// A call parked for a person's consent, as a store shared by several servers keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredConfirmation {
+    /// Its id, given by the store (`shared-<n>`); unique across the servers sharing it.
+    pub id: String,
+    /// The skill to run.
+    pub skill_id: String,
+    /// The arguments it runs with (already checked and leniently fixed).
+    pub arguments: Value,
+    /// The sentence a person is asked to agree to.
+    pub summary: String,
+    /// Whether it fills left-out arguments from the host's state when it runs.
+    pub from_state: bool,
+    /// When it was parked.
+    pub parked_at: DateTime<Utc>,
+    /// When it is dropped without running if nobody decided.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What taking a parked call out of the store found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TakenConfirmation {
+    /// The call, now removed: the taker decides it, no one else can.
+    Taken(StoredConfirmation),
+    /// The call waited past its expiry: it stays listed as expired and never runs.
+    Expired(StoredConfirmation),
+    /// No call has this id (never parked, or already decided).
+    Unknown,
+}
+
+/// Calls parked for a person's consent, shared by every server on the store: parked by one,
+/// listed, confirmed or rejected by any, each decided exactly once.
+#[async_trait]
+pub trait ConfirmationStore: Send + Sync {
+    /// Parks `call` (its `id` is ignored) and returns the id the store gave it.
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError>;
+    /// Takes the call `id` out, atomically: of several servers taking it at once, one gets
+    /// it. An expired call is not taken.
+    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError>;
+    /// The calls waiting at `now`, oldest first.
+    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError>;
+    /// The calls that expired undecided, newest first, at most `limit`.
+    async fn expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<StoredConfirmation>, StoreError>;
+}
+
+/// The prefix of the ids a [`ConfirmationStore`] gives.
+pub const SHARED_CONFIRMATION_PREFIX: &str = "shared-";
+
+/// How long expired calls stay listed before parking removes them.
+pub(crate) const EXPIRED_KEPT_FOR: chrono::TimeDelta = chrono::TimeDelta::days(1);

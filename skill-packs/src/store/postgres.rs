@@ -16,9 +16,11 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use serde_json::Value;
 use tokio_postgres::NoTls;
 
+use super::sqlite::{shared_id, shared_number};
 use super::{
-    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaRequest, QuotaStore, StateStore,
-    StoreError, SubscriptionStore,
+    AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
+    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
+    SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -28,6 +30,10 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (
         2,
         include_str!("../../migrations/postgres/0002_skill_catalog.sql"),
+    ),
+    (
+        3,
+        include_str!("../../migrations/postgres/0003_shared_servers.sql"),
     ),
 ];
 
@@ -93,6 +99,21 @@ pub struct PgStore {
     sql: std::sync::Arc<Statements>,
 }
 
+/// The columns of a parked call, in the order [`read_confirmation`] reads them.
+const PENDING_COLUMNS: &str = "id, skill_id, arguments, summary, from_state, parked_at, expires_at";
+
+fn read_confirmation(r: &tokio_postgres::Row) -> StoredConfirmation {
+    StoredConfirmation {
+        id: shared_id(r.get(0)),
+        skill_id: r.get(1),
+        arguments: r.get(2),
+        summary: r.get(3),
+        from_state: r.get(4),
+        parked_at: r.get(5),
+        expires_at: r.get(6),
+    }
+}
+
 /// The statements, with the schema filled in once.
 struct Statements {
     is_subscribed: String,
@@ -102,9 +123,16 @@ struct Statements {
     used: String,
     purge: String,
     record: String,
+    outcome: String,
     query: String,
     save: String,
     read: String,
+    park: String,
+    forget_expired: String,
+    take: String,
+    find: String,
+    pending: String,
+    expired: String,
 }
 
 impl Statements {
@@ -137,13 +165,39 @@ impl Statements {
                  (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
             ),
+            outcome: format!(
+                "INSERT INTO {s}.pack_audit_outcome (audit_id, outcome, message, duration_ms)
+                 VALUES ($1, $2, $3, $4)"
+            ),
             query: format!(
-                "SELECT consumer, provider, tool, user_id, at, outcome, message, duration_ms
-                 FROM {s}.pack_audit
-                 WHERE ($1::text IS NULL OR consumer = $1) AND ($2::text IS NULL OR provider = $2)
-                   AND ($3::text IS NULL OR user_id = $3)
-                 ORDER BY id DESC
+                "SELECT a.consumer, a.provider, a.tool, a.user_id, a.at,
+                        COALESCE(o.outcome, a.outcome),
+                        CASE WHEN o.audit_id IS NULL THEN a.message ELSE o.message END,
+                        COALESCE(o.duration_ms, a.duration_ms)
+                 FROM {s}.pack_audit a LEFT JOIN {s}.pack_audit_outcome o ON o.audit_id = a.id
+                 WHERE ($1::text IS NULL OR a.consumer = $1) AND ($2::text IS NULL OR a.provider = $2)
+                   AND ($3::text IS NULL OR a.user_id = $3)
+                 ORDER BY a.id DESC
                  LIMIT $4"
+            ),
+            park: format!(
+                "INSERT INTO {s}.pending_confirmations
+                 (skill_id, arguments, summary, from_state, parked_at, expires_at)
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
+            ),
+            forget_expired: format!("DELETE FROM {s}.pending_confirmations WHERE expires_at < $1"),
+            take: format!(
+                "DELETE FROM {s}.pending_confirmations WHERE id = $1 AND expires_at > $2
+                 RETURNING {PENDING_COLUMNS}"
+            ),
+            find: format!("SELECT {PENDING_COLUMNS} FROM {s}.pending_confirmations WHERE id = $1"),
+            pending: format!(
+                "SELECT {PENDING_COLUMNS} FROM {s}.pending_confirmations
+                 WHERE expires_at > $1 ORDER BY id"
+            ),
+            expired: format!(
+                "SELECT {PENDING_COLUMNS} FROM {s}.pending_confirmations
+                 WHERE expires_at <= $1 ORDER BY expires_at DESC, id DESC LIMIT $2"
             ),
             save: format!(
                 "INSERT INTO {s}.pack_state (user_id, path, value) VALUES ($1, $2, $3)
@@ -436,6 +490,27 @@ impl AuditLog for PgStore {
         Ok(())
     }
 
+    async fn start(&self, r: &AuditRecord) -> Result<Option<AuditId>, StoreError> {
+        let client = self.pool.get().await?;
+        Ok(Some(
+            append_audit(&**client, &self.sql, r, STARTED_OUTCOME).await?,
+        ))
+    }
+
+    async fn finish(&self, id: Option<AuditId>, r: &AuditRecord) -> Result<(), StoreError> {
+        let Some(id) = id else {
+            return self.record(r).await;
+        };
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                &self.sql.outcome,
+                &[&id, &r.outcome, &r.message, &r.duration_ms],
+            )
+            .await?;
+        Ok(())
+    }
+
     async fn query(&self, q: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
         let client = self.pool.get().await?;
         let limit = q.limit.map(|l| i64::try_from(l).unwrap_or(i64::MAX));
@@ -459,6 +534,122 @@ impl AuditLog for PgStore {
                 unreadable: None,
             })
             .collect())
+    }
+}
+
+/// Appends `r` (with `outcome` in place of its own) through `client`; its id.
+async fn append_audit(
+    client: &impl tokio_postgres::GenericClient,
+    sql: &Statements,
+    r: &AuditRecord,
+    outcome: &str,
+) -> Result<AuditId, StoreError> {
+    let row = client
+        .query_one(
+            &format!("{} RETURNING id", sql.record),
+            &[
+                &r.consumer,
+                &r.provider,
+                &r.tool,
+                &r.user,
+                &r.at,
+                &outcome,
+                &r.message,
+                &r.duration_ms,
+            ],
+        )
+        .await?;
+    Ok(row.get(0))
+}
+
+#[async_trait]
+impl AuditedQuotaStore for PgStore {
+    /// The counts and the record in one transaction, rolled back when a limit is full.
+    async fn admit_and_audit(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+        record: &AuditRecord,
+    ) -> Result<Result<AuditId, usize>, StoreError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        for (i, r) in requests.iter().enumerate() {
+            let start = r.window.start_of(now);
+            let end = start + r.window.seconds();
+            let max = i32::try_from(r.max).unwrap_or(i32::MAX);
+            let row = if r.max == 0 {
+                None
+            } else {
+                tx.query_opt(&self.sql.acquire, &[&user, &r.key, &start, &end, &max])
+                    .await?
+            };
+            if row.is_none() {
+                tx.rollback().await?;
+                return Ok(Err(i));
+            }
+        }
+        let id = append_audit(&*tx, &self.sql, record, STARTED_OUTCOME).await?;
+        tx.commit().await?;
+        Ok(Ok(id))
+    }
+}
+
+#[async_trait]
+impl ConfirmationStore for PgStore {
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(
+                &self.sql.forget_expired,
+                &[&(call.parked_at - EXPIRED_KEPT_FOR)],
+            )
+            .await?;
+        let row = client
+            .query_one(
+                &self.sql.park,
+                &[
+                    &call.skill_id,
+                    &call.arguments,
+                    &call.summary,
+                    &call.from_state,
+                    &call.parked_at,
+                    &call.expires_at,
+                ],
+            )
+            .await?;
+        Ok(shared_id(row.get(0)))
+    }
+
+    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError> {
+        let Some(n) = shared_number(id) else {
+            return Ok(TakenConfirmation::Unknown);
+        };
+        let client = self.pool.get().await?;
+        if let Some(row) = client.query_opt(&self.sql.take, &[&n, &now]).await? {
+            return Ok(TakenConfirmation::Taken(read_confirmation(&row)));
+        }
+        Ok(match client.query_opt(&self.sql.find, &[&n]).await? {
+            Some(row) => TakenConfirmation::Expired(read_confirmation(&row)),
+            None => TakenConfirmation::Unknown,
+        })
+    }
+
+    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client.query(&self.sql.pending, &[&now]).await?;
+        Ok(rows.iter().map(read_confirmation).collect())
+    }
+
+    async fn expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client.query(&self.sql.expired, &[&now, &limit]).await?;
+        Ok(rows.iter().map(read_confirmation).collect())
     }
 }
 

@@ -15,8 +15,10 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 
 use super::{
-    AuditLog, AuditQuery, AuditRecord, QuotaDecision, QuotaRequest, QuotaStore, StateStore,
-    StoreError, SubscriptionStore,
+    AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
+    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
+    SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, SHARED_CONFIRMATION_PREFIX,
+    STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -46,6 +48,25 @@ CREATE TABLE IF NOT EXISTS pack_audit (
     duration_ms REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pack_audit_user ON pack_audit (user_id);
+-- The outcome of a record written when its call started (one row per record, appended
+-- when the call ends): the audit log stays append-only.
+CREATE TABLE IF NOT EXISTS pack_audit_outcome (
+    audit_id    INTEGER PRIMARY KEY, -- the id of its row in pack_audit
+    outcome     TEXT NOT NULL,
+    message     TEXT,
+    duration_ms REAL NOT NULL
+);
+-- Calls parked for a person's consent, shared by the servers on this file.
+CREATE TABLE IF NOT EXISTS pending_confirmations (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    skill_id   TEXT NOT NULL,
+    arguments  TEXT NOT NULL,
+    summary    TEXT NOT NULL,
+    from_state INTEGER NOT NULL,
+    parked_ms  INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending_confirmations_expires ON pending_confirmations (expires_ms);
 CREATE TABLE IF NOT EXISTS pack_state (
     user_id TEXT NOT NULL,
     path    TEXT NOT NULL,
@@ -383,25 +404,54 @@ fn read_audit_row(r: &rusqlite::Row<'_>) -> AuditRecord {
     }
 }
 
+/// Appends `r` to the audit log (with `outcome` in place of its own); its id.
+fn append_audit(conn: &Connection, r: &AuditRecord, outcome: &str) -> Result<AuditId, StoreError> {
+    conn.execute(
+        "INSERT INTO pack_audit (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            r.consumer,
+            r.provider,
+            r.tool,
+            r.user,
+            r.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            outcome,
+            r.message,
+            r.duration_ms
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
 #[async_trait]
 impl AuditLog for SqliteStore {
     async fn record(&self, record: &AuditRecord) -> Result<(), StoreError> {
         let r = record.clone();
+        self.with_conn(move |conn| append_audit(conn, &r, &r.outcome).map(|_| ()))
+            .await
+    }
+
+    async fn start(&self, record: &AuditRecord) -> Result<Option<AuditId>, StoreError> {
+        let r = record.clone();
+        self.with_conn(move |conn| append_audit(conn, &r, STARTED_OUTCOME).map(Some))
+            .await
+    }
+
+    async fn finish(&self, id: Option<AuditId>, record: &AuditRecord) -> Result<(), StoreError> {
+        let r = record.clone();
         self.with_conn(move |conn| {
-            conn.execute(
-                "INSERT INTO pack_audit (consumer, provider, tool, user_id, at, outcome, message, duration_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    r.consumer,
-                    r.provider,
-                    r.tool,
-                    r.user,
-                    r.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-                    r.outcome,
-                    r.message,
-                    r.duration_ms
-                ],
-            )?;
+            match id {
+                None => {
+                    append_audit(conn, &r, &r.outcome)?;
+                }
+                Some(id) => {
+                    conn.execute(
+                        "INSERT INTO pack_audit_outcome (audit_id, outcome, message, duration_ms)
+                         VALUES (?1, ?2, ?3, ?4)",
+                        params![id, r.outcome, r.message, r.duration_ms],
+                    )?;
+                }
+            }
             Ok(())
         })
         .await
@@ -411,11 +461,14 @@ impl AuditLog for SqliteStore {
         let q = query.clone();
         self.with_conn(move |conn| {
             let mut stmt = conn.prepare(
-                "SELECT consumer, provider, tool, user_id, at, outcome, message, duration_ms
-                 FROM pack_audit
-                 WHERE (?1 IS NULL OR consumer = ?1) AND (?2 IS NULL OR provider = ?2)
-                   AND (?3 IS NULL OR user_id = ?3)
-                 ORDER BY id DESC
+                "SELECT a.consumer, a.provider, a.tool, a.user_id, a.at,
+                        COALESCE(o.outcome, a.outcome),
+                        CASE WHEN o.audit_id IS NULL THEN a.message ELSE o.message END,
+                        COALESCE(o.duration_ms, a.duration_ms)
+                 FROM pack_audit a LEFT JOIN pack_audit_outcome o ON o.audit_id = a.id
+                 WHERE (?1 IS NULL OR a.consumer = ?1) AND (?2 IS NULL OR a.provider = ?2)
+                   AND (?3 IS NULL OR a.user_id = ?3)
+                 ORDER BY a.id DESC
                  LIMIT ?4",
             )?;
             let limit = q.limit.map_or(-1, |l| l as i64);
@@ -427,6 +480,192 @@ impl AuditLog for SqliteStore {
                 out.push(row?);
             }
             Ok(out)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl AuditedQuotaStore for SqliteStore {
+    /// The counts and the record in one `IMMEDIATE` transaction.
+    async fn admit_and_audit(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+        record: &AuditRecord,
+    ) -> Result<Result<AuditId, usize>, StoreError> {
+        if let Some(i) = requests.iter().position(|r| r.max == 0) {
+            return Ok(Err(i));
+        }
+        let user = user.to_owned();
+        let record = record.clone();
+        let limits: Vec<(String, u32, i64)> = requests
+            .iter()
+            .map(|r| (r.key.to_owned(), r.max, r.window.start_of(now)))
+            .collect();
+        self.with_conn(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for (i, (key, max, start)) in limits.iter().enumerate() {
+                if count_call(&tx, &user, key, *start, *max)?.is_none() {
+                    return Ok(Err(i));
+                }
+            }
+            let id = append_audit(&tx, &record, STARTED_OUTCOME)?;
+            tx.commit()?;
+            Ok(Ok(id))
+        })
+        .await
+    }
+}
+
+/// The id a store gives the parked call numbered `n`.
+pub(crate) fn shared_id(n: i64) -> String {
+    format!("{SHARED_CONFIRMATION_PREFIX}{n}")
+}
+
+/// The number in a store's id, or `None` for an id no store gave.
+pub(crate) fn shared_number(id: &str) -> Option<i64> {
+    id.strip_prefix(SHARED_CONFIRMATION_PREFIX)?
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+}
+
+fn millis_to_time(ms: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
+}
+
+fn read_confirmation(r: &rusqlite::Row<'_>) -> rusqlite::Result<(StoredConfirmation, String)> {
+    let arguments: String = r.get(2)?;
+    Ok((
+        StoredConfirmation {
+            id: shared_id(r.get(0)?),
+            skill_id: r.get(1)?,
+            arguments: Value::Null,
+            summary: r.get(3)?,
+            from_state: r.get(4)?,
+            parked_at: millis_to_time(r.get(5)?),
+            expires_at: millis_to_time(r.get(6)?),
+        },
+        arguments,
+    ))
+}
+
+/// The calls read by `sql` (with `params`), their arguments parsed.
+fn confirmations(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<StoredConfirmation>, StoreError> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map(params, read_confirmation)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (mut call, arguments) = row?;
+        call.arguments = serde_json::from_str(&arguments).map_err(|e| {
+            StoreError::new(format!(
+                "the arguments of parked call `{}` are not JSON: {e}",
+                call.id
+            ))
+        })?;
+        out.push(call);
+    }
+    Ok(out)
+}
+
+const CONFIRMATION_COLUMNS: &str =
+    "id, skill_id, arguments, summary, from_state, parked_ms, expires_ms";
+
+#[async_trait]
+impl ConfirmationStore for SqliteStore {
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError> {
+        let call = call.clone();
+        self.with_conn(move |conn| {
+            let forget_before = (call.parked_at - EXPIRED_KEPT_FOR).timestamp_millis();
+            conn.execute(
+                "DELETE FROM pending_confirmations WHERE expires_ms < ?1",
+                params![forget_before],
+            )?;
+            conn.execute(
+                "INSERT INTO pending_confirmations
+                 (skill_id, arguments, summary, from_state, parked_ms, expires_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    call.skill_id,
+                    call.arguments.to_string(),
+                    call.summary,
+                    call.from_state,
+                    call.parked_at.timestamp_millis(),
+                    call.expires_at.timestamp_millis()
+                ],
+            )?;
+            Ok(shared_id(conn.last_insert_rowid()))
+        })
+        .await
+    }
+
+    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError> {
+        let Some(n) = shared_number(id) else {
+            return Ok(TakenConfirmation::Unknown);
+        };
+        let now = now.timestamp_millis();
+        self.with_conn(move |conn| {
+            let taken = confirmations(
+                conn,
+                &format!(
+                    "DELETE FROM pending_confirmations WHERE id = ?1 AND expires_ms > ?2
+                     RETURNING {CONFIRMATION_COLUMNS}"
+                ),
+                params![n, now],
+            )?;
+            if let Some(call) = taken.into_iter().next() {
+                return Ok(TakenConfirmation::Taken(call));
+            }
+            let expired = confirmations(
+                conn,
+                &format!("SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations WHERE id = ?1"),
+                params![n],
+            )?;
+            Ok(match expired.into_iter().next() {
+                Some(call) => TakenConfirmation::Expired(call),
+                None => TakenConfirmation::Unknown,
+            })
+        })
+        .await
+    }
+
+    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let now = now.timestamp_millis();
+        self.with_conn(move |conn| {
+            confirmations(
+                conn,
+                &format!(
+                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                     WHERE expires_ms > ?1 ORDER BY id"
+                ),
+                params![now],
+            )
+        })
+        .await
+    }
+
+    async fn expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let now = now.timestamp_millis();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(move |conn| {
+            confirmations(
+                conn,
+                &format!(
+                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                     WHERE expires_ms <= ?1 ORDER BY expires_ms DESC, id DESC LIMIT ?2"
+                ),
+                params![now, limit],
+            )
         })
         .await
     }

@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use super::{AuditLog, QuotaStore, SqliteStore, StateStore, StoreError, SubscriptionStore};
+use super::{
+    AuditLog, AuditedQuotaStore, ConfirmationStore, QuotaStore, SqliteStore, StateStore,
+    StoreError, SubscriptionStore,
+};
 
 /// `url` with its password (if any) replaced by `***`, for messages and logs.
 pub fn redact_url(url: &str) -> String {
@@ -20,9 +23,9 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
-/// The four stores of a gateway, chosen by URL.
+/// The stores of a gateway and of the servers sharing its database, chosen by URL.
 ///
-/// | URL | subscriptions, audit, state | quotas |
+/// | URL | subscriptions, audit, state, parked calls | quotas |
 /// |---|---|---|
 /// | `sqlite://path` (or a bare path) | SQLite file | SQLite file |
 /// | `postgres://…` / `postgresql://…` | PostgreSQL | PostgreSQL |
@@ -40,6 +43,11 @@ pub struct Stores {
     pub audit: Arc<dyn AuditLog>,
     /// Where pack state lives.
     pub state: Arc<dyn StateStore>,
+    /// Where calls parked for a person's consent wait, for every server on the store.
+    pub confirmations: Arc<dyn ConfirmationStore>,
+    /// Quotas and audit in one database (SQLite, PostgreSQL): a quota unit and its audit
+    /// record in one transaction. `None` when quotas live elsewhere (Redis).
+    pub audited_quotas: Option<Arc<dyn AuditedQuotaStore>>,
     /// The URLs, passwords hidden: (main store, quota store).
     pub urls: (String, String),
 }
@@ -134,7 +142,9 @@ impl Stores {
             subscriptions: store.clone(),
             quotas: store.clone(),
             audit: store.clone(),
-            state: store,
+            state: store.clone(),
+            confirmations: store.clone(),
+            audited_quotas: Some(store),
             urls: (url.clone(), url),
         }
     }
@@ -149,6 +159,8 @@ impl Stores {
         let mut stores = Self::open_main(url).await?;
         if let Some(quota_url) = quota_url {
             stores.quotas = quota_store(quota_url).await?;
+            // Quotas in another database: no transaction holds a unit and its record.
+            stores.audited_quotas = None;
             stores.urls.1 = redact_url(quota_url);
         }
         Ok(stores)
@@ -187,7 +199,9 @@ impl Stores {
             subscriptions: store.clone(),
             quotas: store.clone(),
             audit: store.clone(),
-            state: store,
+            state: store.clone(),
+            confirmations: store.clone(),
+            audited_quotas: Some(store),
             urls: (shown.clone(), shown),
         })
     }

@@ -192,9 +192,20 @@ fn thousand_calls_across_processes(store: &str, quota: Option<&str>) {
     );
 }
 
+/// How a store keeps a quota unit and its audit record together.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pairing {
+    /// One transaction: the counter equals the records of admitted calls, kills or not.
+    Transaction,
+    /// Record first, then the count (quotas in Redis): a kill may leave a record without a
+    /// count (at most one per call in flight), never a count without a record.
+    RecordFirst,
+}
+
 /// Three processes call as three users; one is killed with SIGKILL after it returned ten
-/// admitted calls. Every call any process printed (returned) has its audit record.
-fn killed_process_loses_no_returned_record(store: &str, quota: Option<&str>) {
+/// admitted calls. Every call any process printed (returned) has its audit record, and the
+/// killed process's counter matches its records of admitted calls (see [`Pairing`]).
+fn killed_process_loses_no_returned_record(store: &str, quota: Option<&str>, pairing: Pairing) {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let stores = rt.block_on(Stores::connect(store, quota)).unwrap();
     let users: Vec<String> = (0..3).map(|_| crate::servers::unique("kill")).collect();
@@ -281,6 +292,22 @@ fn killed_process_loses_no_returned_record(store: &str, quota: Option<&str>) {
         ))
         .unwrap() as usize;
     assert!(used >= victim_records.iter().filter(|r| r.outcome == "ok").count());
+    // Every record but a refusal by the limit is of a call that was counted: finished
+    // (`ok`), or cut off by the kill (`started`, `cancelled`).
+    let admitted = victim_records
+        .iter()
+        .filter(|r| r.outcome != "rate_limited")
+        .count();
+    match pairing {
+        Pairing::Transaction => assert_eq!(
+            used, admitted,
+            "the counter and the records of admitted calls differ after the kill"
+        ),
+        Pairing::RecordFirst => assert!(
+            used <= admitted && admitted - used <= 4,
+            "counter {used}, records of admitted calls {admitted}: a record comes first, at most one per call in flight (4) without its count"
+        ),
+    }
     for (user, lines) in users[1..].iter().zip(&others) {
         assert_eq!(lines.len(), 120);
         assert_eq!(audit_of(user).len(), 120);
@@ -297,7 +324,7 @@ fn sqlite_holds_the_quota_across_processes() {
 #[test]
 fn sqlite_keeps_the_audit_of_a_killed_process() {
     let store = format!("sqlite://{}", temp_db("kill").display());
-    killed_process_loses_no_returned_record(&store, None);
+    killed_process_loses_no_returned_record(&store, None, Pairing::Transaction);
 }
 
 #[cfg(feature = "postgres")]
@@ -317,7 +344,7 @@ fn postgres_keeps_the_audit_of_a_killed_process() {
         return;
     };
     let schema = crate::servers::TestSchema::new(&url, "kill");
-    killed_process_loses_no_returned_record(&schema.store_url(), None);
+    killed_process_loses_no_returned_record(&schema.store_url(), None, Pairing::Transaction);
 }
 
 #[cfg(feature = "redis")]
@@ -339,5 +366,9 @@ fn redis_keeps_the_audit_of_a_killed_process() {
     };
     let prefix = crate::servers::TestPrefix::new(&url, "kill");
     let store = format!("sqlite://{}", temp_db("redis-kill").display());
-    killed_process_loses_no_returned_record(&store, Some(&prefix.store_url()));
+    killed_process_loses_no_returned_record(
+        &store,
+        Some(&prefix.store_url()),
+        Pairing::RecordFirst,
+    );
 }

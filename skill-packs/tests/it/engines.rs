@@ -281,25 +281,30 @@ mod postgres {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        assert_eq!(versions, [1, 2]);
-        store
-            .record(&AuditRecord {
-                consumer: "c".into(),
-                provider: "p".into(),
-                tool: "p.t".into(),
-                user: "u".into(),
-                at: Utc::now(),
-                outcome: "ok".into(),
-                message: None,
-                duration_ms: 1.5,
-                unreadable: None,
-            })
-            .await
-            .unwrap();
+        assert_eq!(versions, [1, 2, 3]);
+        let record = AuditRecord {
+            consumer: "c".into(),
+            provider: "p".into(),
+            tool: "p.t".into(),
+            user: "u".into(),
+            at: Utc::now(),
+            outcome: "ok".into(),
+            message: None,
+            duration_ms: 1.5,
+            unreadable: None,
+        };
+        store.record(&record).await.unwrap();
+        // A record appended as its call started, and its outcome appended when it ended.
+        let started = store.start(&record).await.unwrap();
+        assert!(started.is_some());
+        store.finish(started, &record).await.unwrap();
         for statement in [
             "UPDATE {s}.pack_audit SET outcome = 'x'",
             "DELETE FROM {s}.pack_audit",
             "TRUNCATE {s}.pack_audit",
+            "UPDATE {s}.pack_audit_outcome SET outcome = 'x'",
+            "DELETE FROM {s}.pack_audit_outcome",
+            "TRUNCATE {s}.pack_audit_outcome",
         ] {
             let err = client
                 .batch_execute(&statement.replace("{s}", &schema.name))

@@ -29,6 +29,7 @@ mod cross_process;
 mod engines;
 mod pack_state;
 mod rate_limits;
+mod shared_servers;
 mod startup;
 mod subscriptions;
 mod tool_sets;
