@@ -33,3 +33,22 @@ fn a_heading_id_ending_in_a_full_stop_is_found_with_its_parent() {
     );
     assert!(checked > 10, "{checked} clauses");
 }
+
+/// A PDF page that is its own `/Parent` (and lacks its resources, so the text extraction
+/// looks them up the chain) made the extraction recurse until the stack overflowed, ending
+/// the process — `parse`, or a server reading an upload. It is refused as corrupt.
+#[test]
+fn a_pdf_page_that_is_its_own_parent_is_refused_not_recursed_into() {
+    let input = include_bytes!("../../../fuzz/seeds/document_file/page-is-its-own-parent");
+    // Byte 0 is the fuzz target's choice of file name; the rest is the file.
+    let err = skills::document::formats::text_from_bytes(
+        std::path::Path::new("contract.pdf"),
+        &input[1..],
+    )
+    .expect_err("a looping page tree is refused");
+    let message = err.to_string();
+    assert!(
+        message.contains("page tree loops: page 1 is its own ancestor"),
+        "{message}"
+    );
+}

@@ -174,6 +174,7 @@ fn extract(bytes: &[u8]) -> Result<String, FormatErrorKind> {
     if page_ids.is_empty() {
         return Err(FormatErrorKind::CorruptPdf("it has no pages".into()));
     }
+    check_page_tree(&doc, &page_ids)?;
     let mut operators = 0;
     for (i, &page) in page_ids.iter().enumerate() {
         operators += PageCost::measure(&doc, &budget, page, i + 1)?;
@@ -504,6 +505,43 @@ fn inflate_streams(doc: &mut Document, budget: &mut Budget) -> Result<(), OverBu
             let _ = stream.decompress();
         } else {
             stream.set_plain_content(data);
+        }
+    }
+    Ok(())
+}
+
+/// Every page's `/Parent` chain ends, within [`MAX_NESTING`] levels, without passing an
+/// object twice. The text extraction looks up a page's inherited attributes (resources,
+/// media box) by recursing up that chain: a page that is its own ancestor would recurse
+/// until the stack overflows, which no `catch_unwind` can catch and which ends the process.
+fn check_page_tree(doc: &Document, page_ids: &[ObjectId]) -> Result<(), FormatErrorKind> {
+    for (i, &page) in page_ids.iter().enumerate() {
+        let mut seen = HashSet::from([page]);
+        let mut node = page;
+        for depth in 0.. {
+            let parent = doc
+                .get_dictionary(node)
+                .ok()
+                .and_then(|d| d.get(b"Parent").ok())
+                .and_then(|p| p.as_reference().ok());
+            let Some(parent) = parent else {
+                break;
+            };
+            if !seen.insert(parent) {
+                return Err(FormatErrorKind::CorruptPdf(format!(
+                    "its page tree loops: page {} is its own ancestor (object {} {} comes back in its /Parent chain)",
+                    i + 1,
+                    parent.0,
+                    parent.1
+                )));
+            }
+            if depth >= MAX_NESTING {
+                return Err(FormatErrorKind::CorruptPdf(format!(
+                    "its page tree is more than {MAX_NESTING} levels deep above page {}",
+                    i + 1
+                )));
+            }
+            node = parent;
         }
     }
     Ok(())
