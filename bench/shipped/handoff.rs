@@ -7,8 +7,9 @@
 //! - `inline`: the work in the caller's task (no limit possible against a busy loop);
 //! - `thread`: a new thread per call (what timed calls did before);
 //! - `blocking`: Tokio's blocking pool (`spawn_blocking`);
-//! - `pool`: a pool of its own: a locked queue, a condition variable, a oneshot back (the
-//!   hand-over `call_threads.rs` makes);
+//! - `pool`: a minimal pool of its own: a locked queue, a condition variable, a oneshot
+//!   back, every thread asleep between calls (what `call_threads.rs` did before its threads
+//!   looked for the next call);
 //! - `task`: a Tokio task on the same runtime (cheap, but a busy loop would take a runtime
 //!   worker, and on a current-thread runtime all of it);
 //! - `dispatcher`: the work as a skill, called through skill-core's `Dispatcher` with a

@@ -15,9 +15,9 @@
 //!   in its queue without a word. Here the bound is the dispatcher's own, abandoned calls are
 //!   counted, and a call that finds every thread held by one is refused at once
 //!   (`overloaded`), with the counts in the error and the log;
-//! - it hands a call over with one lock and one wake-up (about half of `spawn_blocking`'s
-//!   CPU per call, BENCHMARKS.md "Why a pool of its own"), and works the same under a
-//!   current-thread runtime.
+//! - it hands a call over with one lock and at most one wake-up (about a third of
+//!   `spawn_blocking`'s CPU per call, BENCHMARKS.md "Why a pool of its own"), and works the
+//!   same under a current-thread runtime.
 //!
 //! The wake-ups are most of what a short call costs, so a thread that finished a call looks
 //! for the next one for [`THREAD_SPIN`] before it sleeps, and says it is free before it
