@@ -7,16 +7,24 @@
 //! - `inline`: the work in the caller's task (no limit possible against a busy loop);
 //! - `thread`: a new thread per call (what timed calls did before);
 //! - `blocking`: Tokio's blocking pool (`spawn_blocking`);
-//! - `pool`: a pool of its own: a locked queue, a condition variable, a oneshot back (the
-//!   hand-over `call_threads.rs` makes);
+//! - `pool`: a minimal pool of its own: a locked queue, a condition variable, a oneshot
+//!   back, every thread asleep between calls (what `call_threads.rs` did before its threads
+//!   looked for the next call);
 //! - `task`: a Tokio task on the same runtime (cheap, but a busy loop would take a runtime
-//!   worker, and on a current-thread runtime all of it).
+//!   worker, and on a current-thread runtime all of it);
+//! - `dispatcher`: the work as a skill, called through skill-core's `Dispatcher` with a
+//!   5-minute limit (the hand-over the shipped binary makes, call threads and all);
+//! - `dispatcher-off`: the same skill through the same dispatcher without a limit (in the
+//!   caller's task): what the dispatcher costs besides the hand-over.
 //!
 //! ```sh
 //! cargo run --release --example handoff -- pool   # prints the wall time; time it for CPU
 //! ```
 
 use std::collections::VecDeque;
+
+use skill_core::prelude::*;
+use skill_core::Dispatcher;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,6 +41,15 @@ fn work(n: u64) -> u64 {
         parts.push(part);
     }
     acc + parts.len() as u64
+}
+
+/// [`work`] as a skill, for the `dispatcher` modes.
+#[skill(id = "handoff_work")]
+fn handoff_work(
+    /// Seed of the work.
+    n: u64,
+) -> u64 {
+    work(n)
 }
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -73,8 +90,13 @@ impl Pool {
     }
 }
 
-async fn call(mode: &str, pool: &Pool, n: u64) -> u64 {
+async fn call(mode: &str, pool: &Pool, dispatcher: &Dispatcher, n: u64) -> u64 {
     match mode {
+        "dispatcher" | "dispatcher-off" => {
+            let args = serde_json::json!({ "n": n });
+            let result = dispatcher.call("handoff_work", &args, &SkillContext::new()).await;
+            result.data_as::<u64>().expect("the skill answered")
+        }
         "inline" => work(n),
         "thread" => {
             let (sender, receiver) = tokio::sync::oneshot::channel();
@@ -104,7 +126,9 @@ async fn call(mode: &str, pool: &Pool, n: u64) -> u64 {
             .await
             .expect("in time")
             .expect("answered"),
-        other => panic!("unknown mode {other}; expected inline, thread, blocking, pool or task"),
+        other => panic!(
+            "unknown mode {other}; expected inline, thread, blocking, pool, task, dispatcher or dispatcher-off"
+        ),
     }
 }
 
@@ -118,15 +142,21 @@ fn main() {
         .build()
         .expect("runtime");
     let pool = Pool::start(4);
+    let mut builder = Dispatcher::builder().with_inventory();
+    if mode != "dispatcher-off" {
+        builder = builder.default_timeout(LIMIT);
+    }
+    let dispatcher = Arc::new(builder.build().expect("valid registry"));
     let started = Instant::now();
     runtime.block_on(async {
         let tasks: Vec<_> = (0..2u64)
             .map(|t| {
                 let (mode, pool) = (mode.clone(), Arc::clone(&pool));
+                let dispatcher = Arc::clone(&dispatcher);
                 tokio::spawn(async move {
                     let mut acc = 0u64;
                     for i in 0..CALLS {
-                        acc = acc.wrapping_add(call(&mode, &pool, i + t).await);
+                        acc = acc.wrapping_add(call(&mode, &pool, &dispatcher, i + t).await);
                     }
                     acc
                 })

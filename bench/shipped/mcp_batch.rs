@@ -116,7 +116,9 @@ trait Transport {
 /// A server process on the other end of its stdin and stdout, one message a line.
 struct Pipe {
     child: Child,
-    input: ChildStdin,
+    /// Closed (dropped) at the end, so the server ends on its own and a wrapper such as
+    /// `perf stat` or `/usr/bin/time` around it can report.
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
     line: String,
 }
@@ -134,7 +136,7 @@ impl Pipe {
         let output = BufReader::new(child.stdout.take().ok_or("no stdout")?);
         Ok(Self {
             child,
-            input,
+            input: Some(input),
             output,
             line: String::new(),
         })
@@ -143,9 +145,10 @@ impl Pipe {
     fn send(&mut self, message: &Value) -> Result<(), String> {
         let mut text = message.to_string();
         text.push('\n');
-        self.input
+        let input = self.input.as_mut().ok_or("the server's input is closed")?;
+        input
             .write_all(text.as_bytes())
-            .and_then(|()| self.input.flush())
+            .and_then(|()| input.flush())
             .map_err(|e| format!("cannot write to the server: {e}"))
     }
 }
@@ -177,7 +180,16 @@ impl Transport for Pipe {
 }
 
 impl Drop for Pipe {
+    /// Closes the server's input and gives it 5 s to end on its own; then kills it.
     fn drop(&mut self) {
+        drop(self.input.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return,
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -3,7 +3,8 @@
 # binary"): the review of a generated 22,200-clause contract, batches of MCP `tools/call`
 # over `serve --stdio` and `serve --http`, each with the binary's default call time limit
 # and with the limit off (SKILLKIT_CALL_TIMEOUT_MS=off), against the library's own review
-# and a minimal rmcp server; threads created, counted with strace.
+# and a minimal rmcp server (round trips, and the stdio servers' CPU per call); threads
+# created, counted with strace.
 #
 #   bench/shipped/run.sh [OTHER_SKILLKIT ...]
 #
@@ -103,6 +104,11 @@ ARGS='{"clause_id": "1.1.1"}'
 echo
 echo "MCP tools/call of $TOOL, $CALLS calls a batch after 200 to warm up, $REPS rounds: median of the per-round mean (us)"
 : > "$OUT/mcp"
+: > "$OUT/mcp-cpu"
+# CPU (user + system, µs) of a stdio server's whole run (start included) per timed call.
+server_cpu() {
+    awk -v name="$1" -v calls="$CALLS" '{printf "%s %.1f\n", name, ($1 + $2) * 1e6 / calls}' "$OUT/server-time" >> "$OUT/mcp-cpu"
+}
 port=18765
 # `serve --http` requires a token on /mcp; the client sends the same one.
 export SKILLKIT_TOKEN="bench-token-$(date +%s)-0123456789"
@@ -112,8 +118,8 @@ for round in $(seq "$REPS"); do
         for limit in default off; do
             env=()
             [ "$limit" = off ] && env=(SKILLKIT_CALL_TIMEOUT_MS=off)
-            line=$(env "${env[@]}" "$CLIENT" stdio "$CALLS" "$TOOL" "$ARGS" -- "$bin" serve --stdio --contract "$OUT/small.md" 2> /dev/null || echo "failed")
-            [ "$line" != failed ] && echo "stdio[$i]-$limit $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp"
+            line=$(env "${env[@]}" "$CLIENT" stdio "$CALLS" "$TOOL" "$ARGS" -- /usr/bin/time -f "%U %S" -o "$OUT/server-time" "$bin" serve --stdio --contract "$OUT/small.md" 2> /dev/null || echo "failed")
+            [ "$line" != failed ] && echo "stdio[$i]-$limit $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp" && server_cpu "stdio[$i]-$limit"
             port=$((port + 1))
             env "${env[@]}" "$bin" serve --http "127.0.0.1:$port" --no-console --contract "$OUT/small.md" > /dev/null 2>&1 &
             server=$!
@@ -128,11 +134,16 @@ for round in $(seq "$REPS"); do
         done
         i=$((i + 1))
     done
-    line=$("$CLIENT" stdio "$CALLS" count_words '{"text": "one two three"}' -- "$RMCP" 2> /dev/null || echo "failed")
-    [ "$line" != failed ] && echo "rmcp-stdio $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp"
+    line=$("$CLIENT" stdio "$CALLS" count_words '{"text": "one two three"}' -- /usr/bin/time -f "%U %S" -o "$OUT/server-time" "$RMCP" 2> /dev/null || echo "failed")
+    [ "$line" != failed ] && echo "rmcp-stdio $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp" && server_cpu rmcp-stdio
 done
 for name in $(cut -d' ' -f1 "$OUT/mcp" | sort -u); do
     echo "  $name  $(column "$OUT/mcp" 2 "$name" | median)   (rounds: $(column "$OUT/mcp" 2 "$name" | tr '\n' ' '))"
+done
+echo
+echo "stdio servers' CPU (user + system, start included) per timed call, median (us):"
+for name in $(cut -d' ' -f1 "$OUT/mcp-cpu" | sort -u); do
+    echo "  $name  $(column "$OUT/mcp-cpu" 2 "$name" | median)   (rounds: $(column "$OUT/mcp-cpu" 2 "$name" | tr '\n' ' '))"
 done
 echo
 echo "threads created by a server over $CALLS stdio calls:"

@@ -66,6 +66,14 @@ async fn where_run() -> Vec<String> {
     vec![before, name()]
 }
 
+/// Sleeps a few milliseconds: longer than a caller looks for a quick answer, far within
+/// its limit.
+#[skill(id = "nap", timeout_ms = 10_000)]
+fn nap() -> u64 {
+    std::thread::sleep(Duration::from_millis(3));
+    3
+}
+
 /// Always panics.
 #[skill(id = "explode")]
 fn explode() -> String {
@@ -366,6 +374,54 @@ async fn timed_calls_reuse_their_threads() {
     let stats = d.call_threads();
     assert!(stats.threads < 20, "{stats:?}");
     assert_eq!(stats.abandoned, 0);
+}
+
+/// Quick timed calls from several tasks at once, each answered to its own caller (a caller
+/// may take its answer before its task parks, a call thread the next call before it sleeps);
+/// threads stay few and none is left abandoned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_timed_calls_from_many_tasks_are_each_answered() {
+    let d = Dispatcher::builder()
+        .with_inventory()
+        .default_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let tasks: Vec<_> = (0..4u32)
+        .map(|task| {
+            let d = d.clone();
+            tokio::spawn(async move {
+                for i in 0..300u32 {
+                    let text = format!("{task}-{i};");
+                    let args = json!({"text": text, "times": 2});
+                    let result = d.call("repeat", &args, &SkillContext::new()).await;
+                    assert_eq!(result.data_as::<String>().unwrap(), text.repeat(2));
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("every call answered");
+    }
+    let stats = d.call_threads();
+    assert!(stats.threads < 20, "{stats:?}");
+    assert_eq!(stats.abandoned, 0);
+}
+
+/// A call that outlasts the caller's look for a quick answer is waited for on the timer and
+/// answered; on a one-thread runtime, a quick call beside it is served meanwhile.
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_longer_than_a_quick_answer_is_awaited_and_others_are_served() {
+    let d = dispatcher();
+    let ctx = SkillContext::new();
+    for _ in 0..20 {
+        let (napped, echoed) = tokio::join!(
+            d.call("nap", "{}", &ctx),
+            d.call("repeat", r#"{"text": "ok"}"#, &ctx)
+        );
+        assert_eq!(napped.data_as::<u64>().unwrap(), 3, "{:?}", napped.error);
+        assert_eq!(echoed.data_as::<String>().unwrap(), "ok");
+    }
+    assert_eq!(d.call_threads().abandoned, 0);
 }
 
 #[tokio::test]

@@ -15,9 +15,196 @@ pub async fn serve_stdio(dispatcher: Dispatcher, context: SkillContext) -> Resul
 }
 
 /// Serves a configured server on stdin/stdout until the client closes stdin.
+///
+/// Standard input and output each get a thread of their own, fed through channels, rather
+/// than Tokio's `stdin()`/`stdout()`, which hand every read and every write to the blocking
+/// pool and back: two wake-ups each way per message (BENCHMARKS.md, "The shipped binary").
 pub async fn serve_stdio_with(server: McpServer) -> Result<(), ServeError> {
     tracing::info!(tools = server.tool_count(), "serving MCP on stdio");
-    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    let reader = ThreadReader::spawn(std::io::stdin(), "mcp-stdin").map_err(ServeError::Io)?;
+    let (writer, written) =
+        ThreadWriter::spawn(std::io::stdout(), "mcp-stdout").map_err(ServeError::Io)?;
+    let served = serve_io(server, reader, writer).await;
+    // The writer is dropped by now: its thread writes what is left, then ends.
+    let flushed = written.await.unwrap_or_else(|_| {
+        Err(std::io::Error::other(
+            "the output thread ended without saying whether it wrote everything",
+        ))
+    });
+    served?;
+    flushed.map_err(ServeError::Io)
+}
+
+/// Chunks read by the reader thread waiting for the server (a few: the thread reads ahead
+/// no further).
+const READ_AHEAD: usize = 4;
+
+/// Lines the server may hand the writer thread before it waits for the client to read.
+const WRITE_BEHIND: usize = 64;
+
+/// A byte stream read by a thread of its own, which blocks in `read` and hands each chunk
+/// over a channel: one wake-up per chunk.
+struct ThreadReader {
+    chunks: tokio::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ThreadReader {
+    fn spawn(mut source: impl std::io::Read + Send + 'static, name: &str) -> std::io::Result<Self> {
+        let (sender, chunks) = tokio::sync::mpsc::channel(READ_AHEAD);
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let mut buffer = vec![0u8; 64 << 10];
+                loop {
+                    let read = match source.read(&mut buffer) {
+                        Ok(0) => return,
+                        Ok(n) => Ok(buffer[..n].to_vec()),
+                        Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(err) => Err(err),
+                    };
+                    let failed = read.is_err();
+                    // The server stopped reading: nobody to hand it to.
+                    if sender.blocking_send(read).is_err() || failed {
+                        return;
+                    }
+                }
+            })?;
+        Ok(ThreadReader {
+            chunks,
+            chunk: Vec::new(),
+            at: 0,
+        })
+    }
+}
+
+impl AsyncRead for ThreadReader {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        while this.at == this.chunk.len() {
+            match std::task::ready!(this.chunks.poll_recv(cx)) {
+                Some(Ok(chunk)) => {
+                    this.chunk = chunk;
+                    this.at = 0;
+                }
+                Some(Err(err)) => return Poll::Ready(Err(err)),
+                // The end of the input.
+                None => return Poll::Ready(Ok(())),
+            }
+        }
+        let n = buf.remaining().min(this.chunk.len() - this.at);
+        buf.put_slice(&this.chunk[this.at..this.at + n]);
+        this.at += n;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// A byte sink written by a thread of its own: a flush hands what was written to the
+/// thread, which writes and flushes it (and whatever else is waiting) and takes the next.
+/// At most [`WRITE_BEHIND`] flushes wait for it; when the thread cannot write (the client
+/// left), the next write fails with its error. Once the writer is dropped, the thread writes
+/// what is left and reports on the receiver `spawn` returned.
+struct ThreadWriter {
+    lines: tokio_util::sync::PollSender<Vec<u8>>,
+    pending: Vec<u8>,
+    failure: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
+}
+
+impl ThreadWriter {
+    fn spawn(
+        mut sink: impl std::io::Write + Send + 'static,
+        name: &str,
+    ) -> std::io::Result<(Self, tokio::sync::oneshot::Receiver<std::io::Result<()>>)> {
+        let (sender, mut lines) = tokio::sync::mpsc::channel::<Vec<u8>>(WRITE_BEHIND);
+        let (done, written) = tokio::sync::oneshot::channel();
+        let failure = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let failed = std::sync::Arc::clone(&failure);
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let mut write = || -> std::io::Result<()> {
+                    while let Some(first) = lines.blocking_recv() {
+                        sink.write_all(&first)?;
+                        while let Ok(next) = lines.try_recv() {
+                            sink.write_all(&next)?;
+                        }
+                        sink.flush()?;
+                    }
+                    Ok(())
+                };
+                let result = write();
+                if let Err(err) = &result {
+                    tracing::warn!(%err, "MCP output not written");
+                    *failed.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(std::io::Error::new(err.kind(), err.to_string()));
+                }
+                let _ = done.send(result);
+            })?;
+        let writer = ThreadWriter {
+            lines: tokio_util::sync::PollSender::new(sender),
+            pending: Vec::new(),
+            failure,
+        };
+        Ok((writer, written))
+    }
+
+    /// The thread's write error, once it failed.
+    fn failure(&self) -> std::io::Error {
+        match &*self.failure.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(err) => std::io::Error::new(err.kind(), err.to_string()),
+            None => std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the output thread ended"),
+        }
+    }
+}
+
+impl AsyncWrite for ThreadWriter {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.pending.len() >= 64 << 10 {
+            std::task::ready!(self.as_mut().poll_flush(cx))?;
+        }
+        if self.lines.is_closed() {
+            return std::task::Poll::Ready(Err(self.failure()));
+        }
+        self.pending.extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        if self.pending.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        if std::task::ready!(self.lines.poll_reserve(cx)).is_err() {
+            return Poll::Ready(Err(self.failure()));
+        }
+        let lines = std::mem::take(&mut self.pending);
+        if self.lines.send_item(lines).is_err() {
+            return Poll::Ready(Err(self.failure()));
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::ready!(self.as_mut().poll_flush(cx))?;
+        self.lines.close();
+        std::task::Poll::Ready(Ok(()))
+    }
 }
 
 /// Longest line read (rmcp's own limit): a longer one is answered -32600 and skipped.
@@ -241,7 +428,80 @@ async fn merge_lines<W: AsyncWrite + Unpin>(
 
 #[cfg(test)]
 mod tests {
-    use super::read_line;
+    use super::{read_line, ThreadReader, ThreadWriter};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A sink the test reads back, or one that fails every write.
+    #[derive(Clone, Default)]
+    struct Sink {
+        bytes: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+        broken: bool,
+    }
+
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.broken {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            self.bytes.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_reader_thread_hands_over_every_byte_then_the_end() {
+        let input: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let mut reader =
+            ThreadReader::spawn(std::io::Cursor::new(input.clone()), "test-in").unwrap();
+        let mut read = Vec::new();
+        reader.read_to_end(&mut read).await.unwrap();
+        assert_eq!(read, input);
+    }
+
+    #[tokio::test]
+    async fn the_writer_thread_writes_in_order_and_everything_before_it_ends() {
+        let sink = Sink::default();
+        let (mut writer, written) = ThreadWriter::spawn(sink.clone(), "test-out").unwrap();
+        let mut expected = Vec::new();
+        for i in 0..1_000 {
+            let line = format!("{{\"id\":{i}}}\n");
+            writer.write_all(line.as_bytes()).await.unwrap();
+            if i % 3 == 0 {
+                writer.flush().await.unwrap();
+            }
+            expected.extend_from_slice(line.as_bytes());
+        }
+        writer.flush().await.unwrap();
+        drop(writer);
+        written.await.unwrap().unwrap();
+        assert_eq!(*sink.bytes.lock().unwrap(), expected);
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_is_reported_to_the_server() {
+        let sink = Sink {
+            broken: true,
+            ..Sink::default()
+        };
+        let (mut writer, written) = ThreadWriter::spawn(sink, "test-out").unwrap();
+        writer.write_all(b"{}\n").await.unwrap();
+        writer.flush().await.unwrap();
+        let err = written.await.unwrap().unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+        // The thread has ended: the next line fails with its error instead of vanishing.
+        let next = async {
+            writer.write_all(b"{}\n").await?;
+            writer.flush().await
+        };
+        assert_eq!(
+            next.await.unwrap_err().kind(),
+            std::io::ErrorKind::BrokenPipe
+        );
+    }
 
     #[tokio::test]
     async fn lines_over_the_limit_are_flagged_and_skipped_whole() {

@@ -15,10 +15,17 @@
 //!   in its queue without a word. Here the bound is the dispatcher's own, abandoned calls are
 //!   counted, and a call that finds every thread held by one is refused at once
 //!   (`overloaded`), with the counts in the error and the log;
-//! - it hands a call over with one lock and one wake-up (about half of `spawn_blocking`'s
-//!   CPU per call, BENCHMARKS.md "Why a pool of its own"), and works the same under a
-//!   current-thread runtime.
+//! - it hands a call over with one lock and at most one wake-up (about a third of
+//!   `spawn_blocking`'s CPU per call, BENCHMARKS.md "Why a pool of its own"), and works the
+//!   same under a current-thread runtime.
+//!
+//! The wake-ups are most of what a short call costs, so a thread that finished a call looks
+//! for the next one for [`THREAD_SPIN`] before it sleeps, and says it is free before it
+//! answers (a caller that calls again at once finds it, instead of waking or starting
+//! another thread). A call submitted while a thread looks needs no wake-up: that thread
+//! takes it. The looking is bounded: an idle pool sleeps on its condition variable.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -29,6 +36,11 @@ pub const DEFAULT_MAX_CALL_THREADS: usize = 512;
 
 /// How long an idle thread waits for work before it ends.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a thread that finished a call looks for the next one before it sleeps: long
+/// enough for a caller that calls again at once (a review's clause task), short enough
+/// that an idle pool costs nothing.
+const THREAD_SPIN: Duration = Duration::from_micros(50);
 
 /// A snapshot of a dispatcher's call threads ([`crate::Dispatcher::call_threads`]), for
 /// health checks and logs: how many exist, how many wait for work, and how many are held by
@@ -68,6 +80,8 @@ pub(crate) struct CallThreads {
 struct Shared {
     state: Mutex<State>,
     work: Condvar,
+    /// The queue's length, read without the lock by threads looking for work.
+    queued: AtomicUsize,
     max_threads: usize,
     abandoned: AtomicUsize,
 }
@@ -76,13 +90,21 @@ struct Shared {
 struct State {
     queue: VecDeque<Job>,
     threads: usize,
+    /// Threads free for a call: looking for one ([`Self::spinning`]) or asleep.
     idle: usize,
+    /// Idle threads still looking for a call before they sleep: each takes a queued call
+    /// without being woken, and checks the queue under the lock before it sleeps.
+    spinning: usize,
     closed: bool,
 }
 
+/// What a call's code is given to say its thread is free again, just before it hands its
+/// answer back (the caller may call again at once, and should find the thread idle).
+pub(crate) type Finishing<'a> = &'a dyn Fn();
+
 /// A call handed to the pool, with the slot its caller watches.
 struct Job {
-    run: Box<dyn FnOnce() + Send>,
+    run: Box<dyn FnOnce(Finishing<'_>) + Send>,
     slot: Arc<Slot>,
 }
 
@@ -112,6 +134,7 @@ impl CallThreads {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::default()),
                 work: Condvar::new(),
+                queued: AtomicUsize::new(0),
                 max_threads: max_threads.max(1),
                 abandoned: AtomicUsize::new(0),
             }),
@@ -123,13 +146,20 @@ impl CallThreads {
         self.shared.stats(&self.shared.lock())
     }
 
+    /// Idle threads still looking for a call, for tests: an idle pool must sleep.
+    #[cfg(test)]
+    fn spinning(&self) -> usize {
+        self.shared.lock().spinning
+    }
+
     /// Runs `run` on a thread of the pool: an idle one, else a new one while under the
     /// bound, else the next one to finish its call; refused when every thread is held by
-    /// an abandoned call. The [`Ticket`] tells the pool when the caller stops waiting.
+    /// an abandoned call. `run` calls its [`Finishing`] just before it answers its caller.
+    /// The [`Ticket`] tells the pool when the caller stops waiting.
     pub(crate) fn submit(
         &self,
         skill: &'static str,
-        run: impl FnOnce() + Send + 'static,
+        run: impl FnOnce(Finishing<'_>) + Send + 'static,
     ) -> Result<Ticket, Refusal> {
         let slot = Arc::new(Slot {
             state: AtomicU8::new(QUEUED),
@@ -147,8 +177,16 @@ impl CallThreads {
         let mut state = self.shared.lock();
         if state.idle > state.queue.len() {
             state.queue.push_back(job);
+            self.shared
+                .queued
+                .store(state.queue.len(), Ordering::Release);
+            // Threads still looking take the first calls themselves; a sleeping one is
+            // woken only for a call beyond them.
+            let wake = state.queue.len() > state.spinning;
             drop(state);
-            self.shared.work.notify_one();
+            if wake {
+                self.shared.work.notify_one();
+            }
             return Ok(ticket);
         }
         if state.threads >= self.shared.max_threads {
@@ -157,6 +195,9 @@ impl CallThreads {
                 // A thread running a live call (or finishing one) takes it next; the caller
                 // waits at most until its own time limit, then the call is dropped unrun.
                 state.queue.push_back(job);
+                self.shared
+                    .queued
+                    .store(state.queue.len(), Ordering::Release);
                 return Ok(ticket);
             }
             drop(state);
@@ -187,6 +228,7 @@ impl Drop for CallThreads {
         let mut state = self.shared.lock();
         state.closed = true;
         state.queue.clear();
+        self.shared.queued.store(0, Ordering::Release);
         drop(state);
         self.shared.work.notify_all();
     }
@@ -211,46 +253,101 @@ impl Shared {
     /// A pool thread: runs its first job, then whatever comes, until idle too long or the
     /// pool is closed.
     fn serve(&self, mut job: Option<Job>) {
-        loop {
-            if let Some(job) = job.take() {
-                self.run(job);
-            }
-            let mut state = self.lock();
-            state.idle += 1;
-            let idle_since = Instant::now();
-            loop {
-                if let Some(next) = state.queue.pop_front() {
-                    job = Some(next);
-                    break;
-                }
-                let waited = idle_since.elapsed();
-                if state.closed || waited >= IDLE_TIMEOUT {
-                    state.idle -= 1;
-                    state.threads -= 1;
-                    return;
-                }
-                state = match self.work.wait_timeout(state, IDLE_TIMEOUT - waited) {
-                    Ok((state, _)) => state,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
-            }
-            state.idle -= 1;
+        while let Some(next) = job.take() {
+            self.run(next);
+            // Counted idle and looking since `run` (just before its answer went out).
+            job = self.look_for_work().or_else(|| self.sleep_for_work());
         }
     }
 
+    /// Counts this thread idle and looking for work (see [`State::spinning`]).
+    fn now_idle(&self) {
+        let mut state = self.lock();
+        state.idle += 1;
+        state.spinning += 1;
+    }
+
+    /// Takes the next queued call, if any, for a thread counted idle.
+    fn take(&self, state: &mut State) -> Option<Job> {
+        let job = state.queue.pop_front()?;
+        self.queued.store(state.queue.len(), Ordering::Release);
+        state.idle -= 1;
+        Some(job)
+    }
+
+    /// Looks for a call for at most [`THREAD_SPIN`] without sleeping, reading the queue's
+    /// length without the lock; the thread stays counted as looking (callers submitting
+    /// meanwhile wake nobody), so it must go on to [`Self::sleep_for_work`] if it finds none.
+    fn look_for_work(&self) -> Option<Job> {
+        let started = Instant::now();
+        loop {
+            for _ in 0..64 {
+                if self.queued.load(Ordering::Acquire) > 0 {
+                    let mut state = self.lock();
+                    if let Some(job) = self.take(&mut state) {
+                        state.spinning -= 1;
+                        return Some(job);
+                    }
+                }
+                std::hint::spin_loop();
+            }
+            if started.elapsed() >= THREAD_SPIN {
+                return None;
+            }
+            // Another thread may need this core (the caller, on a busy machine): spinning
+            // without yielding cost several times the CPU it saved on two cores.
+            std::thread::yield_now();
+        }
+    }
+
+    /// Stops looking and sleeps until a call comes: `None` once idle for [`IDLE_TIMEOUT`]
+    /// or when the pool is closed (the thread then ends, uncounted).
+    fn sleep_for_work(&self) -> Option<Job> {
+        let mut state = self.lock();
+        // A call queued while this thread looked was not woken for: the queue is checked
+        // under the lock before the first wait.
+        state.spinning -= 1;
+        let idle_since = Instant::now();
+        loop {
+            if let Some(job) = self.take(&mut state) {
+                return Some(job);
+            }
+            let waited = idle_since.elapsed();
+            if state.closed || waited >= IDLE_TIMEOUT {
+                state.idle -= 1;
+                state.threads -= 1;
+                return None;
+            }
+            state = match self.work.wait_timeout(state, IDLE_TIMEOUT - waited) {
+                Ok((state, _)) => state,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// Runs one call; the thread is counted idle when this returns (from the moment the
+    /// call said it was finishing, or when it returns without saying so).
     fn run(&self, job: Job) {
+        let idle = Cell::new(false);
+        let finishing = || {
+            if !idle.replace(true) {
+                self.now_idle();
+            }
+        };
         if job
             .slot
             .state
             .compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
+            finishing();
             return; // the caller left before the call started
         }
         let started = Instant::now();
         // The job catches the skill's panics itself; this guard only keeps a bug in the
         // hand-over from taking the thread's count with it.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job.run));
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.run)(&finishing)));
+        finishing();
         if job.slot.state.swap(DONE, Ordering::AcqRel) == ABANDONED {
             let abandoned = self.abandoned.fetch_sub(1, Ordering::Relaxed) - 1;
             tracing::info!(
@@ -320,7 +417,7 @@ mod tests {
         let (done, finished) = mpsc::channel();
         for _ in 0..20 {
             let done = done.clone();
-            let ticket = pool.submit("t", move || done.send(()).unwrap()).unwrap();
+            let ticket = pool.submit("t", move |_| done.send(()).unwrap()).unwrap();
             finished.recv().unwrap();
             ticket.disarm();
         }
@@ -336,13 +433,13 @@ mod tests {
         let (done, finished) = mpsc::channel();
         let first = done.clone();
         let busy = pool
-            .submit("busy", move || {
+            .submit("busy", move |_| {
                 let _ = wait.recv();
                 first.send("busy").unwrap();
             })
             .unwrap();
         let next = pool
-            .submit("next", move || done.send("next").unwrap())
+            .submit("next", move |_| done.send("next").unwrap())
             .unwrap();
         release.send(()).unwrap();
         assert_eq!(finished.recv().unwrap(), "busy");
@@ -358,12 +455,12 @@ mod tests {
         let (release, wait) = mpsc::channel::<()>();
         let (ran, runs) = mpsc::channel();
         let busy = pool
-            .submit("busy", move || {
+            .submit("busy", move |_| {
                 let _ = wait.recv();
             })
             .unwrap();
         let queued = pool
-            .submit("queued", move || ran.send(()).unwrap())
+            .submit("queued", move |_| ran.send(()).unwrap())
             .unwrap();
         drop(queued); // its caller gave up before a thread took it
         release.send(()).unwrap();
@@ -378,7 +475,7 @@ mod tests {
         let (release, wait) = mpsc::channel::<()>();
         let (started, running) = mpsc::channel();
         let ticket = pool
-            .submit("stuck", move || {
+            .submit("stuck", move |_| {
                 started.send(()).unwrap();
                 let _ = wait.recv();
             })
@@ -386,7 +483,7 @@ mod tests {
         running.recv().unwrap();
         drop(ticket); // the caller gives up
         assert_eq!(pool.stats().abandoned, 1);
-        match pool.submit("next", || {}) {
+        match pool.submit("next", |_| {}) {
             Err(Refusal::Full(stats)) => {
                 assert_eq!(
                     (stats.threads, stats.abandoned, stats.max_threads),
@@ -403,9 +500,91 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         let (done, finished) = mpsc::channel();
-        pool.submit("again", move || done.send(()).unwrap())
+        pool.submit("again", move |_| done.send(()).unwrap())
             .unwrap()
             .disarm();
         finished.recv().unwrap();
+    }
+
+    #[test]
+    fn a_thread_is_free_before_its_caller_has_the_answer() {
+        let pool = CallThreads::new(8);
+        let (done, finished) = mpsc::channel();
+        for _ in 0..2_000 {
+            let done = done.clone();
+            pool.submit("t", move |finishing| {
+                finishing();
+                done.send(()).unwrap();
+            })
+            .unwrap()
+            .disarm();
+            finished.recv().unwrap();
+        }
+        // Every call found the thread that answered the last one idle: no second thread.
+        assert_eq!(pool.stats().threads, 1, "{:?}", pool.stats());
+    }
+
+    #[test]
+    fn an_idle_pool_stops_looking_and_sleeps() {
+        let pool = CallThreads::new(4);
+        let (done, finished) = mpsc::channel();
+        let call = |done: mpsc::Sender<()>| {
+            pool.submit("t", move |_| done.send(()).unwrap())
+                .unwrap()
+                .disarm();
+        };
+        call(done.clone());
+        finished.recv().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pool.spinning() != 0 || pool.stats().idle != 1 {
+            assert!(
+                Instant::now() < deadline,
+                "still looking: {:?}",
+                pool.stats()
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // Asleep, it is woken for the next call.
+        call(done);
+        finished
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the sleeping thread was woken");
+    }
+
+    #[test]
+    fn calls_submitted_while_threads_look_are_all_taken() {
+        let pool = Arc::new(CallThreads::new(8));
+        // Gaps around THREAD_SPIN: calls arrive while threads look, as they stop looking,
+        // and once they sleep. A call nobody takes would wait for IDLE_TIMEOUT.
+        let callers: Vec<_> = (0..4u64)
+            .map(|caller| {
+                let pool = Arc::clone(&pool);
+                std::thread::spawn(move || {
+                    let (done, finished) = mpsc::channel();
+                    for i in 0..400u64 {
+                        let gap = Duration::from_micros((i * 7 + caller * 13) % 120);
+                        let start = Instant::now();
+                        while start.elapsed() < gap {
+                            std::hint::spin_loop();
+                        }
+                        let done = done.clone();
+                        pool.submit("t", move |finishing| {
+                            finishing();
+                            done.send(()).unwrap();
+                        })
+                        .unwrap()
+                        .disarm();
+                        finished
+                            .recv_timeout(Duration::from_secs(5))
+                            .unwrap_or_else(|_| panic!("call {i} of caller {caller} never ran"));
+                    }
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.join().unwrap();
+        }
+        assert_eq!(pool.stats().abandoned, 0);
+        assert!(pool.stats().threads <= 8, "{:?}", pool.stats());
     }
 }

@@ -11,7 +11,7 @@ use futures_util::FutureExt;
 use serde_json::json;
 use tracing::Instrument;
 
-use super::call_threads::{CallThreadStats, Refusal};
+use super::call_threads::{CallThreadStats, Finishing, Refusal};
 use super::Dispatcher;
 use crate::args::{parse_for_tool_strict, retry_message, ParseError, ParseWarning};
 use crate::confirm::Confirmed;
@@ -302,12 +302,13 @@ impl Dispatcher {
         // this task, which polls it from then on.
         let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
         let (sender, receiver) = tokio::sync::oneshot::channel::<FirstPoll>();
-        let first_poll = move || {
+        let first_poll = move |finishing: Finishing<'_>| {
             let _runtime = handle.enter();
             let first = match future.as_mut().poll(&mut Context::from_waker(&waker)) {
                 Poll::Ready(outcome) => FirstPoll::Ready(outcome),
                 Poll::Pending => FirstPoll::Yielded(future),
             };
+            finishing();
             // The caller may have given up (timeout, cancelled): nobody to tell.
             let _ = sender.send(first);
         };
@@ -327,16 +328,23 @@ impl Dispatcher {
         };
         // Dropping `ticket` unanswered (limit passed, or this future dropped) marks the call
         // abandoned while its thread still runs it.
-        let first = match tokio::time::timeout_at(deadline, receiver).await {
-            Ok(Ok(first)) => first,
+        let mut receiver = receiver;
+        let answer = match quick_answer(&mut receiver) {
+            Some(answer) => answer,
+            None => match tokio::time::timeout_at(deadline, receiver).await {
+                Ok(answer) => answer.map_err(|_| ()),
+                Err(_) => return Ending::TimedOut,
+            },
+        };
+        let first = match answer {
+            Ok(first) => first,
             // The thread ended without an answer: the dispatcher is being dropped.
-            Ok(Err(_)) => {
+            Err(()) => {
                 ticket.disarm();
                 let why: Box<dyn std::any::Any + Send> =
                     Box::new("the call thread ended before the tool answered");
                 return Ending::Finished(Err(why));
             }
-            Err(_) => return Ending::TimedOut,
         };
         ticket.disarm();
         match first {
@@ -347,6 +355,34 @@ impl Dispatcher {
                 Err(_) => Ending::TimedOut,
             },
         }
+    }
+}
+
+/// How long a caller looks for the answer of a call it just handed over before its task
+/// waits on the timer: a call that ends within it (a short sync skill) is answered without
+/// parking the caller's runtime thread, waking it again or arming a timer. Bounded far
+/// below any time limit, so a busy loop still times out on time and the runtime thread
+/// serves other calls again within microseconds.
+const CALLER_SPIN: Duration = Duration::from_micros(20);
+
+/// The answer of a handed-over call if it comes within [`CALLER_SPIN`]; `Some(Err(()))`
+/// when the call thread ended without one. Between looks the thread yields its core, which
+/// the call thread may need on a busy machine.
+fn quick_answer<T>(receiver: &mut tokio::sync::oneshot::Receiver<T>) -> Option<Result<T, ()>> {
+    use tokio::sync::oneshot::error::TryRecvError;
+    let started = Instant::now();
+    loop {
+        for _ in 0..32 {
+            match receiver.try_recv() {
+                Ok(answer) => return Some(Ok(answer)),
+                Err(TryRecvError::Closed) => return Some(Err(())),
+                Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            }
+        }
+        if started.elapsed() >= CALLER_SPIN {
+            return None;
+        }
+        std::thread::yield_now();
     }
 }
 
