@@ -255,3 +255,25 @@ pub fn parse_tool_calls(tool_calls: &[Value]) -> Vec<ParsedCall> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Arguments sent as an object come back as the same JSON value, numbers included: an
+    /// integer over 64 bits is read as the nearest float once (`float_roundtrip`), and that
+    /// float is written and read back unchanged.
+    #[test]
+    fn object_arguments_come_back_as_sent_even_with_huge_numbers() {
+        let sent: Value = serde_json::from_str(
+            r#"{"id": "c1", "function": {"name": "t", "arguments": {"n": 277777777777777777777777777777237, "x": 0.1, "y": 1e-7}}}"#,
+        )
+        .unwrap();
+        let parsed = parse_tool_calls(std::slice::from_ref(&sent));
+        assert!(parsed[0].warnings.is_empty());
+        assert_eq!(
+            &parsed[0].arguments_value(),
+            sent.pointer("/function/arguments").unwrap()
+        );
+    }
+}

@@ -129,6 +129,19 @@ pub(crate) fn screen(bytes: &[u8]) -> Result<Value, Refusal> {
             Value::Null,
         ));
     }
+    // A message with an id is a request and is answered; rmcp would read one whose method
+    // names a notification as that notification and answer nothing.
+    if let Some(method) = object.get("method").and_then(Value::as_str) {
+        if !id.is_null() && method.starts_with("notifications/") {
+            return Err(Refusal::new(
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: `{method}` is a notification and takes no `id`; send it without one, or send a request"
+                ),
+                id,
+            ));
+        }
+    }
     if object.get("method").and_then(Value::as_str) == Some("tools/call") {
         match object.get("params") {
             None | Some(Value::Object(_)) => {}
@@ -410,6 +423,28 @@ fn refuse_with(status: StatusCode, why: &Refusal) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_notification_method_with_an_id_is_answered_as_an_invalid_request() {
+        // Two `method` keys: the last wins, as serde reads it, and names a notification.
+        let refused = screen(
+            br#"{"jsonrpc":"2.0","id":3,"method":"4.0","method":"notifications/cancelled","params":{}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(refused.code, INVALID_REQUEST);
+        assert_eq!(refused.id, json!(3));
+        assert!(
+            refused.message.contains("takes no `id`"),
+            "{}",
+            refused.message
+        );
+        assert!(
+            screen(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#).is_ok()
+        );
+        assert!(
+            screen(br#"{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}"#).is_ok()
+        );
+    }
 
     #[test]
     fn screening_names_the_error_and_keeps_the_id() {
