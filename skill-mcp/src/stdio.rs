@@ -144,6 +144,9 @@ impl ThreadWriter {
                     *failed.lock().unwrap_or_else(|p| p.into_inner()) =
                         Some(std::io::Error::new(err.kind(), err.to_string()));
                 }
+                // Closed before the server hears of the end, so a line it sends after that
+                // fails instead of being taken into a channel nobody reads.
+                drop(lines);
                 let _ = done.send(result);
             })?;
         let writer = ThreadWriter {
