@@ -658,3 +658,61 @@ async fn a_budget_too_small_for_the_planner_leaves_the_checklist_review() {
         .iter()
         .all(|c| c.mode == ReviewMode::Checklist));
 }
+
+/// Strike a clause out of the contract (needs a person's consent). Kept out of the
+/// inventory: only the consent test's dispatcher has it.
+#[skill_core::skill(
+    id = "orch_test.strike_clause",
+    domain = "fidic",
+    confirm = "Strike clause {clause_id}",
+    register = false
+)]
+fn orch_test_strike_clause(
+    /// The clause.
+    clause_id: String,
+) -> String {
+    format!("struck {clause_id}")
+}
+
+#[tokio::test]
+async fn a_deep_review_that_needs_consent_does_not_hold_the_review() {
+    use skill_core::Skill;
+    let striker = |turn: &Seen<'_>| {
+        Ok(if turn.tool_results() == 0 {
+            LlmResponse::tool_calls(vec![call(
+                "s1",
+                "orch_test_strike_clause",
+                json!({"clause_id": turn.clause()}),
+            )])
+        } else {
+            LlmResponse::text("[]")
+        })
+    };
+    let model = model(
+        Duration::ZERO,
+        planner(vec![deep("d1", "4.1", "strike it")]),
+        striker,
+    );
+    let dispatcher =
+        skill_core::DispatcherBuilder::from_dispatcher(&Dispatcher::from_inventory().unwrap())
+            .skill(<OrchTestStrikeClause as Skill>::registration())
+            .build()
+            .unwrap();
+    let settings = OrchestrateSettings::new(Arc::clone(&model) as Arc<dyn LlmClient>);
+    let report = review_orchestrated(
+        &dispatcher,
+        &state(),
+        &options(),
+        &settings,
+        std::future::pending(),
+    )
+    .await;
+    let orchestration = report.orchestration.as_ref().unwrap();
+    let reason = orchestration.fallback_reason.as_deref().unwrap_or_default();
+    assert!(reason.contains("consent"), "{orchestration:?}");
+    // The review ended: every clause is reported, the checklist's where no deep review
+    // answered, and nothing was struck.
+    assert_eq!(orchestration.plan.len(), 9);
+    assert!(report.clauses.iter().all(|c| c.mode != ReviewMode::React));
+    assert_eq!(model.requests(), 2, "the planner's turn and the reviewer's");
+}
