@@ -441,7 +441,7 @@ fn clause_text(state: &Arc<ReviewState>, item: &ChecklistItem) -> String {
     }
 }
 
-fn priority_name(priority: Priority) -> &'static str {
+pub(super) fn priority_name(priority: Priority) -> &'static str {
     match priority {
         Priority::Critical => "critical",
         Priority::High => "high",

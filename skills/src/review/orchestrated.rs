@@ -31,7 +31,6 @@ use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput
 use super::{
     agent, summarize, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
-use crate::document::normalize_clause_id;
 use crate::generic::get_clause_context::GetClauseContext;
 use crate::index::ReferenceIndex;
 use crate::state::{ClauseFocus, ReviewState};
@@ -260,14 +259,7 @@ pub fn read_synthesis(text: &str, outline: &ClauseOutline) -> Result<Synthesis, 
         );
     };
     let mut problems: Vec<String> = Vec::new();
-    let known = |raw: &str| -> Option<String> {
-        let raw = raw.trim();
-        if outline.entry(raw).is_some() {
-            return Some(raw.to_string());
-        }
-        let id = normalize_clause_id(raw);
-        outline.entry(&id).is_some().then_some(id)
-    };
+    let known = |raw: &str| outline.resolve(raw);
     let summary = match object.remove("summary") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         _ => {
@@ -514,14 +506,13 @@ impl DeepBrief {
             })
             .filter(|s| !s.trim().is_empty())
             .ok_or("`clause_id` is missing: name the clause to review, e.g. \"4.1\"")?;
-        let id = if self.outline.entry(raw.trim()).is_some() {
-            raw.trim().to_string()
-        } else {
-            normalize_clause_id(&raw)
-        };
-        let entry = self.outline.entry(&id).ok_or_else(|| {
+        let id = self.outline.resolve(&raw).ok_or_else(|| {
             format!("`clause_id` is `{raw}`, which is not a clause of the contract; list_clauses gives the numbers")
         })?;
+        let entry = self
+            .outline
+            .entry(&id)
+            .ok_or("the outline lost a clause it resolved")?;
         let focus = args
             .get("focus")
             .and_then(Value::as_str)
@@ -548,7 +539,7 @@ impl DeepBrief {
             clause_id: &id,
             clause_name: &entry.title,
             description: focus,
-            priority: review.map_or("medium", |r| priority_name(r.priority)),
+            priority: review.map_or("medium", |r| agent::priority_name(r.priority)),
             clause_text: &clause_text,
             domain_id,
             domain_prompt: None,
@@ -570,16 +561,6 @@ impl DeepBrief {
             max_iterations,
             context: Some(self.ctx.clone().with(ClauseFocus(id))),
         })
-    }
-}
-
-fn priority_name(priority: crate::state::Priority) -> &'static str {
-    use crate::state::Priority;
-    match priority {
-        Priority::Critical => "critical",
-        Priority::High => "high",
-        Priority::Medium => "medium",
-        Priority::Low => "low",
     }
 }
 
@@ -768,10 +749,8 @@ fn deep_calls(
                 Some(Value::Number(n)) => n.to_string(),
                 _ => continue,
             };
-            let id = if outline.entry(raw.trim()).is_some() {
-                raw.trim().to_string()
-            } else {
-                normalize_clause_id(&raw)
+            let Some(id) = outline.resolve(&raw) else {
+                continue;
             };
             let focus = args
                 .get("focus")

@@ -150,6 +150,17 @@ impl ClauseOutline {
         self.position.get(clause_id).map(|&i| &self.entries[i])
     }
 
+    /// The outline's id of the clause a model named `raw` (`4.1`, `Sub-Clause 4.1`,
+    /// ` 4.1 `), if the outline has that clause.
+    pub fn resolve(&self, raw: &str) -> Option<String> {
+        let raw = raw.trim();
+        if self.position.contains_key(raw) {
+            return Some(raw.to_string());
+        }
+        let id = crate::document::normalize_clause_id(raw);
+        self.position.contains_key(&id).then_some(id)
+    }
+
     /// The checklist review of `clause_id`.
     pub fn review(&self, clause_id: &str) -> Option<&ClauseReview> {
         self.reviews.get(clause_id)

@@ -1,17 +1,13 @@
 //! The planner's own tools in an orchestrated review (domain `review`): `list_clauses`,
 //! the outline a page at a time, and `review_quick`, the rule-based checklist review of
 //! clauses (no model). Both read the [`ClauseOutline`] the review puts in the planner's
-//! context (`list_clauses` also works on a loaded contract alone, with its structure). They
-//! are not linked into `Dispatcher::from_inventory()` (`register = false`): the orchestrated
+//! context. They are not linked into `Dispatcher::from_inventory()` (`register = false`): the orchestrated
 //! review adds them to the dispatcher it runs the planner on, so no other client lists a tool
 //! that only answers inside a review.
 
-use skill_core::codes;
 use skill_core::prelude::*;
 
 use super::outline::{ClauseOutline, OutlineEntry};
-use crate::document::normalize_clause_id;
-use crate::state::ReviewState;
 
 /// Clauses per page when the caller names no size.
 pub const DEFAULT_PAGE_SIZE: usize = 50;
@@ -49,8 +45,7 @@ pub fn list_clauses(
     page: Option<usize>,
     /// Clauses per page, 1 to 200 (default 50).
     page_size: Option<usize>,
-    review: Inject<ReviewState>,
-    outline: Option<Inject<ClauseOutline>>,
+    outline: Inject<ClauseOutline>,
 ) -> Result<ClauseList, SkillError> {
     let page_size = page_size.unwrap_or(DEFAULT_PAGE_SIZE);
     if !(1..=MAX_PAGE_SIZE).contains(&page_size) {
@@ -64,26 +59,7 @@ pub fn list_clauses(
             "`page` is 0; pages are counted from 1",
         ));
     }
-    let structure_only;
-    let entries: &[OutlineEntry] = match &outline {
-        Some(outline) => outline.entries(),
-        None => {
-            let doc = review.0.primary().ok_or_else(|| {
-                SkillError::new(codes::NOT_FOUND, "no contract is loaded: nothing to list")
-            })?;
-            structure_only = doc
-                .iter_clauses()
-                .map(|c| OutlineEntry {
-                    clause_id: c.clause_id.clone(),
-                    title: c.title.clone(),
-                    chars: c.full_text().chars().count(),
-                    kinds: Vec::new(),
-                    findings: Vec::new(),
-                })
-                .collect::<Vec<_>>();
-            &structure_only
-        }
-    };
+    let entries = outline.entries();
     let total = entries.len();
     let pages = total.div_ceil(page_size).max(1);
     if page > pages {
@@ -98,13 +74,8 @@ pub fn list_clauses(
         .cloned()
         .collect();
     let summary = format!(
-        "page {page} of {pages}: {} of {total} clause(s){}",
-        clauses.len(),
-        if outline.is_some() {
-            ""
-        } else {
-            " (structure only: no review has run, so no kinds or findings)"
-        }
+        "page {page} of {pages}: {} of {total} clause(s)",
+        clauses.len()
     );
     Ok(ClauseList {
         clauses,
@@ -150,8 +121,7 @@ pub struct QuickReviews {
 /// found in each.
 ///
 /// Use it for clauses that look routine in the outline; send the ones that need judgement
-/// to a deep review instead. Works inside an orchestrated review, which holds the rules'
-/// results.
+/// to a deep review instead.
 #[skill(
     id = "review_quick",
     domain = "review",
@@ -163,14 +133,8 @@ pub fn review_quick(
     clause_ids: Vec<String>,
     /// Why these clauses need no more than the rules, in a few words (shown in the report).
     reason: Option<String>,
-    outline: Option<Inject<ClauseOutline>>,
+    outline: Inject<ClauseOutline>,
 ) -> Result<QuickReviews, SkillError> {
-    let Some(outline) = outline else {
-        return Err(SkillError::new(
-            codes::NOT_FOUND,
-            "review_quick answers inside an orchestrated review (`skillkit review --orchestrate`), which holds the rules' results; none is running",
-        ));
-    };
     if clause_ids.is_empty() {
         return Err(SkillError::invalid_arguments(
             "`clause_ids` is empty: name at least one clause",
@@ -183,11 +147,10 @@ pub fn review_quick(
     let mut clauses = Vec::new();
     let mut unknown = Vec::new();
     for raw in &clause_ids {
-        let id = match outline.review(raw.trim()) {
-            Some(_) => raw.trim().to_string(),
-            None => normalize_clause_id(raw),
-        };
-        let Some(review) = outline.review(&id) else {
+        let Some((id, review)) = outline
+            .resolve(raw)
+            .and_then(|id| outline.review(&id).map(|r| (id, r)))
+        else {
             unknown.push(raw.clone());
             continue;
         };

@@ -159,6 +159,43 @@ struct NodeState {
 }
 
 impl NodeState {
+    /// An agent that has taken no turn yet.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        path: String,
+        role: Role,
+        model: Arc<dyn LlmClient>,
+        filter: Option<ToolFilter>,
+        max_turns: usize,
+        temperature: f32,
+        depth_left: usize,
+        meter: Meter,
+        messages: Vec<ChatMessage>,
+        ctx: Option<SkillContext>,
+    ) -> Self {
+        Self {
+            path,
+            role,
+            model,
+            filter,
+            max_turns,
+            temperature,
+            depth_left,
+            meter,
+            messages,
+            turns: 0,
+            tool_calls: 0,
+            usage: TokenUsage::default(),
+            skill_context: BTreeMap::new(),
+            warnings: Vec::new(),
+            workers: Vec::new(),
+            pending: Vec::new(),
+            asked_to_conclude: None,
+            used_ids: HashSet::new(),
+            ctx,
+        }
+    }
+
     fn warn(&mut self, message: String) {
         tracing::warn!(agent = %self.path, "{message}");
         self.warnings.push(message);
@@ -261,27 +298,18 @@ where
     E: Display,
 {
     let root = Account::root(&orch.budget, Clock::start(orch.budget.wall_time));
-    let mut node = NodeState {
-        path: orch.name.clone(),
-        role: Role::Planner,
-        model: Arc::clone(&orch.model),
-        filter: orch.skills.clone(),
-        max_turns: orch.max_turns,
-        ctx: None,
-        temperature: orch.temperature,
-        depth_left: orch.max_depth,
-        meter: Meter::new(Arc::clone(&root), orch.turn_output_tokens),
+    let mut node = NodeState::new(
+        orch.name.clone(),
+        Role::Planner,
+        Arc::clone(&orch.model),
+        orch.skills.clone(),
+        orch.max_turns,
+        orch.temperature,
+        orch.max_depth,
+        Meter::new(Arc::clone(&root), orch.turn_output_tokens),
         messages,
-        turns: 0,
-        tool_calls: 0,
-        usage: TokenUsage::default(),
-        skill_context: BTreeMap::new(),
-        warnings: Vec::new(),
-        workers: Vec::new(),
-        pending: Vec::new(),
-        asked_to_conclude: None,
-        used_ids: HashSet::new(),
-    };
+        None,
+    );
     let env = Env::new(orch, dispatcher, ctx);
     let span = agent_span(&orch.name, orch.model.model(), &orch.name);
     let mut read_answer = read_answer;
@@ -957,27 +985,18 @@ fn worker_body<'a>(
     Box::pin(async move {
         let messages = first_messages(worker, start);
         if depth_left > 0 {
-            let mut state = Box::new(NodeState {
-                path: start.path.clone(),
-                role: Role::Worker,
-                model: Arc::clone(&worker.model),
-                filter: Some(worker.tools.clone()),
-                max_turns: start.max_iterations + 1,
-                ctx: start.ctx.clone(),
-                temperature: worker.temperature,
+            let mut state = Box::new(NodeState::new(
+                start.path.clone(),
+                Role::Worker,
+                Arc::clone(&worker.model),
+                Some(worker.tools.clone()),
+                start.max_iterations + 1,
+                worker.temperature,
                 depth_left,
                 meter,
                 messages,
-                turns: 0,
-                tool_calls: 0,
-                usage: TokenUsage::default(),
-                skill_context: BTreeMap::new(),
-                warnings: Vec::new(),
-                workers: Vec::new(),
-                pending: Vec::new(),
-                asked_to_conclude: None,
-                used_ids: HashSet::new(),
-            });
+                start.ctx.clone(),
+            ));
             let stop = drive(env, &mut state).await;
             return Body::Node(state, stop);
         }
