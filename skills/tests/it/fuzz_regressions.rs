@@ -52,3 +52,31 @@ fn a_pdf_page_that_is_its_own_parent_is_refused_not_recursed_into() {
         "{message}"
     );
 }
+
+/// A FIDIC excerpt with a Chinese contract pasted into it: `第三条` after the sub-clause `2.3`
+/// nested under it, and the article's id (`3`, also `Clause 3`'s) then had no parent where
+/// the first `3` was looked up. An article now starts at the top after a numbered clause, and
+/// the first clause of every repeated id is found with its parent.
+#[test]
+fn an_article_after_a_numbered_sub_clause_starts_at_the_top() {
+    let input = include_bytes!("../../../fuzz/seeds/document/mixed-numbering-styles");
+    let text = String::from_utf8_lossy(&input[1..]);
+    let doc = parse_text("fuzz", &text);
+    for clause in doc.iter_clauses() {
+        for child in &clause.children {
+            let first = doc.find_clause(&child.clause_id).expect("found by its id");
+            if std::ptr::eq(first, child) {
+                let parent = doc
+                    .parent_of(&child.clause_id)
+                    .unwrap_or_else(|| panic!("no parent found for `{}`", child.clause_id));
+                assert!(parent.children.iter().any(|c| std::ptr::eq(c, child)));
+            }
+        }
+    }
+    let articles: Vec<u32> = doc
+        .iter_clauses()
+        .filter(|c| c.title.starts_with("工期") || c.title.starts_with("索赔"))
+        .map(|c| c.level)
+        .collect();
+    assert_eq!(articles, [1, 1], "第三条 and 第五条 are top-level articles");
+}

@@ -976,6 +976,115 @@ The amount shall be 10% of the Contract Price.
         assert_eq!(doc.find_clause("Price").unwrap().text, "$1.00 per share.");
     }
 
+    /// Where each clause sits: `(id, level)` in document order.
+    fn shape(doc: &DocumentStructure) -> Vec<(String, u32)> {
+        doc.iter_clauses()
+            .map(|c| (c.clause_id.clone(), c.level))
+            .collect()
+    }
+
+    fn owned(pairs: &[(&str, u32)]) -> Vec<(String, u32)> {
+        pairs.iter().map(|(id, l)| (id.to_string(), *l)).collect()
+    }
+
+    #[test]
+    fn a_container_heading_after_a_numbered_clause_starts_at_the_top() {
+        // Numbered sub-clauses before the first article (a summary of key terms, say), then
+        // articles holding their own sections.
+        let doc = parse_text(
+            "en",
+            "1.4 Rent
+The rent is payable monthly.
+
+ARTICLE II
+TERM
+2.1 Start
+The lease starts on signing.
+2.2 Renewal
+One renewal of five years.
+
+Article 3 Insurance
+3.1 Cover
+The tenant insures the contents.",
+        );
+        assert_eq!(
+            shape(&doc),
+            owned(&[
+                ("1.4", 1),
+                ("2", 1),
+                ("2.1", 2),
+                ("2.2", 2),
+                ("3", 1),
+                ("3.1", 2)
+            ])
+        );
+        // The same in Chinese: an article (条) and a section (节) after a dotted number.
+        let doc = parse_text(
+            "zh",
+            "2.3 发包人应按时支付。
+
+第三条 工期
+3.1 开工日期为签约后七日。
+3.2 竣工日期以验收为准。
+
+第二节 保险
+4.1 承包人投保工程一切险。",
+        );
+        assert_eq!(
+            shape(&doc),
+            owned(&[
+                ("2.3", 1),
+                ("3", 1),
+                ("3.1", 2),
+                ("3.2", 2),
+                ("第2节", 1),
+                ("4.1", 2)
+            ])
+        );
+    }
+
+    #[test]
+    fn containers_still_hold_numbers_and_each_other() {
+        // Numbers under an article, articles under a part, numbers under a Chinese article,
+        // and dotted numbers under a plain number: unchanged nesting.
+        let doc = parse_text(
+            "en",
+            "PART I
+GENERAL
+ARTICLE 1
+DEFINITIONS
+1.1 Terms
+Words mean what they say.
+1.2 Headings
+Headings do not count.",
+        );
+        assert_eq!(
+            shape(&doc),
+            owned(&[("Part 1", 1), ("1", 2), ("1.1", 3), ("1.2", 3)])
+        );
+        let doc = parse_text(
+            "zh",
+            "第一条 总则
+1.1 本合同适用中国法律。
+1.2 本合同一式两份。
+第二条 价款
+2.1 合同总价为一百万元。",
+        );
+        assert_eq!(
+            shape(&doc),
+            owned(&[("1", 1), ("1.1", 2), ("1.2", 2), ("2", 1), ("2.1", 2)])
+        );
+        let doc = parse_text(
+            "n",
+            "1. SUPPLY
+1.1 Delivery
+The goods are delivered to the site.
+1.2 Risk
+Risk passes on delivery.",
+        );
+        assert_eq!(shape(&doc), owned(&[("1", 1), ("1.1", 2), ("1.2", 2)]));
+    }
+
     #[test]
     fn references_resolve_against_every_style() {
         let text = "ARTICLE V\nPAYMENT\nSection 5.01 Price. The Buyer pays as set out in Section 6 and Clause 5.01(a).\n(a) in cash;\nSection 6 Term. See Article V, Section 5.1 and Section 7.";

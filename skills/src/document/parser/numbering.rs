@@ -45,6 +45,18 @@ pub(crate) enum Style {
 }
 
 impl Style {
+    /// How large a container headings of this style are: a part or chapter (3) holds
+    /// sections (2), which hold articles (1), which hold numbered clauses; 0 for styles that
+    /// are no container.
+    pub(crate) fn container_rank(self) -> u8 {
+        match self {
+            Style::Part => 3,
+            Style::ChineseSection => 2,
+            Style::Article | Style::ChineseArticle => 1,
+            _ => 0,
+        }
+    }
+
     /// Name shown as the document's `structure_type` when this style dominates.
     pub(crate) fn structure_type(self) -> &'static str {
         match self {

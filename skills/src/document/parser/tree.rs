@@ -17,10 +17,20 @@ struct Open {
 /// (`4.1` contains `4.1.2`, not `4.2`); another style contains a heading of a style that is
 /// not open yet (an article contains sections, a section its lettered items); a heading of a
 /// style already open is that heading's sibling, so everything opened since is closed. A
-/// schedule is always at the top: it closes the main body and any schedule before it.
+/// schedule is always at the top: it closes the main body and any schedule before it. A
+/// container heading (article, section, part or chapter) is never inside a numbered clause
+/// or a smaller container: numbers are what containers hold, so `第三条` after `2.3` starts
+/// a new article instead of nesting under the sub-clause, and `第二节` after `第三条` a new
+/// section.
 fn contains(open: &[Open], depth: usize, heading: &Heading) -> bool {
     let parent = &open[depth];
     if heading.style == Style::Schedule {
+        return false;
+    }
+    let rank = heading.style.container_rank();
+    if rank > 0
+        && (parent.style == Style::Number || (1..rank).contains(&parent.style.container_rank()))
+    {
         return false;
     }
     if parent.style == Style::Number && heading.style == Style::Number {
