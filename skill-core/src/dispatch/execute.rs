@@ -12,6 +12,7 @@ use serde_json::json;
 use tracing::Instrument;
 
 use super::call_threads::{CallThreadStats, Finishing, Refusal};
+use super::series;
 use super::Dispatcher;
 use crate::args::{parse_for_tool_strict, retry_message, ParseError, ParseWarning};
 use crate::confirm::Confirmed;
@@ -169,8 +170,17 @@ impl Dispatcher {
             .timeout_ms
             .map(Duration::from_millis)
             .or(self.inner.default_timeout);
-        let outcome = match (timeout, tokio::runtime::Handle::try_current()) {
-            (Some(limit), Ok(handle)) => {
+        let watched = timeout.and_then(|_| series::watched());
+        let outcome = match (timeout, tokio::runtime::Handle::try_current(), watched) {
+            (Some(limit), Ok(_), Some(watch)) => {
+                // Already on a call thread, running a series its caller watches.
+                let invocation = AssertUnwindSafe((skill.invoke)(ctx, args, mode)).catch_unwind();
+                match series::run_in_place(&watch, skill, limit, invocation).await {
+                    Some(outcome) => outcome,
+                    None => return Err(InvokeError::Run(timeout_error(skill, limit))),
+                }
+            }
+            (Some(limit), Ok(handle), _) => {
                 match self.run_timed(skill, args, ctx, mode, handle, limit).await {
                     Ending::Finished(outcome) => outcome,
                     Ending::TimedOut => return Err(InvokeError::Run(timeout_error(skill, limit))),
@@ -368,7 +378,9 @@ const CALLER_SPIN: Duration = Duration::from_micros(20);
 /// The answer of a handed-over call if it comes within [`CALLER_SPIN`]; `Some(Err(()))`
 /// when the call thread ended without one. Between looks the thread yields its core, which
 /// the call thread may need on a busy machine.
-fn quick_answer<T>(receiver: &mut tokio::sync::oneshot::Receiver<T>) -> Option<Result<T, ()>> {
+pub(super) fn quick_answer<T>(
+    receiver: &mut tokio::sync::oneshot::Receiver<T>,
+) -> Option<Result<T, ()>> {
     use tokio::sync::oneshot::error::TryRecvError;
     let started = Instant::now();
     loop {
@@ -411,7 +423,7 @@ fn overloaded_error(skill: &SkillRegistration, stats: CallThreadStats) -> SkillE
 }
 
 /// The error for a call that did not finish within `limit`.
-fn timeout_error(skill: &SkillRegistration, limit: Duration) -> SkillError {
+pub(super) fn timeout_error(skill: &SkillRegistration, limit: Duration) -> SkillError {
     tracing::warn!(
         skill = skill.id,
         timeout_ms = limit.as_millis() as u64,

@@ -10,12 +10,14 @@
 //! | `tool_set.rs` | [`ToolSet`] and the per-(dialect, filter) cache |
 //! | `execute.rs` | one call: fast path, lenient retry, panics, time limits |
 //! | `call_threads.rs` | the pool of reused threads timed calls start on |
+//! | `series.rs` | several calls on one hand-over to a call thread |
 //! | `confirmation.rs` | calls parked for a person's decision |
 
 mod call_threads;
 mod confirmation;
 mod execute;
 mod registry;
+mod series;
 mod tool_set;
 
 use std::collections::HashMap;

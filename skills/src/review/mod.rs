@@ -472,8 +472,9 @@ pub(super) fn not_run(item: &ChecklistItem, code: &str, why: &str) -> ClauseRevi
     }
 }
 
-/// The checklist branch for one item: its `required_skills` through `prepare_and_call`,
-/// risks by the rules.
+/// The checklist branch for one item: its `required_skills` through
+/// `prepare_and_call_all` (one after the other, each under its own limit), risks by the
+/// rules.
 pub(super) async fn review_item(
     dispatcher: &Dispatcher,
     base: &SkillContext,
@@ -484,8 +485,11 @@ pub(super) async fn review_item(
     let mut skills = Vec::new();
     let mut skipped_skills = Vec::new();
     let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
-    for skill_id in &item.required_skills {
-        let result = dispatcher.prepare_and_call(skill_id, &ctx, None).await;
+    // One hand-over for the clause's skills, not one per skill, when calls are timed.
+    let results = dispatcher
+        .prepare_and_call_all(&item.required_skills, &ctx)
+        .await;
+    for (skill_id, result) in item.required_skills.iter().zip(results) {
         let error = result.error.as_ref();
         if error.is_some_and(|e| e.code == codes::UNKNOWN_SKILL) {
             tracing::debug!(skill = %skill_id, clause = %item.clause_id, "checklist names an unknown skill; skipped");
