@@ -348,6 +348,9 @@ impl ToolIndex {
             for label in tool.labels {
                 analyzer.for_each_term(label, |t| builder.add_term(LABELS, t));
             }
+            // Variants of one tool count as one document for IDF: thirty rewordings of a
+            // weather tool do not make "weather" a common word.
+            builder.group(id);
             builder.end_document();
         }
         members.retain(|_, m| m.len() > 1);
