@@ -274,26 +274,27 @@ mod tests {
 
     #[test]
     fn the_first_sentence_of_a_description_says_most() {
-        let tail = "Rooms can be changed later. Guests may ask for late check-out, \
-            breakfast, parking, airport transfer, extra beds and a quiet floor.";
+        // The booking tool says "hotel" in its first sentence, then goes on at length; the
+        // restaurant tool is short and mentions hotels only in passing.
         let docs = [
             variant(
                 "find_restaurant",
-                &format!("Find a restaurant. {tail} Hotel guests get a table."),
+                "Find a restaurant. Hotel guests get a table.",
             ),
-            variant("book_room", &format!("Book a hotel room. {tail}")),
+            variant(
+                "book_room",
+                "Book a hotel room. Rooms can be changed later. Guests may ask for late \
+                 check-out, breakfast, parking, airport transfer, extra beds and a quiet floor.",
+            ),
         ];
         let index = ToolIndex::new(&docs);
         assert_eq!(
             top_names(&index, "hotel", 2),
             ["book_room", "find_restaurant"]
         );
-        // Words of the rest still count.
-        assert_eq!(
-            top_names(&index, "restaurant table", 1),
-            ["find_restaurant"]
-        );
-        assert_eq!(index.search("parking", 5).len(), 2);
+        // Words after the first sentence still count.
+        assert_eq!(top_names(&index, "guests table", 1), ["find_restaurant"]);
+        assert_eq!(top_names(&index, "parking", 5), ["book_room"]);
     }
 
     #[test]
