@@ -576,7 +576,8 @@ mod tests {
             first_sentence("Is it open? Checks hours."),
             ("Is it open?", " Checks hours.")
         );
-        // Abbreviations, decimals, dotted names and a last stop end nothing.
+        // Abbreviations, decimals and dotted names end no sentence; a final stop leaves no
+        // rest.
         assert_eq!(
             first_sentence("Converts, e.g. 1.5 USD, via math.round. Fast."),
             ("Converts, e.g. 1.5 USD, via math.round.", " Fast.")
