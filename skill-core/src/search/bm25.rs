@@ -7,6 +7,10 @@
 //! sum over fields of `tf / (1 - b + b * length / mean length)`, saturated once with `k1`.
 //! The contribution of every (term, document) pair is computed when the index is built,
 //! so a search only adds numbers.
+//!
+//! Documents may be grouped ([`Bm25FBuilder::group`]): the documents of a group (variants
+//! of one thing) count as one for the inverse document frequency, so that a word repeated
+//! by many variants of one tool is not taken for a common word.
 
 use rustc_hash::FxHashMap;
 
@@ -43,6 +47,12 @@ pub struct Bm25FBuilder {
     documents: Vec<DocumentTerms>,
     current: FxHashMap<(u32, u16), u32>,
     current_lengths: Vec<u32>,
+    /// Per document ended, its group (numbered from 0 in order of appearance).
+    groups: Vec<u32>,
+    /// Group numbers by key: `(true, id)` for a group named by the caller, `(false, doc)`
+    /// for a document in no group.
+    group_numbers: FxHashMap<(bool, u32), u32>,
+    current_group: Option<u32>,
 }
 
 impl Bm25FBuilder {
@@ -64,6 +74,9 @@ impl Bm25FBuilder {
             documents: Vec::new(),
             current: FxHashMap::default(),
             current_lengths: vec![0; n],
+            groups: Vec::new(),
+            group_numbers: FxHashMap::default(),
+            current_group: None,
         }
     }
 
@@ -92,6 +105,13 @@ impl Bm25FBuilder {
         self.current_lengths[field] += 1;
     }
 
+    /// Puts the document being built in group `group` (any number the caller chooses): the
+    /// documents of one group count as one document for the inverse document frequency.
+    /// A document put in no group is a group of its own.
+    pub fn group(&mut self, group: u32) {
+        self.current_group = Some(group);
+    }
+
     /// Ends the document being built (it may be empty) and returns its number: documents
     /// are numbered from 0 in the order they were ended.
     pub fn end_document(&mut self) -> usize {
@@ -103,7 +123,15 @@ impl Bm25FBuilder {
         terms.sort_unstable();
         let lengths = std::mem::replace(&mut self.current_lengths, vec![0; self.fields.len()]);
         self.documents.push((terms, lengths));
-        self.documents.len() - 1
+        let doc = self.documents.len() - 1;
+        let key = match self.current_group.take() {
+            Some(group) => (true, group),
+            None => (false, doc as u32),
+        };
+        let next = self.group_numbers.len() as u32;
+        self.groups
+            .push(*self.group_numbers.entry(key).or_insert(next));
+        doc
     }
 
     /// Builds the index (a document still being built is ended first).
@@ -145,11 +173,24 @@ impl Bm25FBuilder {
                 }
             }
         }
+        // Document frequency and the number of documents count groups.
+        let n_groups = self.group_numbers.len();
+        let mut last_term = vec![u32::MAX; n_groups];
+        let groups = &self.groups;
         let terms = postings
             .into_iter()
-            .map(|mut impacts| {
-                let df = impacts.len() as f32;
-                let idf = (1.0 + (n_docs as f32 - df + 0.5) / (df + 0.5)).ln();
+            .enumerate()
+            .map(|(term, mut impacts)| {
+                let mut df = 0u32;
+                for &(doc, _) in &impacts {
+                    let seen = &mut last_term[groups[doc as usize] as usize];
+                    if *seen != term as u32 {
+                        *seen = term as u32;
+                        df += 1;
+                    }
+                }
+                let df = df as f32;
+                let idf = (1.0 + (n_groups as f32 - df + 0.5) / (df + 0.5)).ln();
                 for (_, impact) in &mut impacts {
                     *impact *= idf;
                 }
@@ -199,7 +240,8 @@ impl Bm25F {
         self.vocabulary.get(term).map(|&id| TermId(id))
     }
 
-    /// Inverse document frequency of a term: `ln(1 + (N - df + 0.5) / (df + 0.5))`.
+    /// Inverse document frequency of a term: `ln(1 + (N - df + 0.5) / (df + 0.5))`, where
+    /// `N` and `df` count groups of documents ([`Bm25FBuilder::group`]).
     pub fn idf(&self, term: TermId) -> f32 {
         self.terms[term.0 as usize].idf
     }
@@ -338,6 +380,42 @@ mod tests {
         assert!(ranked[0].1 < 2.0 * ranked[1].1);
         assert!(idx.rank(["nowhere"], 10).is_empty());
         assert!(idx.rank(["w"], 0).is_empty());
+    }
+
+    #[test]
+    fn variants_in_a_group_count_once_for_idf() {
+        let build = |grouped: bool| {
+            let mut b = Bm25FBuilder::new(vec![Field::weighted(1.0)]);
+            for (i, text) in [
+                "weather today",
+                "weather now",
+                "weather here",
+                "stock price",
+            ]
+            .iter()
+            .enumerate()
+            {
+                for t in text.split_whitespace() {
+                    b.add_term(0, t);
+                }
+                if grouped && i < 3 {
+                    b.group(7);
+                }
+                b.end_document();
+            }
+            b.build()
+        };
+        let apart = build(false);
+        let grouped = build(true);
+        let weather = |idx: &Bm25F| idx.idf(idx.term("weather").unwrap());
+        let stock = |idx: &Bm25F| idx.idf(idx.term("stock").unwrap());
+        // Apart: 3 of 4 documents hold "weather". Grouped: 1 of 2 groups, like "stock".
+        assert!(weather(&apart) < stock(&apart));
+        assert!((weather(&grouped) - stock(&grouped)).abs() < 1e-6);
+        assert!(weather(&grouped) > weather(&apart));
+        // Grouping changes weights, not which documents match.
+        assert_eq!(grouped.rank(["weather"], 10).len(), 3);
+        assert_eq!(grouped.len(), 4);
     }
 
     #[test]

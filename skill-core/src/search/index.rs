@@ -68,7 +68,8 @@ impl ToolDocument {
         let description = if skill.name.is_empty() || skill.name == skill.id {
             skill.description.to_string()
         } else {
-            format!("{}. {}", skill.name, skill.description)
+            // One first sentence: the display name leads the summary instead of being it.
+            format!("{}: {}", skill.name, skill.description)
         };
         Self {
             name: skill.id.to_string(),
@@ -209,28 +210,43 @@ struct ToolParts<'a> {
 
 /// Fields of the index, in [`FIELDS`] order.
 const NAME: usize = 0;
-const DESCRIPTION: usize = 1;
+/// The first sentence of the description.
+const SUMMARY: usize = 1;
 const PARAMETER_NAMES: usize = 2;
 const PARAMETER_TEXT: usize = 3;
 const LABELS: usize = 4;
+/// The description after its first sentence.
+const DETAILS: usize = 5;
 
 /// How much a match counts in each field: the name says most about what a tool does, then
-/// its description; parameter names beat parameter descriptions, which are long and repeat
-/// words shared by many tools.
-const FIELDS: [Field; 5] = [
+/// the first sentence of its description; parameter names beat parameter descriptions,
+/// which are long and repeat words shared by many tools. The rest of a description (usage
+/// notes, conditions, examples) counts like a parameter description, and is normalised by
+/// its own length: a long description no longer dilutes what its first sentence says.
+const FIELDS: [Field; 6] = [
     Field::weighted(3.0),
     Field::weighted(2.0),
     Field::weighted(1.0),
     Field::weighted(0.5),
     Field::weighted(1.0),
+    Field::weighted(0.5),
 ];
 
 /// Weight of a request word's synonym relative to the word itself.
 const SYNONYM_WEIGHT: f32 = 0.35;
 
+/// Weight of a request word made only of digits: a request's numbers are mostly the values
+/// of arguments (amounts, dates, ids), and a tool that happens to mention the same number in
+/// an example says little about being the tool asked for.
+const NUMBER_WEIGHT: f32 = 0.5;
+
 /// Share of the best score of a family given to its other members: variants of one tool
 /// (`name`, `name__2`, ...) are kept together near the top once one of them matches.
 const FAMILY_SHARE: f32 = 0.9;
+
+/// How much less each next place in a family's order gets (relative): enough to make the
+/// order of the variants the one chosen from the request, not their order in the registry.
+const FAMILY_STEP: f32 = 1e-4;
 
 /// A ranked tool: its place in the index and its score (higher is better).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -318,7 +334,9 @@ impl ToolIndex {
             family.push(id);
             members.entry(id).or_default().push(i as u32);
             analyzer.for_each_term(family_name(tool.name), |t| builder.add_term(NAME, t));
-            analyzer.for_each_term(tool.description, |t| builder.add_term(DESCRIPTION, t));
+            let (summary, details) = first_sentence(tool.description);
+            analyzer.for_each_term(summary, |t| builder.add_term(SUMMARY, t));
+            analyzer.for_each_term(details, |t| builder.add_term(DETAILS, t));
             walk_parameters(tool.parameters, &mut |is_name, text| {
                 let field = if is_name {
                     PARAMETER_NAMES
@@ -330,6 +348,9 @@ impl ToolIndex {
             for label in tool.labels {
                 analyzer.for_each_term(label, |t| builder.add_term(LABELS, t));
             }
+            // Variants of one tool count as one document for IDF: thirty rewordings of a
+            // weather tool do not make "weather" a common word.
+            builder.group(id);
             builder.end_document();
         }
         members.retain(|_, m| m.len() > 1);
@@ -399,10 +420,24 @@ impl ToolIndex {
         words.dedup();
         let mut named: Vec<TermId> = words.iter().filter_map(|w| self.bm25.term(w)).collect();
         named.sort_unstable();
+        // Per tool, the rarity (IDF) of the request words it holds itself: how much of the
+        // request it covers, whatever its length or repeats.
+        let mut coverage = vec![0f32; if self.members.is_empty() { 0 } else { n }];
         let mut best = vec![0f32; n];
         let mut touched: Vec<u32> = Vec::new();
         for word in &words {
+            let weight = if word.bytes().all(|b| b.is_ascii_digit()) {
+                NUMBER_WEIGHT
+            } else {
+                1.0
+            };
             let term = self.bm25.term(word);
+            if let (Some(term), false) = (term, coverage.is_empty()) {
+                let idf = weight * self.bm25.idf(term);
+                for &(doc, _) in self.bm25.postings(term) {
+                    coverage[doc as usize] += idf;
+                }
+            }
             let synonyms = self
                 .synonyms
                 .get(word.as_str())
@@ -410,7 +445,7 @@ impl ToolIndex {
                 .unwrap_or_default();
             if synonyms.is_empty() {
                 if let Some(term) = term {
-                    self.bm25.accumulate(term, 1.0, &mut scores);
+                    self.bm25.accumulate(term, weight, &mut scores);
                 }
                 continue;
             }
@@ -435,28 +470,71 @@ impl ToolIndex {
             }
             for doc in touched.drain(..) {
                 let doc = doc as usize;
-                scores[doc] += best[doc];
+                scores[doc] += weight * best[doc];
                 best[doc] = 0.0;
             }
         }
         if !self.members.is_empty() {
-            let mut family_best: HashMap<u32, f32> = HashMap::new();
-            for (doc, &score) in scores.iter().enumerate() {
-                let family = self.family[doc];
-                if score > 0.0 && self.members.contains_key(&family) {
-                    let slot = family_best.entry(family).or_insert(0.0);
-                    *slot = slot.max(score);
-                }
-            }
-            for (family, best) in family_best {
-                for &doc in &self.members[&family] {
-                    let slot = &mut scores[doc as usize];
-                    *slot = slot.max(FAMILY_SHARE * best);
-                }
-            }
+            self.keep_families_together(&mut scores, &coverage);
         }
         scores
     }
+
+    /// Variants of one tool (`name`, `name__2`, ...) stay together once one of them matches.
+    /// Their order comes from the request: first the variant that holds more of its words
+    /// (by rarity), then the better scored. The first keeps the family's best score; each
+    /// next one gets at least [`FAMILY_SHARE`] of it, a little less per place
+    /// ([`FAMILY_STEP`]), or its own score if that is higher. Only identical definitions
+    /// tie (and keep their order in the index).
+    fn keep_families_together(&self, scores: &mut [f32], coverage: &[f32]) {
+        let mut family_best: HashMap<u32, f32> = HashMap::new();
+        for (doc, &score) in scores.iter().enumerate() {
+            let family = self.family[doc];
+            if score > 0.0 && self.members.contains_key(&family) {
+                let slot = family_best.entry(family).or_insert(0.0);
+                *slot = slot.max(score);
+            }
+        }
+        let mut order: Vec<(f32, u32)> = Vec::new();
+        for (family, best) in family_best {
+            order.clear();
+            order.extend(
+                self.members[&family]
+                    .iter()
+                    .map(|&doc| (coverage[doc as usize] + scores[doc as usize], doc)),
+            );
+            order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut floor = FAMILY_SHARE * best;
+            for (place, &(_, doc)) in order.iter().enumerate() {
+                let slot = &mut scores[doc as usize];
+                if place == 0 {
+                    *slot = best;
+                } else {
+                    *slot = slot.min(best * (1.0 - FAMILY_STEP)).max(floor);
+                    floor *= 1.0 - FAMILY_STEP;
+                }
+            }
+        }
+    }
+}
+
+/// The first sentence of a description (up to a `.`, `!` or `?` followed by white space,
+/// not an abbreviation such as "e.g.") and the rest.
+fn first_sentence(text: &str) -> (&str, &str) {
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if !matches!(b, b'.' | b'!' | b'?') {
+            continue;
+        }
+        let followed_by_space = bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace);
+        // "e.g. " / "i.e. ": a one-letter part before the stop is no sentence end.
+        let abbreviation =
+            b == b'.' && (i < 2 || bytes[i - 2] == b'.' || !bytes[i - 2].is_ascii_alphanumeric());
+        if followed_by_space && !abbreviation {
+            return text.split_at(i + 1);
+        }
+    }
+    (text, "")
 }
 
 /// Per analysed word of the synonym groups, the other words of its groups that the index
@@ -482,4 +560,30 @@ fn synonym_table(bm25: &Bm25F, analyzer: &Analyzer) -> HashMap<String, Vec<TermI
     }
     table.retain(|_, l| !l.is_empty());
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentences_end_at_a_stop_before_white_space() {
+        assert_eq!(
+            first_sentence("Get the weather. Uses the city name."),
+            ("Get the weather.", " Uses the city name.")
+        );
+        assert_eq!(
+            first_sentence("Is it open? Checks hours."),
+            ("Is it open?", " Checks hours.")
+        );
+        // Abbreviations, decimals and dotted names end no sentence; a final stop leaves no
+        // rest.
+        assert_eq!(
+            first_sentence("Converts, e.g. 1.5 USD, via math.round. Fast."),
+            ("Converts, e.g. 1.5 USD, via math.round.", " Fast.")
+        );
+        assert_eq!(first_sentence("In U.S. dollars."), ("In U.S. dollars.", ""));
+        assert_eq!(first_sentence("No stop at all"), ("No stop at all", ""));
+        assert_eq!(first_sentence(""), ("", ""));
+    }
 }

@@ -9,10 +9,12 @@
 //! | [`Analyzer`] | text and identifiers to search terms (split, stemmed, stop words out) |
 //! | [`NativeToolSearch`] | a provider's own search over deferred definitions, per request |
 //!
-//! Ranking is BM25F over five fields (name split into words, description, parameter names,
-//! parameter descriptions and enum values, domain and category), English stemming (Snowball),
-//! a small table of general synonyms (a request word's synonyms count at a reduced weight,
-//! once), and variants of one tool (`name`, `name__2`) kept together.
+//! Ranking is BM25F over six fields (name split into words, the description's first
+//! sentence, the rest of the description, parameter names, parameter descriptions and enum
+//! values, domain and category), English stemming (Snowball), a small table of general
+//! synonyms (a request word's synonyms count at a reduced weight, once), numbers of the
+//! request at half weight, and variants of one tool (`name`, `name__2`) kept together, in
+//! the order of how much of the request each holds.
 
 pub mod bm25;
 mod index;
@@ -182,6 +184,117 @@ mod tests {
         let index = ToolIndex::from_definitions(&registry()).unwrap();
         let names = top_names(&index, "weather in Paris in celsius", 2);
         assert_eq!(names, ["get_current_weather", "get_current_weather__2"]);
+    }
+
+    fn variant(name: &str, description: &str) -> ToolDocument {
+        ToolDocument {
+            name: name.into(),
+            description: description.into(),
+            parameters: json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            labels: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn variants_are_ordered_by_the_request_not_the_registry() {
+        let plain = variant(
+            "get_weather",
+            "Weather for a city, in celsius or fahrenheit.",
+        );
+        let metric = variant(
+            "get_weather__2",
+            "Weather report for a city in metric units.",
+        );
+        let other = variant("get_news", "News for a city.");
+        for docs in [
+            vec![plain.clone(), metric.clone(), other.clone()],
+            vec![other.clone(), metric.clone(), plain.clone()],
+        ] {
+            let index = ToolIndex::new(&docs);
+            assert_eq!(
+                top_names(&index, "city weather in metric units", 3),
+                ["get_weather__2", "get_weather", "get_news"]
+            );
+            assert_eq!(
+                top_names(&index, "weather in fahrenheit", 2),
+                ["get_weather", "get_weather__2"]
+            );
+        }
+        // A variant that holds more of the request's words comes first, even when another
+        // scores higher on its own by repeating the words they share.
+        let docs = |names: [&str; 2]| {
+            let mut docs = vec![
+                variant(names[0], "Hotel rooms."),
+                variant(
+                    names[1],
+                    "Hotel rooms near a landmark, a beach or a park, for one night or more.",
+                ),
+            ];
+            for place in ["Shops", "Parks", "Cafes", "Gyms", "Banks", "Pubs", "Zoos"] {
+                docs.push(variant(
+                    &place.to_lowercase(),
+                    &format!("{place} to visit."),
+                ));
+            }
+            docs
+        };
+        let request = "hotel rooms near the station";
+        let apart = ToolIndex::new(&docs(["alpha", "beta"]));
+        assert_eq!(top_names(&apart, request, 2), ["alpha", "beta"]);
+        let family = ToolIndex::new(&docs(["hotel__2", "hotel"]));
+        assert_eq!(top_names(&family, request, 2), ["hotel", "hotel__2"]);
+    }
+
+    #[test]
+    fn identical_variants_tie_below_the_first() {
+        let docs = [
+            variant("lookup", "Look up a city."),
+            variant("lookup__2", "Look up a city."),
+            variant("lookup__3", "Look up a street."),
+        ];
+        let index = ToolIndex::new(&docs);
+        let hits = index.search("look up the city", 3);
+        assert_eq!(hits.len(), 3);
+        assert!(hits[0].score > hits[1].score);
+        assert_eq!(index.name(hits[2].index), Some("lookup__3"));
+    }
+
+    #[test]
+    fn numbers_in_a_request_count_half() {
+        let docs = [
+            variant("alpha", "Released in 2023."),
+            variant("beta", "Released forecast."),
+        ];
+        let index = ToolIndex::new(&docs);
+        let number = index.search("2023", 1)[0].score;
+        let word = index.search("forecast", 1)[0].score;
+        assert!((number - 0.5 * word).abs() < 1e-4, "{number} vs {word}");
+        assert_eq!(top_names(&index, "forecast 2023", 1), ["beta"]);
+    }
+
+    #[test]
+    fn the_first_sentence_of_a_description_says_most() {
+        // The booking tool says "hotel" in its first sentence, then goes on at length; the
+        // restaurant tool is short and mentions hotels only in passing.
+        let docs = [
+            variant(
+                "find_restaurant",
+                "Find a restaurant. Hotel guests get a table.",
+            ),
+            variant(
+                "book_room",
+                "Book a hotel room. Rooms can be changed later. Guests may ask for late \
+                 check-out, breakfast, parking, airport transfer, extra beds and a quiet floor.",
+            ),
+        ];
+        let index = ToolIndex::new(&docs);
+        assert_eq!(
+            top_names(&index, "hotel", 2),
+            ["book_room", "find_restaurant"]
+        );
+        // Words after the first sentence still count.
+        assert_eq!(top_names(&index, "guests table", 1), ["find_restaurant"]);
+        assert_eq!(top_names(&index, "parking", 5), ["book_room"]);
     }
 
     #[test]

@@ -98,6 +98,27 @@ impl Analyzer {
     }
 }
 
+/// Endings of English contractions and possessives ("I'm", "don't", "we'll", "user's"):
+/// after an apostrophe they are no words of their own.
+const CONTRACTION_ENDINGS: &[&str] = &["d", "ll", "m", "re", "s", "t", "ve"];
+
+/// After an apostrophe that follows a letter: skips a contraction ending, if one follows.
+fn skip_contraction_ending(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    let mut ahead = chars.clone();
+    let mut ending = String::new();
+    while let Some(c) = ahead.next_if(|c| c.is_alphanumeric()) {
+        ending.extend(c.to_lowercase());
+        if ending.len() > 2 {
+            return;
+        }
+    }
+    if CONTRACTION_ENDINGS.contains(&ending.as_str()) {
+        for _ in 0..ending.len() {
+            chars.next();
+        }
+    }
+}
+
 /// Splits `text` into lowercase words: at anything not a letter or digit, at a lower-to-upper
 /// change (`getWeather`), before the last capital of a run followed by lowercase (`HTTPServer`
 /// -> `http server`) and between letters and digits (`Events3` -> `events 3`). Runs of CJK
@@ -139,6 +160,9 @@ fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
             flush_cjk(&mut cjk, emit);
         }
         if !c.is_alphanumeric() {
+            if matches!(c, '\'' | '\u{2019}') && last.is_some_and(char::is_alphabetic) {
+                skip_contraction_ending(&mut chars);
+            }
             flush(&mut word, emit);
             continue;
         }
@@ -190,6 +214,23 @@ mod tests {
         );
         assert_eq!(words("HTTPServer2xx"), ["http", "server", "2", "xx"]);
         assert_eq!(words("Events3"), ["events", "3"]);
+    }
+
+    #[test]
+    fn contraction_endings_are_no_words() {
+        assert_eq!(
+            words("I'm sure it's the user\u{2019}s file, don't we'll"),
+            ["i", "sure", "it", "the", "user", "file", "don", "we"]
+        );
+        // Quotes, names and other apostrophes keep their words.
+        assert_eq!(words("set 'COOL' mode"), ["set", "cool", "mode"]);
+        assert_eq!(
+            words("O'Brien rock'n'roll"),
+            ["o", "brien", "rock", "n", "roll"]
+        );
+        assert_eq!(words("the users' files"), ["the", "users", "files"]);
+        assert_eq!(words("it's"), ["it"]);
+        assert_eq!(words("x'"), ["x"]);
     }
 
     #[test]
