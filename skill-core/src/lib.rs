@@ -91,8 +91,8 @@ pub use dialect::{
     mcp_structured_content, Dialect, DialectError, McpCallResult, ProviderCall, WireArguments,
 };
 pub use dispatch::{
-    validate_skill_id, CallThreadStats, Dispatcher, DispatcherBuilder, RegistryError, ToolSet,
-    DEFAULT_MAX_CALL_THREADS,
+    validate_skill_id, CallThreadStats, Dispatcher, DispatcherBuilder, RegistryError, SeriesCall,
+    ToolSet, DEFAULT_MAX_CALL_THREADS,
 };
 pub use error::{codes, SkillError};
 pub use outcome::Outcome;

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use skill_core::fence::{fenced_body, TOOL_OUTPUT_TAG};
 use skill_core::limits::ArgumentLimits;
 use skill_core::prelude::*;
-use skill_core::{codes, Dialect, ProviderCall, WireArguments};
+use skill_core::{codes, Dialect, ProviderCall, SeriesCall, WireArguments};
 
 /// Set at the end of a test so the abandoned busy loop ends with the test.
 static STOP_SPINNING: AtomicBool = AtomicBool::new(false);
@@ -84,6 +84,22 @@ fn thread_name() -> String {
 fn this_thread() -> String {
     let thread = std::thread::current();
     format!("{} {:?}", thread.name().unwrap_or(""), thread.id())
+}
+
+/// Sleeps 300 ms, within its limit.
+#[skill(id = "hold", timeout_ms = 10_000)]
+fn hold() -> u64 {
+    std::thread::sleep(Duration::from_millis(300));
+    300
+}
+
+/// Times `counted` ran.
+static COUNTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs in [`COUNTED`].
+#[skill(id = "counted")]
+fn counted() -> usize {
+    COUNTED.fetch_add(1, Ordering::SeqCst) + 1
 }
 
 /// Always panics.
@@ -689,6 +705,12 @@ fn timed_dispatcher() -> Dispatcher {
         .unwrap()
 }
 
+fn series(ids: &[&str], ctx: &SkillContext) -> Vec<SeriesCall> {
+    ids.iter()
+        .map(|id| SeriesCall::new(*id, ctx.clone()))
+        .collect()
+}
+
 fn names(results: &[SkillResult]) -> Vec<String> {
     results
         .iter()
@@ -702,10 +724,10 @@ fn names(results: &[SkillResult]) -> Vec<String> {
 async fn a_series_runs_its_calls_in_order_on_one_call_thread() {
     let d = timed_dispatcher();
     let results = d
-        .prepare_and_call_all(
+        .prepare_and_call_all(series(
             &["thread_name", "nap", "thread_name", "thread_name"],
             &SkillContext::new(),
-        )
+        ))
         .await;
     assert_eq!(results.len(), 4);
     assert!(results.iter().all(|r| r.success), "{results:?}");
@@ -726,7 +748,10 @@ async fn a_call_of_a_series_that_overruns_times_out_and_the_rest_run_elsewhere()
     let ctx = SkillContext::new();
     let started = Instant::now();
     let (results, beside) = tokio::join!(
-        d.prepare_and_call_all(&["thread_name", "block", "nap", "thread_name"], &ctx),
+        d.prepare_and_call_all(series(
+            &["thread_name", "block", "nap", "thread_name"],
+            &ctx
+        )),
         d.call("repeat", r#"{"text": "ok"}"#, &ctx)
     );
     assert_eq!(beside.data_as::<String>().unwrap(), "ok");
@@ -762,7 +787,7 @@ async fn a_series_whose_skill_yields_goes_on_in_the_callers_task() {
     let d = timed_dispatcher();
     let ctx = SkillContext::new();
     let results = d
-        .prepare_and_call_all(&["thread_name", "where_run", "thread_name"], &ctx)
+        .prepare_and_call_all(series(&["thread_name", "where_run", "thread_name"], &ctx))
         .await;
     assert!(results.iter().all(|r| r.success), "{results:?}");
     let here = std::thread::current().name().unwrap_or("").to_string();
@@ -773,7 +798,7 @@ async fn a_series_whose_skill_yields_goes_on_in_the_callers_task() {
     );
     assert_eq!(moved[1], here, "after its first await");
     let results = d
-        .prepare_and_call_all(&["wait_long", "thread_name"], &ctx)
+        .prepare_and_call_all(series(&["wait_long", "thread_name"], &ctx))
         .await;
     assert_eq!(results[0].error.as_ref().unwrap().code, codes::TIMEOUT);
     assert!(results[1].success);
@@ -786,10 +811,10 @@ async fn a_series_whose_skill_yields_goes_on_in_the_callers_task() {
 async fn a_series_reports_each_calls_error_and_runs_untimed_in_place() {
     let d = dispatcher();
     let results = d
-        .prepare_and_call_all(
+        .prepare_and_call_all(series(
             &["thread_name", "no_such_skill", "explode", "thread_name"],
             &SkillContext::new(),
-        )
+        ))
         .await;
     let codes: Vec<Option<&str>> = results
         .iter()
@@ -801,14 +826,55 @@ async fn a_series_reports_each_calls_error_and_runs_untimed_in_place() {
     );
     assert_eq!(names(&results)[3], this_thread());
     let timed = timed_dispatcher()
-        .prepare_and_call_all(
+        .prepare_and_call_all(series(
             &["thread_name", "no_such_skill", "explode", "thread_name"],
             &SkillContext::new(),
-        )
+        ))
         .await;
     let timed_codes: Vec<Option<&str>> = timed
         .iter()
         .map(|r| r.error.as_ref().map(|e| e.code.as_ref()))
         .collect();
     assert_eq!(timed_codes, codes);
+}
+
+/// Each call of a series runs with its own context.
+#[tokio::test(flavor = "current_thread")]
+async fn each_call_of_a_series_has_its_own_context() {
+    let d = timed_dispatcher();
+    let with = |n: usize| SkillContext::new().with(Mutex::new(vec![String::new(); n]));
+    let calls = vec![
+        SeriesCall::new("needs_state", with(1)),
+        SeriesCall::new("needs_state", with(3)),
+        SeriesCall::new("needs_state", with(2)),
+    ];
+    let lengths: Vec<usize> = d
+        .prepare_and_call_all(calls)
+        .await
+        .iter()
+        .map(|r| r.data_as().expect("a length"))
+        .collect();
+    assert_eq!(lengths, [1, 3, 2]);
+}
+
+/// A series whose caller goes away (its future dropped, as when a review is cancelled)
+/// starts none of its later calls.
+#[tokio::test(flavor = "current_thread")]
+async fn a_series_whose_caller_goes_away_starts_no_further_call() {
+    let d = timed_dispatcher();
+    let ctx = SkillContext::new();
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(50),
+        d.prepare_and_call_all(series(&["hold", "counted", "counted"], &ctx)),
+    )
+    .await;
+    assert!(dropped.is_err(), "the caller gave up during `hold`");
+    // `hold` ends 300 ms after it started; its thread must then stop.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        COUNTED.load(Ordering::SeqCst),
+        0,
+        "no call after the caller left"
+    );
+    assert_eq!(d.call_threads().abandoned, 0, "{:?}", d.call_threads());
 }

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 pub use call_threads::{CallThreadStats, DEFAULT_MAX_CALL_THREADS};
 pub use registry::{validate_skill_id, DispatcherBuilder, RegistryError};
+pub use series::SeriesCall;
 pub use tool_set::ToolSet;
 
 use crate::args::{parse_arguments, ArgumentParse};

@@ -139,6 +139,42 @@ pub(super) async fn run_in_place<T>(
     tokio::time::timeout_at(deadline, invocation).await.ok()
 }
 
+/// One call of a series ([`Dispatcher::prepare_and_call_all`]): the skill, the context it
+/// is prepared from, and the span it is recorded under.
+#[derive(Debug, Clone)]
+pub struct SeriesCall {
+    skill_id: String,
+    context: SkillContext,
+    span: tracing::Span,
+}
+
+impl SeriesCall {
+    /// A call of `skill_id` prepared from `context`, recorded under the span current here
+    /// (a host that runs calls of several tasks in one series keeps each under its own).
+    pub fn new(skill_id: impl Into<String>, context: SkillContext) -> Self {
+        SeriesCall {
+            skill_id: skill_id.into(),
+            context,
+            span: tracing::Span::current(),
+        }
+    }
+
+    /// The skill this call runs.
+    pub fn skill_id(&self) -> &str {
+        &self.skill_id
+    }
+}
+
+/// Stops a series whose caller went away (its future dropped: a cancelled review): the
+/// thread starts no further call of it.
+struct StopOnDrop(Arc<Watch>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.lock().stopped = true;
+    }
+}
+
 /// A series' future, owned so it can move from a call thread to the caller's task.
 type SeriesFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -151,41 +187,35 @@ enum FirstPoll {
 }
 
 impl Dispatcher {
-    /// Runs the skills `ids` one after the other with the same context, each as
-    /// [`prepare_and_call`](Self::prepare_and_call) would, and returns their results in
-    /// order.
+    /// Runs `calls` one after the other, each as [`prepare_and_call`](Self::prepare_and_call)
+    /// would with its own context, and returns their results in order.
     ///
     /// Under a time limit the calls start together on one call thread and run there in
     /// turn, each under its own limit: the same guarantees as calls made one by one (a call
     /// that overruns is answered `timeout` on time and the rest go on elsewhere), for one
     /// hand-over to a thread and back instead of one per call. Without a limit they run in
     /// this task, as one by one.
-    pub async fn prepare_and_call_all<S: AsRef<str>>(
-        &self,
-        ids: &[S],
-        ctx: &SkillContext,
-    ) -> Vec<SkillResult> {
-        let mut results = Vec::with_capacity(ids.len());
+    pub async fn prepare_and_call_all(&self, calls: Vec<SeriesCall>) -> Vec<SkillResult> {
+        let mut results = Vec::with_capacity(calls.len());
         let handle = match tokio::runtime::Handle::try_current() {
-            Ok(handle) if ids.len() > 1 && self.any_timed(ids) => handle,
+            Ok(handle) if calls.len() > 1 && self.any_timed(&calls) => handle,
             _ => {
-                for id in ids {
-                    results.push(self.prepare_and_call(id.as_ref(), ctx, None).await);
+                for call in &calls {
+                    let result = self.prepare_and_call(&call.skill_id, &call.context, None);
+                    results.push(result.instrument(call.span.clone()).await);
                 }
                 return results;
             }
         };
-        while results.len() < ids.len() {
-            let rest: Vec<String> = ids[results.len()..]
-                .iter()
-                .map(|id| id.as_ref().to_string())
-                .collect();
-            match self.run_series(rest, ctx, handle.clone()).await {
+        let calls: Arc<[SeriesCall]> = calls.into();
+        while results.len() < calls.len() {
+            match self.run_series(&calls, results.len(), handle.clone()).await {
                 Some(done) => results.extend(done),
                 None => {
                     // No thread took the series: one by one, each refused or run as usual.
-                    for id in &ids[results.len()..] {
-                        results.push(self.prepare_and_call(id.as_ref(), ctx, None).await);
+                    for call in &calls[results.len()..] {
+                        let result = self.prepare_and_call(&call.skill_id, &call.context, None);
+                        results.push(result.instrument(call.span.clone()).await);
                     }
                 }
             }
@@ -193,43 +223,51 @@ impl Dispatcher {
         results
     }
 
-    /// Whether any of `ids` would run under a time limit.
-    fn any_timed<S: AsRef<str>>(&self, ids: &[S]) -> bool {
+    /// Whether any of `calls` would run under a time limit.
+    fn any_timed(&self, calls: &[SeriesCall]) -> bool {
         self.inner.default_timeout.is_some()
-            || ids.iter().any(|id| {
-                self.registration(id.as_ref())
+            || calls.iter().any(|call| {
+                self.registration(&call.skill_id)
                     .is_some_and(|s| s.timeout_ms.is_some())
             })
     }
 
-    /// Starts `ids` on a call thread and waits for them, call by call: the results of the
-    /// calls that ended, the last one `timeout` if it overran (the thread is then abandoned
-    /// and the caller starts the rest again). `None` when no thread could take the series.
+    /// Starts `calls[from..]` on a call thread and waits for them, call by call: the
+    /// results of the calls that ended, the last one `timeout` if it overran (the thread is
+    /// then abandoned and the caller starts the rest again). `None` when no thread could
+    /// take the series.
     async fn run_series(
         &self,
-        ids: Vec<String>,
-        ctx: &SkillContext,
+        calls: &Arc<[SeriesCall]>,
+        from: usize,
         handle: tokio::runtime::Handle,
     ) -> Option<Vec<SkillResult>> {
-        let label = self.registration(&ids[0]).map_or("series", |s| s.id);
-        let ids: Arc<[String]> = ids.into();
+        let label = self
+            .registration(&calls[from].skill_id)
+            .map_or("series", |s| s.id);
         let watch = Arc::new(Watch::default());
+        let _stop = StopOnDrop(Arc::clone(&watch));
         let series = {
-            let (dispatcher, ctx, watch) = (self.clone(), ctx.clone(), Arc::clone(&watch));
-            let ids = Arc::clone(&ids);
+            let (dispatcher, watch, calls) = (self.clone(), Arc::clone(&watch), Arc::clone(calls));
             async move {
-                for id in ids.iter() {
+                for call in &calls[from..] {
                     if watch.stopped() {
                         break;
                     }
                     let result = dispatcher
-                        .run(id, CallArgs::None, &ctx, PrepareMode::FromState)
+                        .run(
+                            &call.skill_id,
+                            CallArgs::None,
+                            &call.context,
+                            PrepareMode::FromState,
+                        )
+                        .instrument(call.span.clone())
                         .await;
                     watch.push(result);
                 }
             }
         };
-        let mut future: SeriesFuture = Box::pin(series.instrument(tracing::Span::current()));
+        let mut future: SeriesFuture = Box::pin(series);
         let waker = std::future::poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
         let (sender, receiver) = tokio::sync::oneshot::channel::<FirstPoll>();
         let thread_watch = Arc::clone(&watch);
@@ -286,7 +324,9 @@ impl Dispatcher {
                 // The thread ended without an answer (a fault in the hand-over itself): the
                 // call it was on is reported, the rest start again.
                 let mut done = std::mem::take(&mut watch.lock().results);
-                let id = ids.get(done.len()).map_or("series", |id| id.as_str());
+                let id = calls
+                    .get(from + done.len())
+                    .map_or("series", |call| call.skill_id.as_str());
                 done.push(SkillResult::err(
                     id.to_string(),
                     SkillError::new(

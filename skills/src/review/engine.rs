@@ -16,7 +16,7 @@ use tracing::field::Empty;
 use tracing::Instrument;
 
 use super::{
-    agent, consolidate, generated_checklist_for, not_run, review_item, summarize, ClauseReview,
+    agent, consolidate, generated_checklist_for, not_run, review_items, summarize, ClauseReview,
     ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
 };
 use crate::index::ReferenceIndex;
@@ -25,6 +25,24 @@ use crate::state::{ChecklistItem, ReviewState};
 /// Clauses in flight by default in an agent review: a model turn takes seconds, so several
 /// clauses wait on the model at once.
 pub const DEFAULT_AGENT_CONCURRENCY: usize = 8;
+
+/// Clauses a checklist task takes at a time: their skills go to a call thread as one series
+/// (one hand-over for some fifty calls instead of one per call), few enough that clauses
+/// still spread over every task and progress is reported often.
+const CLAUSES_PER_SERIES: usize = 8;
+
+/// The span of one clause's review.
+fn clause_span(item: &ChecklistItem) -> tracing::Span {
+    tracing::info_span!(
+        "review_clause",
+        otel.name = %format_args!("review clause {}", item.clause_id),
+        skillkit.clause.id = %item.clause_id,
+        skillkit.clause.mode = Empty,
+        skillkit.clause.risks = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+    )
+}
 
 /// Everything the clause tasks share.
 struct Job {
@@ -105,52 +123,64 @@ fn prepare(
 }
 
 impl Job {
-    /// One worker: takes the next clause until none is left.
+    /// One worker: takes the next clauses until none is left: one at a time with a model,
+    /// [`CLAUSES_PER_SERIES`] at a time by the checklist (their skills as one series).
     async fn work(self: Arc<Self>) {
+        let take = if self.agent.is_some() {
+            1
+        } else {
+            CLAUSES_PER_SERIES
+        };
         loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = self.checklist.get(i) else {
+            let first = self.next.fetch_add(take, Ordering::Relaxed);
+            let Some(items) = self
+                .checklist
+                .get(first..(first + take).min(self.checklist.len()))
+                .filter(|items| !items.is_empty())
+            else {
                 break;
             };
-            let span = tracing::info_span!(
-                "review_clause",
-                otel.name = %format_args!("review clause {}", item.clause_id),
-                skillkit.clause.id = %item.clause_id,
-                skillkit.clause.mode = Empty,
-                skillkit.clause.risks = Empty,
-                gen_ai.usage.input_tokens = Empty,
-                gen_ai.usage.output_tokens = Empty,
-            );
-            let review = async {
-                match &self.agent {
-                    Some(agent) => {
-                        agent::review_item_react(
-                            agent.client.as_ref(),
-                            &agent.settings,
-                            &self.dispatcher,
-                            &self.base,
-                            &self.state,
-                            item,
-                        )
-                        .await
+            let spans: Vec<tracing::Span> = items.iter().map(clause_span).collect();
+            match &self.agent {
+                Some(agent) => {
+                    let (item, span) = (&items[0], &spans[0]);
+                    let review = agent::review_item_react(
+                        agent.client.as_ref(),
+                        &agent.settings,
+                        &self.dispatcher,
+                        &self.base,
+                        &self.state,
+                        item,
+                    )
+                    .instrument(span.clone())
+                    .await;
+                    self.record(first, review, span);
+                }
+                None => {
+                    let reviews =
+                        review_items(&self.dispatcher, &self.base, &self.state, items, &spans)
+                            .await;
+                    for (n, (review, span)) in reviews.into_iter().zip(&spans).enumerate() {
+                        self.record(first + n, review, span);
                     }
-                    None => review_item(&self.dispatcher, &self.base, &self.state, item).await,
                 }
             }
-            .instrument(span.clone())
-            .await;
-            span.record("skillkit.clause.mode", mode_name(review.mode));
-            span.record("skillkit.clause.risks", review.risks.len());
-            if !review.usage.is_empty() {
-                span.record("gen_ai.usage.input_tokens", review.usage.prompt_tokens);
-                span.record("gen_ai.usage.output_tokens", review.usage.completion_tokens);
-            }
-            if let Some(hook) = &self.progress {
-                let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
-                hook.0(&review, done, self.checklist.len());
-            }
-            self.results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
         }
+    }
+
+    /// Keeps clause `i`'s review: its span's fields, the progress hook, the result.
+    fn record(&self, i: usize, review: ClauseReview, span: &tracing::Span) {
+        span.record("skillkit.clause.mode", mode_name(review.mode));
+        span.record("skillkit.clause.risks", review.risks.len());
+        if !review.usage.is_empty() {
+            span.record("gen_ai.usage.input_tokens", review.usage.prompt_tokens);
+            span.record("gen_ai.usage.output_tokens", review.usage.completion_tokens);
+        }
+        if let Some(hook) = &self.progress {
+            let done = self.finished.fetch_add(1, Ordering::Relaxed) + 1;
+            hook.0(&review, done, self.checklist.len());
+        }
+        self.results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(review);
     }
 
     /// The report: the clause reviews in checklist order (a clause no task finished is

@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use skill_core::agent::{ChatMessage, TokenUsage};
-use skill_core::{codes, Dispatcher, SkillContext};
+use skill_core::{codes, Dispatcher, SeriesCall, SkillContext, SkillResult};
 
 pub use agent::{
     normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ModelProvider,
@@ -472,23 +472,60 @@ pub(super) fn not_run(item: &ChecklistItem, code: &str, why: &str) -> ClauseRevi
     }
 }
 
-/// The checklist branch for one item: its `required_skills` through
-/// `prepare_and_call_all` (one after the other, each under its own limit), risks by the
-/// rules.
+/// The checklist branch for one item: its `required_skills` through `prepare_and_call`,
+/// risks by the rules.
 pub(super) async fn review_item(
     dispatcher: &Dispatcher,
     base: &SkillContext,
     state: &Arc<ReviewState>,
     item: &ChecklistItem,
 ) -> ClauseReview {
-    let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
+    let spans = [tracing::Span::current()];
+    let mut reviews =
+        review_items(dispatcher, base, state, std::slice::from_ref(item), &spans).await;
+    reviews.pop().expect("one review per item")
+}
+
+/// The checklist branch for several items at once: all their skills as one series of calls
+/// (`prepare_and_call_all`: one hand-over to a call thread for all of them when calls are
+/// timed, each call under its own limit and recorded under its item's span), then each
+/// item's risks by the rules.
+pub(super) async fn review_items(
+    dispatcher: &Dispatcher,
+    base: &SkillContext,
+    state: &Arc<ReviewState>,
+    items: &[ChecklistItem],
+    spans: &[tracing::Span],
+) -> Vec<ClauseReview> {
+    let mut calls = Vec::new();
+    for (item, span) in items.iter().zip(spans) {
+        let ctx = base.clone().with(ClauseFocus(item.clause_id.clone()));
+        let _entered = span.enter();
+        calls.extend(
+            item.required_skills
+                .iter()
+                .map(|skill| SeriesCall::new(skill.as_str(), ctx.clone())),
+        );
+    }
+    let mut results = dispatcher.prepare_and_call_all(calls).await.into_iter();
+    items
+        .iter()
+        .map(|item| {
+            let item_results = results.by_ref().take(item.required_skills.len());
+            clause_review(state, item, item_results)
+        })
+        .collect()
+}
+
+/// One item's review from the results of its skills, in `required_skills` order.
+fn clause_review(
+    state: &Arc<ReviewState>,
+    item: &ChecklistItem,
+    results: impl Iterator<Item = SkillResult>,
+) -> ClauseReview {
     let mut skills = Vec::new();
     let mut skipped_skills = Vec::new();
     let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
-    // One hand-over for the clause's skills, not one per skill, when calls are timed.
-    let results = dispatcher
-        .prepare_and_call_all(&item.required_skills, &ctx)
-        .await;
     for (skill_id, result) in item.required_skills.iter().zip(results) {
         let error = result.error.as_ref();
         if error.is_some_and(|e| e.code == codes::UNKNOWN_SKILL) {
