@@ -39,6 +39,7 @@
 //! | a [`ParsedCall`] from [`parse_tool_calls`] (parse warnings travel with the result) | [`Dispatcher::dispatch`] | yes |
 //! | a [`ProviderCall`] read by [`Dialect::parse_calls`], and you want the answer in that dialect | [`Dispatcher::answer_call`] | yes |
 //! | every input pinned by the host (tests, replays) | [`Dispatcher::call_unprepared`] | no: prepared arguments are required |
+//! | several skills to run one after the other, each prepared from its own context (a review's clauses) | [`Dispatcher::prepare_and_call_all`] with [`SeriesCall`]s: one hand-over to a call thread for all of them under a time limit | yes |
 //! | a result whose [`SkillResult::pending_confirmation`] is set, and the user said yes | [`Dispatcher::confirm`] (or [`Dispatcher::reject`]) | as the parked call was made |
 //!
 //! Tool definitions for the model: [`Dispatcher::tools`] (OpenAI Chat shape) or

@@ -20,7 +20,8 @@
 //!   same under a current-thread runtime.
 //!
 //! The wake-ups are most of what a short call costs, so a thread that finished a call looks
-//! for the next one for [`THREAD_SPIN`] before it sleeps, and says it is free before it
+//! for the next one before it sleeps ([`THREAD_SPIN`], or twice the last gap between calls
+//! when calls come in a steady stream, up to [`THREAD_SPIN_MAX`]), and says it is free before it
 //! answers (a caller that calls again at once finds it, instead of waking or starting
 //! another thread). A call submitted while a thread looks needs no wake-up: that thread
 //! takes it. The looking is bounded: an idle pool sleeps on its condition variable.
@@ -37,10 +38,25 @@ pub const DEFAULT_MAX_CALL_THREADS: usize = 512;
 /// How long an idle thread waits for work before it ends.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long a thread that finished a call looks for the next one before it sleeps: long
-/// enough for a caller that calls again at once (a review's clause task), short enough
-/// that an idle pool costs nothing.
+/// How long a thread that finished a call looks for the next one before it sleeps, at
+/// least: long enough for a caller that calls again at once (a review's clause task), short
+/// enough that an idle pool costs nothing.
 const THREAD_SPIN: Duration = Duration::from_micros(50);
+
+/// The longest a thread looks: calls that come in a steady stream a little further apart
+/// than [`THREAD_SPIN`] (an MCP client's round trips) are looked for twice the last gap,
+/// up to this; calls further apart are not worth a core's time, and a sleeping thread is
+/// woken for them.
+const THREAD_SPIN_MAX: Duration = Duration::from_micros(250);
+
+/// How long to look for the next call after the last one came `gap` after its forerunner.
+fn look_time(gap: Duration) -> Duration {
+    if gap > THREAD_SPIN_MAX {
+        THREAD_SPIN
+    } else {
+        (gap * 2).clamp(THREAD_SPIN, THREAD_SPIN_MAX)
+    }
+}
 
 /// A snapshot of a dispatcher's call threads ([`crate::Dispatcher::call_threads`]), for
 /// health checks and logs: how many exist, how many wait for work, and how many are held by
@@ -253,10 +269,13 @@ impl Shared {
     /// A pool thread: runs its first job, then whatever comes, until idle too long or the
     /// pool is closed.
     fn serve(&self, mut job: Option<Job>) {
+        let mut look = THREAD_SPIN;
         while let Some(next) = job.take() {
             self.run(next);
+            let free = Instant::now();
             // Counted idle and looking since `run` (just before its answer went out).
-            job = self.look_for_work().or_else(|| self.sleep_for_work());
+            job = self.look_for_work(look).or_else(|| self.sleep_for_work());
+            look = look_time(free.elapsed());
         }
     }
 
@@ -275,10 +294,10 @@ impl Shared {
         Some(job)
     }
 
-    /// Looks for a call for at most [`THREAD_SPIN`] without sleeping, reading the queue's
+    /// Looks for a call for at most `look` without sleeping, reading the queue's
     /// length without the lock; the thread stays counted as looking (callers submitting
     /// meanwhile wake nobody), so it must go on to [`Self::sleep_for_work`] if it finds none.
-    fn look_for_work(&self) -> Option<Job> {
+    fn look_for_work(&self, look: Duration) -> Option<Job> {
         let started = Instant::now();
         loop {
             for _ in 0..64 {
@@ -291,7 +310,7 @@ impl Shared {
                 }
                 std::hint::spin_loop();
             }
-            if started.elapsed() >= THREAD_SPIN {
+            if started.elapsed() >= look {
                 return None;
             }
             // Another thread may need this core (the caller, on a busy machine): spinning
@@ -586,5 +605,19 @@ mod tests {
         }
         assert_eq!(pool.stats().abandoned, 0);
         assert!(pool.stats().threads <= 8, "{:?}", pool.stats());
+    }
+
+    #[test]
+    fn a_steady_stream_of_calls_is_looked_for_and_sparse_calls_are_not() {
+        // Calls back to back (a review): the shortest look.
+        assert_eq!(look_time(Duration::from_micros(3)), THREAD_SPIN);
+        // An MCP client's round trips, a little over the shortest look: twice the gap.
+        assert_eq!(
+            look_time(Duration::from_micros(90)),
+            Duration::from_micros(180)
+        );
+        assert_eq!(look_time(Duration::from_micros(200)), THREAD_SPIN_MAX);
+        // Calls far apart: not worth a core's time.
+        assert_eq!(look_time(Duration::from_millis(5)), THREAD_SPIN);
     }
 }
