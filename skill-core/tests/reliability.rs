@@ -86,6 +86,17 @@ fn this_thread() -> String {
     format!("{} {:?}", thread.name().unwrap_or(""), thread.id())
 }
 
+/// When the series test started.
+static SERIES_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Milliseconds since [`SERIES_START`].
+#[skill(id = "stamp")]
+fn stamp() -> u64 {
+    SERIES_START
+        .get()
+        .map_or(0, |start| start.elapsed().as_millis() as u64)
+}
+
 /// Sleeps 300 ms, within its limit.
 #[skill(id = "hold", timeout_ms = 10_000)]
 fn hold() -> u64 {
@@ -711,6 +722,14 @@ fn series(ids: &[&str], ctx: &SkillContext) -> Vec<SeriesCall> {
         .collect()
 }
 
+/// Each result's error code, `None` for a success.
+fn error_codes(results: &[SkillResult]) -> Vec<Option<&str>> {
+    results
+        .iter()
+        .map(|r| r.error.as_ref().map(|e| e.code.as_ref()))
+        .collect()
+}
+
 fn names(results: &[SkillResult]) -> Vec<String> {
     results
         .iter()
@@ -737,6 +756,20 @@ async fn a_series_runs_its_calls_in_order_on_one_call_thread() {
     assert_ne!(threads[0], here, "off the caller's runtime");
     assert!(threads.iter().all(|t| t == &threads[0]), "{threads:?}");
     assert_eq!(d.call_threads().threads, 1, "{:?}", d.call_threads());
+
+    // The calls follow each other on that thread without coming back to the caller: with
+    // the runtime's only thread blocked for 300 ms, the call after `nap` still starts
+    // within milliseconds (handed over one by one, it would wait for the runtime).
+    SERIES_START.get_or_init(Instant::now);
+    let (results, ()) = tokio::join!(
+        d.prepare_and_call_all(series(&["nap", "stamp"], &SkillContext::new())),
+        async { std::thread::sleep(Duration::from_millis(300)) }
+    );
+    let started_ms: u64 = results[1].data_as().expect("milliseconds");
+    assert!(
+        started_ms < 200,
+        "the second call started after {started_ms} ms"
+    );
 }
 
 /// A call of a series that overruns is answered `timeout` on its own limit, its thread is
@@ -759,10 +792,7 @@ async fn a_call_of_a_series_that_overruns_times_out_and_the_rest_run_elsewhere()
         started.elapsed() < Duration::from_secs(3),
         "answered at the limit, not when the blocked call returned"
     );
-    let codes: Vec<Option<&str>> = results
-        .iter()
-        .map(|r| r.error.as_ref().map(|e| e.code.as_ref()))
-        .collect();
+    let codes = error_codes(&results);
     assert_eq!(
         codes,
         [None, Some(codes::TIMEOUT), None, None],
@@ -816,10 +846,7 @@ async fn a_series_reports_each_calls_error_and_runs_untimed_in_place() {
             &SkillContext::new(),
         ))
         .await;
-    let codes: Vec<Option<&str>> = results
-        .iter()
-        .map(|r| r.error.as_ref().map(|e| e.code.as_ref()))
-        .collect();
+    let codes = error_codes(&results);
     assert_eq!(
         codes,
         [None, Some(codes::UNKNOWN_SKILL), Some(codes::PANIC), None]
@@ -831,11 +858,7 @@ async fn a_series_reports_each_calls_error_and_runs_untimed_in_place() {
             &SkillContext::new(),
         ))
         .await;
-    let timed_codes: Vec<Option<&str>> = timed
-        .iter()
-        .map(|r| r.error.as_ref().map(|e| e.code.as_ref()))
-        .collect();
-    assert_eq!(timed_codes, codes);
+    assert_eq!(error_codes(&timed), codes);
 }
 
 /// Each call of a series runs with its own context.

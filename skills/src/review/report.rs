@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use super::ReviewReport;
+use super::{ReviewReport, Risk};
 
 /// Output format of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,27 +91,28 @@ pub fn render_table(report: &ReviewReport) -> String {
     render_table_within(report, usize::MAX)
 }
 
+/// The columns of a risk table, and one risk's row in them.
+const RISK_COLUMNS: [&str; 5] = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
+
+fn risk_row(r: &Risk) -> [String; 5] {
+    [
+        r.id.clone(),
+        r.clause_id.clone(),
+        r.finding.level.to_string(),
+        r.finding.kind.to_string(),
+        r.finding.description.clone(),
+    ]
+}
+
 /// [`render_table`] with the description column cut so that rows fit `width` columns (a
 /// terminal's width; at least 20 characters of description are kept).
 pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
-    let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
-    let mut rows: Vec<[String; 5]> = report
-        .risks()
-        .map(|r| {
-            [
-                r.id.clone(),
-                r.clause_id.clone(),
-                r.finding.level.to_string(),
-                r.finding.kind.to_string(),
-                r.finding.description.clone(),
-            ]
-        })
-        .collect();
+    let mut rows: Vec<[String; 5]> = report.risks().map(risk_row).collect();
     let fixed: usize = (0..4)
         .map(|i| {
             rows.iter()
                 .map(|row| row[i].chars().count())
-                .chain([header[i].len()])
+                .chain([RISK_COLUMNS[i].len()])
                 .max()
                 .unwrap_or(0)
                 + 2
@@ -136,7 +137,7 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
     if rows.is_empty() {
         out.push_str("No risks found.\n");
     } else {
-        out.push_str(&grid(&header, &rows, false, description));
+        out.push_str(&grid(&RISK_COLUMNS, &rows, false, description));
     }
     out.push_str(&usage_table(report));
     out.push_str(&orchestration_text(report, false));
@@ -261,21 +262,8 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
             "{}The planner's risks (each once)\n",
             if markdown { "### " } else { "\n" }
         );
-        let header = ["ID", "CLAUSE", "LEVEL", "TYPE", "DESCRIPTION"];
-        let rows: Vec<[String; 5]> = o
-            .risks
-            .iter()
-            .map(|r| {
-                [
-                    r.id.clone(),
-                    r.clause_id.clone(),
-                    r.finding.level.to_string(),
-                    r.finding.kind.to_string(),
-                    r.finding.description.clone(),
-                ]
-            })
-            .collect();
-        out.push_str(&grid(&header, &rows, markdown, 120));
+        let rows: Vec<[String; 5]> = o.risks.iter().map(risk_row).collect();
+        out.push_str(&grid(&RISK_COLUMNS, &rows, markdown, 120));
     }
     out
 }
