@@ -30,7 +30,7 @@ else
   fi
   mkdir -p "$dir"
   if [ ! -f "$dir/package.json" ]; then
-    printf '{ "name": "skillkit-console-e2e", "private": true }\n' >"$dir/package.json"
+    printf '{ "name": "toolwright-console-e2e", "private": true }\n' >"$dir/package.json"
   fi
   npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error "$want"
   echo "$want" >"$stamp"

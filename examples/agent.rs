@@ -11,8 +11,8 @@
 //! The model chooses which skills to call; their calls of one turn run concurrently, their
 //! results go back to it, and its final text is the answer.
 
-use skill_core::agent::{react_agent_loop, ChatMessage, OpenAiClient, OpenAiConfig, ReactOptions};
-use skill_core::prelude::*;
+use toolwright::agent::{react_agent_loop, ChatMessage, OpenAiClient, OpenAiConfig, ReactOptions};
+use toolwright::prelude::*;
 
 /// How a text is built: words, lines and the longest word.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

@@ -8,8 +8,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use skill_core::prelude::*;
-use skill_core::{codes, Dispatcher};
+use toolwright::prelude::*;
+use toolwright::{codes, Dispatcher};
 
 /// The host's state: tasks, and the list the user is looking at.
 #[derive(Debug, Default)]

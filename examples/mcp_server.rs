@@ -7,10 +7,10 @@
 //!
 //! Logs go to stderr: on stdio, stdout carries only the protocol.
 
-use skill_core::{Dispatcher, SkillContext};
+use toolwright::{Dispatcher, SkillContext};
 
 // Link the library so its `#[skill]`s register.
-skill_core::link_skills!(skills);
+toolwright::link_skills!(clausewright_skills);
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,14 +19,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let dispatcher = Dispatcher::from_inventory()?;
     match std::env::args().nth(1) {
-        None => skill_mcp::serve_stdio(dispatcher, SkillContext::new()).await?,
+        None => toolwright_mcp::serve_stdio(dispatcher, SkillContext::new()).await?,
         Some(addr) => {
-            let server = skill_mcp::McpServer::new(dispatcher, SkillContext::new())?;
-            let options = skill_mcp::HttpOptions::default();
+            let server = toolwright_mcp::McpServer::new(dispatcher, SkillContext::new())?;
+            let options = toolwright_mcp::HttpOptions::default();
             let stop = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            skill_mcp::serve_http(addr.parse()?, server, options, stop).await?;
+            toolwright_mcp::serve_http(addr.parse()?, server, options, stop).await?;
         }
     }
     Ok(())

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use skill_core::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
-use skill_core::agent::orchestrate::{Budget, Orchestrator, Worker};
-use skill_core::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
-use skill_core::prelude::*;
-use skill_core::{Skill, ToolCall, ToolFilter};
+use toolwright::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
+use toolwright::agent::orchestrate::{Budget, Orchestrator, Worker};
+use toolwright::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
+use toolwright::prelude::*;
+use toolwright::{Skill, ToolCall, ToolFilter};
 
 /// How a text is built: words and lines.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

@@ -5,10 +5,11 @@
 //! cargo run --example quickstart
 //! ```
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// How often words occur in a text.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[skill_data]
+#[derive(Debug)]
 pub struct WordStats {
     /// Number of words counted.
     pub words: usize,
@@ -52,33 +53,21 @@ async fn main() {
     // What the model sees (OpenAI function-tool shape; `.` in ids goes on the wire as `_`).
     let tools = dispatcher.tools(&ToolFilter::all());
     assert_eq!(tools[0]["function"]["name"], "text_word_stats");
-    assert_eq!(
-        tools[0]["function"]["parameters"]["required"],
-        serde_json::json!(["text"])
-    );
+    assert_eq!(tools[0]["function"]["parameters"]["required"][0], "text");
 
     // What the model asked for, as it arrives: a name and JSON text.
+    let args = r#"{"text": "one three eleven"}"#;
     let result = dispatcher
-        .call(
-            "text_word_stats",
-            r#"{"text": "one three eleven"}"#,
-            &SkillContext::new(),
-        )
+        .call("text_word_stats", args, &SkillContext::new())
         .await;
     let stats: WordStats = result.data_as().unwrap();
     assert_eq!(stats.longest, "eleven");
 
     // Bad arguments become an error the model can fix, never a crash.
+    let bad = r#"{"min_len": "x"}"#;
     let result = dispatcher
-        .call(
-            "text.word_stats",
-            r#"{"min_len": "x"}"#,
-            &SkillContext::new(),
-        )
+        .call("text.word_stats", bad, &SkillContext::new())
         .await;
     assert_eq!(result.error_code(), Some("invalid_arguments"));
-    println!(
-        "text_word_stats found `{}`; bad arguments give `invalid_arguments`",
-        stats.longest
-    );
+    println!("longest word: {}", stats.longest);
 }

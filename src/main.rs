@@ -1,4 +1,4 @@
-//! `skillkit`: list, export and call the skills linked into this binary.
+//! `clausewright`: list, export and call the skills linked into this binary.
 
 mod commands;
 mod telemetry;
@@ -10,11 +10,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 // The skill library registers its skills at link time; naming it makes sure it is linked.
-skill_core::link_skills!(skills);
+toolwright::link_skills!(clausewright_skills);
 
 /// Self-describing LLM tools: list them, export their definitions, call them.
 #[derive(Debug, Parser)]
-#[command(name = "skillkit", version, about)]
+#[command(name = "toolwright", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,18 +55,18 @@ enum Command {
     Catalog(commands::catalog::CatalogArgs),
 }
 
-/// Exit status when standard output was closed by its reader (`skillkit list | head -1`):
+/// Exit status when standard output was closed by its reader (`clausewright list | head -1`):
 /// 128 + SIGPIPE, what a shell reports for a program the signal stopped.
 const EXIT_BROKEN_PIPE: u8 = 141;
 
-/// Time limit of a skill call that declares none, unless `SKILLKIT_CALL_TIMEOUT_MS` sets
+/// Time limit of a skill call that declares none, unless `TOOLWRIGHT_CALL_TIMEOUT_MS` sets
 /// another: a skill that loops or blocks is reported as `timeout` instead of hanging the
 /// command (or, under `serve`, the client).
 const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The environment variable that sets the time limit of skill calls, in milliseconds, or
 /// `off` for none (every skill then runs in its caller's task, as in the library).
-const CALL_TIMEOUT_VAR: &str = "SKILLKIT_CALL_TIMEOUT_MS";
+const CALL_TIMEOUT_VAR: &str = "TOOLWRIGHT_CALL_TIMEOUT_MS";
 
 /// The time limit of skill calls: [`CALL_TIMEOUT_VAR`] when set (`None` for `off`), else
 /// [`DEFAULT_CALL_TIMEOUT`].
@@ -144,7 +144,7 @@ fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut builder = skill_core::Dispatcher::builder().with_inventory();
+    let mut builder = toolwright::Dispatcher::builder().with_inventory();
     if let Some(timeout) = timeout {
         builder = builder.default_timeout(timeout);
     }
@@ -175,7 +175,7 @@ fn run(cli: Cli) -> ExitCode {
     };
     match outcome {
         Ok(code) => code,
-        // The reader went away (`skillkit tools | head`): nothing left to report.
+        // The reader went away (`clausewright tools | head`): nothing left to report.
         Err(commands::CliError::Write(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::from(EXIT_BROKEN_PIPE)
         }

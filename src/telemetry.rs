@@ -1,4 +1,4 @@
-//! Logging and traces: log lines on standard error (filter `SKILLKIT_LOG`, default `error`)
+//! Logging and traces: log lines on standard error (filter `TOOLWRIGHT_LOG`, default `error`)
 //! and, with the `otlp` feature, the spans of reviews, model turns and tool calls (named and
 //! attributed by the OpenTelemetry GenAI semantic conventions) sent to a collector over
 //! OTLP/HTTP with protobuf bodies.
@@ -34,7 +34,7 @@ impl Telemetry {
 pub enum TelemetryError {
     /// `--otlp` in a build without the exporter.
     #[cfg(not(feature = "otlp"))]
-    #[error("--otlp {0}: this skillkit was built without the `otlp` feature; rebuild with `cargo build --release --features otlp` to send traces to a collector")]
+    #[error("--otlp {0}: this toolwright was built without the `otlp` feature; rebuild with `cargo build --release --features otlp` to send traces to a collector")]
     NotBuilt(String),
     /// The exporter refused the endpoint.
     #[cfg(feature = "otlp")]
@@ -55,7 +55,7 @@ where
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .with_filter(
-            EnvFilter::try_from_env("SKILLKIT_LOG").unwrap_or_else(|_| EnvFilter::new("error")),
+            EnvFilter::try_from_env("TOOLWRIGHT_LOG").unwrap_or_else(|_| EnvFilter::new("error")),
         )
 }
 
@@ -95,11 +95,11 @@ pub fn init(otlp: Option<&str>) -> Result<Telemetry, TelemetryError> {
             return Ok(Telemetry { provider: None });
         };
         let provider = otlp_provider(&endpoint)?;
-        let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "skillkit");
+        let tracer = opentelemetry::trace::TracerProvider::tracer(&provider, "toolwright");
         // The review's spans are at INFO in the skill crates; nothing else is exported.
         let spans = tracing_opentelemetry::layer()
             .with_tracer(tracer)
-            .with_filter(EnvFilter::new("skills=info,skill_core=info"));
+            .with_filter(EnvFilter::new("skills=info,toolwright=info"));
         tracing_subscriber::registry()
             .with(log_layer())
             .with(spans)
@@ -127,7 +127,7 @@ fn otlp_provider(
             reason: err.to_string(),
         })?;
     let resource = opentelemetry_sdk::Resource::builder()
-        .with_service_name("skillkit")
+        .with_service_name("toolwright")
         .build();
     Ok(opentelemetry_sdk::trace::SdkTracerProvider::builder()
         .with_batch_exporter(exporter)

@@ -1,9 +1,9 @@
 //! Skills defined in other crates of the workspace are found by the dispatcher with no
 //! registration code: naming the crate once is enough to link it.
 
-skill_core::link_skills!(renamed_dep);
+toolwright::link_skills!(renamed_dep);
 
-use skill_core::{Dispatcher, SkillContext};
+use toolwright::{Dispatcher, SkillContext};
 
 #[tokio::test]
 async fn skills_of_a_linked_crate_are_found() {
@@ -15,5 +15,8 @@ async fn skills_of_a_linked_crate_are_found() {
     let r = d
         .call("fixture.greet", r#"{"name": "Ada"}"#, &SkillContext::new())
         .await;
-    assert_eq!(r.data_as::<String>().unwrap(), "Hello, Ada!");
+    assert_eq!(
+        r.data_as::<renamed_dep::Greeting>().unwrap().text,
+        "Hello, Ada!"
+    );
 }

@@ -2,7 +2,7 @@
 //! in the binary names is not linked, and its skills are silently missing. If this test
 //! starts failing, the toolchain links unused crates and the macro is merely harmless.
 
-use skill_core::Dispatcher;
+use toolwright::Dispatcher;
 
 #[test]
 fn an_unnamed_dependency_contributes_no_skills() {

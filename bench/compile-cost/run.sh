@@ -34,7 +34,7 @@ cp "$HERE/template/floor.toml" "$OUT/floor/Cargo.toml"
 # The skills crate: one file of N `#[skill]` fns.
 {
     echo "//! Generated: $N skills."
-    echo "use skill_core::prelude::*;"
+    echo "use toolwright::prelude::*;"
     for i in $(seq 1 "$N"); do
         cat <<RS
 
@@ -106,7 +106,7 @@ RS
 
 cd "$OUT"
 export CARGO_TARGET_DIR="${CC_TARGET:-$OUT/target}"
-echo "warming up (dependencies; first run builds skill-core and friends)..." >&2
+echo "warming up (dependencies; first run builds toolwright and friends)..." >&2
 case " $MODES " in *" check "* | *" icount "*) cargo check --offline -q -p cc-skills -p cc-floor ;; esac
 case " $MODES " in *" release "*) cargo build --offline -q --release -p cc-skills -p cc-floor ;; esac
 
@@ -141,7 +141,7 @@ icount_one() {
         sed -n 's/.*I *refs: *//p' | tr -d ,
 }
 
-printf '%-28s %10s %10s %8s\n' "N=$N, min of $RUNS" floor skillkit ratio
+printf '%-28s %10s %10s %8s\n' "N=$N, min of $RUNS" floor toolwright ratio
 case " $MODES " in *" check "*)
     check_floor=$(time_one cc-floor check)
     check_skills=$(time_one cc-skills check)

@@ -12,7 +12,7 @@
 //!   looked for the next call);
 //! - `task`: a Tokio task on the same runtime (cheap, but a busy loop would take a runtime
 //!   worker, and on a current-thread runtime all of it);
-//! - `dispatcher`: the work as a skill, called through skill-core's `Dispatcher` with a
+//! - `dispatcher`: the work as a skill, called through toolwright's `Dispatcher` with a
 //!   5-minute limit (the hand-over the shipped binary makes, call threads and all);
 //! - `dispatcher-off`: the same skill through the same dispatcher without a limit (in the
 //!   caller's task): what the dispatcher costs besides the hand-over.
@@ -23,10 +23,10 @@
 
 use std::collections::VecDeque;
 
-use skill_core::prelude::*;
-use skill_core::Dispatcher;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+use toolwright::prelude::*;
+use toolwright::Dispatcher;
 
 const CALLS: u64 = 60_000;
 const LIMIT: Duration = Duration::from_secs(300);

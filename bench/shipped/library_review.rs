@@ -1,4 +1,4 @@
-//! The library's own review of a contract file, timed, for comparison with `skillkit review`
+//! The library's own review of a contract file, timed, for comparison with `clausewright review`
 //! of the same file (`bench/shipped/run.sh`): the same steps as the command (read and parse
 //! the contract, review it by the generated checklist on a multi-threaded runtime, render the
 //! JSON report, write it), with the dispatcher the library gives by default: no call time
@@ -13,12 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use skill_core::Dispatcher;
-use skills::review::{
+use clausewright_skills::review::{
     build_review_state, render, review_until, ReportFormat, ReviewInputs, ReviewOptions,
 };
+use toolwright::Dispatcher;
 
-skill_core::link_skills!(skills);
+toolwright::link_skills!(clausewright_skills);
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);

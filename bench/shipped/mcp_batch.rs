@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! # a server the client starts and talks to over its stdin and stdout:
-//! mcp_batch stdio CALLS TOOL ARGUMENTS_JSON -- skillkit serve --stdio --contract c.md
+//! mcp_batch stdio CALLS TOOL ARGUMENTS_JSON -- clausewright serve --stdio --contract c.md
 //! # a streamable HTTP endpoint already listening (JSON or event-stream responses):
 //! mcp_batch http CALLS TOOL ARGUMENTS_JSON http://127.0.0.1:8765/mcp
 //! ```
@@ -240,8 +240,8 @@ impl Http {
                 "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
             ));
         }
-        // `serve --http` wants its launch token (SKILLKIT_TOKEN names it for both ends).
-        if let Ok(token) = std::env::var("SKILLKIT_TOKEN") {
+        // `serve --http` wants its launch token (TOOLWRIGHT_TOKEN names it for both ends).
+        if let Ok(token) = std::env::var("TOOLWRIGHT_TOKEN") {
             head.push_str(&format!("Authorization: Bearer {token}\r\n"));
         }
         head.push_str("\r\n");

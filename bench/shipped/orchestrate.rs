@@ -1,4 +1,4 @@
-//! `skillkit review --orchestrate` as users run it, against the local mock model answering
+//! `clausewright review --orchestrate` as users run it, against the local mock model answering
 //! every request after 400 ms: a 200-clause contract whose planner sends 20 clauses to a
 //! deep review (two turns each) and the other 180 to the rules, `--max-workers 8`. Ideal
 //! wall time: `(planner turns + ceil(20 / 8) x 2) x 0.4 s` = 3.2 s. Then `review --agent`
@@ -6,15 +6,15 @@
 //! requests and tokens the plan saves.
 //!
 //! Run: `cargo build --release && cargo run --release --example orchestrate_bench --
-//! [path/to/skillkit] [rounds]` (default `target/release/skillkit`, 3 rounds).
+//! [path/to/toolwright] [rounds]` (default `target/release/clausewright`, 3 rounds).
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use skill_core::agent::mock::{react_answer, MockAnswer, MockModel, MockReply, MockUsage};
-use skill_core::ToolCall;
+use toolwright::agent::mock::{react_answer, MockAnswer, MockModel, MockReply, MockUsage};
+use toolwright::ToolCall;
 
 const CLAUSES: usize = 200;
 const DEEP: usize = 20;
@@ -33,7 +33,7 @@ fn system_text(body: &Value) -> String {
 
 /// The planner: every tenth clause of the outline deep, the rest quick, then the synthesis.
 /// Reviewers: the clause's context, then one risk.
-fn answer(req: &skill_core::agent::mock::MockRequest) -> MockAnswer {
+fn answer(req: &toolwright::agent::mock::MockRequest) -> MockAnswer {
     if !system_text(&req.body).contains("You organise the legal review") {
         let answer = r#"[{"risk_level": "medium", "risk_type": "probe", "description": "deep"}]"#;
         return react_answer(req, 1, "get_clause_context", answer);
@@ -81,7 +81,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let binary = PathBuf::from(
         args.next()
-            .unwrap_or_else(|| "target/release/skillkit".into()),
+            .unwrap_or_else(|| "target/release/clausewright".into()),
     );
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
     let dir = tempfile::tempdir().expect("temp dir");
@@ -125,9 +125,9 @@ fn main() {
             .arg("--out")
             .arg(&out)
             .status()
-            .expect("skillkit runs");
+            .expect("clausewright runs");
         let wall = started.elapsed();
-        assert!(status.success(), "skillkit {mode:?} failed");
+        assert!(status.success(), "toolwright {mode:?} failed");
         let report: Value =
             serde_json::from_str(&std::fs::read_to_string(&out).expect("report")).expect("JSON");
         (wall, report, model.requests() - before)

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# The `skillkit` binary measured as users run it, in one run (BENCHMARKS.md, "The shipped
+# The `clausewright` binary measured as users run it, in one run (BENCHMARKS.md, "The shipped
 # binary"): the review of a generated 22,200-clause contract, batches of MCP `tools/call`
 # over `serve --stdio` and `serve --http`, each with the binary's default call time limit
-# and with the limit off (SKILLKIT_CALL_TIMEOUT_MS=off), against the library's own review
+# and with the limit off (TOOLWRIGHT_CALL_TIMEOUT_MS=off), against the library's own review
 # and a minimal rmcp server (round trips, and the stdio servers' CPU per call); threads
 # created, counted with strace.
 #
-#   bench/shipped/run.sh [OTHER_SKILLKIT ...]
+#   bench/shipped/run.sh [OTHER_BINARY ...]
 #
-# Every OTHER_SKILLKIT (e.g. a build of an older commit, or with another allocator) is
-# measured beside target/release/skillkit, rounds interleaved so that load on a shared
+# Every OTHER_BINARY (e.g. a build of an older commit, or with another allocator) is
+# measured beside target/release/clausewright, rounds interleaved so that load on a shared
 # machine falls on all of them alike. Needs python3 and strace. Environment: REPS (rounds,
 # default 5), CALLS (MCP calls a batch, default 3000), OUT (work folder, default
-# /tmp/skillkit-shipped), NO_BUILD=1 to measure what is built, PARTS (default
+# /tmp/toolwright-shipped), NO_BUILD=1 to measure what is built, PARTS (default
 # "review threads mcp") to run some of the parts.
 set -euo pipefail
 
@@ -20,27 +20,27 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 REPS=${REPS:-5}
 CALLS=${CALLS:-3000}
-OUT=${OUT:-/tmp/skillkit-shipped}
+OUT=${OUT:-/tmp/toolwright-shipped}
 RMCP_TARGET=${RMCP_TARGET:-$OUT/rmcp-target}
 mkdir -p "$OUT"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
-    cargo build --release --bin skillkit --example library_review --example mcp_batch
+    cargo build --release --bin clausewright --example library_review --example mcp_batch
     CARGO_TARGET_DIR="$RMCP_TARGET" cargo build --release \
         --manifest-path bench/shipped/rmcp-server/Cargo.toml
 fi
-SKILLKIT=$ROOT/target/release/skillkit
+CLAUSEWRIGHT=$ROOT/target/release/clausewright
 LIBRARY=$ROOT/target/release/examples/library_review
 CLIENT=$ROOT/target/release/examples/mcp_batch
 RMCP=$RMCP_TARGET/release/rmcp-stdio-server
-BINARIES=("$SKILLKIT" "$@")
+BINARIES=("$CLAUSEWRIGHT" "$@")
 
 python3 bench/shipped/contract.py > "$OUT/contract.md"
 python3 bench/shipped/contract.py --articles 1 --subs 1 --paragraphs 1 > "$OUT/small.md"
 echo "contract: $(wc -c < "$OUT/contract.md") bytes; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # name, then the command; adds "name wall user sys" (seconds) to $OUT/times when the
-# command succeeds (a binary without `SKILLKIT_CALL_TIMEOUT_MS=off` is left out of that row).
+# command succeeds (a binary without `TOOLWRIGHT_CALL_TIMEOUT_MS=off` is left out of that row).
 timed() {
     local name=$1
     shift
@@ -62,7 +62,7 @@ for round in $(seq "$REPS"); do
     i=0
     for bin in "${BINARIES[@]}"; do
         timed "review[$i]-limit" "$bin" review "$OUT/contract.md" --domain fidic --format json --out "$OUT/report.json"
-        SKILLKIT_CALL_TIMEOUT_MS=off timed "review[$i]-off" "$bin" review "$OUT/contract.md" --domain fidic --format json --out "$OUT/report.json"
+        TOOLWRIGHT_CALL_TIMEOUT_MS=off timed "review[$i]-off" "$bin" review "$OUT/contract.md" --domain fidic --format json --out "$OUT/report.json"
         i=$((i + 1))
     done
     timed library "$LIBRARY" "$OUT/contract.md" "$OUT/report-library.json"
@@ -111,13 +111,13 @@ server_cpu() {
 }
 port=18765
 # `serve --http` requires a token on /mcp; the client sends the same one.
-export SKILLKIT_TOKEN="bench-token-$(date +%s)-0123456789"
+export TOOLWRIGHT_TOKEN="bench-token-$(date +%s)-0123456789"
 for round in $(seq "$REPS"); do
     i=0
     for bin in "${BINARIES[@]}"; do
         for limit in default off; do
             env=()
-            [ "$limit" = off ] && env=(SKILLKIT_CALL_TIMEOUT_MS=off)
+            [ "$limit" = off ] && env=(TOOLWRIGHT_CALL_TIMEOUT_MS=off)
             line=$(env "${env[@]}" "$CLIENT" stdio "$CALLS" "$TOOL" "$ARGS" -- /usr/bin/time -f "%U %S" -o "$OUT/server-time" "$bin" serve --stdio --contract "$OUT/small.md" 2> /dev/null || echo "failed")
             [ "$line" != failed ] && echo "stdio[$i]-$limit $(echo "$line" | awk '{print $7}')" >> "$OUT/mcp" && server_cpu "stdio[$i]-$limit"
             port=$((port + 1))

@@ -1,7 +1,7 @@
 //! Core tools every pack's model sees, whatever it imports.
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Show a card to the user (a subscription offer, a chart). Returns what the UI renders.
 #[skill(id = "show_card", category = "ui")]

@@ -3,9 +3,9 @@
 
 use chrono::NaiveDate;
 use serde_json::json;
-use skill_core::prelude::*;
-use skill_core::Inject;
-use skill_packs::PackSession;
+use toolwright::prelude::*;
+use toolwright::Inject;
+use toolwright_packs::PackSession;
 
 use crate::zodiac::{
     CalculateZodiac, CalculateZodiacInput, ChartSnapshot, GetChartSnapshot, GetChartSnapshotInput,
@@ -164,7 +164,7 @@ pub async fn archetype_reading(session: Inject<PackSession>) -> Result<JungianRe
     })
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Jungian psychological astrology, built on zodiac's exports.
     pub struct Jungastro {
         id: "jungastro",

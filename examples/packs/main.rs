@@ -11,21 +11,21 @@ mod jungastro;
 mod zodiac;
 
 use chrono::NaiveDate;
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{check_packs, AuditQuery, Caller, Gateway, SqliteStore};
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{check_packs, AuditQuery, Caller, Gateway, SqliteStore};
 
 use jungastro::BirthProfile;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let problems = check_packs();
-    println!("skillkit check: {} problem(s)", problems.len());
+    println!("clausewright check: {} problem(s)", problems.len());
     for problem in &problems {
         println!("  - {problem}");
     }
 
     let path = std::env::args().nth(1).map_or_else(
-        || std::env::temp_dir().join(format!("skillkit-packs-demo-{}.db", std::process::id())),
+        || std::env::temp_dir().join(format!("toolwright-packs-demo-{}.db", std::process::id())),
         Into::into,
     );
     let store = SqliteStore::open(&path)?;
@@ -74,7 +74,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .call_tool(&caller, "jungastro_get_zodiac_chart", None, &ctx)
             .await;
         println!("get_zodiac_chart -> {}", chart.to_model_json());
-        if chart.error_code() == Some(skill_packs::codes::SUBSCRIPTION_REQUIRED) {
+        if chart.error_code() == Some(toolwright_packs::codes::SUBSCRIPTION_REQUIRED) {
             let card =
                 jungastro::subscribe_card(chart.error.as_ref().and_then(|e| e.details.as_ref()));
             let shown = gateway

@@ -3,9 +3,9 @@
 
 use chrono::{NaiveDate, NaiveTime, TimeZone, Utc};
 use serde_json::json;
-use skill_core::prelude::*;
-use skill_core::Inject;
-use skill_packs::PackSession;
+use toolwright::prelude::*;
+use toolwright::Inject;
+use toolwright_packs::PackSession;
 
 use crate::astro;
 
@@ -238,7 +238,7 @@ pub async fn get_chart_snapshot(
     })
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Western astrology: natal charts for other packs, on subscription.
     pub struct Zodiac {
         id: "zodiac",

@@ -18,11 +18,11 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use skill_core::args::{parse_arguments, ArgumentParse};
-use skill_core::limits::{ArgumentLimits, LimitError};
-use skill_core::{CallArgs, Dispatcher};
+use toolwright::args::{parse_arguments, ArgumentParse};
+use toolwright::limits::{ArgumentLimits, LimitError};
+use toolwright::{CallArgs, Dispatcher};
 
-skill_core::link_skills!(skills, skill_packs);
+toolwright::link_skills!(clausewright_skills, toolwright_packs);
 
 /// Small limits so that the fuzzer reaches them.
 const LIMITS: ArgumentLimits = ArgumentLimits {
@@ -40,7 +40,7 @@ fn dispatcher() -> &'static Dispatcher {
             .expect("the registered skills form a valid registry");
         assert!(
             dispatcher.len() >= 16,
-            "the skills crate is linked: {} skills",
+            "clausewright-skills is linked: {} skills",
             dispatcher.len()
         );
         dispatcher

@@ -8,12 +8,12 @@
 //!   its parent by `parent_of`;
 //! - every cross reference starts at a clause, and is valid exactly when its target is found;
 //! - the text parser adds no words of its own: every word of a clause's text is in the input;
-//! - the outline (what `skillkit parse` prints) lists every clause once.
+//! - the outline (what `clausewright parse` prints) lists every clause once.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skills::document::{parse_json, parse_text, Clause, DocumentStructure};
+use clausewright_skills::document::{parse_json, parse_text, Clause, DocumentStructure};
 
 fn check_levels(clauses: &[Clause], level: u32) {
     for clause in clauses {

@@ -23,8 +23,8 @@ use std::path::Path;
 use std::sync::Once;
 
 use libfuzzer_sys::fuzz_target;
-use skills::document::formats::{budget, text_from_bytes};
-use skills::document::parse_text;
+use clausewright_skills::document::formats::{budget, text_from_bytes};
+use clausewright_skills::document::parse_text;
 
 /// Source paths of the libraries whose panics the PDF reader catches.
 const GUARDED: [&str; 2] = ["/lopdf-", "/pdf-extract-"];

@@ -1,5 +1,5 @@
 //! The MCP server's message handling: one raw JSON-RPC frame in, the server's answer out,
-//! over the same stdio transport `skillkit serve` uses (an in-memory pipe instead of the
+//! over the same stdio transport `clausewright serve` uses (an in-memory pipe instead of the
 //! process's stdin and stdout).
 //!
 //! Each run does the handshake, sends the fuzzed frame as one line, then a `ping`, and reads
@@ -17,18 +17,18 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, SkillContext};
-use skill_mcp::McpServer;
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_mcp::McpServer;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-skill_core::link_skills!(skills, skill_packs);
+toolwright::link_skills!(clausewright_skills, toolwright_packs);
 
 const END_ID: &str = "fuzz-end-ping";
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
-        // Multi-threaded as in `skillkit serve`: the server spawns tasks of its own.
+        // Multi-threaded as in `clausewright serve`: the server spawns tasks of its own.
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -77,7 +77,7 @@ fn initialize() -> String {
 async fn exchange(frame: String) -> Vec<Value> {
     let (client, server_side) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_side);
-    let serve = skill_mcp::serve_io(server().clone(), server_read, server_write);
+    let serve = toolwright_mcp::serve_io(server().clone(), server_read, server_write);
     let drive = async move {
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut lines = BufReader::new(client_read).lines();

@@ -13,17 +13,17 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use skill_core::SkillRegistration;
-use skill_packs::{
+use toolwright::SkillRegistration;
+use toolwright_packs::{
     check_manifests, Access, Deprecation, ExportedTool, ImportDecl, PackExports, PackManifest,
     RateLimit, ToolRateLimit,
 };
 
-skill_core::link_skills!(skills);
+toolwright::link_skills!(clausewright_skills);
 
 /// Registration number `N` of the linked skills (a distinct `fn` per `N`).
 fn registration<const N: usize>() -> &'static SkillRegistration {
-    let skills: Vec<_> = skill_core::linked_skills().collect();
+    let skills: Vec<_> = toolwright::linked_skills().collect();
     skills[N % skills.len()]
 }
 
@@ -208,7 +208,7 @@ fuzz_target!(|input: Input| {
     if distinct.len() == ids.len() {
         let mut reversed = packs.clone();
         reversed.reverse();
-        let render = |list: &[skill_packs::PackProblem]| -> BTreeSet<String> {
+        let render = |list: &[toolwright_packs::PackProblem]| -> BTreeSet<String> {
             list.iter().map(ToString::to_string).collect()
         };
         assert_eq!(

@@ -16,8 +16,8 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use skill_core::fence::TOOL_OUTPUT_TAG;
-use skill_core::{Dialect, ProviderCall, SkillError, SkillResult, WireArguments};
+use toolwright::fence::TOOL_OUTPUT_TAG;
+use toolwright::{Dialect, ProviderCall, SkillError, SkillResult, WireArguments};
 
 /// The calls as a payload `parse_calls` reads in `dialect`.
 fn history_payload(dialect: Dialect, calls: &[ProviderCall]) -> Value {

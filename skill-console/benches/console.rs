@@ -11,9 +11,9 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use criterion::{criterion_group, criterion_main, Criterion};
 use http_body_util::BodyExt;
-use skill_console::{router, ConsoleOptions, ConsoleState, SESSION_COOKIE};
-use skill_core::prelude::*;
-use skill_core::SkillRegistration;
+use toolwright::prelude::*;
+use toolwright::SkillRegistration;
+use toolwright_console::{router, ConsoleOptions, ConsoleState, SESSION_COOKIE};
 use tower::ServiceExt;
 
 /// Passages found for a query.
@@ -52,7 +52,7 @@ const CATEGORIES: [&str; 5] = ["query", "analysis", "stats", "create", "ui"];
 
 /// The skill and `n - 1` copies with distinct ids, spread over domains and categories.
 fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
-    let template = skill_core::linked_skills()
+    let template = toolwright::linked_skills()
         .find(|r| r.id == "bench.search_reference_doc")
         .expect("the bench skill is linked");
     let copies = (1..n).map(|i| {

@@ -1,7 +1,7 @@
 //! Calls waiting for a person's confirmation, from any client of the dispatcher (this
 //! console, MCP clients, an agent loop): listed with their arguments, approved or rejected
 //! with a reason. They expire on the dispatcher's clock
-//! ([`Dispatcher::confirmation_ttl`](skill_core::Dispatcher::confirmation_ttl)); the page
+//! ([`Dispatcher::confirmation_ttl`](toolwright::Dispatcher::confirmation_ttl)); the page
 //! lists the expired ones beside this console's decisions.
 //!
 //! With a shared store ([`crate::ConsoleBuilder::confirmations`]) the page lists the calls
@@ -18,8 +18,8 @@ use axum::Form;
 use chrono::{DateTime, Utc};
 use maud::{html, Markup};
 use serde::Deserialize;
-use skill_core::{ExpiredConfirmation, PendingConfirmation, SkillResult};
-use skill_packs::StoredConfirmation;
+use toolwright::{ExpiredConfirmation, PendingConfirmation, SkillResult};
+use toolwright_packs::StoredConfirmation;
 
 use crate::call::render_result;
 use crate::layout::{csrf_field, page, pretty, Section};
@@ -419,9 +419,9 @@ mod tests {
     use std::sync::Arc;
 
     use serde_json::json;
-    use skill_core::prelude::*;
-    use skill_core::Outcome;
-    use skill_packs::{SharedConfirmations, SqliteStore};
+    use toolwright::prelude::*;
+    use toolwright::Outcome;
+    use toolwright_packs::{SharedConfirmations, SqliteStore};
 
     use super::*;
 
@@ -440,7 +440,7 @@ mod tests {
 
     fn dispatcher() -> Dispatcher {
         Dispatcher::builder()
-            .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("approvals_test.")))
+            .skills(toolwright::linked_skills().filter(|r| r.id.starts_with("approvals_test.")))
             .build()
             .unwrap()
     }

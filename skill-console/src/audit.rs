@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::html;
 use serde::Deserialize;
-use skill_packs::{AuditQuery, AuditRecord};
+use toolwright_packs::{AuditQuery, AuditRecord};
 
 use crate::layout::{page, Section};
 use crate::ConsoleState;

@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Form;
 use maud::{html, Markup};
 use serde_json::{Map, Number, Value};
-use skill_core::catalog::{Cardinality, ToolDescriptor, ToolParameter, ValueKind};
-use skill_core::{Outcome, SkillRegistration, SkillResult};
+use toolwright::catalog::{Cardinality, ToolDescriptor, ToolParameter, ValueKind};
+use toolwright::{Outcome, SkillRegistration, SkillResult};
 
 use crate::catalog::{render_skill, unknown_skill};
 use crate::layout::{csrf_field, pretty};
@@ -440,7 +440,7 @@ fn field(p: &ToolParameter, values: &FormValues) -> Markup {
 }
 
 /// An error's details as the page shows them: values naming Rust types (a `type` a skill
-/// could not be given, `skills::state::ReviewState`, and hints written about such types) are
+/// could not be given, `clausewright_skills::state::ReviewState`, and hints written about such types) are
 /// for the operator's log, where the dispatcher already writes them, not for the person at
 /// the page. `None` when nothing is left to show.
 fn details_for_people(details: &Value) -> Option<Value> {
@@ -461,7 +461,7 @@ fn details_for_people(details: &Value) -> Option<Value> {
     keep(details).filter(|v| !matches!(v, Value::Object(m) if m.is_empty()))
 }
 
-/// Whether `text` holds a Rust path such as `skills::state::ReviewState` (identifiers joined
+/// Whether `text` holds a Rust path such as `clausewright_skills::state::ReviewState` (identifiers joined
 /// by `::`; an IPv6 address like `::1` is not one).
 fn names_a_rust_type(text: &str) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
@@ -481,11 +481,14 @@ fn names_a_rust_type(text: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
-    use skill_core::SkillError;
+    use toolwright::SkillError;
 
     #[test]
     fn a_missing_value_is_shown_without_its_rust_type() {
-        let err = SkillError::missing_injection("get_clause_context", "skills::state::ReviewState");
+        let err = SkillError::missing_injection(
+            "get_clause_context",
+            "clausewright_skills::state::ReviewState",
+        );
         let result = SkillResult::err("get_clause_context", err, 0.0);
         let page = render_result(&result, 1.0).into_string();
         assert!(!page.contains("::"), "{page}");

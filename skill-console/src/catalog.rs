@@ -1,5 +1,5 @@
 //! The catalog (every skill, filtered on the server) and the page of one skill: parameters
-//! from the [`ToolCatalog`](skill_core::catalog::ToolCatalog), the call form, the output
+//! from the [`ToolCatalog`](toolwright::catalog::ToolCatalog), the call form, the output
 //! schema, lint findings and the tool definition in every dialect.
 
 use std::collections::BTreeSet;
@@ -9,9 +9,9 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup};
 use serde::Deserialize;
-use skill_core::catalog::{Cardinality, ToolDescriptor};
-use skill_core::lint::{lint_skill, LintSeverity};
-use skill_core::{Dialect, SkillRegistration};
+use toolwright::catalog::{Cardinality, ToolDescriptor};
+use toolwright::lint::{lint_skill, LintSeverity};
+use toolwright::{Dialect, SkillRegistration};
 
 use crate::call::{call_form, CallOutcome, FormValues};
 use crate::layout::{error_page, page, pretty, Section};
@@ -49,8 +49,8 @@ struct Shown {
 }
 
 /// The skills the console shows that pass `query`'s filters. With a search text, ranked as
-/// MCP's `search_tools`, `skillkit search` and the agent loop rank them (the dispatcher's
-/// [`ToolSearch`](skill_core::search::ToolSearch)), best first; then, unranked, the others
+/// MCP's `search_tools`, `clausewright search` and the agent loop rank them (the dispatcher's
+/// [`ToolSearch`](toolwright::search::ToolSearch)), best first; then, unranked, the others
 /// whose id, name or description contain the text (an id typed in part).
 fn matching(state: &ConsoleState, query: &CatalogQuery, limit: usize) -> Vec<Shown> {
     let all = state.inner.dispatcher.list_skills();

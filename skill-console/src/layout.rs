@@ -38,12 +38,12 @@ pub(crate) fn page(
                 head {
                     meta charset="utf-8";
                     meta name="viewport" content="width=device-width, initial-scale=1";
-                    title { (title) " · skillkit console" }
+                    title { (title) " · toolwright console" }
                     link rel="stylesheet" href="/assets/console.css";
                 }
                 body {
                     header.top {
-                        span.brand { "skillkit console" }
+                        span.brand { "toolwright console" }
                         nav {
                             (link("/", "Catalog", Section::Catalog)) " "
                             a href="/approvals" class=[(section == Section::Approvals).then_some("current")] {
@@ -70,7 +70,7 @@ pub(crate) fn error_page(title: &str, message: &str) -> Html<String> {
             html lang="en" {
                 head {
                     meta charset="utf-8";
-                    title { (title) " · skillkit console" }
+                    title { (title) " · toolwright console" }
                     link rel="stylesheet" href="/assets/console.css";
                 }
                 body {

@@ -1,6 +1,6 @@
-//! # skill-console
+//! # toolwright-console
 //!
-//! A web console for a skillkit [`Dispatcher`]: the catalog of skills with their parameters,
+//! A web console for a toolwright [`Dispatcher`]: the catalog of skills with their parameters,
 //! output schemas, lint findings and tool definitions in every dialect; call forms generated
 //! from the parameter metadata; the calls waiting for a person's confirmation; the gateway's
 //! audit log. Pages are rendered on the server (maud) and work without JavaScript.
@@ -8,8 +8,8 @@
 //! [`router`] returns an axum router to mount at `/`, next to the MCP endpoint at `/mcp`:
 //!
 //! ```no_run
-//! use skill_console::{router, ConsoleOptions, ConsoleState};
-//! use skill_core::Dispatcher;
+//! use toolwright_console::{router, ConsoleOptions, ConsoleState};
+//! use toolwright::Dispatcher;
 //!
 //! let dispatcher = Dispatcher::from_inventory()?;
 //! let options = ConsoleOptions::new(ConsoleOptions::random_token());
@@ -45,9 +45,9 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use skill_core::http_guard::HttpGuard;
-use skill_core::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
-use skill_packs::AuditLog;
+use toolwright::http_guard::HttpGuard;
+use toolwright::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
+use toolwright_packs::AuditLog;
 
 pub use reviews::{
     CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
@@ -57,10 +57,10 @@ pub use uploads::{UploadedFile, UploadedFiles};
 
 /// Start of the name of the cookie that carries the session after the token was presented
 /// once; see [`session_cookie_name`].
-pub const SESSION_COOKIE: &str = "skillkit_console";
+pub const SESSION_COOKIE: &str = "toolwright_console";
 
 /// The session cookie's name for a console reached at `host` (the `Host` header):
-/// `skillkit_console_8765` for `127.0.0.1:8765`, `skillkit_console` without a port. Browsers
+/// `toolwright_console_8765` for `127.0.0.1:8765`, `toolwright_console` without a port. Browsers
 /// share cookies between the ports of one host; one name per port keeps two consoles on one
 /// machine from replacing each other's session.
 pub fn session_cookie_name(host: &str) -> String {
@@ -74,7 +74,7 @@ pub fn session_cookie_name(host: &str) -> String {
 
 /// Settings of the console. The defaults accept loopback hosts and origins only and 1 MiB
 /// bodies. How long calls wait for a confirmation is the dispatcher's
-/// ([`skill_core::DispatcherBuilder::confirmation_ttl`]).
+/// ([`toolwright::DispatcherBuilder::confirmation_ttl`]).
 #[derive(Debug, Clone)]
 pub struct ConsoleOptions {
     /// The per-launch secret: required once as `?token=` (then kept in a cookie).
@@ -155,7 +155,7 @@ pub struct ConsoleState {
 
 struct Inner {
     dispatcher: Dispatcher,
-    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
@@ -165,14 +165,14 @@ struct Inner {
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
     /// Where calls waiting for consent are kept when several servers share them.
-    confirmations: Option<skill_packs::SharedConfirmations>,
+    confirmations: Option<toolwright_packs::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
     jobs: reviews::Jobs,
     /// The private folder of uploads (with a review runner only); `Err` says why there is
     /// none.
     uploads: Result<uploads::Root, String>,
     /// The search index of the dispatcher's skills (the catalog's search text).
-    search: skill_core::search::ToolSearch,
+    search: toolwright::search::ToolSearch,
 }
 
 impl std::fmt::Debug for ConsoleState {
@@ -220,12 +220,12 @@ impl ConsoleState {
         &self,
         skill: &'static SkillRegistration,
         arguments: &str,
-    ) -> skill_core::SkillResult {
+    ) -> toolwright::SkillResult {
         let ctx = &self.inner.context;
         match &self.inner.pack {
             None => self.inner.dispatcher.call(skill.id, arguments, ctx).await,
             Some((gateway, caller)) => {
-                let call = skill_core::ParsedCall::from_tool_call(skill_core::ToolCall {
+                let call = toolwright::ParsedCall::from_tool_call(toolwright::ToolCall {
                     id: "console".into(),
                     name: skill.wire_name.into(),
                     arguments: arguments.into(),
@@ -233,7 +233,7 @@ impl ConsoleState {
                 // Text that is no JSON object is refused here, as the dispatcher's `call`
                 // refuses it, instead of running the tool without arguments.
                 if let Some(err) = call.unreadable_arguments() {
-                    return skill_core::SkillResult::err(skill.id, err, 0.0);
+                    return toolwright::SkillResult::err(skill.id, err, 0.0);
                 }
                 gateway.dispatch(caller, &call, ctx).await
             }
@@ -267,12 +267,12 @@ impl ConsoleState {
 /// Builds a [`ConsoleState`].
 pub struct ConsoleBuilder {
     dispatcher: Dispatcher,
-    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     filter: ToolFilter,
     context: SkillContext,
     options: ConsoleOptions,
     audit: Option<Arc<dyn AuditLog>>,
-    confirmations: Option<skill_packs::SharedConfirmations>,
+    confirmations: Option<toolwright_packs::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
 }
 
@@ -289,7 +289,11 @@ impl ConsoleBuilder {
     /// replaces the one the console was started with, and its audit log is the audit page's
     /// unless [`audit`](Self::audit) names another.
     #[must_use]
-    pub fn pack(mut self, gateway: skill_packs::Gateway, caller: skill_packs::Caller) -> Self {
+    pub fn pack(
+        mut self,
+        gateway: toolwright_packs::Gateway,
+        caller: toolwright_packs::Caller,
+    ) -> Self {
         self.dispatcher = gateway.dispatcher().clone();
         self.pack = Some((gateway, caller));
         self
@@ -328,7 +332,7 @@ impl ConsoleBuilder {
     /// MCP endpoint beside the console keeps its parked calls there too): the approvals page
     /// shows every server's waiting calls, and one approved here runs on this server.
     #[must_use]
-    pub fn confirmations(mut self, shared: skill_packs::SharedConfirmations) -> Self {
+    pub fn confirmations(mut self, shared: toolwright_packs::SharedConfirmations) -> Self {
         self.confirmations = Some(shared);
         self
     }
@@ -367,7 +371,7 @@ impl ConsoleBuilder {
                 reviews: self.reviews,
                 jobs: reviews::Jobs::default(),
                 uploads,
-                search: skill_core::search::ToolSearch::new(&self.dispatcher),
+                search: toolwright::search::ToolSearch::new(&self.dispatcher),
                 dispatcher: self.dispatcher,
             }),
         }
@@ -412,3 +416,8 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .layer(axum::middleware::from_fn(security::headers))
         .with_state(state)
 }
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

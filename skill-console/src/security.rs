@@ -1,5 +1,5 @@
-//! The guard in front of every page: skill-core's HTTP guard
-//! ([`skill_core::http_guard`]: `Host` and `Origin` allow-lists, secret comparison, the
+//! The guard in front of every page: toolwright's HTTP guard
+//! ([`toolwright::http_guard`]: `Host` and `Origin` allow-lists, secret comparison, the
 //! query, cookie and form readers) applied the console's way: the per-launch token (once
 //! in the URL, then a cookie), the CSRF field of every `POST`, refusals as HTML pages, and
 //! the response headers (Content-Security-Policy and friends).
@@ -10,7 +10,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use skill_core::http_guard;
+use toolwright::http_guard;
 
 use crate::layout::error_page;
 use crate::{session_cookie_name, ConsoleState};
@@ -114,7 +114,7 @@ async fn check_csrf(state: &ConsoleState, request: Request, next: Next) -> Respo
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "Upload too large",
                 &format!(
-                    "the uploaded contract is larger than the limit of {} ({limit} bytes); upload a smaller file or review it with `skillkit review`",
+                    "the uploaded contract is larger than the limit of {} ({limit} bytes); upload a smaller file or review it with `clausewright review`",
                     human_bytes(limit)
                 ),
             )
@@ -213,11 +213,11 @@ mod tests {
     fn one_cookie_name_per_port() {
         assert_eq!(
             session_cookie_name("127.0.0.1:8765"),
-            "skillkit_console_8765"
+            "toolwright_console_8765"
         );
-        assert_eq!(session_cookie_name("[::1]:9000"), "skillkit_console_9000");
-        assert_eq!(session_cookie_name("localhost"), "skillkit_console");
-        assert_eq!(session_cookie_name("[::1]"), "skillkit_console");
+        assert_eq!(session_cookie_name("[::1]:9000"), "toolwright_console_9000");
+        assert_eq!(session_cookie_name("localhost"), "toolwright_console");
+        assert_eq!(session_cookie_name("[::1]"), "toolwright_console");
     }
 
     #[test]

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Start of the name of a console's upload folder: `skillkit-uploads-<pid>-<random>`.
-const ROOT_PREFIX: &str = "skillkit-uploads-";
+/// Start of the name of a console's upload folder: `toolwright-uploads-<pid>-<random>`.
+const ROOT_PREFIX: &str = "toolwright-uploads-";
 
 /// A console's upload folder.
 #[derive(Debug)]

@@ -5,9 +5,9 @@ mod support;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use skill_console::{router, ConsoleOptions, ConsoleState};
-use skill_core::{DispatcherBuilder, SkillContext};
 use support::*;
+use toolwright::{DispatcherBuilder, SkillContext};
+use toolwright_console::{router, ConsoleOptions, ConsoleState};
 
 /// A call from another client of the same dispatcher (an MCP client, an agent).
 async fn park(state: &ConsoleState, id: u32) -> String {

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use chrono::{TimeZone, Utc};
-use skill_console::{router, ConsoleOptions, ConsoleState};
-use skill_packs::{AuditLog, AuditRecord, SqliteStore};
 use support::*;
+use toolwright_console::{router, ConsoleOptions, ConsoleState};
+use toolwright_packs::{AuditLog, AuditRecord, SqliteStore};
 
 async fn store_with(n: usize) -> Arc<SqliteStore> {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
@@ -110,7 +110,7 @@ async fn filters_apply_to_the_store_and_the_outcome() {
 #[tokio::test]
 async fn a_row_with_a_bad_time_is_shown_unreadable_and_the_page_renders() {
     let path = std::env::temp_dir().join(format!(
-        "skillkit-console-audit-{}-{}.db",
+        "toolwright-console-audit-{}-{}.db",
         std::process::id(),
         uuid_like()
     ));

@@ -4,8 +4,8 @@ mod support;
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use skill_console::{router, ConsoleOptions, ConsoleState};
 use support::*;
+use toolwright_console::{router, ConsoleOptions, ConsoleState};
 
 fn bare_get(path: &str) -> axum::http::request::Builder {
     Request::get(path).header(header::HOST, HOST)
@@ -24,7 +24,7 @@ async fn pages_need_the_token() {
     let wrong = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, "skillkit_console_8765=guess")
+            .header(header::COOKIE, "toolwright_console_8765=guess")
             .body(Body::empty())
             .unwrap(),
     )
@@ -35,7 +35,7 @@ async fn pages_need_the_token() {
     let other_port = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, format!("skillkit_console_9999={TOKEN}"))
+            .header(header::COOKIE, format!("toolwright_console_9999={TOKEN}"))
             .body(Body::empty())
             .unwrap(),
     )
@@ -56,7 +56,7 @@ async fn the_token_in_the_url_becomes_a_strict_http_only_cookie() {
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
     assert_eq!(answer.headers[header::LOCATION], "/?domain=x");
     let cookie = answer.headers[header::SET_COOKIE].to_str().unwrap();
-    assert!(cookie.starts_with("skillkit_console_8765="), "{cookie}");
+    assert!(cookie.starts_with("toolwright_console_8765="), "{cookie}");
     assert!(
         !cookie.contains(TOKEN),
         "the cookie holds a session value, not the launch token: {cookie}"
@@ -69,7 +69,7 @@ async fn the_token_in_the_url_becomes_a_strict_http_only_cookie() {
     let session = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, format!("skillkit_console_8765={value}"))
+            .header(header::COOKIE, format!("toolwright_console_8765={value}"))
             .body(Body::empty())
             .unwrap(),
     )
@@ -78,7 +78,7 @@ async fn the_token_in_the_url_becomes_a_strict_http_only_cookie() {
     let token_cookie = send(
         &app,
         bare_get("/")
-            .header(header::COOKIE, format!("skillkit_console_8765={TOKEN}"))
+            .header(header::COOKIE, format!("toolwright_console_8765={TOKEN}"))
             .body(Body::empty())
             .unwrap(),
     )
@@ -301,7 +301,7 @@ async fn a_skill_page_shows_parameters_schema_lint_and_dialects() {
     let page = get(&app, "/skills/demo.search").await;
     assert_eq!(page.status, StatusCode::OK);
     let body = &page.body;
-    for dialect in skill_core::Dialect::ALL {
+    for dialect in toolwright::Dialect::ALL {
         assert!(
             body.contains(&format!("dialect-{}", dialect.as_str())),
             "{dialect:?}"
@@ -484,7 +484,7 @@ async fn a_missing_required_argument_is_reported_by_the_dispatcher() {
 async fn a_filtered_console_shows_and_calls_only_its_skills() {
     let state = ConsoleState::builder(dispatcher())
         .options(ConsoleOptions::new(TOKEN))
-        .filter(skill_core::ToolFilter::all().category("query"))
+        .filter(toolwright::ToolFilter::all().category("query"))
         .build();
     let app = router(state.clone());
     let catalog = get(&app, "/").await;

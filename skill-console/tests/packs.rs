@@ -4,10 +4,10 @@
 mod support;
 
 use axum::http::StatusCode;
-use skill_console::{router, ConsoleOptions, ConsoleState};
-use skill_core::prelude::*;
-use skill_packs::{AuditQuery, Caller, Gateway, SqliteStore, Stores};
 use support::*;
+use toolwright::prelude::*;
+use toolwright_console::{router, ConsoleOptions, ConsoleState};
+use toolwright_packs::{AuditQuery, Caller, Gateway, SqliteStore, Stores};
 
 /// Tells the time of day in words.
 #[skill(id = "clock.now", category = "query")]
@@ -25,7 +25,7 @@ fn stray_tool() -> u8 {
     0
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Provides the time.
     pub struct ClockPack {
         id: "clock",
@@ -39,7 +39,7 @@ skill_packs::pack! {
     }
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Asks the clock.
     pub struct Planner {
         id: "planner",

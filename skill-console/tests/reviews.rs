@@ -7,11 +7,11 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use skill_console::{
+use support::*;
+use toolwright_console::{
     router, ConsoleOptions, ConsoleState, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
     ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
-use support::*;
 
 /// Reviews one clause per line of the contract; a line with "risk" is a high risk. Waits for
 /// the test to open its gate before finishing, so the test sees the review running. Offers
@@ -514,10 +514,10 @@ fn a_dropped_console_removes_its_uploads_and_the_next_start_removes_stale_ones()
     std::fs::create_dir(&parent).unwrap();
     // Left by a console whose process is gone (no process has this id), and one by a
     // console of this very process, which runs.
-    let stale = parent.join("skillkit-uploads-4000000000-dead");
+    let stale = parent.join("toolwright-uploads-4000000000-dead");
     std::fs::create_dir_all(stale.join("review-1")).unwrap();
     std::fs::write(stale.join("review-1/contract.md"), "left behind").unwrap();
-    let alive = parent.join(format!("skillkit-uploads-{}-live", std::process::id()));
+    let alive = parent.join(format!("toolwright-uploads-{}-live", std::process::id()));
     std::fs::create_dir(&alive).unwrap();
     let unrelated = parent.join("something-else");
     std::fs::create_dir(&unrelated).unwrap();

@@ -1,4 +1,4 @@
-//! The console's search text ranks skills as MCP's `search_tools` and `skillkit search` do
+//! The console's search text ranks skills as MCP's `search_tools` and `clausewright search` do
 //! (the dispatcher's `ToolSearch`): the catalog page and its JSON at `/api/tools`.
 
 mod support;
@@ -6,9 +6,9 @@ mod support;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use serde_json::Value;
-use skill_core::search::ToolSearch;
-use skill_core::ToolFilter;
 use support::*;
+use toolwright::search::ToolSearch;
+use toolwright::ToolFilter;
 
 async fn api(app: &axum::Router, query: &str) -> Value {
     let answer = get(app, &format!("/api/tools?{query}")).await;

@@ -1,6 +1,6 @@
 //! Cost of the ReAct loop itself, with a model that answers instantly.
 //!
-//! Run: `cargo bench -p skill-core --bench agent -- --warm-up-time 1 --measurement-time 2`
+//! Run: `cargo bench -p toolwright --bench agent -- --warm-up-time 1 --measurement-time 2`
 //!
 //! - `react/one_iteration`: the initial messages, tool definitions (cached), one model turn with
 //!   one tool call, argument parsing, dispatch with preparation from the context, result
@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient,
 };
-use skill_core::prelude::*;
-use skill_core::{Skill, ToolCall};
+use toolwright::prelude::*;
+use toolwright::{Skill, ToolCall};
 
 /// The clause under review.
 struct CurrentClause(String);

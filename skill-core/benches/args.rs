@@ -7,14 +7,14 @@
 //! the strict path fails. `coerced/*`: a call where every argument needs a fix (strict
 //! attempt, lenient parse, second attempt), and the lenient parse alone.
 //!
-//! Run: `cargo bench -p skill-core --bench args -- --warm-up-time 1 --measurement-time 2`
+//! Run: `cargo bench -p toolwright --bench args -- --warm-up-time 1 --measurement-time 2`
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use futures_util::FutureExt;
-use skill_core::prelude::*;
-use skill_core::{CallArgs, PrepareMode};
+use toolwright::prelude::*;
+use toolwright::{CallArgs, PrepareMode};
 
 /// Priority of a task.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
@@ -91,7 +91,7 @@ fn bench_args(c: &mut Criterion) {
     });
     group.bench_function("deserialize_args", |b| {
         b.iter(|| {
-            skill_core::__private::deserialize_args::<SearchInput>(
+            toolwright::__private::deserialize_args::<SearchInput>(
                 CallArgs::Text(black_box(WELL_TYPED)),
                 "bench.search",
             )

@@ -4,27 +4,27 @@
 //! provider response yields it, and produces the JSON text that goes back:
 //! - `call/floor`: `match` on the tool name + `serde_json::from_str` into the input struct +
 //!   the same body + `serde_json::to_string` of the output.
-//! - `call/skillkit_dispatch`: `ParsedCall::from_tool_call` (JSON check) +
+//! - `call/toolwright_dispatch`: `ParsedCall::from_tool_call` (JSON check) +
 //!   `Dispatcher::dispatch` (lookup, preparation, panic guard, timing) + `SkillResult::to_json`.
-//! - `call/skillkit_call`: `Dispatcher::call` with the argument text + `to_json`.
+//! - `call/toolwright_call`: `Dispatcher::call` with the argument text + `to_json`.
 //! - `call/parse_only`: the JSON check of `ParsedCall::from_tool_call` alone.
 //! - `export/{16,1000}/cached`: `tools` + its JSON text, as a provider request
 //!   needs it; `export/{16,1000}/first_render`: a fresh dispatcher's first render;
 //!   `export/{16,1000}/first_render_mcp`: the same in the MCP dialect.
 //!
 //! - `limits/*`: the size and depth check every call passes before its arguments are parsed
-//!   ([`ArgumentLimits::check`](skill_core::limits::ArgumentLimits::check)), on the typical
+//!   ([`ArgumentLimits::check`](toolwright::limits::ArgumentLimits::check)), on the typical
 //!   argument above (86 bytes), on a 4 KiB clause quoted in full and on a parsed value; and
 //!   `limits/call_with_checks`, the whole `Dispatcher::call` it is part of.
 //!
-//! Run: `cargo bench -p skill-core --bench dispatch`.
+//! Run: `cargo bench -p toolwright --bench dispatch`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
-use skill_core::prelude::*;
-use skill_core::{Dialect, Dispatcher, ParsedCall, SkillRegistration, ToolCall, ToolFilter};
 use std::hint::black_box;
+use toolwright::prelude::*;
+use toolwright::{Dialect, Dispatcher, ParsedCall, SkillRegistration, ToolCall, ToolFilter};
 
 /// One passage found.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -121,7 +121,7 @@ fn bench_call(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
-    group.bench_function("skillkit_dispatch", |b| {
+    group.bench_function("toolwright_dispatch", |b| {
         b.iter_batched(
             tool_call,
             |call| {
@@ -132,7 +132,7 @@ fn bench_call(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
-    group.bench_function("skillkit_call", |b| {
+    group.bench_function("toolwright_call", |b| {
         b.iter_batched(
             tool_call,
             |call| {
@@ -157,7 +157,7 @@ fn bench_call(c: &mut Criterion) {
 
 /// `n` registrations with distinct ids, copied from the generated one (ids are leaked once).
 fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
-    let template = skill_core::linked_skills()
+    let template = toolwright::linked_skills()
         .find(|r| r.id == "search_reference_doc")
         .unwrap();
     (0..n)
@@ -222,15 +222,15 @@ fn bench_export(c: &mut Criterion) {
         });
     }
     group.bench_function("schema_generation", |b| {
-        b.iter(|| black_box(skill_core::schema::input_schema_of::<SearchReferenceDocInput>(&[])))
+        b.iter(|| black_box(toolwright::schema::input_schema_of::<SearchReferenceDocInput>(&[])))
     });
     group.finish();
 }
 
 /// The argument limits alone, next to the whole call they are part of.
 fn bench_limits(c: &mut Criterion) {
-    use skill_core::limits::ArgumentLimits;
-    use skill_core::CallArgs;
+    use toolwright::limits::ArgumentLimits;
+    use toolwright::CallArgs;
     let limits = ArgumentLimits::default();
     let clause = format!(
         r#"{{"clause_id": "20.1", "text": "{}", "top_k": 3}}"#,

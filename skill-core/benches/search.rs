@@ -7,17 +7,17 @@
 //!
 //! Registries: `synthetic_2744` (always: 2,744 generated definitions, the size of the
 //! benchmark registry) and `bfcl` (when the benchmark registry is found: the file named by
-//! `SKILLKIT_TOOL_REGISTRY`, else `../shared/reference/tool-search/registry.json` from the
+//! `TOOLWRIGHT_TOOL_REGISTRY`, else `../shared/reference/tool-search/registry.json` from the
 //! workspace root).
 //!
-//! Run: `cargo bench -p skill-core --bench search`.
+//! Run: `cargo bench -p toolwright --bench search`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
-use skill_core::search::ToolIndex;
+use toolwright::search::ToolIndex;
 
 const REQUESTS: &[&str] = &[
     "Calculate the factorial of 5 using math functions.",
@@ -92,7 +92,7 @@ fn synthetic() -> Value {
 }
 
 fn benchmark_registry() -> Option<Value> {
-    let path = std::env::var_os("SKILLKIT_TOOL_REGISTRY")
+    let path = std::env::var_os("TOOLWRIGHT_TOOL_REGISTRY")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
     let mut registries = vec![("synthetic_2744", synthetic())];
     match benchmark_registry() {
         Some(registry) => registries.push(("bfcl", registry)),
-        None => eprintln!("benchmark registry not found (set SKILLKIT_TOOL_REGISTRY): measuring the synthetic one only"),
+        None => eprintln!("benchmark registry not found (set TOOLWRIGHT_TOOL_REGISTRY): measuring the synthetic one only"),
     }
     for (name, registry) in &registries {
         c.bench_function(&format!("search/build/{name}"), |b| {

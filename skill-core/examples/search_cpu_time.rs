@@ -1,7 +1,7 @@
 //! CPU time of building a tool-search index and of one search, for a shared machine where
 //! wall time mostly measures the other processes (`search` bench gives wall time).
 //!
-//! `cargo run --release -p skill-core --example search_cpu_time -- REGISTRY.json [QUERIES.jsonl]`
+//! `cargo run --release -p toolwright --example search_cpu_time -- REGISTRY.json [QUERIES.jsonl]`
 //!
 //! Builds the index of REGISTRY (a JSON array of `{name, description, parameters}`) 20 times,
 //! then searches every `query` of QUERIES (JSON lines; default: a few fixed requests) 5
@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use serde_json::Value;
-use skill_core::search::ToolIndex;
+use toolwright::search::ToolIndex;
 
 /// CPU ticks (1/100 s) this thread has used, when Linux reports them.
 fn cpu_ticks() -> Option<u64> {

@@ -195,7 +195,7 @@ pub async fn require_bearer(
                 (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n").into_response();
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"skillkit\""),
+                HeaderValue::from_static("Bearer realm=\"toolwright\""),
             );
             response
         }

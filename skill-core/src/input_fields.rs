@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 /// The declared defaults of an input struct's fields, one `Option<fn() -> T>` per field:
 /// `(Option<fn() -> A>, Option<fn() -> B>)` for `{ a: A, b: B }`. Implemented for tuples of
-/// up to 12 fields (`MAX_INPUT_FIELDS` of `skill-macros`); a skill with more arguments gets
+/// up to 12 fields (`MAX_INPUT_FIELDS` of `toolwright-macros`); a skill with more arguments gets
 /// serde's derives. The fields are read through this type (not the fields' own tuple) so that
 /// an argument type that cannot be read is reported at that argument's default, which the
 /// expansion spans at the argument's type.

@@ -1,34 +1,4 @@
-//! # skill-core
-//!
-//! The runtime of skillkit. Write one documented `async fn`, mark it `#[skill]`, and it
-//! becomes a tool an LLM can read and call: the macro generates its input struct and JSON
-//! Schema, the glue that prepares arguments from host state, and a link-time registration.
-//! [`Dispatcher::from_inventory`] then finds every skill with no central `match`.
-//!
-//! ```
-//! use skill_core::prelude::*;
-//!
-//! /// Count the words of a text.
-//! #[skill(id = "word_count", category = "analysis")]
-//! fn word_count(
-//!     /// The text to count.
-//!     text: String,
-//! ) -> usize {
-//!     text.split_whitespace().count()
-//! }
-//!
-//! # tokio_test_block_on(async {
-//! let dispatcher = Dispatcher::from_inventory().unwrap();
-//! let result = dispatcher
-//!     .call("word_count", r#"{"text": "one two three"}"#, &SkillContext::new())
-//!     .await;
-//! assert_eq!(result.data_as::<usize>().unwrap(), 3);
-//! # });
-//! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
-//! # }
-//! ```
-
+#![doc = include_str!("../README.md")]
 //!
 //! ## Running a skill: which entry point when
 //!
@@ -104,8 +74,8 @@ pub use registration::{
 };
 pub use result::{ErrorInfo, SkillResult};
 pub use skill::Skill;
-pub use skill_macros::skill;
 pub use tools::{parse_tool_calls, skills_to_tool_definitions, ParsedCall, ToolCall, ToolFilter};
+pub use toolwright_macros::{skill, skill_data};
 
 /// Makes sure skill crates are linked into this binary, so their `#[skill]`s register.
 ///
@@ -113,7 +83,7 @@ pub use tools::{parse_tool_calls, skills_to_tool_definitions, ParsedCall, ToolCa
 /// registrations. Naming it here refers to it:
 ///
 /// ```ignore
-/// skill_core::link_skills!(skills, my_other_skills);
+/// toolwright::link_skills!(clausewright_skills, my_other_skills);
 /// ```
 #[macro_export]
 macro_rules! link_skills {
@@ -122,16 +92,11 @@ macro_rules! link_skills {
     };
 }
 
-/// Everything a skill author needs: `use skill_core::prelude::*;`.
+/// Everything a skill author needs: `use toolwright::prelude::*;`.
 pub mod prelude {
     pub use crate::{Dispatcher, Inject, PrepareScope, Skill, SkillContext, SkillError};
     pub use crate::{SkillResult, ToolFilter};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
-    pub use skill_macros::skill;
+    pub use toolwright_macros::{skill, skill_data};
 }
-
-/// The README's code blocks, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

@@ -9,11 +9,11 @@ use std::sync::atomic::Ordering;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use skill_core::args::coerce::{coerce, Report};
-use skill_core::args::ShapeTree;
-use skill_core::catalog::{Cardinality, ValueKind};
-use skill_core::prelude::*;
-use skill_core::{codes, ConfirmationError, Confirmed};
+use toolwright::args::coerce::{coerce, Report};
+use toolwright::args::ShapeTree;
+use toolwright::catalog::{Cardinality, ValueKind};
+use toolwright::prelude::*;
+use toolwright::{codes, ConfirmationError, Confirmed};
 
 /// Coerces `input` against `schema` (as the value of one required property) and returns
 /// the fixed value, the warning codes and the error codes.
@@ -467,8 +467,8 @@ fn optionals_enums_and_unions() {
 fn case_sensitive_enums_refuse_other_casing() {
     let root = json!({"type": "object", "properties": {"v": {"enum": ["Red"]}}});
     let mut tree = ShapeTree::compile(&root);
-    if let skill_core::args::Shape::Object { properties, .. } = &mut tree.root {
-        if let skill_core::args::Shape::Enum { case_sensitive, .. } = &mut properties[0].1 {
+    if let toolwright::args::Shape::Object { properties, .. } = &mut tree.root {
+        if let toolwright::args::Shape::Enum { case_sensitive, .. } = &mut properties[0].1 {
             *case_sensitive = true;
         }
     }
@@ -913,7 +913,7 @@ async fn undecided_calls_expire_on_the_dispatchers_clock() {
     let waiting = dispatcher();
     assert_eq!(
         waiting.confirmation_ttl(),
-        skill_core::DEFAULT_CONFIRMATION_TTL
+        toolwright::DEFAULT_CONFIRMATION_TTL
     );
     let r = waiting
         .call("crm.create_client", r#"{"name": "Kept"}"#, &ctx)
@@ -925,7 +925,7 @@ async fn undecided_calls_expire_on_the_dispatchers_clock() {
         .any(|p| p.id == kept.id));
     assert!(waiting.expired_confirmations().is_empty());
 
-    let hasty = skill_core::DispatcherBuilder::from_dispatcher(&waiting)
+    let hasty = toolwright::DispatcherBuilder::from_dispatcher(&waiting)
         .confirmation_ttl(std::time::Duration::ZERO)
         .build()
         .unwrap();
@@ -967,14 +967,14 @@ async fn write_calls_wait_for_confirmation_then_run_once() {
     );
     // JSON consumers read the pending call where they always did.
     let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
-    let pending: skill_core::PendingConfirmation =
+    let pending: toolwright::PendingConfirmation =
         serde_json::from_value(wire["error"]["details"]["pending_confirmation"].clone()).unwrap();
     assert_eq!(
         r.pending_confirmation().as_ref(),
         Some(&pending),
         "the typed accessor reads the same pending call"
     );
-    let read_back: skill_core::SkillResult = serde_json::from_value(wire).unwrap();
+    let read_back: toolwright::SkillResult = serde_json::from_value(wire).unwrap();
     assert_eq!(
         read_back.outcome(),
         r.outcome(),

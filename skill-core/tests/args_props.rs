@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Alert level.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]

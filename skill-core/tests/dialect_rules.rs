@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{Dialect, DialectError, Dispatcher, SkillRegistration};
+use toolwright::prelude::*;
+use toolwright::{Dialect, DialectError, Dispatcher, SkillRegistration};
 
 /// Report a wide search (many optional parameters, to exceed Anthropic's strict budget).
 #[skill(id = "report.wide_search", domain = "report", category = "query")]
@@ -601,7 +601,7 @@ fn every_dialect_obeys_its_rules_for_every_skill() {
 fn gemini_uses_the_openapi_form_whenever_it_can() {
     let d = dispatcher();
     let set = d
-        .tools_in(Dialect::Gemini, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Gemini, &toolwright::ToolFilter::all())
         .unwrap();
     let form = |name: &str| {
         let def = set.iter().find(|t| t["name"] == name).unwrap();
@@ -647,7 +647,7 @@ fn anthropic_strict_budget_is_enforced_per_request() {
     let crm = d
         .tools_in(
             Dialect::AnthropicStrict,
-            &skill_core::ToolFilter::all().domain("crm"),
+            &toolwright::ToolFilter::all().domain("crm"),
         )
         .unwrap();
     let (mut optional, mut unions) = (0, 0);
@@ -708,7 +708,7 @@ fn recursion_gives_a_clear_error_where_it_is_not_allowed() {
 #[test]
 fn definitions_are_cached_and_filtered() {
     let d = dispatcher();
-    let filter = skill_core::ToolFilter::all()
+    let filter = toolwright::ToolFilter::all()
         .domain("crm")
         .exclude_field("limit");
     let a = d.tools_in(Dialect::Mcp, &filter).unwrap();
@@ -755,7 +755,7 @@ fn dialect_names_parse() {
 fn mcp_annotations_follow_the_category() {
     let d = dispatcher();
     let set = d
-        .tools_in(Dialect::Mcp, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Mcp, &toolwright::ToolFilter::all())
         .unwrap();
     let ann = |name: &str| set.iter().find(|t| t["name"] == name).unwrap()["annotations"].clone();
     assert_eq!(ann("crm_search_client")["readOnlyHint"], true);
@@ -790,10 +790,10 @@ fn mcp_annotations_follow_the_category() {
 
 // ---- MCP schema validation -------------------------------------------------------------
 
-/// The shared MCP schema folder: `SKILLKIT_MCP_SCHEMA_DIR`, else the first ancestor of the
+/// The shared MCP schema folder: `TOOLWRIGHT_MCP_SCHEMA_DIR`, else the first ancestor of the
 /// crate holding `shared/reference/mcp-schema`.
 fn mcp_schema_dir() -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("SKILLKIT_MCP_SCHEMA_DIR") {
+    if let Ok(dir) = std::env::var("TOOLWRIGHT_MCP_SCHEMA_DIR") {
         return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
     }
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -808,9 +808,9 @@ fn mcp_schema_dir() -> Option<PathBuf> {
 fn mcp_validators(definition: &str) -> Option<Vec<(String, jsonschema::Validator)>> {
     let Some(dir) = mcp_schema_dir() else {
         if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("MCP schema folder shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+            panic!("MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
         }
-        eprintln!("skipped: MCP schema folder shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+        eprintln!("skipped: MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
         return None;
     };
     let mut validators = Vec::new();
@@ -862,7 +862,7 @@ fn mcp_tools_validate_against_the_official_schema() {
     };
     let d = dispatcher();
     let set = d
-        .tools_in(Dialect::Mcp, &skill_core::ToolFilter::all())
+        .tools_in(Dialect::Mcp, &toolwright::ToolFilter::all())
         .unwrap();
     for def in set.iter() {
         assert_valid(&tool, def["name"].as_str().unwrap(), def);
@@ -881,7 +881,7 @@ async fn mcp_call_results_validate_against_the_official_schema() {
         return;
     };
     let d = dispatcher();
-    let ctx = SkillContext::new().with(skill_core::Confirmed);
+    let ctx = SkillContext::new().with(toolwright::Confirmed);
     for (request, success) in [
         (
             json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "crm_search_client", "arguments": {"keyword": "cit"}}}),
@@ -1016,11 +1016,11 @@ async fn errors_are_flagged_the_way_each_dialect_expects() {
         .call("crm.search_client", r#"{"limit": "lots"}"#, &ctx)
         .await;
     assert!(!result.success);
-    let call = |dialect| skill_core::ProviderCall {
+    let call = |dialect| toolwright::ProviderCall {
         dialect,
         id: "call_9".into(),
         name: "crm_search_client".into(),
-        arguments: skill_core::WireArguments::Text(r#"{"limit": "lots"}"#.into()),
+        arguments: toolwright::WireArguments::Text(r#"{"limit": "lots"}"#.into()),
         thought_signature: None,
     };
     let anthropic = Dialect::Anthropic.render_result(&call(Dialect::Anthropic), &result, None);

@@ -1,7 +1,7 @@
 //! Two skills with one id: building the dispatcher fails and names both source locations.
 
-use skill_core::prelude::*;
-use skill_core::RegistryError;
+use toolwright::prelude::*;
+use toolwright::RegistryError;
 
 mod first {
     use super::*;
@@ -57,7 +57,7 @@ fn duplicate_ids_name_both_locations() {
 
 #[test]
 fn wire_name_clash_is_an_error() {
-    let regs = skill_core::linked_skills().filter(|r| r.id.starts_with("crm"));
+    let regs = toolwright::linked_skills().filter(|r| r.id.starts_with("crm"));
     let err = Dispatcher::builder().skills(regs).build().unwrap_err();
     assert!(matches!(err, RegistryError::WireNameClash { .. }), "{err}");
     assert!(err.to_string().contains("`crm_search`"), "{err}");
@@ -65,7 +65,7 @@ fn wire_name_clash_is_an_error() {
 
 #[test]
 fn the_same_registration_twice_is_not_a_duplicate() {
-    let reg = skill_core::linked_skills()
+    let reg = toolwright::linked_skills()
         .find(|r| r.id == "crm.search")
         .unwrap();
     let d = Dispatcher::builder().skill(reg).skill(reg).build().unwrap();

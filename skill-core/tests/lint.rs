@@ -2,9 +2,9 @@
 //! stays quiet on one that follows it.
 
 use serde_json::Value;
-use skill_core::lint::{check_id_format, lint_registry, lint_skill, LintFinding, LintSeverity};
-use skill_core::prelude::*;
-use skill_core::Skill;
+use toolwright::lint::{check_id_format, lint_registry, lint_skill, LintFinding, LintSeverity};
+use toolwright::prelude::*;
+use toolwright::Skill;
 
 /// Summary of a stats call.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::search::NativeToolSearch;
-use skill_core::{Dialect, DialectError, Dispatcher, SkillRegistration};
+use toolwright::prelude::*;
+use toolwright::search::NativeToolSearch;
+use toolwright::{Dialect, DialectError, Dispatcher, SkillRegistration};
 
 /// Convert an amount between two currencies.
 #[skill(id = "fx.convert", domain = "finance", category = "query")]

@@ -8,8 +8,8 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use skill_core::agent::orchestrate::{Orchestrator, Worker};
-use skill_core::prelude::*;
+use toolwright::agent::orchestrate::{Orchestrator, Worker};
+use toolwright::prelude::*;
 
 #[path = "common/orchestrate.rs"]
 mod support;
@@ -117,7 +117,7 @@ async fn planner_and_workers_are_nested_invoke_agent_spans_with_usage() {
         .unwrap();
     assert_eq!(planner_span.parent, None);
     assert_eq!(planner_span.fields["gen_ai.usage.input_tokens"], "600");
-    assert_eq!(planner_span.fields["skillkit.agent.model_requests"], "6");
+    assert_eq!(planner_span.fields["toolwright.agent.model_requests"], "6");
     for name in ["counter", "shouter"] {
         let worker = agents
             .iter()
@@ -126,7 +126,7 @@ async fn planner_and_workers_are_nested_invoke_agent_spans_with_usage() {
         assert_eq!(worker.parent, Some("execute_tool"), "{name}");
         assert_eq!(worker.fields["gen_ai.usage.input_tokens"], "200");
         assert_eq!(worker.fields["gen_ai.usage.output_tokens"], "20");
-        assert_eq!(worker.fields["skillkit.agent.status"], "complete");
+        assert_eq!(worker.fields["toolwright.agent.status"], "complete");
     }
     // Delegations are execute_tool spans of the planner; the workers' skill calls are
     // execute_tool spans of the workers; every model turn is a chat span of its agent.

@@ -9,10 +9,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use skill_core::fence::{fenced_body, TOOL_OUTPUT_TAG};
-use skill_core::limits::ArgumentLimits;
-use skill_core::prelude::*;
-use skill_core::{codes, Dialect, ProviderCall, SeriesCall, WireArguments};
+use toolwright::fence::{fenced_body, TOOL_OUTPUT_TAG};
+use toolwright::limits::ArgumentLimits;
+use toolwright::prelude::*;
+use toolwright::{codes, Dialect, ProviderCall, SeriesCall, WireArguments};
 
 /// Set at the end of a test so the abandoned busy loop ends with the test.
 static STOP_SPINNING: AtomicBool = AtomicBool::new(false);

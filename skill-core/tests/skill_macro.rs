@@ -2,8 +2,8 @@
 //! marker and calls through the dispatcher.
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{codes, CallArgs, Dispatcher, Skill, ToolFilter};
+use toolwright::prelude::*;
+use toolwright::{codes, CallArgs, Dispatcher, Skill, ToolFilter};
 
 /// Reference passages the host makes available.
 #[derive(Debug)]
@@ -317,7 +317,7 @@ async fn panics_errors_timeouts_and_unknown_skills_become_results() {
     assert_eq!(r.error_code(), Some(codes::TIMEOUT));
     assert_eq!(
         r.outcome(),
-        Some(&skill_core::Outcome::TimedOut { limit_ms: 20 }),
+        Some(&toolwright::Outcome::TimedOut { limit_ms: 20 }),
         "the time-out is typed"
     );
     let wire: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
@@ -380,7 +380,7 @@ async fn value_arguments_and_prepare_scope() {
         ["p1"],
         "two passages match; top_k from a Value argument keeps one"
     );
-    let scope = skill_core::PrepareScope::new("x", CallArgs::Value(&args));
+    let scope = toolwright::PrepareScope::new("x", CallArgs::Value(&args));
     assert_eq!(scope.str_argument("clause_id").as_deref(), Some("9.9"));
     assert_eq!(scope.str_argument("top_k").as_deref(), Some("1"));
     assert!(scope.argument("missing").is_none());

@@ -3,8 +3,8 @@
 //! tool definitions (7.3).
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{
+use toolwright::prelude::*;
+use toolwright::{
     parse_tool_calls, skills_to_tool_definitions, Dispatcher, SkillRegistration, ToolFilter,
 };
 
@@ -93,7 +93,7 @@ fn clause_text_skill(
 }
 
 fn reg(id: &str) -> &'static SkillRegistration {
-    skill_core::linked_skills()
+    toolwright::linked_skills()
         .find(|r| r.id == id)
         .expect("linked")
 }
@@ -424,13 +424,13 @@ fn definitions_are_cached_per_filter() {
 
 #[test]
 fn registry_is_valid() {
-    skill_core::testing::assert_registry_valid();
+    toolwright::testing::assert_registry_valid();
 }
 
 #[test]
 fn cached_json_matches_the_value_rendering() {
     let d = Dispatcher::from_inventory().unwrap();
-    for skill in skill_core::linked_skills().filter(|s| s.is_active()) {
+    for skill in toolwright::linked_skills().filter(|s| s.is_active()) {
         // The cached set of one skill is its pre-rendered JSON fragment.
         let one = d.tools(&ToolFilter::all().ids([skill.id]));
         let from_json: Vec<Value> = serde_json::from_str(one.json()).unwrap();

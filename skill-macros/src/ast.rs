@@ -145,9 +145,9 @@ pub fn generic_arg<'a>(ty: &'a Type, outer: &str) -> Option<&'a Type> {
     }
 }
 
-/// Whether `ty` names skillkit's own `name` (`Inject`, `SkillContext`) by its path: bare
-/// (`Inject<T>`, as the prelude imports it), or through the crate: `skill_core::Inject<T>`,
-/// `::skill_core::prelude::Inject<T>`, or the path given by `crate = "..."`. Any other path
+/// Whether `ty` names toolwright's own `name` (`Inject`, `SkillContext`) by its path: bare
+/// (`Inject<T>`, as the prelude imports it), or through the crate: `toolwright::Inject<T>`,
+/// `::toolwright::prelude::Inject<T>`, or the path given by `crate = "..."`. Any other path
 /// (`crate::Inject`, `self::Inject`, `models::Inject`) is the author's own type.
 fn is_own_type(ty: &Type, name: &str, krate: &Path) -> bool {
     let path = match ty {
@@ -172,7 +172,7 @@ fn is_own_type(ty: &Type, name: &str, krate: &Path) -> bool {
         return path.leading_colon.is_none();
     }
     let krate: Vec<String> = krate.segments.iter().map(|s| s.ident.to_string()).collect();
-    let roots = [vec!["skill_core".to_string()], krate];
+    let roots = [vec!["toolwright".to_string()], krate];
     roots.iter().any(|root| {
         let Some(rest) = prefix.strip_prefix(root.as_slice()) else {
             return false;
@@ -182,7 +182,7 @@ fn is_own_type(ty: &Type, name: &str, krate: &Path) -> bool {
 }
 
 /// Whether the type is one the framework injects: `Inject<T>`, `Option<Inject<T>>`,
-/// `&SkillContext`, each named by its path to skillkit (see [`is_own_type`]).
+/// `&SkillContext`, each named by its path to toolwright (see [`is_own_type`]).
 fn is_injected_type(ty: &Type, krate: &Path) -> bool {
     if is_own_type(ty, "Inject", krate) {
         return true;

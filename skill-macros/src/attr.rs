@@ -217,9 +217,9 @@ impl SkillAttr {
             }
             SkillKey::Crate => {
                 let lit: LitStr =
-                    parse_value(meta, k, "a path in a string, e.g. \"::skill_core\"")?;
+                    parse_value(meta, k, "a path in a string, e.g. \"::toolwright\"")?;
                 let path: Path = lit.parse().map_err(|_| {
-                    syn::Error::new_spanned(&lit, "`crate` must name a path, e.g. \"::skill_core\"")
+                    syn::Error::new_spanned(&lit, "`crate` must name a path, e.g. \"::toolwright\"")
                 })?;
                 set(cx, &mut self.krate, meta, path)
             }

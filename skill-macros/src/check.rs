@@ -60,12 +60,25 @@ pub struct Config {
     pub marker_usable: bool,
 }
 
-/// The path of skill_core in generated code: `crate = "..."`, else `::skill_core`.
+/// The path of toolwright in generated code: `crate = "..."`, else [`default_crate_path`].
 pub fn crate_path(attr: &SkillAttr) -> Path {
     attr.krate
         .as_ref()
         .map(|k| k.value.clone())
-        .unwrap_or_else(|| syn::parse_quote!(::skill_core))
+        .unwrap_or_else(default_crate_path)
+}
+
+/// The name the calling crate's Cargo.toml gives the `toolwright` package (a renamed
+/// dependency works as it is), else `::toolwright` (toolwright's own tests and examples, or
+/// a crate that cannot be read).
+pub fn default_crate_path() -> Path {
+    match proc_macro_crate::crate_name("toolwright") {
+        Ok(proc_macro_crate::FoundCrate::Name(name)) if name != "toolwright" => {
+            let ident = syn::Ident::new(&name, proc_macro2::Span::call_site());
+            syn::parse_quote!(::#ident)
+        }
+        _ => syn::parse_quote!(::toolwright),
+    }
 }
 
 pub fn check(cx: &mut Ctxt, attr: &SkillAttr, skill: &SkillFn, attr_span: Span) -> Config {

@@ -16,7 +16,7 @@ use crate::attr::DefaultValue;
 use crate::check::{Config, Status};
 
 /// Most model arguments whose input struct gets the runtime's generic serde impls (as
-/// `skill_core::__private::InputFields` is implemented for tuples up to this length).
+/// `toolwright::__private::InputFields` is implemented for tuples up to this length).
 const MAX_INPUT_FIELDS: usize = 12;
 
 /// `search_reference_doc` -> `SearchReferenceDoc` (a fn's name; also `.` and `-` separate

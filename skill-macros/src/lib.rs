@@ -1,15 +1,15 @@
-//! Procedural macros of skillkit. Use them through `skill_core` (which re-exports them).
+//! Procedural macros of toolwright. Use them through `toolwright` (which re-exports them).
 //!
 //! `#[skill]` follows serde_derive's shape: parse the attribute and the fn into a model
 //! (`ast`, `attr`), check it and collect every problem with its span (`check`,
-//! `ctxt`), then generate code that calls into `skill_core::__private` (`expand`).
+//! `ctxt`), then generate code that calls into `toolwright::__private` (`expand`).
 
 mod ast;
 mod attr;
 mod check;
 mod ctxt;
+mod data;
 mod expand;
-#[path = "../../skill-core/src/rules.rs"]
 mod rules;
 
 use proc_macro::TokenStream;
@@ -38,7 +38,8 @@ use quote::quote;
 /// a pending confirmation shows, with `{argument}` placeholders: `confirm = "Delete task
 /// {task_id}"`; implies `requires_confirmation = true` unless that is set), `idempotent`,
 /// `open_world`, `marker` (name of the generated marker type, by default the fn's name in
-/// CamelCase), `crate` (path of `skill_core`, for a renamed dependency), `register` (`true`;
+/// CamelCase), `crate` (path of `toolwright` when it is reached through another crate; a
+/// dependency renamed in Cargo.toml is found without it), `register` (`true`;
 /// `false` keeps the skill out of `Dispatcher::from_inventory()`, for tools a host offers in
 /// one place only and adds with `DispatcherBuilder::skill(Marker::registration())`). A
 /// misspelt key is reported with the closest known one.
@@ -62,14 +63,14 @@ use quote::quote;
 /// `#[arg(kind = "...")]`, `#[arg(case_sensitive = bool)]`.
 ///
 /// A parameter is injected from the `SkillContext` (and never shown to the model) when its
-/// type is skillkit's own by its path: `Inject<T>`, `Option<Inject<T>>` or `&SkillContext`,
-/// written bare (as the prelude imports them), as `skill_core::Inject<T>` /
-/// `skill_core::prelude::Inject<T>`, or through the path given by `crate = "..."`; or when
+/// type is toolwright's own by its path: `Inject<T>`, `Option<Inject<T>>` or `&SkillContext`,
+/// written bare (as the prelude imports them), as `toolwright::Inject<T>` /
+/// `toolwright::prelude::Inject<T>`, or through the path given by `crate = "..."`; or when
 /// it is marked `#[inject]` (for your own `FromSkillContext` extractors). The last path
 /// segment alone never decides: `models::Inject<T>`, `crate::Inject`, `self::SkillContext`
 /// are your own types and therefore model arguments. Only a *bare* `Inject<..>` or
-/// `&SkillContext` cannot be told apart from skillkit's by its path, so it is taken as
-/// skillkit's; write your own type of that name with a path (`self::Inject<T>`).
+/// `&SkillContext` cannot be told apart from toolwright's by its path, so it is taken as
+/// toolwright's; write your own type of that name with a path (`self::Inject<T>`).
 ///
 /// # Sync and async fns
 ///
@@ -124,6 +125,28 @@ pub fn skill(args: TokenStream, input: TokenStream) -> TokenStream {
         return quote!(#dummy #errors).into();
     }
     expand::expand(&skill, &config).into()
+}
+
+/// Derives `Serialize`, `Deserialize` and `JsonSchema` for a skill's own input or output
+/// type through toolwright's re-exports of serde and schemars, so the crate needs no
+/// dependency on either.
+///
+/// ```ignore
+/// /// How often words occur in a text.
+/// #[skill_data]
+/// #[derive(Debug)]
+/// pub struct WordStats {
+///     /// Number of words counted.
+///     pub words: usize,
+/// }
+/// ```
+///
+/// serde's and schemars' own attributes (`#[serde(rename_all = "...")]`, `#[schemars(...)]`)
+/// work on the item as with the derives. The one key, `crate = "..."`, names toolwright's
+/// path when the macro cannot find it in the crate's Cargo.toml.
+#[proc_macro_attribute]
+pub fn skill_data(args: TokenStream, input: TokenStream) -> TokenStream {
+    data::expand(args.into(), input.into()).into()
 }
 
 /// The fn's tokens before its body, and the body (`{ ... }`) when the fn ends in one.

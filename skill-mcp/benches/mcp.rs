@@ -4,9 +4,9 @@
 //! for its response, with a minimal client: write one line (or POST one body), read one
 //! line (or the whole body). The client does not decode the response; a check before the
 //! timing makes sure every case answers what it should.
-//! - `duplex/*`: [`skill_mcp::serve_io`] over `tokio::io::duplex` (the stdio framing), client
+//! - `duplex/*`: [`toolwright_mcp::serve_io`] over `tokio::io::duplex` (the stdio framing), client
 //!   and server on one `current_thread` runtime.
-//! - `http/*`: [`skill_mcp::serve_listener`] on 127.0.0.1, a `reqwest` client, JSON
+//! - `http/*`: [`toolwright_mcp::serve_listener`] on 127.0.0.1, a `reqwest` client, JSON
 //!   responses, on the same kind of runtime.
 //! - `tools_list/16`: the whole list of 16 skills (one page).
 //! - `tools_list/1000_page`: the first page (the default 100 tools) of 1,000 skills.
@@ -19,7 +19,7 @@
 //!   list rendered from per-skill fragments), and `render/first_list_1000`: that plus
 //!   writing its one 1,000-tool page, what a server does before its first answer.
 //!
-//! Run: `cargo bench -p skill-mcp --bench mcp`.
+//! Run: `cargo bench -p toolwright-mcp --bench mcp`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -27,11 +27,11 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{Dispatcher, SkillRegistration};
-use skill_mcp::{HttpOptions, McpServer};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::runtime::Runtime;
+use toolwright::prelude::*;
+use toolwright::{Dispatcher, SkillRegistration};
+use toolwright_mcp::{HttpOptions, McpServer};
 
 /// One passage found.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -94,7 +94,7 @@ fn call_params() -> Value {
 
 /// The skill itself and `n - 1` copies with distinct ids (ids are leaked once).
 fn registrations(n: usize) -> Vec<&'static SkillRegistration> {
-    let template = skill_core::linked_skills()
+    let template = toolwright::linked_skills()
         .find(|r| r.id == TOOL)
         .expect("the bench skill is linked");
     let copies = (1..n).map(|i| {
@@ -184,7 +184,7 @@ impl LineClient {
         let (client_end, server_end) = tokio::io::duplex(DUPLEX_BYTES);
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(async move {
-            if let Err(err) = skill_mcp::serve_io(server, server_read, server_write).await {
+            if let Err(err) = toolwright_mcp::serve_io(server, server_read, server_write).await {
                 eprintln!("server ended: {err}");
             }
         });
@@ -258,13 +258,13 @@ struct HttpClient {
 
 impl HttpClient {
     /// Serves `server` on 127.0.0.1 (on the current runtime) through
-    /// [`skill_mcp::serve_listener`] as shipped, and completes the handshake.
+    /// [`toolwright_mcp::serve_listener`] as shipped, and completes the handshake.
     async fn connect(server: McpServer) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind loopback");
         let addr = listener.local_addr().expect("bound address");
-        tokio::spawn(skill_mcp::serve_listener(
+        tokio::spawn(toolwright_mcp::serve_listener(
             listener,
             server,
             HttpOptions::default(),
@@ -340,15 +340,15 @@ const LIST_CASES: [ListCase; 3] = [
     ListCase {
         name: "16",
         skills: 16,
-        page_size: skill_mcp::DEFAULT_PAGE_SIZE,
+        page_size: toolwright_mcp::DEFAULT_PAGE_SIZE,
         tools: 16,
         more: false,
     },
     ListCase {
         name: "1000_page",
         skills: 1000,
-        page_size: skill_mcp::DEFAULT_PAGE_SIZE,
-        tools: skill_mcp::DEFAULT_PAGE_SIZE,
+        page_size: toolwright_mcp::DEFAULT_PAGE_SIZE,
+        tools: toolwright_mcp::DEFAULT_PAGE_SIZE,
         more: true,
     },
     ListCase {
@@ -402,7 +402,7 @@ fn bench_duplex(c: &mut Criterion) {
     });
     let mut client = rt.block_on(LineClient::connect(server(
         16,
-        skill_mcp::DEFAULT_PAGE_SIZE,
+        toolwright_mcp::DEFAULT_PAGE_SIZE,
     )));
     let params = call_params();
     let id = rt.block_on(client.round_trip("tools/call", &params));
@@ -447,7 +447,7 @@ fn bench_http(c: &mut Criterion) {
     }
     let mut client = rt.block_on(HttpClient::connect(server(
         16,
-        skill_mcp::DEFAULT_PAGE_SIZE,
+        toolwright_mcp::DEFAULT_PAGE_SIZE,
     )));
     let params = call_params();
     let id = rt.block_on(client.round_trip("tools/call", &params));

@@ -13,8 +13,8 @@ mod skills;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use skill_core::{Dispatcher, SkillContext};
-use skill_mcp::{HttpOptions, McpServer};
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_mcp::{HttpOptions, McpServer};
 
 fn usage() -> ! {
     eprintln!("usage: peer_server --stdio | --http ADDR [--token TOKEN]");
@@ -26,7 +26,7 @@ async fn main() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SKILLKIT_LOG")
+            tracing_subscriber::EnvFilter::try_from_env("TOOLWRIGHT_LOG")
                 .unwrap_or_else(|_| "warn".into()),
         )
         .init();
@@ -38,7 +38,7 @@ async fn main() {
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let outcome = match args.first().map(String::as_str) {
-        Some("--stdio") => skill_mcp::serve_stdio_with(server).await,
+        Some("--stdio") => toolwright_mcp::serve_stdio_with(server).await,
         Some("--http") => {
             let addr: SocketAddr = args
                 .get(1)
@@ -52,7 +52,7 @@ async fn main() {
                 .await
                 .expect("address can be bound");
             println!("listening on http://{}/mcp", listener.local_addr().unwrap());
-            skill_mcp::serve_listener(listener, server, options, async {
+            toolwright_mcp::serve_listener(listener, server, options, async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await

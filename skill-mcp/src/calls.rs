@@ -1,13 +1,13 @@
 //! MCP calls → dispatcher calls: the one place that runs skills and reads their results.
 //!
-//! Every use of `skill-core` for *running* tools is in this module (describing them is in
+//! Every use of `toolwright` for *running* tools is in this module (describing them is in
 //! [`crate::registry`]). A call goes through the dispatcher the way an agent's call does:
 //! lenient argument parsing, preparation from the server's state, time limit, panic
 //! isolation, and the confirmation queue for skills that write.
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
-use skill_core::{
+use toolwright::{
     codes, Dispatcher, McpCallResult, Outcome, SkillContext, SkillError, SkillResult,
 };
 
@@ -47,7 +47,7 @@ pub(crate) enum Runner {
     /// A pack's gateway, in the name of the caller: calls into other packs are checked
     /// (import, subscription, rate limit) and audited.
     #[cfg(feature = "packs")]
-    Gateway(skill_packs::Gateway, skill_packs::Caller),
+    Gateway(toolwright_packs::Gateway, toolwright_packs::Caller),
 }
 
 /// Where parked calls wait and are decided: the dispatcher's own queue (this process), or
@@ -58,7 +58,7 @@ pub(crate) enum Consent {
     Local(Dispatcher),
     /// A shared store: calls parked here are decided on any server on it.
     #[cfg(feature = "packs")]
-    Shared(skill_packs::SharedConfirmations),
+    Shared(toolwright_packs::SharedConfirmations),
 }
 
 impl Consent {
@@ -185,7 +185,7 @@ fn not_pending(skill: ServedSkill, why: &str) -> CallToolResult {
     to_mcp(skill, &SkillResult::err(skill.id(), err, 0.0))
 }
 
-/// The MCP answer to a dispatcher result, as skill-core builds it for every MCP answer.
+/// The MCP answer to a dispatcher result, as toolwright builds it for every MCP answer.
 pub(crate) fn to_mcp(skill: ServedSkill, result: &SkillResult) -> CallToolResult {
     for warning in &result.warnings {
         tracing::info!(tool = skill.wire_name(), code = %warning.code, path = %warning.path, "argument fixed");

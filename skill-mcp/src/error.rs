@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 pub enum ServeError {
     /// The runtime could not render the MCP tool list.
     #[error("the MCP tool list cannot be rendered: {0}")]
-    Dialect(#[from] skill_core::DialectError),
+    Dialect(#[from] toolwright::DialectError),
     /// One rendered tool does not fit rmcp's tool type.
     #[error("tool `{tool}` cannot be served over MCP: {reason}")]
     Render {

@@ -5,11 +5,11 @@
 //! message, and a bounded graceful shutdown (a request arriving once shutdown began gets 503
 //! and a JSON-RPC error; connections still busy after the grace period are dropped).
 //!
-//! The listener is skill-core's [`http_guard::serve`]: a connection cap and header-read and
+//! The listener is toolwright's [`http_guard::serve`]: a connection cap and header-read and
 //! idle time-outs ([`ConnectionLimits`]).
 //!
-//! The `Host`/`Origin` and token checks are skill-core's one HTTP guard
-//! ([`skill_core::http_guard`], shared with the console; rmcp gets the same allow-lists);
+//! The `Host`/`Origin` and token checks are toolwright's one HTTP guard
+//! ([`toolwright::http_guard`], shared with the console; rmcp gets the same allow-lists);
 //! this module chooses safe settings and writes pre-rendered `tools/list` pages into the
 //! responses.
 
@@ -25,9 +25,9 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-pub use skill_core::http_guard::ConnectionLimits;
-use skill_core::http_guard::{self, HttpGuard};
 pub use tokio_util::sync::CancellationToken;
+pub use toolwright::http_guard::ConnectionLimits;
+use toolwright::http_guard::{self, HttpGuard};
 
 pub use crate::gate::{
     SessionLimits, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, TOO_MANY_SESSIONS,

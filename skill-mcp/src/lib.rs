@@ -1,4 +1,4 @@
-//! # skill-mcp
+//! # toolwright-mcp
 //!
 //! Serves the skills of a [`Dispatcher`] as a Model Context Protocol server, so any MCP
 //! client (desktop assistants, editors, agent frameworks) can list and call them. Built on
@@ -11,12 +11,12 @@
 //! server's [`SkillContext`], time limits and panic isolation. Skills that write wait for the
 //! user's consent, asked through the client (elicitation) when it can, and never run without;
 //! a call nobody answers expires on the dispatcher's clock
-//! ([`skill_core::DispatcherBuilder::confirmation_ttl`]), whichever client parked it.
+//! ([`toolwright::DispatcherBuilder::confirmation_ttl`]), whichever client parked it.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), skill_mcp::ServeError> {
-//! let dispatcher = skill_core::Dispatcher::from_inventory().expect("valid registry");
-//! skill_mcp::serve_stdio(dispatcher, skill_core::SkillContext::new()).await
+//! # async fn demo() -> Result<(), toolwright_mcp::ServeError> {
+//! let dispatcher = toolwright::Dispatcher::from_inventory().expect("valid registry");
+//! toolwright_mcp::serve_stdio(dispatcher, toolwright::SkillContext::new()).await
 //! # }
 //! ```
 //!
@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::RequestStateCodec;
 use rmcp::service::Peer;
 use rmcp::RoleServer;
-use skill_core::{Dispatcher, SkillContext, ToolFilter};
+use toolwright::{Dispatcher, SkillContext, ToolFilter};
 
 pub use calls::{META_ERROR, META_PENDING, META_WARNINGS};
 pub use error::ServeError;
@@ -101,7 +101,7 @@ struct Inner {
     /// round trip, so a client cannot forge consent to another call.
     state_codec: RequestStateCodec,
     /// With tool search: the index `search_tools` ranks the served tools with.
-    search: Option<skill_core::search::ToolSearch>,
+    search: Option<toolwright::search::ToolSearch>,
     /// Where calls waiting for consent are kept and decided.
     consent: calls::Consent,
 }
@@ -118,8 +118,8 @@ struct Source {
 #[cfg(feature = "packs")]
 #[derive(Debug, Clone)]
 struct PackRoute {
-    gateway: skill_packs::Gateway,
-    caller: skill_packs::Caller,
+    gateway: toolwright_packs::Gateway,
+    caller: toolwright_packs::Caller,
     checked: Instant,
 }
 
@@ -167,7 +167,7 @@ impl McpServer {
             context: SkillContext::new(),
             filter: ToolFilter::all(),
             page_size: DEFAULT_PAGE_SIZE,
-            name: "skillkit".into(),
+            name: "toolwright".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             instructions: None,
             state_key: None,
@@ -221,7 +221,7 @@ impl McpServer {
     #[cfg(feature = "packs")]
     pub async fn set_pack(
         &self,
-        pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+        pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     ) -> Result<bool, ServeError> {
         let source = {
             let mut source = self.source();
@@ -335,9 +335,9 @@ pub struct McpServerBuilder {
     state_key: Option<Vec<u8>>,
     tool_search: bool,
     #[cfg(feature = "packs")]
-    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
+    pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     #[cfg(feature = "packs")]
-    confirmations: Option<skill_packs::SharedConfirmations>,
+    confirmations: Option<toolwright_packs::SharedConfirmations>,
 }
 
 impl McpServerBuilder {
@@ -363,12 +363,12 @@ impl McpServerBuilder {
     #[must_use]
     pub fn pack(
         mut self,
-        gateway: skill_packs::Gateway,
+        gateway: toolwright_packs::Gateway,
         pack: impl Into<String>,
         user: impl Into<String>,
     ) -> Self {
         self.dispatcher = gateway.dispatcher().clone();
-        self.pack = Some((gateway, skill_packs::Caller::new(pack.into(), user)));
+        self.pack = Some((gateway, toolwright_packs::Caller::new(pack.into(), user)));
         self
     }
 
@@ -410,7 +410,7 @@ impl McpServerBuilder {
     /// the server that is told of the consent.
     #[cfg(feature = "packs")]
     #[must_use]
-    pub fn confirmations(mut self, shared: skill_packs::SharedConfirmations) -> Self {
+    pub fn confirmations(mut self, shared: toolwright_packs::SharedConfirmations) -> Self {
         self.confirmations = Some(shared);
         self
     }
@@ -433,7 +433,7 @@ impl McpServerBuilder {
     pub fn build(self) -> Result<McpServer, ServeError> {
         let search = self
             .tool_search
-            .then(|| skill_core::search::ToolSearch::new(&self.dispatcher));
+            .then(|| toolwright::search::ToolSearch::new(&self.dispatcher));
         let consent = calls::Consent::Local(self.dispatcher.clone());
         #[cfg(feature = "packs")]
         let consent = match self.confirmations {
@@ -483,3 +483,8 @@ impl McpServerBuilder {
         })
     }
 }
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -24,7 +24,7 @@ use tokio::io::AsyncWrite;
 use crate::registry::ToolList;
 
 /// `_meta` key of the page token.
-const PAGE_KEY: &str = "skillkit/page";
+const PAGE_KEY: &str = "toolwright/page";
 
 /// How far into a message the page token may start: it follows the JSON-RPC id, and
 /// requests with longer ids get typed answers (see [`token_fits`]).
@@ -42,7 +42,7 @@ fn nonce() -> &'static str {
     NONCE.get_or_init(|| uuid::Uuid::new_v4().simple().to_string())
 }
 
-/// `"_meta":{"skillkit/page":"<nonce>:` — how a token starts in a serialized result.
+/// `"_meta":{"toolwright/page":"<nonce>:` — how a token starts in a serialized result.
 fn token_prefix() -> &'static [u8] {
     static PREFIX: OnceLock<Vec<u8>> = OnceLock::new();
     PREFIX.get_or_init(|| format!("\"_meta\":{{\"{PAGE_KEY}\":\"{}:", nonce()).into_bytes())
@@ -116,7 +116,7 @@ impl Splicer {
             return None;
         };
         // rmcp writes the token as the only `_meta` entry, then the other fields, `tools`
-        // last: `..."_meta":{"skillkit/page":"…"},…,"tools":[]}}` and a line end.
+        // last: `..."_meta":{"toolwright/page":"…"},…,"tools":[]}}` and a line end.
         let meta_end = at + prefix.len() + close;
         let exact = rest.get(close..close + 3) == Some(b"\"},".as_slice());
         let tools = memmem::rfind(message, b"\"tools\":[]");
@@ -239,7 +239,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for SpliceWriter<W> {
 mod tests {
     use super::*;
     use crate::registry::Registry;
-    use skill_core::{Dispatcher, ToolFilter};
+    use toolwright::{Dispatcher, ToolFilter};
 
     fn served() -> (Splicer, Arc<ToolList>) {
         let registry = Registry::new(Dispatcher::builder().build().unwrap(), 10);

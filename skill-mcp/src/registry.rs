@@ -1,6 +1,6 @@
 //! Registry → MCP tools: the one place that reads the skill registry to describe tools.
 //!
-//! Every use of `skill-core` for *describing* tools is in this module (calls are in
+//! Every use of `toolwright` for *describing* tools is in this module (calls are in
 //! [`crate::calls`]), so a change of the runtime's API touches one file. The definitions
 //! are the runtime's MCP dialect (per-skill JSON fragments rendered once per process and
 //! joined); this module cuts them into `tools/list` pages, each page's JSON text written
@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use bytes::Bytes;
 use rmcp::model::Tool;
-use skill_core::{Dialect, Dispatcher, SkillRegistration, ToolFilter, ToolSet};
+use toolwright::{Dialect, Dispatcher, SkillRegistration, ToolFilter, ToolSet};
 
 use crate::error::ServeError;
 

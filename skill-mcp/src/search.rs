@@ -3,7 +3,7 @@
 //! tools sends its model two definitions and the few a search finds.
 //!
 //! `search_tools` ranks the served tools with the runtime's [`ToolSearch`] (the ranking
-//! `skillkit search` and the agent loop use) and answers with each tool's name, description
+//! `clausewright search` and the agent loop use) and answers with each tool's name, description
 //! and input schema. `call_tool` names a served tool and its arguments; the handler runs it
 //! exactly as a direct `tools/call` (consent, limits, gateway, audit, argument checks), and
 //! argument problems name their path under `arguments` (`$.arguments.clause_id`), the place
@@ -14,9 +14,9 @@ use std::sync::OnceLock;
 
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{json, Value};
-use skill_core::args::ParseError;
-use skill_core::search::ToolSearch;
-use skill_core::{McpCallResult, Outcome, SkillError, SkillResult};
+use toolwright::args::ParseError;
+use toolwright::search::ToolSearch;
+use toolwright::{McpCallResult, Outcome, SkillError, SkillResult};
 
 use crate::registry::{ServedSkill, ToolList};
 

@@ -4,8 +4,8 @@
 
 use rmcp::service::ServerInitializeError;
 use rmcp::ServiceExt;
-use skill_core::{Dispatcher, SkillContext};
 use tokio::io::{AsyncRead, AsyncWrite};
+use toolwright::{Dispatcher, SkillContext};
 
 use crate::{McpServer, ServeError};
 

@@ -17,16 +17,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, SkillContext};
-use skill_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
 
 use schema::Era;
 use skills::{DropProbe, Notes};
 use wire::HttpClient;
 
-skill_core::link_skills!(skill_core);
+toolwright::link_skills!(toolwright);
 
 const TOKEN: &str = "limits-test-token-0123456789";
 
@@ -44,15 +44,15 @@ fn server() -> McpServer {
 struct Running {
     addr: SocketAddr,
     url: String,
-    shutdown: skill_mcp::CancellationToken,
-    task: tokio::task::JoinHandle<Result<(), skill_mcp::ServeError>>,
+    shutdown: toolwright_mcp::CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), toolwright_mcp::ServeError>>,
 }
 
 async fn start(options: HttpOptions) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = options.shutdown.clone();
-    let task = tokio::spawn(skill_mcp::serve_listener(
+    let task = tokio::spawn(toolwright_mcp::serve_listener(
         listener,
         server(),
         options,
@@ -354,7 +354,10 @@ async fn sessions_are_capped_in_all_and_per_client_and_idle_ones_expire() {
         .await;
     assert_eq!(refused.status, 503, "{}", refused.body);
     let error = refused.response();
-    assert_eq!(error["error"]["code"], skill_mcp::http::TOO_MANY_SESSIONS);
+    assert_eq!(
+        error["error"]["code"],
+        toolwright_mcp::http::TOO_MANY_SESSIONS
+    );
     assert!(
         error["error"]["message"]
             .as_str()
@@ -429,7 +432,7 @@ async fn a_second_request_with_an_id_in_flight_is_refused_and_the_first_answered
     assert_eq!(twin.status, 400, "{}", twin.body);
     assert_eq!(
         twin.response()["error"]["code"],
-        skill_mcp::http::INVALID_REQUEST
+        toolwright_mcp::http::INVALID_REQUEST
     );
     assert!(twin.body.contains("still in progress"), "{}", twin.body);
     let (status, body) = tokio::time::timeout(Duration::from_secs(10), first)
@@ -464,7 +467,7 @@ async fn malformed_messages_get_json_rpc_errors() {
         .await;
     assert_eq!(text_args.status, 400, "{}", text_args.body);
     let error = text_args.response();
-    assert_eq!(error["error"]["code"], skill_mcp::http::INVALID_PARAMS);
+    assert_eq!(error["error"]["code"], toolwright_mcp::http::INVALID_PARAMS);
     assert_eq!(error["id"], body["id"]);
     assert!(error["error"]["message"]
         .as_str()
@@ -480,7 +483,7 @@ async fn malformed_messages_get_json_rpc_errors() {
     assert_eq!(garbage.status, 400, "{}", garbage.body);
     assert_eq!(
         garbage.response()["error"]["code"],
-        skill_mcp::http::PARSE_ERROR
+        toolwright_mcp::http::PARSE_ERROR
     );
     // A batch.
     let one = modern.body("tools/list", json!({}));
@@ -495,7 +498,7 @@ async fn malformed_messages_get_json_rpc_errors() {
     assert_eq!(batch.status, 400, "{}", batch.body);
     assert_eq!(
         batch.response()["error"]["code"],
-        skill_mcp::http::INVALID_REQUEST
+        toolwright_mcp::http::INVALID_REQUEST
     );
     assert!(batch.body.contains("batch"), "{}", batch.body);
     srv.shutdown.cancel();

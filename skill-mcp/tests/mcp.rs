@@ -14,14 +14,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, DispatcherBuilder, SkillContext, ToolFilter};
-use skill_mcp::{HttpOptions, McpServer};
+use toolwright::{Dispatcher, DispatcherBuilder, SkillContext, ToolFilter};
+use toolwright_mcp::{HttpOptions, McpServer};
 
 use schema::{check_tool, Era};
 use skills::{DropProbe, Notes};
 use wire::{HttpClient, LineClient};
 
-skill_core::link_skills!(skill_core);
+toolwright::link_skills!(toolwright);
 
 /// All test skills in sorted id order, as served without a filter.
 const ALL_TOOLS: [&str; 7] = [
@@ -208,7 +208,7 @@ async fn calls_return_structured_content_and_a_text_copy() {
             .await;
         assert_eq!(structured(&echo), &json!({"text": "ABAB", "times": 2}));
         assert!(echo["result"]["_meta"]
-            .get(skill_mcp::META_WARNINGS)
+            .get(toolwright_mcp::META_WARNINGS)
             .is_none());
         // A non-object output is wrapped as its outputSchema says.
         let sum = client.call("math_add", json!({"a": 2, "b": 3})).await;
@@ -228,7 +228,7 @@ async fn loose_arguments_are_fixed_and_the_fixes_reported_in_meta() {
         .call("echo_upper", json!({"text": "ab", "times": "2"}))
         .await;
     assert_eq!(structured(&echo), &json!({"text": "ABAB", "times": 2}));
-    let warnings = &echo["result"]["_meta"][skill_mcp::META_WARNINGS];
+    let warnings = &echo["result"]["_meta"][toolwright_mcp::META_WARNINGS];
     assert_eq!(warnings[0]["path"], "$.times", "{echo}");
     assert_eq!(warnings[0]["raw"], "2");
 }
@@ -247,7 +247,7 @@ async fn bad_arguments_are_an_error_result_with_path_expected_and_got() {
             text.contains("$.times") && text.contains("\"many\""),
             "{text}"
         );
-        let problems = &bad["result"]["_meta"][skill_mcp::META_ERROR]["problems"];
+        let problems = &bad["result"]["_meta"][toolwright_mcp::META_ERROR]["problems"];
         assert_eq!(problems[0]["path"], "$.times", "{bad}");
         assert_eq!(problems[0]["got"], "many");
         assert!(
@@ -269,7 +269,7 @@ async fn a_contract_over_the_argument_limit_is_refused_and_the_server_goes_on() 
     let f = fixture();
     let mut client = LineClient::connect(server(&f), Era::Legacy, legacy_caps()).await;
     let contract = "Clause 1. The Contractor shall ... ".repeat(32 * 1024);
-    assert!(contract.len() > skill_core::limits::DEFAULT_MAX_ARGUMENT_BYTES);
+    assert!(contract.len() > toolwright::limits::DEFAULT_MAX_ARGUMENT_BYTES);
     let refused = client
         .call("echo_upper", json!({"text": contract, "times": 1}))
         .await;
@@ -308,7 +308,7 @@ async fn failures_and_timeouts_are_error_results_the_model_can_read() {
     let slow = client.call("too_slow", json!({"ms": 2000})).await;
     assert!(error_text(&slow).starts_with("timeout:"), "{slow}");
     assert_eq!(
-        slow["result"]["_meta"][skill_mcp::META_ERROR]["timeout_ms"],
+        slow["result"]["_meta"][toolwright_mcp::META_ERROR]["timeout_ms"],
         50
     );
 }
@@ -383,7 +383,7 @@ async fn writes_wait_for_consent_when_the_client_cannot_ask() {
             error_text(&pending).starts_with("confirmation_required"),
             "{pending}"
         );
-        let meta = &pending["result"]["_meta"][skill_mcp::META_PENDING];
+        let meta = &pending["result"]["_meta"][toolwright_mcp::META_PENDING];
         assert_eq!(meta["arguments"], json!({"title": "draft"}), "{pending}");
         assert!(f.notes.0.lock().unwrap().is_empty(), "nothing ran");
     }
@@ -498,7 +498,11 @@ async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
     let f = fixture();
     let (client, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let task = tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    let task = tokio::spawn(toolwright_mcp::serve_io(
+        server(&f),
+        server_read,
+        server_write,
+    ));
     let (read, mut write) = tokio::io::split(client);
     let mut lines = BufReader::new(read).lines();
     let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
@@ -551,15 +555,15 @@ async fn malformed_lines_and_handshake_free_clients_end_cleanly() {
 
 struct HttpServer {
     url: String,
-    shutdown: skill_mcp::CancellationToken,
-    task: tokio::task::JoinHandle<Result<(), skill_mcp::ServeError>>,
+    shutdown: toolwright_mcp::CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), toolwright_mcp::ServeError>>,
 }
 
 async fn http_server(f: &Fixture, options: HttpOptions) -> HttpServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = options.shutdown.clone();
-    let task = tokio::spawn(skill_mcp::serve_listener(
+    let task = tokio::spawn(toolwright_mcp::serve_listener(
         listener,
         server(f),
         options,
@@ -705,12 +709,12 @@ async fn blank_and_short_tokens_are_refused_at_start() {
     let addr = listener.local_addr().unwrap();
     for (token, expected) in [("", "blank"), ("   ", "blank"), ("x", "1 characters")] {
         let options = HttpOptions::default().token(token);
-        let err = skill_mcp::http::check_exposure(addr, &options).unwrap_err();
+        let err = toolwright_mcp::http::check_exposure(addr, &options).unwrap_err();
         assert!(err.to_string().contains(expected), "{token:?}: {err}");
         assert!(err.to_string().contains("at least 16"), "{err}");
     }
     let f = fixture();
-    let refused = skill_mcp::serve_listener(
+    let refused = toolwright_mcp::serve_listener(
         listener,
         server(&f),
         HttpOptions::default().token("short"),
@@ -718,7 +722,7 @@ async fn blank_and_short_tokens_are_refused_at_start() {
     )
     .await;
     assert!(
-        matches!(refused, Err(skill_mcp::ServeError::Config(_))),
+        matches!(refused, Err(toolwright_mcp::ServeError::Config(_))),
         "{refused:?}"
     );
 }
@@ -782,7 +786,7 @@ fn python_sdk_available() -> bool {
     ok
 }
 
-/// The `peer_server` example, which `cargo test -p skill-mcp` builds next to the tests
+/// The `peer_server` example, which `cargo test -p toolwright-mcp` builds next to the tests
 /// (`--test mcp` alone does not: then the peer test is skipped, except on CI).
 fn peer_server() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().unwrap();
@@ -794,7 +798,7 @@ fn peer_server() -> Option<std::path::PathBuf> {
         return Some(path);
     }
     let message = format!(
-        "{} is missing: run `cargo test -p skill-mcp` or `cargo build -p skill-mcp --example peer_server`",
+        "{} is missing: run `cargo test -p toolwright-mcp` or `cargo build -p toolwright-mcp --example peer_server`",
         path.display()
     );
     if std::env::var("CI").as_deref() == Ok("true") {
@@ -809,7 +813,7 @@ fn run_python_client(mode: &str, target: &[&str], token: Option<&str>) -> Value 
     let mut command = std::process::Command::new("python3");
     command.arg(script).arg(mode).args(target);
     if let Some(token) = token {
-        command.env("SKILLKIT_TOKEN", token);
+        command.env("TOOLWRIGHT_TOKEN", token);
     }
     let output = command.output().expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -1053,7 +1057,7 @@ async fn parked_calls_expire_after_the_confirmation_ttl() {
     // A client that cannot ask: the call is parked, then dropped after the TTL.
     let mut client = LineClient::connect(build(), Era::Legacy, legacy_caps()).await;
     let pending = client.call("delete_note", json!({"title": "old"})).await;
-    let id = pending["result"]["_meta"][skill_mcp::META_PENDING]["id"]
+    let id = pending["result"]["_meta"][toolwright_mcp::META_PENDING]["id"]
         .as_str()
         .expect("a pending id")
         .to_string();
@@ -1101,7 +1105,7 @@ async fn http_requests_during_shutdown_get_a_protocol_error() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     // The router alone (no graceful close of the listener), so requests still arrive.
-    let app = skill_mcp::router(server(&f), &options);
+    let app = toolwright_mcp::router(server(&f), &options);
     tokio::spawn(async move { axum_serve(listener, app).await });
     let mut client = HttpClient::new(format!("http://{addr}/mcp"), Era::Modern, None);
     let before = client.request("tools/list", json!({})).await;
@@ -1126,7 +1130,7 @@ async fn http_requests_during_shutdown_get_a_protocol_error() {
     let error: Value = answer.json().await.unwrap();
     assert_eq!(
         error["error"]["code"],
-        skill_mcp::http::SHUTTING_DOWN,
+        toolwright_mcp::http::SHUTTING_DOWN,
         "{error}"
     );
     assert_eq!(error["id"], body["id"], "{error}");
@@ -1146,7 +1150,11 @@ async fn on_stdio_a_second_request_with_an_id_in_flight_is_refused_and_the_first
     let f = fixture();
     let (client, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(skill_mcp::serve_io(server(&f), server_read, server_write));
+    tokio::spawn(toolwright_mcp::serve_io(
+        server(&f),
+        server_read,
+        server_write,
+    ));
     let (read, mut write) = tokio::io::split(client);
     let mut lines = BufReader::new(read).lines();
     let call = |ms: u64| {

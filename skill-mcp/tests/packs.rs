@@ -10,15 +10,15 @@ mod schema;
 mod wire;
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::Dispatcher;
-use skill_mcp::McpServer;
-use skill_packs::{AuditQuery, Gateway, SqliteStore};
+use toolwright::prelude::*;
+use toolwright::Dispatcher;
+use toolwright_mcp::McpServer;
+use toolwright_packs::{AuditQuery, Gateway, SqliteStore};
 
 use schema::Era;
 use wire::LineClient;
 
-skill_core::link_skills!(skill_core);
+toolwright::link_skills!(toolwright);
 
 /// Answer a question (the provider's paid tool).
 #[skill(id = "oracle.predict", category = "query")]
@@ -65,7 +65,7 @@ pub fn loose_end() -> String {
     "loose".into()
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Answers questions, on subscription.
     pub struct Oracle {
         id: "oracle",
@@ -83,7 +83,7 @@ skill_packs::pack! {
     }
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Asks the oracle.
     pub struct Seeker {
         id: "seeker",
@@ -126,7 +126,7 @@ fn names(response: &Value) -> Vec<String> {
 
 fn error_code(response: &Value) -> String {
     assert_eq!(response["result"]["isError"], true, "{response}");
-    response["result"]["_meta"][skill_mcp::META_ERROR]["code"]
+    response["result"]["_meta"][toolwright_mcp::META_ERROR]["code"]
         .as_str()
         .unwrap_or_default()
         .to_string()
@@ -232,7 +232,7 @@ async fn leaving_the_pack_changes_the_list_and_tells_the_client() {
     let back = server
         .set_pack(Some((
             gateway.clone(),
-            skill_packs::Caller::new("seeker", "ann"),
+            toolwright_packs::Caller::new("seeker", "ann"),
         )))
         .await
         .unwrap();

@@ -14,14 +14,14 @@ mod wire;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, SkillContext, ToolFilter};
-use skill_mcp::{McpServer, CALL_TOOL, SEARCH_TOOLS};
+use toolwright::{Dispatcher, SkillContext, ToolFilter};
+use toolwright_mcp::{McpServer, CALL_TOOL, SEARCH_TOOLS};
 
 use schema::{check_tool, Era};
 use skills::{DropProbe, Notes};
 use wire::LineClient;
 
-skill_core::link_skills!(skill_core);
+toolwright::link_skills!(toolwright);
 
 const ERAS: [Era; 2] = [Era::Legacy, Era::Modern];
 
@@ -126,7 +126,7 @@ async fn a_search_ranks_the_tools_with_their_listed_schemas() {
         let found = search(&mut client, json!({"query": "repeat a text in capitals"})).await;
         let names = found_names(&found);
         assert_eq!(names[0], "echo_upper", "{found}");
-        assert!(names.len() <= skill_mcp::DEFAULT_SEARCH_LIMIT);
+        assert!(names.len() <= toolwright_mcp::DEFAULT_SEARCH_LIMIT);
         // Each found tool as the direct list describes it.
         let listed = direct.request("tools/list", json!({})).await;
         let listed = listed["result"]["tools"].as_array().unwrap().clone();
@@ -152,7 +152,7 @@ async fn a_search_ranks_the_tools_with_their_listed_schemas() {
             let bad = client.call(SEARCH_TOOLS, arguments.clone()).await;
             assert_eq!(bad["result"]["isError"], true, "{bad}");
             assert!(text(&bad).starts_with("invalid_arguments"), "{bad}");
-            let problems = &bad["result"]["_meta"][skill_mcp::META_ERROR]["problems"];
+            let problems = &bad["result"]["_meta"][toolwright_mcp::META_ERROR]["problems"];
             assert_eq!(problems[0]["path"], path, "{arguments}: {bad}");
         }
     }
@@ -170,7 +170,10 @@ async fn the_proxy_answers_as_a_direct_call_with_paths_under_arguments() {
         ] {
             let proxied = proxy(&mut client, "echo_upper", arguments.clone()).await;
             let mut expected = comparable(&direct.call("echo_upper", arguments).await);
-            let warnings = format!("/_meta/{}", skill_mcp::META_WARNINGS.replace('/', "~1"));
+            let warnings = format!(
+                "/_meta/{}",
+                toolwright_mcp::META_WARNINGS.replace('/', "~1")
+            );
             if let Some(warnings) = expected
                 .pointer_mut(&warnings)
                 .and_then(Value::as_array_mut)
@@ -193,7 +196,7 @@ async fn the_proxy_answers_as_a_direct_call_with_paths_under_arguments() {
             expected["content"][0]["text"] = json!(rerooted);
             let problems = format!(
                 "/_meta/{}/problems",
-                skill_mcp::META_ERROR.replace('/', "~1")
+                toolwright_mcp::META_ERROR.replace('/', "~1")
             );
             if let Some(problems) = expected
                 .pointer_mut(&problems)
@@ -225,7 +228,7 @@ async fn the_proxy_answers_as_a_direct_call_with_paths_under_arguments() {
             json!({"text": "ABAB", "times": 2}),
             "{text_args}"
         );
-        let warnings = &text_args["result"]["_meta"][skill_mcp::META_WARNINGS];
+        let warnings = &text_args["result"]["_meta"][toolwright_mcp::META_WARNINGS];
         assert_eq!(warnings[0]["code"], "json_string_decoded", "{text_args}");
         assert_eq!(warnings[0]["path"], "$.arguments", "{text_args}");
         // Failures and limits pass through unchanged.
@@ -277,7 +280,7 @@ async fn the_proxy_refuses_what_it_cannot_run_with_the_place() {
         let refused = client.call(CALL_TOOL, arguments.clone()).await;
         assert_eq!(refused["result"]["isError"], true, "{refused}");
         assert!(text(&refused).contains(says), "{arguments}: {refused}");
-        let problems = &refused["result"]["_meta"][skill_mcp::META_ERROR]["problems"];
+        let problems = &refused["result"]["_meta"][toolwright_mcp::META_ERROR]["problems"];
         assert_eq!(problems[0]["path"], path, "{arguments}: {refused}");
     }
     let unknown = client.call("always_fails", json!({})).await;

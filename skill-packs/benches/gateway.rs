@@ -1,7 +1,7 @@
 //! Cost of the gateway on a cross-pack call: import check, subscription lookup, quota
 //! increment and audit write in SQLite (WAL), against the bare dispatcher call.
 //!
-//! `cargo bench -p skill-packs --bench gateway -- --warm-up-time 1 --measurement-time 2`
+//! `cargo bench -p toolwright-packs --bench gateway -- --warm-up-time 1 --measurement-time 2`
 
 #[path = "../../examples/packs/astro.rs"]
 #[allow(dead_code)]
@@ -15,8 +15,8 @@ mod zodiac;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{Caller, Gateway, SqliteStore};
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{Caller, Gateway, SqliteStore};
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -6,15 +6,15 @@
 //! Percentiles need every sample, so this bench times calls itself instead of going through
 //! criterion. A server that does not answer is left out with a message.
 //!
-//! `cargo bench -p skill-packs --features postgres,redis --bench stores`
+//! `cargo bench -p toolwright-packs --features postgres,redis --bench stores`
 
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use serde_json::json;
-use skill_core::prelude::*;
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{schema_hash, sync_catalog, Caller, CatalogEntry, Gateway, Stores, Window};
+use toolwright::prelude::*;
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{schema_hash, sync_catalog, Caller, CatalogEntry, Gateway, Stores, Window};
 
 /// Counts one tick.
 #[skill(id = "meter.tick")]
@@ -22,7 +22,7 @@ fn meter_tick() -> u8 {
     1
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A provider whose one tool needs a subscription and is rate-limited.
     pub struct Meter {
         id: "meter",
@@ -39,7 +39,7 @@ skill_packs::pack! {
     }
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// Calls the meter.
     pub struct Dash {
         id: "dash",

@@ -14,8 +14,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use skill_core::catalog::ToolDescriptor;
-use skill_core::SkillRegistration;
+use toolwright::catalog::ToolDescriptor;
+use toolwright::SkillRegistration;
 
 use crate::store::{redact_url, StoreError};
 
@@ -120,7 +120,7 @@ impl CatalogEntry {
 }
 
 /// The entries of every skill a dispatcher holds, by id.
-pub fn catalog_entries(dispatcher: &skill_core::Dispatcher) -> Vec<CatalogEntry> {
+pub fn catalog_entries(dispatcher: &toolwright::Dispatcher) -> Vec<CatalogEntry> {
     let catalog = dispatcher.catalog();
     let mut entries: Vec<CatalogEntry> = dispatcher
         .list_skills()
@@ -306,7 +306,7 @@ async fn postgres_sync(
     _now: DateTime<Utc>,
 ) -> Result<SyncReport, StoreError> {
     Err(StoreError::new(format!(
-        "catalog database {} needs skill-packs built with the `postgres` feature",
+        "catalog database {} needs toolwright-packs built with the `postgres` feature",
         redact_url(url)
     )))
 }
@@ -424,7 +424,7 @@ mod sqlite {
 
 /// The catalog as Markdown documentation: one section per skill with its parameters and
 /// usage example.
-pub fn catalog_markdown(dispatcher: &skill_core::Dispatcher) -> String {
+pub fn catalog_markdown(dispatcher: &toolwright::Dispatcher) -> String {
     use std::fmt::Write as _;
     let catalog = dispatcher.catalog();
     let mut out = String::from("# Skill catalog\n");

@@ -1,5 +1,5 @@
 //! Error codes of the gateway and of [`PackSession`](crate::PackSession), as they appear in
-//! [`SkillResult::error`](skill_core::SkillResult) next to skill-core's own codes.
+//! [`SkillResult::error`](toolwright::SkillResult) next to toolwright's own codes.
 
 /// The calling pack did not import the tool.
 pub const TOOL_NOT_IMPORTED: &str = "tool_not_imported";

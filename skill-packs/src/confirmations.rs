@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use serde_json::json;
-use skill_core::{
+use toolwright::{
     codes, ConfirmationError, Confirmed, Dispatcher, PendingConfirmation, SkillContext, SkillError,
     SkillResult,
 };

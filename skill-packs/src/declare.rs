@@ -12,7 +12,7 @@
 /// - every rate limit reads as `<count>/<unit>` or `unlimited`.
 ///
 /// ```
-/// use skill_core::prelude::*;
+/// use toolwright::prelude::*;
 ///
 /// /// Calculate a chart.
 /// #[skill(id = "zodiac.calculate_zodiac", domain = "zodiac")]
@@ -35,7 +35,7 @@
 ///     String::new()
 /// }
 ///
-/// skill_packs::pack! {
+/// toolwright_packs::pack! {
 ///     /// Western astrology.
 ///     pub struct Zodiac {
 ///         id: "zodiac",
@@ -57,7 +57,7 @@
 ///     }
 /// }
 ///
-/// skill_packs::pack! {
+/// toolwright_packs::pack! {
 ///     /// Reads charts through zodiac's exports.
 ///     pub struct Jungastro {
 ///         id: "jungastro",
@@ -69,10 +69,10 @@
 ///     }
 /// }
 ///
-/// use skill_packs::Pack;
+/// use toolwright_packs::Pack;
 /// assert_eq!(Jungastro::manifest().imports[0].tools, ["zodiac.calculate_zodiac"]);
 /// let today = chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
-/// let problems = skill_packs::check_manifests(&[Zodiac::manifest(), Jungastro::manifest()], today);
+/// let problems = toolwright_packs::check_manifests(&[Zodiac::manifest(), Jungastro::manifest()], today);
 /// assert!(problems.is_empty(), "{problems:?}");
 /// ```
 ///

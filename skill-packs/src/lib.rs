@@ -1,4 +1,4 @@
-//! # skill-packs
+//! # toolwright-packs
 //!
 //! Contracts between skill packs. A pack is a named group of skills (`zodiac`,
 //! `jungastro`); it calls another pack's tools only through what that pack exports, and
@@ -82,7 +82,7 @@ pub use store::{
 #[doc(hidden)]
 pub mod __private {
     pub use inventory;
-    pub use skill_core::Skill;
+    pub use toolwright::Skill;
 
     pub use crate::manifest::{PackTool, RegisteredPack};
     use crate::{Exports, Pack};
@@ -129,3 +129,8 @@ pub mod __private {
         const OK: () = ();
     }
 }
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

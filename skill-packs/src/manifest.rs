@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
-use skill_core::{Skill, SkillRegistration};
+use toolwright::{Skill, SkillRegistration};
 
 use crate::rate::RateLimit;
 

@@ -6,7 +6,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use skill_core::{Skill, SkillContext, SkillError, SkillResult};
+use toolwright::{Skill, SkillContext, SkillError, SkillResult};
 
 use crate::codes;
 use crate::gateway::{result_into, Caller, Gateway};

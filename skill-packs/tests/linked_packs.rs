@@ -15,8 +15,8 @@ mod manifests;
 #[allow(dead_code)]
 mod zodiac;
 
-use skill_core::prelude::*;
-use skill_packs::{check_manifests, check_packs, ExportedTool, PackManifest, PackProblem};
+use toolwright::prelude::*;
+use toolwright_packs::{check_manifests, check_packs, ExportedTool, PackManifest, PackProblem};
 
 use manifests::{kinds, manifest, today};
 
@@ -33,7 +33,7 @@ fn beta_one() -> u8 {
 }
 
 mod flat {
-    use skill_core::prelude::*;
+    use toolwright::prelude::*;
 
     /// A tool of pack `beta_one`, named without a namespace: on the wire it is `beta_one`,
     /// like `beta.one`.
@@ -47,9 +47,12 @@ mod flat {
 fn the_linked_packs_are_consistent_and_acyclic() {
     let problems = check_packs();
     assert!(problems.is_empty(), "{problems:#?}");
-    let ids: Vec<&str> = skill_packs::linked_packs().iter().map(|p| p.id).collect();
+    let ids: Vec<&str> = toolwright_packs::linked_packs()
+        .iter()
+        .map(|p| p.id)
+        .collect();
     assert_eq!(ids, ["jungastro", "zodiac"]);
-    skill_packs::assert_packs_valid();
+    toolwright_packs::assert_packs_valid();
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! An agent review of a 32-clause contract against a local OpenAI-compatible model that
-//! answers every request after 400 ms (`skill_core::agent::mock`): each clause is one tool
+//! answers every request after 400 ms (`toolwright::agent::mock`): each clause is one tool
 //! round and a final answer, so 64 requests. The ideal wall time with `N` clauses in flight
 //! is `turns x 0.4 s x ceil(32 / N)`: 25.6 s at N = 1, 3.2 s at N = 8. One timed run per
 //! `N` prints the ratio to it, then criterion measures N = 8 and N = 1 (ten samples each;
@@ -12,11 +12,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use clausewright_skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
-use skill_core::agent::{LlmClient, OpenAiClient, OpenAiConfig};
-use skill_core::Dispatcher;
-use skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
+use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig};
+use toolwright::Dispatcher;
 
 #[path = "../tests/support/mod.rs"]
 mod support;

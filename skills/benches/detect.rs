@@ -6,9 +6,9 @@
 
 use std::hint::black_box;
 
+use clausewright_skills::detect::model::ProvisionModel;
+use clausewright_skills::document::parse_text;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use skills::detect::model::ProvisionModel;
-use skills::document::parse_text;
 
 #[path = "common/contract.rs"]
 mod generated;

@@ -7,8 +7,8 @@
 use std::hint::black_box;
 use std::path::Path;
 
+use clausewright_skills::document::formats::text_from_bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use skills::document::formats::text_from_bytes;
 
 #[path = "../tests/it/format_fixtures.rs"]
 mod format_fixtures;

@@ -5,11 +5,11 @@
 
 use std::hint::black_box;
 
+use clausewright_skills::document::parse_text;
+use clausewright_skills::review::{run_checklist_review, ReviewOptions};
+use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use skill_core::Dispatcher;
-use skills::document::parse_text;
-use skills::review::{run_checklist_review, ReviewOptions};
-use skills::{DocumentRole, ReviewDocument, ReviewState};
+use toolwright::Dispatcher;
 
 #[path = "common/contract.rs"]
 mod generated;

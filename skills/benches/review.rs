@@ -7,12 +7,12 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use clausewright_skills::document::parse_text;
+use clausewright_skills::index::Bm25Index;
+use clausewright_skills::review::{run_checklist_review, ReviewOptions};
+use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
 use criterion::{criterion_group, criterion_main, Criterion};
-use skill_core::Dispatcher;
-use skills::document::parse_text;
-use skills::index::Bm25Index;
-use skills::review::{run_checklist_review, ReviewOptions};
-use skills::{DocumentRole, ReviewDocument, ReviewState};
+use toolwright::Dispatcher;
 
 const WORDS: [&str; 48] = [
     "contractor",

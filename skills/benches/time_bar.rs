@@ -10,8 +10,8 @@
 
 use std::hint::black_box;
 
+use clausewright_skills::fidic::time_bar::analyse;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use skills::fidic::time_bar::analyse;
 
 const SENTENCE: &str =
     "The Contractor shall give notice within 28 days of the event, failing which the claim is barred. ";

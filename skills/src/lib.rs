@@ -1,4 +1,4 @@
-//! Contract-review skills for skillkit: the document model, the review state, and analysis
+//! Contract-review skills for toolwright: the document model, the review state, and analysis
 //! skills for FIDIC construction contracts and share purchase / shareholders' agreements.
 //!
 //! | module | what it holds |
@@ -32,3 +32,8 @@ pub use state::{
     ChecklistItem, ClauseFocus, DocumentRole, Priority, ReviewCriterion, ReviewDocument,
     ReviewState,
 };
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

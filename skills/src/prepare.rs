@@ -1,7 +1,7 @@
 //! Preparers shared by the skills: values taken from the review state for arguments the
 //! model leaves out (SPEC-19 `prepare_input`).
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::index::{lookup_for, StateLookup};
 use crate::state::{ClauseFocus, ReviewState};

@@ -1,12 +1,12 @@
 //! The ReAct review prompt builder (SPEC-20 section 4, tests of 7.1.2) and the reading of
 //! the model's final answer (7.1.1).
 
-use skill_core::agent::ChatMessage;
-use skill_core::prelude::*;
-use skill_core::Skill;
-use skills::review::{
+use clausewright_skills::review::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
+use toolwright::agent::ChatMessage;
+use toolwright::prelude::*;
+use toolwright::Skill;
 
 /// Compare the clause with the standard template.
 #[skill(id = "compare_with_baseline", category = "analysis")]
@@ -26,7 +26,7 @@ fn merge_conditions(
     clause_id
 }
 
-skills::domain_prompt! {
+clausewright_skills::domain_prompt! {
     domain_id: "construction",
     instructions_en: "[Construction] Check how the particular conditions change the general ones (use contract_merge_conditions).",
     instructions_zh: "【施工合同专项】检查专用条件对通用条件的修改（请使用 contract_merge_conditions 工具获取）。",
@@ -212,7 +212,7 @@ fn the_system_prompt_explains_the_tool_output_fence() {
         ..base()
     });
     assert!(
-        system(&en).contains(skill_core::fence::FENCE_INSTRUCTION),
+        system(&en).contains(toolwright::fence::FENCE_INSTRUCTION),
         "{}",
         system(&en)
     );
@@ -247,8 +247,10 @@ fn empty_party_gets_a_neutral_name() {
 }
 
 mod final_answer {
+    use clausewright_skills::review::{
+        parse_final_response, FinalAnswerError, RiskKind, RiskLevel,
+    };
     use serde_json::json;
-    use skills::review::{parse_final_response, FinalAnswerError, RiskKind, RiskLevel};
 
     #[test]
     fn valid_json_array() {

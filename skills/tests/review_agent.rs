@@ -5,14 +5,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use skill_core::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
-use skill_core::{Dispatcher, ToolCall};
-use skills::review::DomainPrompt;
-use skills::review::{
+use clausewright_skills::review::DomainPrompt;
+use clausewright_skills::review::{
     build_review_state, normalize_risk_level, run_checklist_review, run_review, AgentSettings,
     ClauseReview, ReviewAgent, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,
 };
-use skills::{ChecklistItem, Priority, ReviewState};
+use clausewright_skills::{ChecklistItem, Priority, ReviewState};
+use toolwright::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
+use toolwright::{Dispatcher, ToolCall};
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -66,7 +66,7 @@ fn react_on() -> AgentSettings {
 /// The ReAct branch with a scripted model the test keeps a handle on.
 fn agent(model: &Arc<ScriptedClient>, settings: AgentSettings) -> ReviewAgent {
     ReviewAgent::new(
-        Arc::clone(model) as Arc<dyn skill_core::agent::LlmClient>,
+        Arc::clone(model) as Arc<dyn toolwright::agent::LlmClient>,
         settings,
     )
 }
@@ -436,7 +436,7 @@ fn fidic_review_with_a_scripted_model() {
         .map(|m| {
             let content = m.content().unwrap();
             // Fenced as data for the model; the JSON is inside.
-            skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content)
+            toolwright::fence::fenced_body(toolwright::fence::TOOL_OUTPUT_TAG, content)
                 .unwrap_or(content)
         })
         .collect();
@@ -502,7 +502,7 @@ fn fidic_review_with_a_scripted_model() {
     assert_eq!(claims.risks.len(), 1);
     assert_eq!(
         claims.risks[0].finding.level,
-        skills::review::RiskLevel::Medium
+        clausewright_skills::review::RiskLevel::Medium
     );
     assert_eq!(claims.risks[0].id, "R-20.1-1");
     assert!(claims.tools_chosen.is_empty());
@@ -702,7 +702,7 @@ fn iteration_limit_asks_for_the_answer_without_tools() {
     let model = ScriptedClient::from_responses([
         LlmResponse::tool_calls(vec![call("a", "get_clause_context", "{}")]),
         LlmResponse::text(r#"[{"risk_level": "high", "risk_type": "scope", "description": "found in the context"}]"#)
-            .with_usage(skill_core::agent::TokenUsage {
+            .with_usage(toolwright::agent::TokenUsage {
                 prompt_tokens: 900,
                 completion_tokens: 30,
                 cached_tokens: 512,
@@ -827,13 +827,13 @@ fn clauses_share_the_model_across_workers() {
     let options = ReviewOptions {
         concurrency: 4,
         generate_checklist: false,
-        progress: Some(skills::review::ProgressHook(std::sync::Arc::new(
-            move |clause, done, total| {
+        progress: Some(clausewright_skills::review::ProgressHook(
+            std::sync::Arc::new(move |clause, done, total| {
                 log.lock()
                     .unwrap()
                     .push((clause.clause_id.clone(), done, total))
-            },
-        ))),
+            }),
+        )),
         learned: None,
         playbook: None,
     };
@@ -890,7 +890,7 @@ fn absences_in_agent_mode_read_the_whole_contract() {
         ..Default::default()
     })
     .unwrap();
-    let stage = skills::review::LearnedStage::embedded().unwrap();
+    let stage = clausewright_skills::review::LearnedStage::embedded().unwrap();
     let options = ReviewOptions {
         concurrency: 1,
         learned: Some(stage),
@@ -906,7 +906,12 @@ fn absences_in_agent_mode_read_the_whole_contract() {
     );
     let absent: Vec<&str> = report
         .risks()
-        .filter(|r| matches!(r.finding.subject, skills::review::Subject::Absence(_)))
+        .filter(|r| {
+            matches!(
+                r.finding.subject,
+                clausewright_skills::review::Subject::Absence(_)
+            )
+        })
         .map(|r| r.finding.kind.name())
         .collect();
     assert!(!absent.contains(&"governing_law"), "{absent:?}");

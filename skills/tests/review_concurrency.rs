@@ -1,17 +1,17 @@
 //! Agent reviews against a local model server with a fixed latency and a request log
-//! (`skill_core::agent::mock`): clauses overlap up to the limit and never beyond it, results
+//! (`toolwright::agent::mock`): clauses overlap up to the limit and never beyond it, results
 //! keep clause order whatever order they finish in, and a dropped review leaves nothing
 //! running.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
-use skill_core::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
-use skill_core::Dispatcher;
-use skills::review::{
+use clausewright_skills::review::{
     review, AgentSettings, ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
 };
+use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
+use toolwright::Dispatcher;
 
 mod support;
 
@@ -187,7 +187,7 @@ fn a_dropped_review_leaves_no_task_running() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
-    use skill_core::agent::mock::MockAnswer;
+    use toolwright::agent::mock::MockAnswer;
     const PAUSE: Duration = Duration::from_millis(600);
     // The fifth request is refused with a Retry-After; every other takes 80 ms.
     let model = MockModel::start(|req| {
@@ -250,7 +250,7 @@ async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
-    use skills::review::review_until;
+    use clausewright_skills::review::review_until;
     // Clauses 1 and 2 answer at once; every other request waits a minute.
     let model = MockModel::start(|req| {
         let clause = clause_of(&req.user_text());
@@ -313,7 +313,7 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
         report.clauses[2].skills[0].error_code.as_deref(),
         Some("cancelled")
     );
-    let text = skills::review::render_table(&report);
+    let text = clausewright_skills::review::render_table(&report);
     assert!(
         text.contains("INCOMPLETE: the review was cancelled, 4 clause(s) not reviewed"),
         "{text}"
@@ -328,7 +328,7 @@ async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
     let state = contract(2);
     let dispatcher = Dispatcher::from_inventory().unwrap();
     let report = review(&dispatcher, &state, &options(2, None), Some(&agent)).await;
-    let text = skills::review::render_table(&report);
+    let text = clausewright_skills::review::render_table(&report);
     let row = |first: &str| -> Vec<String> {
         text.lines()
             .find(|l| l.split_whitespace().next() == Some(first))
@@ -352,7 +352,7 @@ async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
         "{text}"
     );
     // The Markdown report carries the same table.
-    let markdown = skills::review::render_markdown(&report);
+    let markdown = clausewright_skills::review::render_markdown(&report);
     assert!(
         markdown.contains(
             "## Model use per clause\n\n| CLAUSE | MODE | TURNS | PROMPT | CACHED | COMPLETION | TOOL MS | TOOLS |\n|---|---|---|---|---|---|---|---|\n"

@@ -7,10 +7,10 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use skill_core::agent::mock::{react_answer, MockAnswer, MockModel, MockReply, MockUsage};
-use skill_core::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
-use skill_core::Dispatcher;
-use skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
+use clausewright_skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
+use toolwright::agent::mock::{react_answer, MockAnswer, MockModel, MockReply, MockUsage};
+use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
+use toolwright::Dispatcher;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::Subscriber;
@@ -152,9 +152,9 @@ fn a_review_its_clauses_model_turns_and_tool_calls_are_genai_spans() {
     let whole = reviews[0];
     assert_eq!(whole.get("gen_ai.operation.name"), Some("invoke_agent"));
     assert_eq!(whole.get("gen_ai.request.model"), Some("mock-model"));
-    assert_eq!(whole.get("skillkit.review.clauses"), Some("3"));
-    assert_eq!(whole.get("skillkit.review.concurrency"), Some("3"));
-    assert_eq!(whole.get("skillkit.review.incomplete"), Some("false"));
+    assert_eq!(whole.get("clausewright.review.clauses"), Some("3"));
+    assert_eq!(whole.get("clausewright.review.concurrency"), Some("3"));
+    assert_eq!(whole.get("clausewright.review.incomplete"), Some("false"));
     assert_eq!(
         whole.get("gen_ai.usage.input_tokens"),
         Some("400"),
@@ -168,8 +168,8 @@ fn a_review_its_clauses_model_turns_and_tool_calls_are_genai_spans() {
     let mode_of = |id: &str| {
         clauses
             .iter()
-            .find(|c| c.get("skillkit.clause.id") == Some(id))
-            .and_then(|c| c.get("skillkit.clause.mode"))
+            .find(|c| c.get("clausewright.clause.id") == Some(id))
+            .and_then(|c| c.get("clausewright.clause.mode"))
     };
     assert_eq!(mode_of("1"), Some("react"));
     assert_eq!(mode_of("3"), Some("react_fallback"));

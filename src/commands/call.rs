@@ -1,4 +1,4 @@
-//! `skillkit call`: run one skill with JSON arguments.
+//! `clausewright call`: run one skill with JSON arguments.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -6,16 +6,16 @@ use std::process::ExitCode;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use clausewright_skills::index::ReferenceIndex;
+use clausewright_skills::ClauseFocus;
 use serde_json::Value;
-use skill_core::limits::{ArgumentLimits, LimitError};
-use skill_core::{Dispatcher, SkillContext};
-use skills::index::ReferenceIndex;
-use skills::ClauseFocus;
+use toolwright::limits::{ArgumentLimits, LimitError};
+use toolwright::{Dispatcher, SkillContext};
 
 use super::review::{contract_inputs, ContractOptions};
 use super::{print, review_state, CliError};
 
-/// Options of `skillkit call`.
+/// Options of `clausewright call`.
 #[derive(Debug, clap::Args)]
 pub struct CallArgs {
     /// Skill id (or its wire name).

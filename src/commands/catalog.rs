@@ -1,14 +1,14 @@
-//! `skillkit catalog`: the registered skills as a database table (`sync`) and as
+//! `clausewright catalog`: the registered skills as a database table (`sync`) and as
 //! documentation (`export`).
 
 use std::process::ExitCode;
 
-use skill_core::Dispatcher;
-use skill_packs::{catalog_entries, catalog_markdown, sync_catalog, SyncReport};
+use toolwright::Dispatcher;
+use toolwright_packs::{catalog_entries, catalog_markdown, sync_catalog, SyncReport};
 
 use super::{print, print_json, CliError};
 
-/// Options of `skillkit catalog`.
+/// Options of `clausewright catalog`.
 #[derive(Debug, clap::Args)]
 pub struct CatalogArgs {
     #[command(subcommand)]
@@ -24,7 +24,7 @@ enum CatalogCommand {
     Export(ExportArgs),
 }
 
-/// Options of `skillkit catalog sync`.
+/// Options of `clausewright catalog sync`.
 #[derive(Debug, clap::Args)]
 struct SyncArgs {
     /// The database: `sqlite://path/to/file.db` or `postgres://user@host:port/db`.
@@ -44,7 +44,7 @@ enum ReportFormat {
     Json,
 }
 
-/// Options of `skillkit catalog export`.
+/// Options of `clausewright catalog export`.
 #[derive(Debug, clap::Args)]
 struct ExportArgs {
     /// `json` (the rows `sync` writes) or `markdown` (a page per skill).
@@ -58,7 +58,7 @@ enum ExportFormat {
     Markdown,
 }
 
-/// Runs `skillkit catalog …`.
+/// Runs `clausewright catalog …`.
 pub fn run(dispatcher: &Dispatcher, args: &CatalogArgs) -> Result<ExitCode, CliError> {
     match &args.command {
         CatalogCommand::Export(export) => {

@@ -1,15 +1,15 @@
-//! `skillkit check`: everything that can be checked before the first call — the skill
+//! `clausewright check`: everything that can be checked before the first call — the skill
 //! registry, the tool conventions (seed 004 checklist) and the contracts between packs.
 
 use std::process::ExitCode;
 
 use serde::Serialize;
-use skill_core::lint::{lint_registry, LintSeverity};
-use skill_core::{Dialect, Dispatcher, ToolFilter};
+use toolwright::lint::{lint_registry, LintSeverity};
+use toolwright::{Dialect, Dispatcher, ToolFilter};
 
 use super::{print, print_json, CliError, ListFormat};
 
-/// Options of `skillkit check`.
+/// Options of `clausewright check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Treat lint warnings as failures.
@@ -51,7 +51,7 @@ fn find_problems(dispatcher: &Dispatcher) -> Vec<Problem> {
             message,
         });
     };
-    for problem in skill_core::testing::validate_registry(dispatcher) {
+    for problem in toolwright::testing::validate_registry(dispatcher) {
         push("error", "registry", problem.to_string());
     }
     // A request carries one domain's tools: each domain's set must fit every dialect. The
@@ -89,7 +89,7 @@ fn find_problems(dispatcher: &Dispatcher) -> Vec<Problem> {
         };
         push(severity, "lint", finding.to_string());
     }
-    for problem in skill_packs::check_packs() {
+    for problem in toolwright_packs::check_packs() {
         push("error", "packs", problem.to_string());
     }
     problems
@@ -106,7 +106,7 @@ pub fn run(dispatcher: &Dispatcher, args: &CheckArgs) -> Result<ExitCode, CliErr
         warnings,
         skills: dispatcher.len(),
         dialects: Dialect::ALL.len(),
-        packs: skill_packs::linked_packs().len(),
+        packs: toolwright_packs::linked_packs().len(),
         problems,
     };
     match args.format {

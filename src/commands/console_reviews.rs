@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use skill_console::{
+use toolwright::Dispatcher;
+use toolwright_console::{
     CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
     ReviewOutcome, ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
-use skill_core::Dispatcher;
 
 use super::review::ClassifierOptions;
-use skills::review::{
+use clausewright_skills::review::{
     render_json, render_markdown, review_orchestrated, run_review, ContractFolder, Domain,
     OrchestrateSettings, Orchestration, PlanDepth, ProgressHook, ReviewAgent, ReviewInputError,
     ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
@@ -41,7 +41,10 @@ pub struct ReviewLimitArgs {
 
 impl ReviewLimitArgs {
     /// `options` with these limits.
-    pub fn apply(&self, options: skill_console::ConsoleOptions) -> skill_console::ConsoleOptions {
+    pub fn apply(
+        &self,
+        options: toolwright_console::ConsoleOptions,
+    ) -> toolwright_console::ConsoleOptions {
         options.review_limits(
             usize::try_from(self.max_reviews).unwrap_or(usize::MAX),
             usize::try_from(self.keep_reviews).unwrap_or(usize::MAX),
@@ -88,7 +91,7 @@ impl LibraryReviews {
     /// the mode. `None`, with a warning, when no model is configured or it cannot be used.
     pub fn agent_from_env() -> Option<ReviewAgent> {
         let lookup = |name: &str| match name {
-            skills::review::ENV_USE_REACT_AGENT => Some("true".to_string()),
+            clausewright_skills::review::ENV_USE_REACT_AGENT => Some("true".to_string()),
             _ => std::env::var(name).ok(),
         };
         match ReviewAgent::from_lookup(lookup) {
@@ -279,7 +282,7 @@ impl ReviewRunner for LibraryReviews {
         let report = std::thread::scope(|scope| {
             let worker = scope.spawn(|| match &orchestrate {
                 Some(settings) => tokio::runtime::Builder::new_multi_thread()
-                    .thread_name("skillkit-review")
+                    .thread_name("clausewright-review")
                     .enable_all()
                     .build()
                     .map(|runtime| {

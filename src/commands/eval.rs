@@ -1,18 +1,18 @@
-//! `skillkit eval`: run the review over a labelled corpus and print recall per category,
+//! `clausewright eval`: run the review over a labelled corpus and print recall per category,
 //! recall at medium or above, and the false-alarm rate; with `--cv K`, cross-validate the
 //! provision classifier on a labelled corpus instead (folds by contract).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use skill_core::Dispatcher;
-use skills::detect::corpus::read_corpus;
-use skills::detect::cv::{cross_validate, render_cv};
-use skills::review::eval::{evaluate, render_eval};
+use clausewright_skills::detect::corpus::read_corpus;
+use clausewright_skills::detect::cv::{cross_validate, render_cv};
+use clausewright_skills::review::eval::{evaluate, render_eval};
+use toolwright::Dispatcher;
 
 use super::{print, print_json, CliError, ListFormat};
 
-/// Options of `skillkit eval`.
+/// Options of `clausewright eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
     /// The corpus folder: `cuad/labels/*.json` with `cuad/contracts/*.txt`, and the documents
@@ -36,7 +36,7 @@ pub struct EvalArgs {
     /// With `--cv`: the labels file (JSON lines), when it is not `CORPUS/labels.jsonl`.
     #[arg(long, requires = "cv")]
     labels: Option<PathBuf>,
-    /// With `--cv`: the training recipe (see `skillkit train --recipe`).
+    /// With `--cv`: the training recipe (see `clausewright train --recipe`).
     #[arg(long, requires = "cv")]
     recipe: Option<PathBuf>,
     /// With `--cv`: threads to train on (the figures do not depend on it).

@@ -1,13 +1,13 @@
-//! `skillkit list`: the registered skills as a table (fitted to the terminal) or JSON.
+//! `clausewright list`: the registered skills as a table (fitted to the terminal) or JSON.
 
 use std::process::ExitCode;
 
 use serde::Serialize;
-use skill_core::{Dispatcher, SkillRegistration};
+use toolwright::{Dispatcher, SkillRegistration};
 
 use super::{fitted_table, print, print_json, CliError, FilterArgs, ListFormat};
 
-/// Options of `skillkit list`.
+/// Options of `clausewright list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
     #[command(flatten)]

@@ -18,9 +18,9 @@ use std::fmt::Display;
 use std::io::Write as _;
 use std::path::Path;
 
-use skill_core::ToolFilter;
-use skills::review::{build_review_state, ReviewInputs};
-use skills::ReviewState;
+use clausewright_skills::review::{build_review_state, ReviewInputs};
+use clausewright_skills::ReviewState;
+use toolwright::ToolFilter;
 
 /// Domain and category options shared by the listing commands.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -71,7 +71,7 @@ pub enum CliError {
     Usage(String),
     /// The MCP server could not start or stopped with an error.
     #[error(transparent)]
-    Serve(#[from] skill_mcp::ServeError),
+    Serve(#[from] toolwright_mcp::ServeError),
     /// Output could not be written.
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),

@@ -1,16 +1,16 @@
-//! `skillkit parse`: the clause tree a review will use, so a user can see why a clause was
+//! `clausewright parse`: the clause tree a review will use, so a user can see why a clause was
 //! or was not found (number, title, level, length, defined terms, references).
 
 use std::borrow::Cow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clausewright_skills::document::{load_document, DocumentOutline};
 use comfy_table::Table;
-use skills::document::{load_document, DocumentOutline};
 
 use super::{fitted_table, print, print_json, CliError, ListFormat};
 
-/// Options of `skillkit parse`.
+/// Options of `clausewright parse`.
 #[derive(Debug, clap::Args)]
 pub struct ParseArgs {
     /// The contract to read, with the same loader as `review`.

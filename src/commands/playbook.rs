@@ -1,13 +1,13 @@
-//! `skillkit playbook`: print a built-in playbook (the levels of the provision classifier's
+//! `clausewright playbook`: print a built-in playbook (the levels of the provision classifier's
 //! findings) to copy, edit and pass to `review --playbook`.
 
 use std::process::ExitCode;
 
-use skills::review::{Domain, Playbook};
+use clausewright_skills::review::{Domain, Playbook};
 
 use super::CliError;
 
-/// Options of `skillkit playbook`.
+/// Options of `clausewright playbook`.
 #[derive(Debug, clap::Args)]
 pub struct PlaybookArgs {
     /// Domain whose playbook to print: `generic`, `fidic` or `sha_spa`.
@@ -21,7 +21,9 @@ pub fn run(args: &PlaybookArgs) -> Result<ExitCode, CliError> {
         "generic" => Domain::Generic,
         other => other
             .parse()
-            .map_err(|e: skills::review::UnknownDomain| CliError::Usage(e.to_string()))?,
+            .map_err(|e: clausewright_skills::review::UnknownDomain| {
+                CliError::Usage(e.to_string())
+            })?,
     };
     super::print(Playbook::text_for(domain).trim_end())?;
     Ok(ExitCode::SUCCESS)

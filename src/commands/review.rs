@@ -1,4 +1,4 @@
-//! `skillkit review`: review a contract with the skill library, in checklist mode (offline,
+//! `clausewright review`: review a contract with the skill library, in checklist mode (offline,
 //! deterministic), with a model choosing the skills (`--agent`, or `USE_REACT_AGENT=true`
 //! with a model in the environment), or organised by a planner model (`--orchestrate`). The
 //! whole review runs on one tokio runtime; Ctrl-C
@@ -9,14 +9,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use skill_core::agent::orchestrate::Budget;
-use skill_core::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
-use skill_core::Dispatcher;
-use skills::review::{
+use clausewright_skills::review::{
     check_playbook, render, render_table_within, review_orchestrated, review_until, AgentSettings,
     Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
     ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
+use toolwright::agent::orchestrate::Budget;
+use toolwright::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
+use toolwright::Dispatcher;
 
 use super::CliError;
 
@@ -47,7 +47,7 @@ pub struct ContractOptions {
     pub language: String,
 }
 
-/// Options of `skillkit review`.
+/// Options of `clausewright review`.
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
     /// The contract to review (`.docx`, `.pdf`, `.md`, `.txt`, `.json`; at most 50 MiB), or a
@@ -131,13 +131,13 @@ pub struct ReviewArgs {
 /// How the provision classifier takes part in a review (shared by `review` and the console).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClassifierOptions {
-    /// Provision model made by `skillkit train` (default: the built-in one, trained on the
+    /// Provision model made by `clausewright train` (default: the built-in one, trained on the
     /// CUAD training split). It says what each English clause is (41 CUAD categories);
     /// rules say whom it binds and whether it is negated.
     #[arg(long, value_name = "FILE")]
     pub provision_model: Option<PathBuf>,
     /// Levels of the provisions found, the rules' and the classifier's, by kind (default:
-    /// the built-in playbook of the contract's domain; `skillkit playbook --domain D` prints
+    /// the built-in playbook of the contract's domain; `clausewright playbook --domain D` prints
     /// it to copy and edit).
     #[arg(long, value_name = "FILE")]
     pub playbook: Option<PathBuf>,
@@ -169,7 +169,7 @@ impl ClassifierOptions {
     }
 }
 
-/// What `skillkit review --help` ends with: the environment variables read.
+/// What `clausewright review --help` ends with: the environment variables read.
 pub const REVIEW_ENV_HELP: &str = "\
 Environment (an explicit --agent or --no-agent wins over USE_REACT_AGENT):
   USE_REACT_AGENT=true         review with the agent when a model is configured below
@@ -182,7 +182,7 @@ Environment (an explicit --agent or --no-agent wins over USE_REACT_AGENT):
   REACT_MAX_ITERATIONS=5       model turns per clause at most
   REACT_TEMPERATURE=0.1        sampling temperature, 0 to 2
   REACT_FINAL_ANSWER_AT_LIMIT  one more turn without tools at the limit (default true)
-  SKILLKIT_LOG                 log filter (tracing), default error
+  TOOLWRIGHT_LOG                 log filter (tracing), default error
   OTEL_EXPORTER_OTLP_ENDPOINT  collector for the traces when --otlp is not given (--features otlp)
 Ctrl-C stops the review: the clauses finished are reported, marked incomplete, exit status 130.";
 
@@ -202,7 +202,7 @@ fn agent_client(
     } else {
         "--agent"
     };
-    let usage = |e: skill_core::agent::LlmError| CliError::Usage(e.to_string());
+    let usage = |e: toolwright::agent::LlmError| CliError::Usage(e.to_string());
     match provider {
         ModelProvider::Anthropic => {
             let mut config = AnthropicConfig::from_env().map_err(|_| {
@@ -348,7 +348,7 @@ fn progress_hook(total: usize) -> Option<ProgressHook> {
 }
 
 /// Builds the review inputs from a contract file or folder (roles of a folder's files by
-/// [`skills::review::ContractFolder`]) and the options, which win over the folder.
+/// [`clausewright_skills::review::ContractFolder`]) and the options, which win over the folder.
 pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInputs, CliError> {
     let domain = match opts.domain.as_deref().filter(|d| !d.is_empty()) {
         Some(d) => Some(
@@ -364,7 +364,7 @@ pub fn contract_inputs(path: &Path, opts: &ContractOptions) -> Result<ReviewInpu
                 folder,
                 files,
             } => format!(
-                "; to review one, name its file, e.g. `skillkit review {}`, with --baseline, \
+                "; to review one, name its file, e.g. `clausewright review {}`, with --baseline, \
                  --reference, --checklist and --criteria for the files that go with it",
                 folder.join(&files[0]).display()
             ),
@@ -513,7 +513,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     // One runtime for the whole review: every clause task, the model connections, the
     // Ctrl-C listener.
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("skillkit-review")
+        .thread_name("clausewright-review")
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;

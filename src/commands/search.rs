@@ -1,7 +1,7 @@
-//! `skillkit search`: rank tools against a natural-language request.
+//! `clausewright search`: rank tools against a natural-language request.
 //!
-//! - `skillkit search "QUERY"`: the linked skills, best first (a table, or JSON).
-//! - `skillkit search --registry FILE --queries FILE`: any registry in the common JSON shape
+//! - `clausewright search "QUERY"`: the linked skills, best first (a table, or JSON).
+//! - `clausewright search --registry FILE --queries FILE`: any registry in the common JSON shape
 //!   (an array of `{name, description, parameters}`), one JSON line
 //!   `{"id", "ranked": [names, best first]}` per request of a JSON-lines file (`{"id", "query"}`).
 //! - `... --score`: the same requests with their `expected` names, scored: recall@k (every
@@ -14,15 +14,15 @@ use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use skill_core::search::{family_name as family, ToolIndex, ToolSearch};
-use skill_core::Dispatcher;
+use toolwright::search::{family_name as family, ToolIndex, ToolSearch};
+use toolwright::Dispatcher;
 
 use super::{fitted_table, print, print_json, CliError, FilterArgs, ListFormat};
 
-/// Options of `skillkit search`.
+/// Options of `clausewright search`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  skillkit search \"check the payment terms of a contract\"\n  skillkit search --registry tools.json --queries requests.jsonl > ranked.jsonl\n  skillkit search --registry tools.json --queries labelled.jsonl --score"
+    after_help = "Examples:\n  clausewright search \"check the payment terms of a contract\"\n  clausewright search --registry tools.json --queries requests.jsonl > ranked.jsonl\n  clausewright search --registry tools.json --queries labelled.jsonl --score"
 )]
 pub struct SearchArgs {
     /// The request to rank the linked skills against (not with --queries).

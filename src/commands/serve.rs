@@ -1,4 +1,4 @@
-//! `skillkit serve`: the skills as a Model Context Protocol server, on stdio or HTTP; over
+//! `clausewright serve`: the skills as a Model Context Protocol server, on stdio or HTTP; over
 //! HTTP the web console is served at `/` next to MCP at `/mcp`.
 
 use std::net::SocketAddr;
@@ -7,17 +7,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use skill_console::{ConsoleOptions, ConsoleState};
+use toolwright_console::{ConsoleOptions, ConsoleState};
 
-use skill_core::{Dispatcher, DispatcherBuilder, SkillContext};
-use skill_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
-use skills::review::Domain;
+use clausewright_skills::review::Domain;
+use toolwright::{Dispatcher, DispatcherBuilder, SkillContext};
+use toolwright_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
 
 use super::call::contract_context;
 use super::review::ContractOptions;
 use super::{CliError, FilterArgs};
 
-/// Options of `skillkit serve`. Options of the HTTP transport conflict with `--stdio`
+/// Options of `clausewright serve`. Options of the HTTP transport conflict with `--stdio`
 /// (clap's `requires = "http"` is satisfied by the transport group whichever member is
 /// given, so it would let them pass unused).
 #[derive(Debug, clap::Args)]
@@ -41,7 +41,7 @@ pub struct ServeArgs {
     filter: FilterArgs,
     /// Serve this pack's tool set (core tools, its own, its authorised imports); calls into
     /// other packs go through the gateway (subscription, rate limit, audit in the packs
-    /// database: $SKILLKIT_PACKS_DB, else skillkit-packs.db here).
+    /// database: $TOOLWRIGHT_PACKS_DB, else toolwright-packs.db here).
     #[arg(long, value_name = "NAME")]
     pack: Option<String>,
     /// A store several servers share; repeat for a second one. A SQLite file (a path or
@@ -52,7 +52,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     store: Vec<String>,
     /// The key sealing the state of consent questions asked of 2026-07-28 clients, at least
-    /// 32 bytes (default: the SKILLKIT_STATE_KEY environment variable, else a random one per
+    /// 32 bytes (default: the TOOLWRIGHT_STATE_KEY environment variable, else a random one per
     /// process). Servers behind one address need the same key, so that a client's answer
     /// is read by whichever server gets it.
     #[arg(long, value_name = "KEY")]
@@ -61,7 +61,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME", default_value = "local", requires = "pack")]
     pack_user: String,
     /// The launch token: MCP clients send it as `Authorization: Bearer TOKEN`, the console's
-    /// printed address carries it (default: the SKILLKIT_TOKEN environment variable, else a
+    /// printed address carries it (default: the TOOLWRIGHT_TOKEN environment variable, else a
     /// random one printed at start). At least 16 characters.
     #[arg(long)]
     token: Option<String>,
@@ -121,7 +121,7 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     max_sessions_per_client: u64,
     /// Seconds an MCP session may go without a message before it is ended.
-    #[arg(long, value_name = "SECONDS", default_value_t = skill_mcp::http::DEFAULT_SESSION_IDLE.as_secs(),
+    #[arg(long, value_name = "SECONDS", default_value_t = toolwright_mcp::http::DEFAULT_SESSION_IDLE.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
     session_idle: u64,
     /// List two tools, `search_tools` and `call_tool`, in place of the served ones: a client
@@ -156,18 +156,18 @@ fn context(args: &ServeArgs) -> Result<SkillContext, CliError> {
     contract_context(args.contract.as_deref(), args.clause.as_deref(), &options)
 }
 
-/// The launch token: `--token`, else SKILLKIT_TOKEN, else a random one; a given token that
+/// The launch token: `--token`, else TOOLWRIGHT_TOKEN, else a random one; a given token that
 /// is blank or shorter than 16 characters is refused.
 fn launch_token(args: &ServeArgs) -> Result<String, CliError> {
     let given = match &args.token {
         Some(token) => Some(("--token", token.clone())),
-        None => std::env::var("SKILLKIT_TOKEN")
+        None => std::env::var("TOOLWRIGHT_TOKEN")
             .ok()
-            .map(|t| ("SKILLKIT_TOKEN", t)),
+            .map(|t| ("TOOLWRIGHT_TOKEN", t)),
     };
     match given {
         Some((from, token)) => {
-            skill_core::http_guard::check_token(&token)
+            toolwright::http_guard::check_token(&token)
                 .map_err(|why| CliError::Usage(format!("{from}: {why}")))?;
             Ok(token)
         }
@@ -178,14 +178,14 @@ fn launch_token(args: &ServeArgs) -> Result<String, CliError> {
 /// The shortest key accepted for sealing request state (what the MCP SDK requires).
 const MIN_STATE_KEY_BYTES: usize = 32;
 
-/// The request-state key: `--state-key`, else SKILLKIT_STATE_KEY, else none (the server
+/// The request-state key: `--state-key`, else TOOLWRIGHT_STATE_KEY, else none (the server
 /// draws one); a given key shorter than 32 bytes (after trimming) is refused.
 fn state_key(args: &ServeArgs) -> Result<Option<String>, CliError> {
     let given = match &args.state_key {
         Some(key) => Some(("--state-key", key.clone())),
-        None => std::env::var("SKILLKIT_STATE_KEY")
+        None => std::env::var("TOOLWRIGHT_STATE_KEY")
             .ok()
-            .map(|k| ("SKILLKIT_STATE_KEY", k)),
+            .map(|k| ("TOOLWRIGHT_STATE_KEY", k)),
     };
     let Some((from, key)) = given else {
         return Ok(None);
@@ -208,7 +208,7 @@ fn store_urls(args: &ServeArgs) -> Result<Option<(String, Option<String>)>, CliE
         .partition(|url| url.starts_with("redis://") || url.starts_with("rediss://"));
     let shown = |urls: &[&String]| {
         urls.iter()
-            .map(|u| skill_packs::redact_url(u))
+            .map(|u| toolwright_packs::redact_url(u))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -228,7 +228,7 @@ fn store_urls(args: &ServeArgs) -> Result<Option<(String, Option<String>)>, CliE
         (None, None) => Ok(None),
         (None, Some(redis)) => Err(CliError::Usage(format!(
             "--store {}: Redis holds quotas only; give a SQLite file or a postgres:// store too (for subscriptions, audit and the calls waiting for consent)",
-            skill_packs::redact_url(redis)
+            toolwright_packs::redact_url(redis)
         ))),
         (Some(main), quota) => Ok(Some(((*main).clone(), quota.map(|q| (*q).clone())))),
     }
@@ -262,12 +262,12 @@ async fn shutdown_signal() {
 }
 
 /// The audit log the console shows when no pack is served: the packs database the gateway
-/// writes ($SKILLKIT_PACKS_DB, else skillkit-packs.db here), when there is one.
-fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
+/// writes ($TOOLWRIGHT_PACKS_DB, else toolwright-packs.db here), when there is one.
+fn audit_log(args: &ServeArgs) -> Option<Arc<dyn toolwright_packs::AuditLog>> {
     if args.http.is_none() || args.no_console {
         return None;
     }
-    let path = match skill_packs::default_database_path() {
+    let path = match toolwright_packs::default_database_path() {
         Ok(path) => path,
         Err(err) => {
             tracing::warn!(%err, "the console shows no audit records");
@@ -277,7 +277,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
     if !path.is_file() {
         return None;
     }
-    match skill_packs::SqliteStore::open(&path) {
+    match toolwright_packs::SqliteStore::open(&path) {
         Ok(store) => Some(Arc::new(store)),
         Err(err) => {
             tracing::warn!(path = %path.display(), %err, "packs database not opened; the console shows no audit records");
@@ -292,12 +292,12 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn skill_packs::AuditLog>> {
 #[allow(clippy::too_many_arguments)]
 fn console_state(
     dispatcher: &Dispatcher,
-    pack: Option<(skill_packs::Gateway, skill_packs::Caller)>,
-    shared: Option<skill_packs::SharedConfirmations>,
-    filter: skill_core::ToolFilter,
+    pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
+    shared: Option<toolwright_packs::SharedConfirmations>,
+    filter: toolwright::ToolFilter,
     context: SkillContext,
     options: &HttpOptions,
-    audit: Option<Arc<dyn skill_packs::AuditLog>>,
+    audit: Option<Arc<dyn toolwright_packs::AuditLog>>,
     token: String,
     reviews: super::console_reviews::LibraryReviews,
     review_limits: &super::console_reviews::ReviewLimitArgs,
@@ -305,7 +305,9 @@ fn console_state(
     let console_options = ConsoleOptions::new(token)
         .max_body_bytes(options.max_body_bytes)
         // Whole contracts (Word, PDF) are uploaded: as large as `review` reads.
-        .max_upload_bytes(skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10));
+        .max_upload_bytes(
+            clausewright_skills::document::formats::MAX_DOCUMENT_BYTES as usize + (64 << 10),
+        );
     let mut console_options = review_limits.apply(console_options);
     console_options.guard = options.guard.clone();
     let mut builder = ConsoleState::builder(dispatcher.clone())
@@ -333,9 +335,10 @@ async fn serve_with_console(
     options: HttpOptions,
     console: ConsoleState,
 ) -> Result<(), CliError> {
-    let app = skill_mcp::http::router(server, &options).merge(skill_console::router(console));
+    let app =
+        toolwright_mcp::http::router(server, &options).merge(toolwright_console::router(console));
     let cancel = options.shutdown.clone();
-    skill_core::http_guard::serve(listener, app, options.limits, async move {
+    toolwright::http_guard::serve(listener, app, options.limits, async move {
         shutdown_signal().await;
         tracing::info!("HTTP server shutting down");
         cancel.cancel();
@@ -360,8 +363,10 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     let stores = match &store_urls {
         Some((main, quota)) => Some(
             runtime
-                .block_on(skill_packs::Stores::connect(main, quota.as_deref()))
-                .map_err(|e| skill_mcp::ServeError::Config(format!("--store: {}", e.message)))?,
+                .block_on(toolwright_packs::Stores::connect(main, quota.as_deref()))
+                .map_err(|e| {
+                    toolwright_mcp::ServeError::Config(format!("--store: {}", e.message))
+                })?,
         ),
         None => None,
     };
@@ -373,13 +378,13 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     }
     // Calls waiting for consent live in the shared store, for MCP and the console alike.
     let shared = stores.as_ref().map(|stores| {
-        skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
+        toolwright_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
     });
     let mut builder = McpServer::builder(dispatcher.clone())
         .context(context.clone())
         .filter(args.filter.to_filter())
         .tool_search(args.tool_search)
-        .server_info("skillkit", env!("CARGO_PKG_VERSION"));
+        .server_info("toolwright", env!("CARGO_PKG_VERSION"));
     if let Some(key) = &state_key {
         builder = builder.request_state_key(key.as_bytes().to_vec());
     }
@@ -389,7 +394,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     let mut gateway_audit = None;
     let mut console_pack = None;
     if let Some(pack) = &args.pack {
-        let linked = skill_packs::linked_packs();
+        let linked = toolwright_packs::linked_packs();
         if !linked.iter().any(|p| p.id == pack) {
             let known: Vec<&str> = linked.iter().map(|p| p.id).collect();
             return Err(CliError::Usage(format!(
@@ -401,7 +406,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 }
             )));
         }
-        let mut gateway = skill_packs::Gateway::builder(dispatcher.clone()).linked_packs();
+        let mut gateway = toolwright_packs::Gateway::builder(dispatcher.clone()).linked_packs();
         if let Some(stores) = &stores {
             gateway = gateway.stores(stores.clone());
         }
@@ -411,7 +416,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         gateway_audit = Some(gateway.audit_log().clone());
         console_pack = Some((
             gateway.clone(),
-            skill_packs::Caller::new(pack.clone(), args.pack_user.clone()),
+            toolwright_packs::Caller::new(pack.clone(), args.pack_user.clone()),
         ));
         builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
     }
@@ -424,7 +429,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     match args.http {
         Some(addr) => {
             let launch_token = launch_token(args)?;
-            let mut guard = skill_core::http_guard::HttpGuard::loopback();
+            let mut guard = toolwright::http_guard::HttpGuard::loopback();
             for host in &args.allow_host {
                 guard
                     .allow_host(host)
@@ -447,16 +452,16 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 session_idle: Some(Duration::from_secs(args.session_idle)),
                 ..HttpOptions::default()
             };
-            skill_mcp::http::check_exposure(addr, &options)?;
+            toolwright_mcp::http::check_exposure(addr, &options)?;
             let listener = runtime
                 .block_on(tokio::net::TcpListener::bind(addr))
-                .map_err(|source| skill_mcp::ServeError::Bind { addr, source })?;
+                .map_err(|source| toolwright_mcp::ServeError::Bind { addr, source })?;
             // The bound address (a port of 0 is chosen now), for people and scripts alike.
             let auth = match &options.token {
                 None => " (no token: --no-auth)".to_string(),
                 // A token the user chose is not echoed; a drawn one must be told.
                 Some(token)
-                    if args.token.is_none() && std::env::var_os("SKILLKIT_TOKEN").is_none() =>
+                    if args.token.is_none() && std::env::var_os("TOOLWRIGHT_TOKEN").is_none() =>
                 {
                     format!(" (send Authorization: Bearer {token})")
                 }
@@ -473,7 +478,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 listener.local_addr()?,
             );
             if args.no_console {
-                runtime.block_on(skill_mcp::serve_listener(
+                runtime.block_on(toolwright_mcp::serve_listener(
                     listener,
                     server,
                     options,
@@ -515,7 +520,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                 served?;
             }
         }
-        None => runtime.block_on(skill_mcp::serve_stdio_with(server))?,
+        None => runtime.block_on(toolwright_mcp::serve_stdio_with(server))?,
     }
     // Served and answered: threads still blocked (the stdin reader) need not hold up the exit.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -1,13 +1,13 @@
-//! `skillkit tools`: the tool definitions a model receives, as JSON.
+//! `clausewright tools`: the tool definitions a model receives, as JSON.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use skill_core::{Dialect, Dispatcher};
+use toolwright::{Dialect, Dispatcher};
 
 use super::{CliError, FilterArgs};
 
-/// Options of `skillkit tools`.
+/// Options of `clausewright tools`.
 #[derive(Debug, clap::Args)]
 pub struct ToolsArgs {
     #[command(flatten)]
@@ -26,7 +26,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ToolsArgs) -> Result<ExitCode, CliErr
     let dialect: Dialect = args
         .dialect
         .parse()
-        .map_err(|e: skill_core::DialectError| CliError::Usage(e.to_string()))?;
+        .map_err(|e: toolwright::DialectError| CliError::Usage(e.to_string()))?;
     let tools = dispatcher
         .tools_in(dialect, &args.filter.to_filter())
         .map_err(|e| CliError::Usage(e.to_string()))?;

@@ -1,15 +1,15 @@
-//! `skillkit train`: fit a provision model on labelled contracts (CUAD's label format) and
+//! `clausewright train`: fit a provision model on labelled contracts (CUAD's label format) and
 //! write the model file that `ProvisionModel::load` reads.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use skills::detect::corpus::read_corpus;
-use skills::detect::train::{train, Recipe};
+use clausewright_skills::detect::corpus::read_corpus;
+use clausewright_skills::detect::train::{train, Recipe};
 
 use super::{print, CliError};
 
-/// Options of `skillkit train`.
+/// Options of `clausewright train`.
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
     /// The corpus folder: contract texts and `labels.jsonl` (or `labels/*.json`) in CUAD's

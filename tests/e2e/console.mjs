@@ -3,7 +3,7 @@
 // dispatcher has a skill that needs confirmation, the approval of a parked call and the
 // escaping of a description holding a <script>.
 //
-// Environment: CONSOLE_URL (skillkit serve's printed address with its token), APPROVALS_URL
+// Environment: CONSOLE_URL (clausewright serve's printed address with its token), APPROVALS_URL
 // (the second console's), PLAYWRIGHT_DIR (a folder whose node_modules has playwright-core),
 // CHROMIUM (default /usr/bin/chromium), SHOTS_DIR (screenshots), DOCS_DIR (when set, the
 // README's screenshots are written there too).
@@ -30,7 +30,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox'],
 });
 try {
-  // ---- the skillkit serve console ----
+  // ---- the clausewright serve console ----
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   const page = await context.newPage();
   page.on('dialog', () => { throw new Error('a script ran: a dialog opened'); });

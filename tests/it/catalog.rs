@@ -1,10 +1,10 @@
-//! `skillkit catalog`: sync to SQLite (and PostgreSQL when it answers), dry runs, and the
+//! `clausewright catalog`: sync to SQLite (and PostgreSQL when it answers), dry runs, and the
 //! exported documentation.
 
 use std::process::{Command, Output};
 
-fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+fn clausewright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .output()
         .unwrap()
@@ -13,7 +13,7 @@ fn skillkit(args: &[&str]) -> Output {
 fn stdout(out: &Output) -> String {
     assert!(
         out.status.success(),
-        "skillkit failed: {}",
+        "clausewright failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout.clone()).unwrap()
@@ -21,7 +21,7 @@ fn stdout(out: &Output) -> String {
 
 fn temp_db() -> std::path::PathBuf {
     std::env::temp_dir().join(format!(
-        "skillkit-catalog-{}-{}.db",
+        "toolwright-catalog-{}-{}.db",
         std::process::id(),
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -41,11 +41,11 @@ fn sync(database: &str, extra: &[&str]) -> serde_json::Value {
         "json",
     ];
     args.extend_from_slice(extra);
-    serde_json::from_str(&stdout(&skillkit(&args))).unwrap()
+    serde_json::from_str(&stdout(&clausewright(&args))).unwrap()
 }
 
 fn check_sync_cycle(database: &str) {
-    let export: Vec<serde_json::Value> = serde_json::from_str(&stdout(&skillkit(&[
+    let export: Vec<serde_json::Value> = serde_json::from_str(&stdout(&clausewright(&[
         "catalog", "export", "--format", "json",
     ])))
     .unwrap();
@@ -60,7 +60,7 @@ fn check_sync_cycle(database: &str) {
     assert_eq!(again["added"].as_array().unwrap().len(), 0);
     assert_eq!(again["changed"].as_array().unwrap().len(), 0);
     assert_eq!(again["unchanged"].as_u64().unwrap() as usize, export.len());
-    let text = stdout(&skillkit(&[
+    let text = stdout(&clausewright(&[
         "catalog",
         "sync",
         "--database",
@@ -83,7 +83,9 @@ fn catalog_sync_to_sqlite_adds_once_then_leaves_rows_alone() {
 
 #[test]
 fn catalog_export_markdown_documents_parameters_and_usage() {
-    let text = stdout(&skillkit(&["catalog", "export", "--format", "markdown"]));
+    let text = stdout(&clausewright(&[
+        "catalog", "export", "--format", "markdown",
+    ]));
     assert!(text.starts_with("# Skill catalog"));
     assert!(text.contains("| parameter | kind | required | description | example |"));
     assert!(
@@ -95,7 +97,7 @@ fn catalog_export_markdown_documents_parameters_and_usage() {
 
 #[test]
 fn catalog_sync_names_a_database_it_cannot_use() {
-    let out = skillkit(&["catalog", "sync", "--database", "mysql://u:hunter2@h/db"]);
+    let out = clausewright(&["catalog", "sync", "--database", "mysql://u:hunter2@h/db"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mysql://u:***@h/db"), "{err}");
@@ -113,7 +115,7 @@ fn catalog_sync_names_the_database_and_the_cause_it_failed_on() {
         .unwrap()
         .port();
     let refused = format!("postgres://cat:hunter2@127.0.0.1:{port}/catalog");
-    let out = skillkit(&["catalog", "sync", "--database", &refused]);
+    let out = clausewright(&["catalog", "sync", "--database", &refused]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -128,27 +130,27 @@ fn catalog_sync_names_the_database_and_the_cause_it_failed_on() {
         return;
     };
     let missing = format!(
-        "{}/skillkit_missing_{}",
+        "{}/toolwright_missing_{}",
         url.rsplit_once('/').unwrap().0,
         std::process::id()
     );
-    let out = skillkit(&["catalog", "sync", "--database", &missing]);
+    let out = clausewright(&["catalog", "sync", "--database", &missing]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&format!("/skillkit_missing_{}: ", std::process::id()))
+        err.contains(&format!("/toolwright_missing_{}: ", std::process::id()))
             && err.contains(&format!(
-                "3D000: database \"skillkit_missing_{}\" does not exist",
+                "3D000: database \"toolwright_missing_{}\" does not exist",
                 std::process::id()
             )),
         "{err}"
     );
 }
 
-/// The test server's URL when PostgreSQL answers (`SKILLKIT_TEST_POSTGRES_URL`, else a local
+/// The test server's URL when PostgreSQL answers (`TOOLWRIGHT_TEST_POSTGRES_URL`, else a local
 /// default); `None`, with a line on stderr, when it does not (a failure under `CI=true`).
 fn postgres_url() -> Option<String> {
-    let url = std::env::var("SKILLKIT_TEST_POSTGRES_URL")
+    let url = std::env::var("TOOLWRIGHT_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
     let authority = url
         .split_once("://")
@@ -206,7 +208,7 @@ fn catalog_sync_to_postgres_when_it_answers() {
 #[test]
 fn catalog_sync_refuses_a_database_that_would_not_last() {
     for database in ["sqlite://", "sqlite::memory:", "sqlite://x.db?mode=memory"] {
-        let out = skillkit(&["catalog", "sync", "--database", database]);
+        let out = clausewright(&["catalog", "sync", "--database", database]);
         assert_eq!(out.status.code(), Some(2), "{database}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("names no database file"), "{database}: {err}");

@@ -1,4 +1,4 @@
-//! The `skillkit` binary, driven as a user would: list, tools, call, check, review, and the
+//! The `clausewright` binary, driven as a user would: list, tools, call, check, review, and the
 //! errors a user gets for bad input.
 
 use std::process::{Command, Output};
@@ -6,8 +6,8 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// Runs the binary from the repository root.
-pub(crate) fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+pub(crate) fn clausewright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -26,7 +26,7 @@ pub(crate) fn stderr(out: &Output) -> String {
 
 #[test]
 fn list_shows_the_library() {
-    let out = skillkit(&["list"]);
+    let out = clausewright(&["list"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -34,7 +34,7 @@ fn list_shows_the_library() {
         "{text}"
     );
     assert!(text.contains("17 of 17 skills"), "{text}");
-    let out = skillkit(&["list", "--domain", "sha_spa"]);
+    let out = clausewright(&["list", "--domain", "sha_spa"]);
     let text = stdout(&out);
     assert!(
         !text.contains("fidic_merge_gc_pc") && text.contains("13 of 17 skills"),
@@ -54,7 +54,7 @@ fn tools_in_every_dialect_are_json() {
         "gemini-json-schema",
         "mcp",
     ] {
-        let out = skillkit(&[
+        let out = clausewright(&[
             "tools",
             "--dialect",
             dialect,
@@ -67,7 +67,7 @@ fn tools_in_every_dialect_are_json() {
             serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{dialect}: {e}"));
         assert!(json.is_array(), "{dialect}");
     }
-    let out = skillkit(&["tools", "--dialect", "klingon"]);
+    let out = clausewright(&["tools", "--dialect", "klingon"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("unknown dialect `klingon`"),
@@ -80,7 +80,7 @@ fn tools_in_every_dialect_are_json() {
 fn call_reports_results_warnings_and_errors() {
     // Without --contract the library skills have no review state to read: a plain error
     // result naming what is missing, exit code 1.
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "get_clause_context",
         "--args",
@@ -91,11 +91,11 @@ fn call_reports_results_warnings_and_errors() {
     assert_eq!(result["success"], false);
     assert_eq!(result["error"]["code"], "missing_injection");
 
-    let out = skillkit(&["call", "no_such_skill"]);
+    let out = clausewright(&["call", "no_such_skill"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("unknown_skill"));
 
-    let out = skillkit(&["call", "get_clause_context", "--args", "[1, 2]"]);
+    let out = clausewright(&["call", "get_clause_context", "--args", "[1, 2]"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("--args is not a JSON object"),
@@ -106,14 +106,14 @@ fn call_reports_results_warnings_and_errors() {
 
 #[test]
 fn check_passes_on_the_shipped_library() {
-    let out = skillkit(&["check"]);
+    let out = clausewright(&["check"]);
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("0 error(s)"), "{}", stdout(&out));
 }
 
 #[test]
 fn review_of_the_fidic_sample_folder() {
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/fidic",
         "--our-party",
@@ -147,10 +147,10 @@ fn review_of_the_fidic_sample_folder() {
 
 #[test]
 fn review_writes_markdown_to_a_file() {
-    let dir = std::env::temp_dir().join(format!("skillkit-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_file = dir.join("spa.md");
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/spa/share_purchase_agreement.md",
         "--domain",
@@ -184,13 +184,13 @@ fn review_of_a_folder_with_several_contracts_names_them_and_how_to_pick_one() {
     for name in ["lease.md", "supply.md", "particular_conditions.md"] {
         std::fs::write(dir.path().join(name), contract).unwrap();
     }
-    let out = skillkit(&["review", dir.path().to_str().unwrap()]);
+    let out = clausewright(&["review", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     let err = stderr(&out);
     let lease = dir.path().join("lease.md");
     assert!(
         err.contains("holds several contracts (lease.md, supply.md) and a review reads one")
-            && err.contains(&format!("`skillkit review {}`", lease.display()))
+            && err.contains(&format!("`clausewright review {}`", lease.display()))
             && err.contains("--reference"),
         "{err}"
     );
@@ -201,7 +201,7 @@ fn review_of_a_folder_with_several_contracts_names_them_and_how_to_pick_one() {
     );
 
     let reference = dir.path().join("particular_conditions.md");
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         lease.to_str().unwrap(),
         "--reference",
@@ -216,11 +216,11 @@ fn review_of_a_folder_with_several_contracts_names_them_and_how_to_pick_one() {
 
 #[test]
 fn review_errors_are_plain() {
-    let out = skillkit(&["review", "samples/nope.md"]);
+    let out = clausewright(&["review", "samples/nope.md"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("samples/nope.md"), "{}", stderr(&out));
 
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/spa/share_purchase_agreement.md",
         "--domain",
@@ -233,7 +233,7 @@ fn review_errors_are_plain() {
         stderr(&out)
     );
 
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/spa/share_purchase_agreement.md",
         "--checklist",
@@ -246,7 +246,7 @@ fn review_errors_are_plain() {
 #[test]
 fn call_with_a_contract_prepares_and_coerces() {
     // The clause comes from --clause; top_k arrives as a string and is fixed with a warning.
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "search_reference_doc",
         "--contract",
@@ -267,7 +267,7 @@ fn call_with_a_contract_prepares_and_coerces() {
         stderr(&out)
     );
 
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "fidic_calculate_time_bar",
         "--contract",
@@ -282,7 +282,7 @@ fn call_with_a_contract_prepares_and_coerces() {
         "the PC shortened the claim notice to 14 days"
     );
 
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "get_clause_context",
         "--contract",

@@ -1,4 +1,4 @@
-//! `skillkit review --agent react` against a local OpenAI-compatible server: the model calls
+//! `clausewright review --agent react` against a local OpenAI-compatible server: the model calls
 //! tools in parallel, answers with risks, and the report shows which tools it chose.
 
 use std::process::Command;
@@ -46,7 +46,7 @@ async fn react_review_through_a_local_model_server() {
         .mount(&server)
         .await;
 
-    let dir = std::env::temp_dir().join(format!("skillkit-agent-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-agent-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let checklist = dir.join("checklist.json");
     std::fs::write(
@@ -58,7 +58,7 @@ async fn react_review_through_a_local_model_server() {
 
     let base_url = format!("{}/v1", server.uri());
     let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        Command::new(env!("CARGO_BIN_EXE_clausewright"))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env_remove("OPENAI_API_KEY")
             .env_remove("USE_REACT_AGENT")
@@ -129,7 +129,7 @@ async fn react_review_through_a_local_model_server() {
 
 /// A contract of three clauses and a checklist of them, in a fresh folder.
 fn three_clause_contract(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillkit-{tag}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut text = String::from("SERVICES AGREEMENT\n\n");
     let mut checklist = Vec::new();
@@ -161,7 +161,7 @@ fn ctrl_c_writes_the_finished_clauses_marked_incomplete_and_exits_130() {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
 
-    use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+    use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
 
     let model = MockModel::start(|req| {
         let first = req.user_text().contains("- Number: 1\n");
@@ -187,7 +187,7 @@ fn ctrl_c_writes_the_finished_clauses_marked_incomplete_and_exits_130() {
     .unwrap();
     let dir = three_clause_contract("sigint");
     let out = dir.join("report.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .env_remove("USE_REACT_AGENT")
         .env_remove("OPENAI_API_KEY")
         .arg("review")
@@ -259,7 +259,7 @@ fn ctrl_c_writes_the_finished_clauses_marked_incomplete_and_exits_130() {
 #[cfg(not(feature = "otlp"))]
 #[test]
 fn otlp_is_refused_by_a_build_without_the_exporter() {
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["--otlp", "http://127.0.0.1:4318", "list"])
         .output()
         .unwrap();
@@ -280,7 +280,7 @@ fn otlp_is_refused_by_a_build_without_the_exporter() {
 async fn an_agent_review_sends_its_spans_to_an_otlp_collector() {
     use std::time::Duration;
 
-    use skill_core::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
+    use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
 
     let collector = MockServer::start().await;
     Mock::given(method("POST"))
@@ -302,7 +302,7 @@ async fn an_agent_review_sends_its_spans_to_an_otlp_collector() {
     let (base_url, endpoint) = (model.base_url(), collector.uri());
     let contract = dir.clone();
     let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        Command::new(env!("CARGO_BIN_EXE_clausewright"))
             .env_remove("USE_REACT_AGENT")
             .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
             .arg("review")
@@ -331,7 +331,7 @@ async fn an_agent_review_sends_its_spans_to_an_otlp_collector() {
     let body: Vec<u8> = requests.iter().flat_map(|r| r.body.clone()).collect();
     let has = |text: &str| body.windows(text.len()).any(|w| w == text.as_bytes());
     for text in [
-        "skillkit",
+        "toolwright",
         "invoke_agent contract_review",
         "review clause 2",
         "chat mock-model",

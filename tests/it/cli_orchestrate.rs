@@ -1,4 +1,4 @@
-//! `skillkit review --orchestrate` against a local OpenAI-compatible model: the planner
+//! `clausewright review --orchestrate` against a local OpenAI-compatible model: the planner
 //! sends two clauses deep and one quick, the deep reviews run at the same time, and the
 //! report carries the plan, the synthesis and the budget; wrong flags and an unreachable
 //! model are refused before anything runs.
@@ -7,11 +7,11 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
-use skill_core::ToolCall;
+use toolwright::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
+use toolwright::ToolCall;
 
-fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+fn clausewright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
@@ -19,7 +19,7 @@ fn skillkit(args: &[&str]) -> Output {
         .env_remove("USE_REACT_AGENT")
         .args(args)
         .output()
-        .expect("skillkit runs")
+        .expect("clausewright runs")
 }
 
 fn system_text(req: &MockRequest) -> String {
@@ -97,7 +97,7 @@ fn script(req: &MockRequest) -> MockReply {
 fn an_orchestrated_review_through_a_local_model_server() {
     let model = MockModel::start(script).unwrap();
     let base_url = model.base_url();
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/fidic",
         "--our-party",
@@ -154,7 +154,7 @@ fn an_orchestrated_review_through_a_local_model_server() {
     assert_eq!(deep["risks"][0]["description"], "found by the deep review");
 
     // The table shows the plan and the budget.
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/fidic",
         "--orchestrate",
@@ -174,12 +174,12 @@ fn an_orchestrated_review_through_a_local_model_server() {
 
 #[test]
 fn orchestrate_flags_are_checked_before_anything_runs() {
-    let out = skillkit(&["review", "samples/fidic", "--deep-model", "big"]);
+    let out = clausewright(&["review", "samples/fidic", "--deep-model", "big"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--orchestrate"));
-    let out = skillkit(&["review", "samples/fidic", "--orchestrate", "--agent"]);
+    let out = clausewright(&["review", "samples/fidic", "--orchestrate", "--agent"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         "samples/fidic",
         "--orchestrate",
@@ -188,7 +188,7 @@ fn orchestrate_flags_are_checked_before_anything_runs() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     // No key for the OpenAI API: said, naming the flag.
-    let out = skillkit(&["review", "samples/fidic", "--orchestrate"]);
+    let out = clausewright(&["review", "samples/fidic", "--orchestrate"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -203,11 +203,11 @@ fn orchestrate_flags_are_checked_before_anything_runs() {
         "--base-url",
         "http://127.0.0.1:9/v1",
     ];
-    let out = skillkit(&args);
+    let out = clausewright(&args);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot be reached"), "{stderr}");
-    let out = skillkit(&[&args[..], &["--fallback", "--format", "json"]].concat());
+    let out = clausewright(&[&args[..], &["--fallback", "--format", "json"]].concat());
     assert!(out.status.success());
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report.get("orchestration").is_none());

@@ -1,4 +1,4 @@
-//! The web console in headless Chromium: `skillkit serve --http` for the catalog, a call and a
+//! The web console in headless Chromium: `clausewright serve --http` for the catalog, a call and a
 //! review, and a console over a dispatcher with a skill that needs confirmation for the
 //! approval. Needs node, /usr/bin/chromium and playwright-core (`.ci/console-e2e.sh`);
 //! skips with a message when one is missing, unless CI=true.
@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use skill_console::{ConsoleOptions, ConsoleState};
-use skill_core::prelude::*;
+use toolwright::prelude::*;
+use toolwright_console::{ConsoleOptions, ConsoleState};
 
 use crate::http_server::HttpServer;
 
@@ -56,7 +56,7 @@ fn missing(e2e_dir: &Path, chromium: &Path) -> Option<String> {
 /// own; returns its address with the token.
 fn approvals_console() -> String {
     let dispatcher = Dispatcher::builder()
-        .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("demo.")))
+        .skills(toolwright::linked_skills().filter(|r| r.id.starts_with("demo.")))
         .build()
         .expect("demo skills register");
     let options = ConsoleOptions::new(ConsoleOptions::random_token());
@@ -72,7 +72,7 @@ fn approvals_console() -> String {
             .unwrap();
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, skill_console::router(state))
+            axum::serve(listener, toolwright_console::router(state))
                 .await
                 .unwrap();
         });
@@ -109,8 +109,8 @@ fn the_console_works_in_headless_chromium() {
         .env("PLAYWRIGHT_DIR", &e2e_dir)
         .env("CHROMIUM", &chromium)
         .env("SHOTS_DIR", &shots);
-    // SKILLKIT_UPDATE_SCREENSHOTS=1 refreshes the README's screenshots under docs/.
-    if std::env::var("SKILLKIT_UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
+    // TOOLWRIGHT_UPDATE_SCREENSHOTS=1 refreshes the README's screenshots under docs/.
+    if std::env::var("TOOLWRIGHT_UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
         command.env("DOCS_DIR", root.join("docs"));
     }
     let out = command.output().expect("node runs");

@@ -1,4 +1,4 @@
-//! `skillkit eval` over the shared evaluation corpus (`../shared/corpus`): the review's
+//! `clausewright eval` over the shared evaluation corpus (`../shared/corpus`): the review's
 //! recall and false alarms must not fall below the floors measured when the rules were
 //! written (EVALUATION.md), so a change that loses findings fails here.
 
@@ -40,7 +40,7 @@ fn figure(group: &Value, field: &str) -> f64 {
 #[test]
 fn eval_keeps_its_floors() {
     let Some(corpus) = corpus() else { return };
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["eval", "--json", "--corpus"])
         .arg(&corpus)
         .arg("--expectations")

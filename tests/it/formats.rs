@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::format_fixtures::{contract_docx, contract_pdf, encrypted_pdf, scanned_pdf};
 
-fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+fn clausewright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .output()
         .expect("the binary runs")
@@ -22,7 +22,8 @@ fn stderr(out: &Output) -> String {
 
 /// A scratch folder of its own for one test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillkit-formats-{}-{test}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("toolwright-formats-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -35,7 +36,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
 }
 
 fn review_json(path: &str) -> Value {
-    let out = skillkit(&["review", path, "--our-party", "Buyer", "--format", "json"]);
+    let out = clausewright(&["review", path, "--our-party", "Buyer", "--format", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     serde_json::from_slice(&out.stdout).expect("a JSON report")
 }
@@ -76,7 +77,7 @@ fn review_of_a_folder_finds_a_word_contract() {
 fn call_reads_a_word_contract() {
     let dir = scratch("call");
     let path = write(&dir, "supply.docx", &contract_docx());
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "get_clause_context",
         "--contract",
@@ -133,7 +134,7 @@ fn unreadable_files_fail_with_the_file_and_the_reason() {
                 r#"{"clause_id": "1"}"#,
             ],
         ] {
-            let out = skillkit(&args);
+            let out = clausewright(&args);
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
             assert!(

@@ -1,9 +1,9 @@
-//! `skillkit serve --http 127.0.0.1:0` as a child process, for the tests that talk to it.
+//! `clausewright serve --http 127.0.0.1:0` as a child process, for the tests that talk to it.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-/// A running `skillkit serve --http` on a free loopback port, stopped on drop.
+/// A running `clausewright serve --http` on a free loopback port, stopped on drop.
 pub(crate) struct HttpServer {
     child: Child,
     /// `127.0.0.1:PORT`, as the server announced it.
@@ -18,21 +18,21 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    /// Starts `skillkit serve --http 127.0.0.1:0 --contract CONTRACT` with `env` set.
+    /// Starts `clausewright serve --http 127.0.0.1:0 --contract CONTRACT` with `env` set.
     pub(crate) fn start(contract: &str, env: &[(&str, &str)]) -> Self {
         Self::start_with(&["--contract", contract], env)
     }
 
-    /// Starts `skillkit serve --http 127.0.0.1:0 ARGS` with `env` set.
+    /// Starts `clausewright serve --http 127.0.0.1:0 ARGS` with `env` set.
     pub(crate) fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("skillkit serve starts");
+            .expect("clausewright serve starts");
         let mut banner = String::new();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         stderr.read_line(&mut banner).unwrap();

@@ -1,8 +1,8 @@
-//! The `skillkit` command line and the contract-review library as a whole, in one test
+//! The `clausewright` command line and the contract-review library as a whole, in one test
 //! binary. Crate discovery tests (`second_crate`, `unlinked_crate`) stay separate: what is
 //! linked into their binary is what they test.
 
-skill_core::link_skills!(skills);
+toolwright::link_skills!(clausewright_skills);
 
 mod catalog;
 mod cli;
@@ -18,13 +18,14 @@ mod mcp_conformance;
 mod mcp_peers;
 mod parse;
 mod playbook;
+mod readme;
 mod search;
 mod serve;
 mod shared_store;
 mod train;
 mod unix;
 
-/// The dialect rule checks of `skill-core` (every rule of every dialect, the official MCP
+/// The dialect rule checks of `toolwright` (every rule of every dialect, the official MCP
 /// schema), run again over every skill of the contract-review library.
 #[path = "../../skill-core/tests/dialect_rules.rs"]
 mod library_dialect_rules;

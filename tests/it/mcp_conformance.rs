@@ -1,12 +1,12 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`) against the
-//! fixture server `fixtures/mcp-conformance` (skills served by skill-mcp, plus the suite's
+//! fixture server `fixtures/mcp-conformance` (skills served by toolwright-mcp, plus the suite's
 //! fixed-name resources and prompts), for the scenarios required by the 2025-11-25 and
 //! 2026-07-28 revisions, and the unscored ones the suite runs with them. A failing scenario
 //! outside the documented expected failures (`fixtures/mcp-conformance/expected-failures.yaml`,
 //! see docs/MCP-CONFORMANCE.md) fails the test, and so does an expected failure that passes.
 //!
 //! Needs the peers of `.ci/mcp-peers.sh` (which also builds the fixture binary next to
-//! `skillkit`); without them the test says so and passes, unless `CI=true`.
+//! `clausewright`); without them the test says so and passes, unless `CI=true`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
 /// The fixture server binary (built by `cargo build -p mcp-conformance`).
 pub(crate) fn fixture_binary() -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_BIN_EXE_skillkit")).with_file_name("mcp-conformance");
+    let path = Path::new(env!("CARGO_BIN_EXE_clausewright")).with_file_name("mcp-conformance");
     if path.is_file() {
         return Some(path);
     }
@@ -52,7 +52,7 @@ impl Fixture {
         let mut child = Command::new(binary)
             .args(["--addr", "127.0.0.1:0"])
             // The suite probes unknown tools and methods on purpose: only errors are news.
-            .env("SKILLKIT_LOG", "error")
+            .env("TOOLWRIGHT_LOG", "error")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

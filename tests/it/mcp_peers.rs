@@ -1,4 +1,4 @@
-//! `skillkit serve` checked by the MCP Inspector CLI (`@modelcontextprotocol/inspector
+//! `clausewright serve` checked by the MCP Inspector CLI (`@modelcontextprotocol/inspector
 //! --cli`), over stdio and HTTP, in both protocol eras: `tools/list` with its strict
 //! tool-schema checks and a `tools/call`, each must succeed with no warning.
 //!
@@ -157,7 +157,7 @@ fn inspector_lists_strictly_and_calls_over_stdio() {
             let what = format!("stdio {era} {}", method[1]);
             let out = peers
                 .inspector()
-                .arg(env!("CARGO_BIN_EXE_skillkit"))
+                .arg(env!("CARGO_BIN_EXE_clausewright"))
                 .args(["serve", "--stdio", "--contract", CONTRACT])
                 .arg("--")
                 .args(method)

@@ -1,12 +1,12 @@
-//! `skillkit parse`: the clause tree a review uses, as a table and as JSON, and the errors a
+//! `clausewright parse`: the clause tree a review uses, as a table and as JSON, and the errors a
 //! user gets for a missing or empty file.
 
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn skillkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+fn clausewright(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -14,7 +14,7 @@ fn skillkit(args: &[&str]) -> Output {
 }
 
 fn write(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillkit-parse-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-parse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -26,7 +26,7 @@ const CONTRACT: &str = "SUPPLY AGREEMENT\n\nTABLE OF CONTENTS\nARTICLE I Definit
 #[test]
 fn parse_prints_the_clause_tree_as_json() {
     let path = write("supply.txt", CONTRACT);
-    let out = skillkit(&["parse", path.to_str().unwrap(), "--json"]);
+    let out = clausewright(&["parse", path.to_str().unwrap(), "--json"]);
     assert!(
         out.status.success(),
         "{}",
@@ -62,7 +62,7 @@ fn parse_prints_the_clause_tree_as_json() {
 #[test]
 fn parse_prints_a_table_by_default() {
     let path = write("supply.md", CONTRACT);
-    let out = skillkit(&["parse", path.to_str().unwrap()]);
+    let out = clausewright(&["parse", path.to_str().unwrap()]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -76,11 +76,11 @@ fn parse_prints_a_table_by_default() {
 
 #[test]
 fn parse_errors_name_the_file() {
-    let out = skillkit(&["parse", "/nonexistent/contract.txt"]);
+    let out = clausewright(&["parse", "/nonexistent/contract.txt"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/contract.txt"));
     let empty = write("empty.txt", "  \n\n");
-    let out = skillkit(&["parse", empty.to_str().unwrap()]);
+    let out = clausewright(&["parse", empty.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
 }
@@ -88,8 +88,8 @@ fn parse_errors_name_the_file() {
 /// Runs the binary, killing it if it has not ended within `limit` (a hang is a failure,
 /// not a stuck test run).
 #[cfg(unix)]
-fn skillkit_within(args: &[&str], limit: std::time::Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+fn clausewright_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::piped())
@@ -102,7 +102,7 @@ fn skillkit_within(args: &[&str], limit: std::time::Duration) -> Output {
             child.kill().unwrap();
             let out = child.wait_with_output().unwrap();
             panic!(
-                "skillkit {args:?} still running after {limit:?}: {}",
+                "toolwright {args:?} still running after {limit:?}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
         }
@@ -128,7 +128,7 @@ fn a_named_pipe_is_refused_not_waited_on() {
         vec!["review", pipe_arg],
         vec!["review", dir_arg],
     ] {
-        let out = skillkit_within(&args, limit);
+        let out = clausewright_within(&args, limit);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(
@@ -151,7 +151,7 @@ fn terminal_escapes_in_a_document_are_shown_escaped() {
         "# Lease\n\n## 1. Rent \u{1b}]2;owned\u{7}\u{1b}[32mGREEN\u{1b}[0m\r\u{202e}txt.exe\n\nThe Tenant pays rent monthly.\n\n## 2. Term\nTwelve months.\n",
     );
     // Wide enough that the title is not wrapped.
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["parse", path.to_str().unwrap()])
         .env("COLUMNS", "250")
         .output()
@@ -172,7 +172,7 @@ fn terminal_escapes_in_a_document_are_shown_escaped() {
     );
     assert!(text.contains(r"escapes\u{1b}[2J: 3 clauses"), "{text}");
 
-    let json = skillkit(&["parse", path.to_str().unwrap(), "--json"]);
+    let json = clausewright(&["parse", path.to_str().unwrap(), "--json"]);
     let value: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(
         value["clauses"][1]["title"],
@@ -181,7 +181,7 @@ fn terminal_escapes_in_a_document_are_shown_escaped() {
     assert!(!String::from_utf8_lossy(&json.stdout).contains('\u{1b}'));
 
     for format in ["table", "markdown"] {
-        let out = skillkit(&["review", path.to_str().unwrap(), "--format", format]);
+        let out = clausewright(&["review", path.to_str().unwrap(), "--format", format]);
         assert!(
             out.status.success(),
             "{}",
@@ -193,7 +193,7 @@ fn terminal_escapes_in_a_document_are_shown_escaped() {
             "{format}: {text:?}"
         );
     }
-    let md = skillkit(&["review", path.to_str().unwrap(), "--format", "markdown"]);
+    let md = clausewright(&["review", path.to_str().unwrap(), "--format", "markdown"]);
     assert!(
         String::from_utf8_lossy(&md.stdout).contains(r"# Review of escapes\u{1b}[2J"),
         "{}",

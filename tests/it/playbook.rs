@@ -1,10 +1,10 @@
-//! `skillkit playbook` and the classifier options of `review`, as a user would use them.
+//! `clausewright playbook` and the classifier options of `review`, as a user would use them.
 
 use std::process::Output;
 
 use serde_json::Value;
 
-use crate::cli::{skillkit, stderr, stdout};
+use crate::cli::{clausewright, stderr, stdout};
 
 /// A services agreement of our own wording whose governing-law and audit clauses the
 /// classifier finds and no keyword rule does.
@@ -38,7 +38,7 @@ fn review_json(extra: &[&str]) -> Output {
         "json",
     ];
     args.extend_from_slice(extra);
-    skillkit(&args)
+    clausewright(&args)
 }
 
 fn kinds(out: &Output) -> Vec<String> {
@@ -56,7 +56,7 @@ fn kinds(out: &Output) -> Vec<String> {
 
 #[test]
 fn the_printed_playbook_is_one_review_accepts() {
-    let out = skillkit(&["playbook", "--domain", "fidic"]);
+    let out = clausewright(&["playbook", "--domain", "fidic"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let playbook: Value = serde_json::from_str(&text).unwrap();
@@ -121,7 +121,9 @@ fn a_bad_playbook_or_model_is_named() {
     let good = dir.path().join("good.json");
     std::fs::write(
         &good,
-        skills::review::Playbook::text_for(skills::review::Domain::Generic),
+        clausewright_skills::review::Playbook::text_for(
+            clausewright_skills::review::Domain::Generic,
+        ),
     )
     .unwrap();
     let out = review_json(&["--rules-only", "--playbook", good.to_str().unwrap()]);

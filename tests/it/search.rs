@@ -1,14 +1,14 @@
-//! `skillkit search`: the linked skills ranked against a request, a registry's requests
+//! `clausewright search`: the linked skills ranked against a request, a registry's requests
 //! ranked as JSON lines, the scoring mode, and the errors a user gets for bad files.
 
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::cli::{skillkit, stderr, stdout};
+use crate::cli::{clausewright, stderr, stdout};
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skillkit-search-{test}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-search-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -85,7 +85,7 @@ fn write_inputs(test: &str, requests: &[Value]) -> (PathBuf, PathBuf) {
 
 #[test]
 fn search_ranks_the_linked_skills() {
-    let out = skillkit(&[
+    let out = clausewright(&[
         "search",
         "find the time limits for notices of claims",
         "--format",
@@ -102,14 +102,14 @@ fn search_ranks_the_linked_skills() {
     );
 
     // The table, under a filter: only the domain's skills (and universal ones) are ranked.
-    let out = skillkit(&["search", "governance board seats", "--domain", "fidic"]);
+    let out = clausewright(&["search", "governance board seats", "--domain", "fidic"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         !stdout(&out).contains("sha_governance_check"),
         "{}",
         stdout(&out)
     );
-    let out = skillkit(&["search", "zzzz qqqq"]);
+    let out = clausewright(&["search", "zzzz qqqq"]);
     assert!(
         stdout(&out).contains("no skill matches"),
         "{}",
@@ -126,7 +126,7 @@ fn a_registry_s_requests_are_ranked_one_line_each() {
             json!({"id": "q2", "query": "Is it raining in Oslo? What's the weather?"}),
         ],
     );
-    let out = skillkit(&[
+    let out = clausewright(&[
         "search",
         "--registry",
         registry.to_str().unwrap(),
@@ -173,7 +173,7 @@ fn scoring_reports_recall_and_mrr() {
             json!({"id": "d", "query": "wake me up at seven", "expected": ["set_alarm"]}),
         ],
     );
-    let out = skillkit(&[
+    let out = clausewright(&[
         "search",
         "--registry",
         registry.to_str().unwrap(),
@@ -195,7 +195,7 @@ fn scoring_reports_recall_and_mrr() {
     assert_eq!(exact["mrr"], (1.0 + 1.0 + 0.5) / 4.0, "{scores}");
     assert_eq!(scores["variants_as_one"]["recall_at_1"], 0.75, "{scores}");
 
-    let out = skillkit(&[
+    let out = clausewright(&[
         "search",
         "--registry",
         registry.to_str().unwrap(),
@@ -225,7 +225,7 @@ fn bad_files_are_refused_with_what_and_where() {
             queries.to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
-        skillkit(&args)
+        clausewright(&args)
     };
     let not_array = dir.join("object.json");
     std::fs::write(&not_array, r#"{"name": "x"}"#).unwrap();
@@ -271,8 +271,8 @@ fn bad_files_are_refused_with_what_and_where() {
     );
 
     // A registry needs its requests, and a request is not given twice.
-    let out = skillkit(&["search", "--registry", registry.to_str().unwrap()]);
+    let out = clausewright(&["search", "--registry", registry.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    let out = skillkit(&["search"]);
+    let out = clausewright(&["search"]);
     assert_eq!(out.status.code(), Some(2));
 }

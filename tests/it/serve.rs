@@ -1,4 +1,4 @@
-//! `skillkit serve`: the library skills over MCP give what `skillkit call` gives.
+//! `clausewright serve`: the library skills over MCP give what `clausewright call` gives.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
@@ -9,9 +9,9 @@ use crate::http_server::HttpServer;
 
 const CONTRACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/fidic");
 
-/// `skillkit call` of the time-bar skill on the FIDIC sample: the data the MCP call must give.
+/// `clausewright call` of the time-bar skill on the FIDIC sample: the data the MCP call must give.
 fn call_output() -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["call", "fidic_calculate_time_bar", "--contract", CONTRACT])
         .args(["--args", r#"{"clause_id": "20.1"}"#])
         .output()
@@ -33,7 +33,7 @@ fn line(message: &Value) -> Vec<u8> {
 
 #[test]
 fn stdio_serves_the_contract_skills_like_call() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args([
             "serve",
             "--stdio",
@@ -63,7 +63,7 @@ fn stdio_serves_the_contract_skills_like_call() {
         ))
         .unwrap();
     let init = read();
-    assert_eq!(init["result"]["serverInfo"]["name"], "skillkit", "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "toolwright", "{init}");
     stdin
         .write_all(&line(
             &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
@@ -128,7 +128,7 @@ fn post(addr: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
 
 #[test]
 fn http_serves_with_a_token_from_the_environment() {
-    let server = HttpServer::start(CONTRACT, &[("SKILLKIT_TOKEN", "cli-token-0123456789")]);
+    let server = HttpServer::start(CONTRACT, &[("TOOLWRIGHT_TOKEN", "cli-token-0123456789")]);
     let addr = &server.addr;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -157,7 +157,7 @@ fn http_serves_with_a_token_from_the_environment() {
 
 #[test]
 fn an_unknown_pack_is_refused_with_the_packs_there_are() {
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["serve", "--stdio", "--pack", "no_such_pack"])
         .stdin(Stdio::null())
         .output()
@@ -206,7 +206,7 @@ fn http_serves_the_console_behind_its_printed_token() {
     assert!(response.contains("HttpOnly; SameSite=Strict"), "{response}");
     assert!(
         response.contains(&format!(
-            "skillkit_console_{}=",
+            "toolwright_console_{}=",
             server.addr.rsplit(':').next().unwrap()
         )),
         "one cookie per port: {response}"
@@ -232,7 +232,7 @@ fn http_serves_the_console_behind_its_printed_token() {
 #[test]
 fn weak_tokens_and_bad_names_are_refused_at_start() {
     let run = |args: &[&str], env: &[(&str, &str)]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .envs(env.iter().copied())
@@ -247,9 +247,9 @@ fn weak_tokens_and_bad_names_are_refused_at_start() {
         short.contains("--token: the token has 1 characters; it needs at least 16"),
         "{short}"
     );
-    let blank = run(&[], &[("SKILLKIT_TOKEN", "  ")]);
+    let blank = run(&[], &[("TOOLWRIGHT_TOKEN", "  ")]);
     assert!(
-        blank.contains("SKILLKIT_TOKEN: the token is blank"),
+        blank.contains("TOOLWRIGHT_TOKEN: the token is blank"),
         "{blank}"
     );
     let host = run(&["--allow-host", "https://x.example/"], &[]);
@@ -265,7 +265,7 @@ fn weak_tokens_and_bad_names_are_refused_at_start() {
     let cap = run(&["--max-connections", "0"], &[]);
     assert!(cap.contains("--max-connections"), "{cap}");
     // A public bind without a token stays refused.
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["serve", "--http", "0.0.0.0:0", "--no-auth"])
         .stdin(Stdio::null())
         .output()
@@ -436,7 +436,7 @@ fn upload_folders(dir: &std::path::Path) -> Vec<String> {
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("skillkit-uploads-"))
+        .filter(|n| n.starts_with("toolwright-uploads-"))
         .collect();
     names.sort();
     names
@@ -467,7 +467,7 @@ fn review_an_upload(server: &HttpServer) {
 #[test]
 fn uploads_are_private_and_gone_after_a_stop_or_at_the_start_after_a_crash() {
     use std::os::unix::fs::PermissionsExt;
-    let tmp = std::env::temp_dir().join(format!("skillkit-serve-uploads-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!("toolwright-serve-uploads-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir(&tmp).unwrap();
     let tmp_text = tmp.to_string_lossy().into_owned();
@@ -669,7 +669,7 @@ fn serve_flags_set_the_console_review_limits() {
         ("--keep-reviews-for", "0", "0 is not in 1..=2592000"),
         ("--keep-reviews-for", "1h", "invalid digit"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+        let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
             .args(["serve", "--http", "127.0.0.1:0", flag, value])
             .output()
             .unwrap();
@@ -680,7 +680,7 @@ fn serve_flags_set_the_console_review_limits() {
             "{flag} {value}: {err}"
         );
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args([
             "serve",
             "--http",
@@ -784,7 +784,7 @@ fn serve_flags_set_the_console_review_limits() {
 /// report says the model judged the clauses.
 #[test]
 fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
-    use skill_core::agent::mock::MockModel;
+    use toolwright::agent::mock::MockModel;
 
     let answer = r#"[{"risk_level": "high", "risk_type": "mock_model_risk", "description": "Risk the mock model found", "reason": "scripted", "analysis": "scripted", "original_text": ""}]"#;
     let model = MockModel::react(
@@ -854,8 +854,8 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
 /// the review page shows the plan, the budget used and the planner's summary.
 #[test]
 fn the_console_runs_an_orchestrated_review_within_the_form_budget() {
-    use skill_core::agent::mock::{MockAnswer, MockModel, MockReply};
-    use skill_core::ToolCall;
+    use toolwright::agent::mock::{MockAnswer, MockModel, MockReply};
+    use toolwright::ToolCall;
 
     let model = MockModel::start(|req| {
         let messages = req.body["messages"].as_array().cloned().unwrap_or_default();
@@ -999,7 +999,7 @@ fn tool_search_client(mode: &str, target: &[&str], token: Option<&str>) -> Value
     let mut command = Command::new("python3");
     command.arg(script).arg(mode).args(target);
     if let Some(token) = token {
-        command.env("SKILLKIT_TOKEN", token);
+        command.env("TOOLWRIGHT_TOKEN", token);
     }
     let output = command.output().expect("python3 runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -1032,12 +1032,12 @@ fn python_sdk_lists_two_tools_searches_and_calls_through_the_proxy() {
     if !python_sdk_available() {
         return;
     }
-    let skillkit = env!("CARGO_BIN_EXE_skillkit");
+    let toolwright = env!("CARGO_BIN_EXE_clausewright");
     for mode in ["auto", "legacy"] {
         let report = tool_search_client(
             mode,
             &[
-                skillkit,
+                toolwright,
                 "serve",
                 "--stdio",
                 "--tool-search",
@@ -1081,7 +1081,7 @@ fn http_options_are_refused_on_stdio() {
     ] {
         let mut args = vec!["serve", "--stdio"];
         args.extend_from_slice(flag);
-        let out = crate::cli::skillkit(&args);
+        let out = crate::cli::clausewright(&args);
         assert_eq!(out.status.code(), Some(2), "{flag:?}");
         let err = crate::cli::stderr(&out);
         assert!(

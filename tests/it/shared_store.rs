@@ -1,13 +1,13 @@
-//! `skillkit serve --store`: two servers on one PostgreSQL store with quotas in Redis start
+//! `clausewright serve --store`: two servers on one PostgreSQL store with quotas in Redis start
 //! together (the store's migrations run once, under a lock) and both serve; what a store
 //! cannot hold, a short request-state key and an unreachable store are refused before
 //! anything is served.
 //!
-//! PostgreSQL and Redis are `SKILLKIT_TEST_POSTGRES_URL` (default
-//! `postgres://root@127.0.0.1:5432/test`) and `SKILLKIT_TEST_REDIS_URL` (default
+//! PostgreSQL and Redis are `TOOLWRIGHT_TEST_POSTGRES_URL` (default
+//! `postgres://root@127.0.0.1:5432/test`) and `TOOLWRIGHT_TEST_REDIS_URL` (default
 //! `redis://127.0.0.1:6379`); a test whose server does not answer is skipped with a message,
 //! or fails under `CI=true`. Calls parked on one server and confirmed on another, and quotas
-//! across processes, are tested where the skills that need them are linked: skill-packs'
+//! across processes, are tested where the skills that need them are linked: toolwright-packs'
 //! `shared_servers` and `cross_process` tests (this binary links no pack and no skill that
 //! waits for consent).
 
@@ -48,7 +48,7 @@ fn reachable(what: &str, url: &str, default_port: u16) -> Option<String> {
     if ok {
         return Some(url.to_string());
     }
-    let shown = skill_packs::redact_url(url);
+    let shown = toolwright_packs::redact_url(url);
     if in_ci() {
         panic!("{what} is not reachable at {shown}, and CI=true makes that a failure");
     }
@@ -60,13 +60,13 @@ fn reachable(what: &str, url: &str, default_port: u16) -> Option<String> {
 }
 
 fn postgres() -> Option<String> {
-    let url = std::env::var("SKILLKIT_TEST_POSTGRES_URL")
+    let url = std::env::var("TOOLWRIGHT_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
     reachable("PostgreSQL", &url, 5432)
 }
 
 fn redis() -> Option<String> {
-    let url = std::env::var("SKILLKIT_TEST_REDIS_URL")
+    let url = std::env::var("TOOLWRIGHT_TEST_REDIS_URL")
         .unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     reachable("Redis", &url, 6379)
 }
@@ -96,7 +96,7 @@ impl Schema {
     fn tables(&self) -> Vec<String> {
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(async {
-            let store = skill_packs::PgStore::connect_in_schema(&self.url, &self.name)
+            let store = toolwright_packs::PgStore::connect_in_schema(&self.url, &self.name)
                 .await
                 .unwrap();
             let client = store.client().await.unwrap();
@@ -120,7 +120,7 @@ impl Drop for Schema {
         let _ = std::thread::spawn(move || {
             let rt = tokio::runtime::Runtime::new().unwrap();
             rt.block_on(async {
-                if let Ok(store) = skill_packs::PgStore::connect_in_schema(&url, &name).await {
+                if let Ok(store) = toolwright_packs::PgStore::connect_in_schema(&url, &name).await {
                     if let Ok(client) = store.client().await {
                         let _ = client
                             .batch_execute(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
@@ -207,10 +207,10 @@ fn two_servers_start_on_one_postgres_store_with_redis_quotas_and_both_serve() {
 }
 
 fn serve_stdio(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(["serve", "--stdio"])
         .args(args)
-        .env_remove("SKILLKIT_STATE_KEY")
+        .env_remove("TOOLWRIGHT_STATE_KEY")
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
         .output()
@@ -223,8 +223,8 @@ fn a_short_request_state_key_is_refused() {
         (vec!["--state-key", "short"], vec![], "--state-key"),
         (
             vec![],
-            vec![("SKILLKIT_STATE_KEY", "   only-twenty-bytes!   ")],
-            "SKILLKIT_STATE_KEY",
+            vec![("TOOLWRIGHT_STATE_KEY", "   only-twenty-bytes!   ")],
+            "TOOLWRIGHT_STATE_KEY",
         ),
     ] {
         let out = serve_stdio(&args, &env);
@@ -270,7 +270,7 @@ fn stores_that_cannot_serve_are_refused_before_serving() {
 
 // ---- a call parked on one server, consented to on another ------------------------------
 
-const WORKER_ENV: &str = "SKILLKIT_SHARED_STORE_WORKER";
+const WORKER_ENV: &str = "TOOLWRIGHT_SHARED_STORE_WORKER";
 /// What a worker prints once it listens, before its address.
 const LISTENING: &str = "LISTENING ";
 
@@ -290,12 +290,12 @@ struct Worker {
 const PACK_USER: &str = "shared-store-user";
 
 /// Reads the meter: at most five calls a day per user, whichever server runs them.
-#[skill_core::skill(id = "meter.read", category = "retrieval")]
+#[toolwright::skill(id = "meter.read", category = "retrieval")]
 fn meter_read() -> u32 {
     42
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A provider whose one tool is limited per user and day.
     pub struct Meter {
         id: "meter",
@@ -312,7 +312,7 @@ skill_packs::pack! {
     }
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A consumer of the meter: its calls go through the gateway, counted and audited.
     pub struct Panel {
         id: "panel",
@@ -341,23 +341,25 @@ fn mcp_server_worker_process() {
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let stores = skill_packs::Stores::connect(&worker.store, worker.quota.as_deref())
+        let stores = toolwright_packs::Stores::connect(&worker.store, worker.quota.as_deref())
             .await
             .unwrap();
-        let dispatcher = skill_core::Dispatcher::builder()
+        let dispatcher = toolwright::Dispatcher::builder()
             .skills(
-                skill_core::linked_skills()
+                toolwright::linked_skills()
                     .filter(|r| r.id.starts_with("demo.") || r.id.starts_with("meter.")),
             )
             .build()
             .unwrap();
-        let shared =
-            skill_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone());
-        let mut server = skill_mcp::McpServer::builder(dispatcher.clone())
+        let shared = toolwright_packs::SharedConfirmations::new(
+            dispatcher.clone(),
+            stores.confirmations.clone(),
+        );
+        let mut server = toolwright_mcp::McpServer::builder(dispatcher.clone())
             .confirmations(shared)
             .request_state_key(worker.state_key.into_bytes());
         if worker.pack {
-            let gateway = skill_packs::Gateway::builder(dispatcher)
+            let gateway = toolwright_packs::Gateway::builder(dispatcher)
                 .pack::<Meter>()
                 .pack::<Panel>()
                 .stores(stores)
@@ -372,12 +374,12 @@ fn mcp_server_worker_process() {
             let _ = writeln!(out, "{LISTENING}{}", listener.local_addr().unwrap());
             let _ = out.flush();
         }
-        let options = skill_mcp::HttpOptions {
+        let options = toolwright_mcp::HttpOptions {
             token: Some(TOKEN.into()),
             json_response: true,
-            ..skill_mcp::HttpOptions::default()
+            ..toolwright_mcp::HttpOptions::default()
         };
-        skill_mcp::serve_listener(listener, server, options, std::future::pending())
+        toolwright_mcp::serve_listener(listener, server, options, std::future::pending())
             .await
             .unwrap();
     });
@@ -572,10 +574,10 @@ fn a_call_parked_on_one_server_is_consented_to_on_another() {
         serde_json::json!({"arguments": {"id": 8}}),
         serde_json::json!({}),
     );
-    let pending = &waiting["result"]["_meta"][skill_mcp::META_PENDING];
+    let pending = &waiting["result"]["_meta"][toolwright_mcp::META_PENDING];
     let id = pending["id"].as_str().unwrap_or_default();
     assert!(
-        id.starts_with(skill_packs::SHARED_CONFIRMATION_PREFIX),
+        id.starts_with(toolwright_packs::SHARED_CONFIRMATION_PREFIX),
         "{waiting}"
     );
     assert!(
@@ -634,21 +636,21 @@ fn quotas_hold_across_two_servers(store: &str, quota: Option<&str>) {
     assert_eq!(admitted, 5, "five calls a day, whichever server runs them");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let stores = rt
-        .block_on(skill_packs::Stores::connect(store, quota))
+        .block_on(toolwright_packs::Stores::connect(store, quota))
         .unwrap();
     let used = rt
         .block_on(stores.quotas.used(
             PACK_USER,
             "meter.read",
-            skill_packs::Window::Day,
+            toolwright_packs::Window::Day,
             chrono::Utc::now(),
         ))
         .unwrap();
     assert_eq!(used, 5);
     let records = rt
-        .block_on(stores.audit.query(&skill_packs::AuditQuery {
+        .block_on(stores.audit.query(&toolwright_packs::AuditQuery {
             user: Some(PACK_USER.into()),
-            ..skill_packs::AuditQuery::default()
+            ..toolwright_packs::AuditQuery::default()
         }))
         .unwrap();
     assert_eq!(records.len(), 12, "{records:?}");

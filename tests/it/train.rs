@@ -1,4 +1,4 @@
-//! `skillkit train` as a firm would run it on its own labelled contracts (CUAD's label
+//! `clausewright train` as a firm would run it on its own labelled contracts (CUAD's label
 //! format), and the model it writes used by `review --provision-model`. The contracts are
 //! our own wording, made here.
 
@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::cli::{skillkit, stderr, stdout};
+use crate::cli::{clausewright, stderr, stdout};
 
 const PLACES: [&str; 4] = ["Ohio", "Ontario", "Victoria", "Bavaria"];
 const FILLER: [&str; 3] = [
@@ -75,7 +75,7 @@ fn a_firm_trains_on_its_contracts_and_reviews_with_the_model() {
         "--out",
         model.to_str().unwrap(),
     ];
-    let out = skillkit(&args);
+    let out = clausewright(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stdout(&out);
     assert!(said.contains("12 contracts"), "{said}");
@@ -84,7 +84,7 @@ fn a_firm_trains_on_its_contracts_and_reviews_with_the_model() {
         "{said}"
     );
     let first = std::fs::read(&model).unwrap();
-    let again = skillkit(&args);
+    let again = clausewright(&args);
     assert!(again.status.success(), "{}", stderr(&again));
     assert_eq!(
         std::fs::read(&model).unwrap(),
@@ -98,7 +98,7 @@ fn a_firm_trains_on_its_contracts_and_reviews_with_the_model() {
         "# Services Agreement\n\n## 1 Services\n\n1.1 The Supplier shall deliver the goods to the warehouse named in each order.\n\n## 2 Law\n\n2.1 This Agreement is governed by the laws of Quebec, without regard to its conflict of laws rules.\n",
     )
     .unwrap();
-    let out = skillkit(&[
+    let out = clausewright(&[
         "review",
         contract.to_str().unwrap(),
         "--provision-model",
@@ -124,7 +124,7 @@ fn a_bad_recipe_or_corpus_is_named() {
     let model = dir.path().join("firm.bin");
     let corpus_dir = dir.path().to_str().unwrap();
     let bad = recipe(dir.path(), json!(["sentence", "words"]));
-    let out = skillkit(&[
+    let out = clausewright(&[
         "train",
         "--corpus",
         corpus_dir,
@@ -141,7 +141,7 @@ fn a_bad_recipe_or_corpus_is_named() {
     );
     assert!(stderr(&out).contains("feature_sets"), "{}", stderr(&out));
     let empty = recipe(dir.path(), json!([]));
-    let out = skillkit(&[
+    let out = clausewright(&[
         "train",
         "--corpus",
         corpus_dir,
@@ -157,7 +157,7 @@ fn a_bad_recipe_or_corpus_is_named() {
         stderr(&out)
     );
     let nowhere = dir.path().join("missing");
-    let out = skillkit(&[
+    let out = clausewright(&[
         "train",
         "--corpus",
         nowhere.to_str().unwrap(),

@@ -6,24 +6,24 @@ use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use clausewright_skills::document::formats::MAX_DOCUMENT_BYTES;
 use serde_json::Value;
-use skills::document::formats::MAX_DOCUMENT_BYTES;
 
-fn skillkit_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_skillkit"));
+fn clausewright_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clausewright"));
     command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("RUST_BACKTRACE")
-        .env_remove("SKILLKIT_LOG");
+        .env_remove("TOOLWRIGHT_LOG");
     for (key, value) in env {
         command.env(key, value);
     }
     command.output().expect("the binary runs")
 }
 
-fn skillkit(args: &[&str]) -> Output {
-    skillkit_env(args, &[])
+fn clausewright(args: &[&str]) -> Output {
+    clausewright_env(args, &[])
 }
 
 fn stderr(out: &Output) -> String {
@@ -52,7 +52,7 @@ fn assert_one_line_failure(out: &Output, needle: &str) {
 /// Runs the binary with its standard output closed before it writes (a reader that went
 /// away, as `| head -1` does once it has its line).
 fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skillkit"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("RUST_BACKTRACE")
@@ -93,27 +93,27 @@ fn a_closed_pipe_ends_every_command_quietly() {
 
 #[test]
 fn failures_are_one_line_naming_the_input() {
-    let dir = std::env::temp_dir().join(format!("skillkit-unix-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-unix-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let empty = dir.join("empty.txt");
     std::fs::write(&empty, "").unwrap();
     let empty = empty.to_str().unwrap();
-    assert_one_line_failure(&skillkit(&["review", empty]), empty);
-    assert_one_line_failure(&skillkit(&["parse", empty]), empty);
+    assert_one_line_failure(&clausewright(&["review", empty]), empty);
+    assert_one_line_failure(&clausewright(&["parse", empty]), empty);
     assert_one_line_failure(
-        &skillkit(&["review", "no/such/contract.docx"]),
+        &clausewright(&["review", "no/such/contract.docx"]),
         "no/such/contract.docx",
     );
     assert_one_line_failure(
-        &skillkit(&["call", "get_clause_context", "--args", "@no/such/args.json"]),
+        &clausewright(&["call", "get_clause_context", "--args", "@no/such/args.json"]),
         "no/such/args.json",
     );
     assert_one_line_failure(
-        &skillkit(&["call", "get_clause_context", "--args", "[1, 2]"]),
+        &clausewright(&["call", "get_clause_context", "--args", "[1, 2]"]),
         "not a JSON object",
     );
     // A skill that fails: its result on stdout, one line on stderr naming the skill.
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "get_clause_context",
         "--args",
@@ -125,7 +125,7 @@ fn failures_are_one_line_naming_the_input() {
     std::fs::create_dir_all(&report).unwrap();
     let report = report.to_str().unwrap();
     assert_one_line_failure(
-        &skillkit(&[
+        &clausewright(&[
             "review",
             "samples/sha",
             "--format",
@@ -140,14 +140,14 @@ fn failures_are_one_line_naming_the_input() {
 
 #[test]
 fn argument_text_over_the_limit_is_refused_before_parsing() {
-    let dir = std::env::temp_dir().join(format!("skillkit-args-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-args-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let big = dir.join("big.json");
     // 4 MiB of a string: refused for its size, not read whole or parsed.
     let text = format!(r#"{{"clause_id": "{}"}}"#, "a".repeat(4 << 20));
     std::fs::write(&big, text).unwrap();
     let spec = format!("@{}", big.display());
-    let out = skillkit(&["call", "get_clause_context", "--args", &spec]);
+    let out = clausewright(&["call", "get_clause_context", "--args", &spec]);
     assert_one_line_failure(&out, "1048576 bytes");
     assert_one_line_failure(&out, big.to_str().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -156,7 +156,7 @@ fn argument_text_over_the_limit_is_refused_before_parsing() {
 #[test]
 fn an_unknown_argument_is_named_with_the_nearest_real_one() {
     let args = r#"{"clause_id": "1", "qeury": "payment"}"#;
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "search_reference_doc",
         "--contract",
@@ -169,7 +169,7 @@ fn an_unknown_argument_is_named_with_the_nearest_real_one() {
         err.contains("unknown argument `qeury`") && err.contains("did you mean `query`?"),
         "{err}"
     );
-    let out = skillkit(&[
+    let out = clausewright(&[
         "call",
         "search_reference_doc",
         "--contract",
@@ -192,7 +192,7 @@ fn oversized_contract(dir: &Path) -> String {
 
 #[test]
 fn a_contract_over_the_size_limit_is_refused_everywhere() {
-    let dir = std::env::temp_dir().join(format!("skillkit-huge-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("toolwright-huge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let huge = oversized_contract(&dir);
     for args in [
@@ -201,7 +201,7 @@ fn a_contract_over_the_size_limit_is_refused_everywhere() {
         vec!["call", "get_clause_context", "--contract", huge.as_str()],
         vec!["serve", "--stdio", "--contract", huge.as_str()],
     ] {
-        let out = skillkit(&args);
+        let out = clausewright(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_one_line_failure(&out, &huge);
         assert_one_line_failure(&out, "52428800");
@@ -214,12 +214,12 @@ fn tables_fit_the_width_asked_for() {
     for width in [60usize, 100] {
         let columns = width.to_string();
         let env = [("COLUMNS", columns.as_str())];
-        let out = skillkit_env(&["list"], &env);
+        let out = clausewright_env(&["list"], &env);
         assert!(out.status.success(), "{}", stderr(&out));
         let text = stdout(&out);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= width, "list at {width}: {widest} columns\n{text}");
-        let out = skillkit_env(&["parse", "samples/sha/shareholders_agreement.md"], &env);
+        let out = clausewright_env(&["parse", "samples/sha/shareholders_agreement.md"], &env);
         let text = stdout(&out);
         let table: Vec<&str> = text
             .lines()
@@ -232,7 +232,7 @@ fn tables_fit_the_width_asked_for() {
         );
     }
     // The review table: risk rows are cut to the width.
-    let out = skillkit_env(
+    let out = clausewright_env(
         &["review", "samples/fidic", "--our-party", "Contractor"],
         &[("COLUMNS", "90")],
     );
@@ -250,16 +250,16 @@ fn tables_fit_the_width_asked_for() {
 
 #[test]
 fn every_listing_has_json() {
-    let out = skillkit(&["list", "--format", "json"]);
+    let out = clausewright(&["list", "--format", "json"]);
     let listing: Value = serde_json::from_slice(&out.stdout).expect("list JSON");
     assert_eq!(listing["shown"], 17);
     assert!(listing["skills"][0]["id"].is_string());
     assert!(listing["skills"][0]["arguments"].is_array());
-    let out = skillkit(&["check", "--format", "json"]);
+    let out = clausewright(&["check", "--format", "json"]);
     let report: Value = serde_json::from_slice(&out.stdout).expect("check JSON");
     assert_eq!(report["errors"], 0);
     assert!(report["problems"].is_array());
-    let out = skillkit(&[
+    let out = clausewright(&[
         "parse",
         "samples/sha/shareholders_agreement.md",
         "--format",
@@ -267,6 +267,6 @@ fn every_listing_has_json() {
     ]);
     let outline: Value = serde_json::from_slice(&out.stdout).expect("parse JSON");
     assert!(outline["total_clauses"].as_u64().unwrap() > 0);
-    let out = skillkit(&["list", "--format", "yaml"]);
+    let out = clausewright(&["list", "--format", "yaml"]);
     assert_eq!(out.status.code(), Some(2));
 }

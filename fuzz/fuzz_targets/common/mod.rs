@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use skill_core::args::{Shape, ShapeTree};
+use toolwright::args::{Shape, ShapeTree};
 
 /// One step of a JSON path: a property name or an array index.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,8 +119,8 @@ pub const INTERNAL_MARKERS: [&str; 7] = [
     "core::",
     "alloc::",
     "serde_json::",
-    "skill_core::",
-    "skills::",
+    "toolwright::",
+    "clausewright_skills::",
     "panicked at",
 ];
 

@@ -9,8 +9,8 @@ use http_body_util::BodyExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use skill_console::{router, ConsoleOptions, ConsoleState, SESSION_COOKIE};
-use skill_core::prelude::*;
+use toolwright::prelude::*;
+use toolwright_console::{router, ConsoleOptions, ConsoleState, SESSION_COOKIE};
 use tower::ServiceExt;
 
 pub const TOKEN: &str = "test-token-0123456789";
@@ -100,7 +100,7 @@ pub fn demo_fail(
 /// The test skills.
 pub fn dispatcher() -> Dispatcher {
     Dispatcher::builder()
-        .skills(skill_core::linked_skills().filter(|r| r.id.starts_with("demo.")))
+        .skills(toolwright::linked_skills().filter(|r| r.id.starts_with("demo.")))
         .build()
         .expect("test skills register")
 }

@@ -65,7 +65,7 @@ impl AnthropicConfig {
     /// touching the process environment.
     ///
     /// ```
-    /// use skill_core::agent::AnthropicConfig;
+    /// use toolwright::agent::AnthropicConfig;
     ///
     /// let config = AnthropicConfig::from_lookup(|name| match name {
     ///     "ANTHROPIC_API_KEY" => Some("sk-ant-test".into()),
@@ -73,7 +73,7 @@ impl AnthropicConfig {
     /// })?;
     /// assert_eq!(config.model, "claude-sonnet-4-5");
     /// assert!(AnthropicConfig::from_lookup(|_| None).is_err());
-    /// # Ok::<(), skill_core::agent::LlmError>(())
+    /// # Ok::<(), toolwright::agent::LlmError>(())
     /// ```
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, LlmError> {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());

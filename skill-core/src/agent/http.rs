@@ -199,7 +199,7 @@ pub(crate) fn key_from_env(var: &str) -> Result<String, LlmError> {
 /// A reqwest client (connection pool) for the given provider.
 pub(crate) fn build_client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
     reqwest::Client::builder()
-        .user_agent(concat!("skillkit/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!("toolwright/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| LlmError::Config(format!("{provider}: cannot build HTTP client: {e}")))
 }

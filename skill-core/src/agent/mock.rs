@@ -7,8 +7,8 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use skill_core::agent::mock::MockModel;
-//! use skill_core::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
+//! use toolwright::agent::mock::MockModel;
+//! use toolwright::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
 //!
 //! // Every conversation: one round calling `lookup`, then a final answer; 10 ms a request.
 //! let model = MockModel::react(Duration::from_millis(10), 1, "lookup", "[]").unwrap();

@@ -6,9 +6,9 @@
 //! there for tests and examples.
 //!
 //! ```
-//! use skill_core::agent::{extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
-//! use skill_core::prelude::*;
-//! use skill_core::{Skill, ToolCall};
+//! use toolwright::agent::{extract_json, react_agent_loop, ChatMessage, LlmResponse, ReactOptions, ScriptedClient};
+//! use toolwright::prelude::*;
+//! use toolwright::{Skill, ToolCall};
 //!
 //! /// Count the words of a text.
 //! #[skill(id = "doc_word_count")]

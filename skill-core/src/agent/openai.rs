@@ -63,7 +63,7 @@ impl OpenAiConfig {
     /// touching the process environment.
     ///
     /// ```
-    /// use skill_core::agent::OpenAiConfig;
+    /// use toolwright::agent::OpenAiConfig;
     ///
     /// let config = OpenAiConfig::from_lookup(|name| match name {
     ///     "OPENAI_BASE_URL" => Some("http://127.0.0.1:11434/v1".into()),

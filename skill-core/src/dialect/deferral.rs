@@ -14,7 +14,7 @@
 //!   `provider-dialects.md` §A.2 and §A.3, from the providers' Python SDKs: Anthropic
 //!   `types/tool_param.py`, OpenAI `types/responses/function_tool_param.py`). OpenAI Chat
 //!   Completions and Gemini definitions have no such field, so they get no native deferral
-//!   (the local `search_tools` of the agent loop and of `skillkit serve --tool-search` works
+//!   (the local `search_tools` of the agent loop and of `clausewright serve --tool-search` works
 //!   with any model that calls tools).
 //! - Anthropic's search tool comes in two variants, `{"type":
 //!   "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}` (the model writes

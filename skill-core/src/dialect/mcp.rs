@@ -97,12 +97,12 @@ pub struct McpCallResult {
 
 impl McpCallResult {
     /// `_meta` key of the argument fixes the lenient parser applied.
-    pub const META_WARNINGS: &str = "skillkit/warnings";
+    pub const META_WARNINGS: &str = "toolwright/warnings";
     /// `_meta` key of a failed call's code and, for invalid arguments, its problems (for a
     /// time-out, its limit).
-    pub const META_ERROR: &str = "skillkit/error";
+    pub const META_ERROR: &str = "toolwright/error";
     /// `_meta` key of a call that waits for the user's confirmation.
-    pub const META_PENDING: &str = "skillkit/pendingConfirmation";
+    pub const META_PENDING: &str = "toolwright/pendingConfirmation";
 
     /// The MCP answer to `result`; `skill` (when known) decides the `structuredContent`
     /// wrapping, matching the `outputSchema` the tool was listed with.

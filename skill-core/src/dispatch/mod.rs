@@ -69,8 +69,8 @@ impl Dispatcher {
     /// Every skill linked into the binary.
     ///
     /// `inventory` only sees crates the binary links: a skill crate that nothing refers to is
-    /// dropped by the linker. Name it once, e.g. `use skills as _;` or
-    /// `skill_core::link_skills!(skills);`, in the binary.
+    /// dropped by the linker. Name it once, e.g. `use clausewright_skills as _;` or
+    /// `toolwright::link_skills!(clausewright_skills);`, in the binary.
     pub fn from_inventory() -> Result<Self, RegistryError> {
         Self::builder().with_inventory().build()
     }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::{DateTime, Utc};
-use skill_core::prelude::*;
-use skill_core::SkillError;
+use toolwright::prelude::*;
+use toolwright::SkillError;
 
 /// Lifecycle state of a client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -252,8 +252,8 @@ pub fn open_form(
 }
 
 /// Every example skill, in id order.
-pub fn example_registrations() -> Vec<&'static skill_core::SkillRegistration> {
-    use skill_core::Skill;
+pub fn example_registrations() -> Vec<&'static toolwright::SkillRegistration> {
+    use toolwright::Skill;
     vec![
         CountContacts::registration(),
         CreateClient::registration(),

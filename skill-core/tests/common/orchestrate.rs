@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use skill_core::agent::orchestrate::OrchestrateOutcome;
-use skill_core::agent::{ChatMessage, LlmClient, LlmError, LlmResponse, TokenUsage};
-use skill_core::prelude::*;
-use skill_core::{Skill, ToolCall, ToolFilter};
+use toolwright::agent::orchestrate::OrchestrateOutcome;
+use toolwright::agent::{ChatMessage, LlmClient, LlmError, LlmResponse, TokenUsage};
+use toolwright::prelude::*;
+use toolwright::{Skill, ToolCall, ToolFilter};
 
 /// Count the words of a text.
 #[skill(id = "orch.count_words", category = "count")]

@@ -5,12 +5,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     extract_json, react_agent_loop, resume_agent_loop, ChatMessage, Decision, LlmResponse,
     ReactOptions, ReactOutcome, ResumeError, ScriptedClient, StopReason,
 };
-use skill_core::prelude::*;
-use skill_core::{codes, Confirmed, Skill, ToolCall};
+use toolwright::prelude::*;
+use toolwright::{codes, Confirmed, Skill, ToolCall};
 
 /// Notes deleted so far (a write the test can observe).
 #[derive(Default)]

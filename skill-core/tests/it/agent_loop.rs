@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     extract_json, react_agent_loop, ChatMessage, LlmError, LlmResponse, ReactOptions, ReactOutcome,
     ScriptedClient, StopReason, MAX_TOOL_RESULT_CHARS,
 };
-use skill_core::prelude::*;
-use skill_core::{codes, Skill, ToolCall};
+use toolwright::prelude::*;
+use toolwright::{codes, Skill, ToolCall};
 
 /// The clause under review, put into the context by the host.
 struct CurrentClause(String);
@@ -184,7 +184,7 @@ async fn run(model: &ScriptedClient, options: &ReactOptions) -> Outcome {
 
 /// A tool message's JSON without the data fence around it.
 fn unfenced(content: &str) -> &str {
-    skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content).unwrap_or(content)
+    toolwright::fence::fenced_body(toolwright::fence::TOOL_OUTPUT_TAG, content).unwrap_or(content)
 }
 
 fn tool_messages(outcome: &Outcome) -> Vec<(&str, Value, bool)> {

@@ -3,13 +3,13 @@
 //! end.
 
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     react_agent_loop, ChatMessage, DeferredTools, LlmResponse, ReactOptions, ScriptedClient,
     StopReason, SEARCH_TOOLS,
 };
-use skill_core::prelude::*;
-use skill_core::search::ToolSearch;
-use skill_core::{Skill, ToolCall};
+use toolwright::prelude::*;
+use toolwright::search::ToolSearch;
+use toolwright::{Skill, ToolCall};
 
 /// Say hello.
 #[skill(id = "greet", category = "query")]
@@ -97,7 +97,7 @@ async fn run(
     model: &ScriptedClient,
     dispatcher: &Dispatcher,
     options: &ReactOptions,
-) -> skill_core::agent::ReactOutcome<String> {
+) -> toolwright::agent::ReactOutcome<String> {
     let messages = vec![
         ChatMessage::system("test"),
         ChatMessage::user("convert 10 USD to EUR"),

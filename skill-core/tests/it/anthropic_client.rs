@@ -3,12 +3,12 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     react_agent_loop, AnthropicClient, AnthropicConfig, LlmClient, ReactOptions, StopReason,
     ANTHROPIC_VERSION,
 };
-use skill_core::prelude::*;
-use skill_core::Dialect;
+use toolwright::prelude::*;
+use toolwright::Dialect;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer};
 

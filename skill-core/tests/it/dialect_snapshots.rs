@@ -5,7 +5,7 @@
 mod examples;
 
 use serde_json::Value;
-use skill_core::{Dialect, Dispatcher, ToolFilter};
+use toolwright::{Dialect, Dispatcher, ToolFilter};
 
 fn dispatcher() -> Dispatcher {
     Dispatcher::builder()

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use skill_core::agent::{
+use toolwright::agent::{
     AnthropicClient, AnthropicConfig, LlmClient, LlmError, OpenAiClient, OpenAiConfig,
 };
 use wiremock::matchers::method;

@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::{extract_json, ChatMessage, RetryPolicy};
-use skill_core::prelude::*;
-use skill_core::Skill;
+use toolwright::agent::{extract_json, ChatMessage, RetryPolicy};
+use toolwright::prelude::*;
+use toolwright::Skill;
 use wiremock::{MockServer, ResponseTemplate};
 
 /// Compare a clause with the baseline.

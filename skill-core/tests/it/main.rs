@@ -1,4 +1,4 @@
-//! skill-core's integration tests in one binary (one link on two cores), one module per
+//! toolwright's integration tests in one binary (one link on two cores), one module per
 //! behaviour. Suites that read the link-time registry (`Dispatcher::from_inventory`,
 //! `linked_skills`) stay separate binaries, so the skills of one suite never show up in
 //! another's registry.

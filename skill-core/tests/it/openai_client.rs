@@ -3,11 +3,11 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::{
+use toolwright::agent::{
     react_agent_loop, LlmClient, LlmError, OpenAiClient, OpenAiConfig, ReactOptions, StopReason,
 };
-use skill_core::prelude::*;
-use skill_core::{Skill, ToolCall};
+use toolwright::prelude::*;
+use toolwright::{Skill, ToolCall};
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer};
 
@@ -146,7 +146,7 @@ async fn full_loop_over_http_keeps_ids_and_marks_errors() {
         "OpenAI has no is_error field"
     );
     let content = second[4]["content"].as_str().unwrap();
-    let body = skill_core::fence::fenced_body(skill_core::fence::TOOL_OUTPUT_TAG, content)
+    let body = toolwright::fence::fenced_body(toolwright::fence::TOOL_OUTPUT_TAG, content)
         .expect("tool results go back fenced as data");
     let error: Value = serde_json::from_str(body).unwrap();
     assert_eq!(error["error"]["code"], "no_terms");
@@ -172,10 +172,10 @@ async fn local_server_without_key_sends_no_authorization() {
 #[test]
 fn missing_key_variable_is_named() {
     let err = OpenAiConfig::new("http://127.0.0.1:1/v1", "m")
-        .with_api_key_from_env("SKILLKIT_TEST_SURELY_UNSET_KEY")
+        .with_api_key_from_env("TOOLWRIGHT_TEST_SURELY_UNSET_KEY")
         .unwrap_err();
     assert!(
-        err.to_string().contains("SKILLKIT_TEST_SURELY_UNSET_KEY"),
+        err.to_string().contains("TOOLWRIGHT_TEST_SURELY_UNSET_KEY"),
         "{err}"
     );
     assert!(matches!(

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use skill_core::agent::orchestrate::{Budget, OrchestrateStop, Orchestrator, Worker, WorkerStatus};
-use skill_core::agent::{ChatMessage, Decision, LlmError, LlmResponse, ResumeError};
-use skill_core::prelude::*;
-use skill_core::{ToolCall, ToolFilter};
+use toolwright::agent::orchestrate::{Budget, OrchestrateStop, Orchestrator, Worker, WorkerStatus};
+use toolwright::agent::{ChatMessage, Decision, LlmError, LlmResponse, ResumeError};
+use toolwright::prelude::*;
+use toolwright::{ToolCall, ToolFilter};
 
 #[path = "../common/orchestrate.rs"]
 pub(crate) mod support;
@@ -767,7 +767,7 @@ fn orch_subject(subject: Option<Inject<Subject>>) -> String {
 
 #[tokio::test]
 async fn a_worker_with_arguments_of_its_own_runs_on_the_brief_the_host_makes() {
-    use skill_core::agent::orchestrate::Brief;
+    use toolwright::agent::orchestrate::Brief;
     let (planner_count, worker_count) = (Counter::default(), Counter::default());
     let orchestrator = Orchestrator::new(planner(
         &planner_count,

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
-use skill_core::agent::orchestrate::{Budget, Orchestrator, Worker, WorkerStatus};
-use skill_core::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
-use skill_core::prelude::*;
-use skill_core::{ToolCall, ToolFilter};
+use toolwright::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
+use toolwright::agent::orchestrate::{Budget, Orchestrator, Worker, WorkerStatus};
+use toolwright::agent::{ChatMessage, LlmClient, OpenAiClient, OpenAiConfig};
+use toolwright::prelude::*;
+use toolwright::{ToolCall, ToolFilter};
 
 use super::orchestrate::support;
 

@@ -2,7 +2,7 @@
 //! (SPEC-20 7.1.1 helper tests).
 
 use serde_json::json;
-use skill_core::agent::{
+use toolwright::agent::{
     extract_json, serialize_tool_result, truncate_tool_result, MAX_TOOL_RESULT_CHARS,
 };
 

@@ -2,8 +2,8 @@
 //! the JSON array of definitions, and the MCP behaviour hints of read-only categories.
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{Dialect, Skill};
+use toolwright::prelude::*;
+use toolwright::{Dialect, Skill};
 
 /// Look up a contract party.
 #[skill(id = "party.lookup", category = "query")]
@@ -43,7 +43,7 @@ fn dispatcher() -> Dispatcher {
         .unwrap()
 }
 
-fn names(set: &skill_core::ToolSet) -> Vec<&'static str> {
+fn names(set: &toolwright::ToolSet) -> Vec<&'static str> {
     set.names().collect()
 }
 

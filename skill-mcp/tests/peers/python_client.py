@@ -1,10 +1,10 @@
-"""The official MCP Python SDK as a client of a skillkit MCP server.
+"""The official MCP Python SDK as a client of a toolwright MCP server.
 
 usage: python_client.py MODE TARGET...
   MODE    auto (2026-07-28 via server/discover, the SDK default) or legacy (initialize)
   TARGET  an http(s) URL of the /mcp endpoint, or a command line that serves on stdio
 
-Environment: SKILLKIT_TOKEN is sent as a bearer token over HTTP. SKILLKIT_PEER_CHECK picks
+Environment: TOOLWRIGHT_TOKEN is sent as a bearer token over HTTP. TOOLWRIGHT_PEER_CHECK picks
 the checks: `fixture` (the test skills of tests/support/skills.rs, the default) or
 `contract` (the contract-review library with a FIDIC contract loaded).
 
@@ -65,7 +65,7 @@ async def fixture_checks(client, report):
     fixed = await client.call_tool("echo_upper", {"text": "ab", "times": "2"})
     check(not fixed.is_error, f"loose arguments fixed: {fixed}")
     check(fixed.structured_content == {"text": "ABAB", "times": 2}, f"{fixed.structured_content}")
-    warnings = (fixed.meta or {}).get("skillkit/warnings") or []
+    warnings = (fixed.meta or {}).get("toolwright/warnings") or []
     check(warnings and warnings[0]["path"] == "$.times", f"warnings in _meta: {fixed.meta}")
 
     bad = await client.call_tool("echo_upper", {"text": "ab", "times": "many"})
@@ -79,7 +79,7 @@ async def fixture_checks(client, report):
     waiting = await client.call_tool("delete_note", {"title": "draft"})
     check(waiting.is_error, f"a write without consent does not run: {waiting}")
     check("confirmation_required" in waiting.content[0].text, waiting.content[0].text)
-    check("skillkit/pendingConfirmation" in (waiting.meta or {}), f"pending in _meta: {waiting.meta}")
+    check("toolwright/pendingConfirmation" in (waiting.meta or {}), f"pending in _meta: {waiting.meta}")
 
 
 async def consent_checks(server, mode, report):
@@ -125,8 +125,8 @@ async def contract_checks(client, report):
 async def main(mode, target):
     if target[0].startswith("http"):
         headers = {}
-        if os.environ.get("SKILLKIT_TOKEN"):
-            headers["Authorization"] = f"Bearer {os.environ['SKILLKIT_TOKEN']}"
+        if os.environ.get("TOOLWRIGHT_TOKEN"):
+            headers["Authorization"] = f"Bearer {os.environ['TOOLWRIGHT_TOKEN']}"
 
         def server():
             return streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
@@ -145,11 +145,11 @@ async def main(mode, target):
             client.protocol_version == EXPECTED_VERSION[mode],
             f"{mode} mode negotiated {client.protocol_version}",
         )
-        if os.environ.get("SKILLKIT_PEER_CHECK", "fixture") == "contract":
+        if os.environ.get("TOOLWRIGHT_PEER_CHECK", "fixture") == "contract":
             await contract_checks(client, report)
         else:
             await fixture_checks(client, report)
-    if os.environ.get("SKILLKIT_PEER_CHECK", "fixture") != "contract":
+    if os.environ.get("TOOLWRIGHT_PEER_CHECK", "fixture") != "contract":
         await consent_checks(server, mode, report)
     print(json.dumps(report), flush=True)
 

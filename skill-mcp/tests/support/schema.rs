@@ -30,7 +30,7 @@ struct Schemas {
 }
 
 fn schema_dir() -> Option<PathBuf> {
-    if let Ok(dir) = std::env::var("SKILLKIT_MCP_SCHEMA_DIR") {
+    if let Ok(dir) = std::env::var("TOOLWRIGHT_MCP_SCHEMA_DIR") {
         return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,9 +45,9 @@ fn schemas() -> Option<&'static Schemas> {
         .get_or_init(|| {
             let Some(dir) = schema_dir() else {
                 if std::env::var("CI").as_deref() == Ok("true") {
-                    panic!("MCP schema folder shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+                    panic!("MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
                 }
-                eprintln!("skipped: schema validation of server messages; shared/reference/mcp-schema not found (set SKILLKIT_MCP_SCHEMA_DIR)");
+                eprintln!("skipped: schema validation of server messages; shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
                 return None;
             };
             let mut docs = HashMap::new();

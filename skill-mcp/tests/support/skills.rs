@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Notes the write skill changes: the tests read it to see whether a write ran.
 #[derive(Debug, Default)]

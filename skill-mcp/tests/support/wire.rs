@@ -36,11 +36,11 @@ pub struct LineClient {
 
 impl LineClient {
     /// Starts `server` on a duplex and connects; `capabilities` are declared per era.
-    pub async fn connect(server: skill_mcp::McpServer, era: Era, capabilities: Value) -> Self {
+    pub async fn connect(server: toolwright_mcp::McpServer, era: Era, capabilities: Value) -> Self {
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_end);
         tokio::spawn(async move {
-            if let Err(err) = skill_mcp::serve_io(server, server_read, server_write).await {
+            if let Err(err) = toolwright_mcp::serve_io(server, server_read, server_write).await {
                 eprintln!("server ended: {err}");
             }
         });

@@ -1,4 +1,4 @@
--- The catalog of registered skills, as `skillkit catalog sync` writes it.
+-- The catalog of registered skills, as `clausewright catalog sync` writes it.
 CREATE TABLE IF NOT EXISTS {schema}.skill_catalog (
     id             TEXT PRIMARY KEY,
     name           TEXT NOT NULL,

@@ -1,7 +1,7 @@
 //! The checks the compiler cannot make: providers that are not linked, versions, cycles,
 //! name clashes on the wire, deprecation windows and removal dates.
 //!
-//! Run at start-up ([`crate::GatewayBuilder::build`]), in `cargo test` and by `skillkit check`.
+//! Run at start-up ([`crate::GatewayBuilder::build`]), in `cargo test` and by `clausewright check`.
 //! Every problem of every pack is reported in one run.
 
 mod problem;
@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 use semver::{Version, VersionReq};
-use skill_core::validate_skill_id;
+use toolwright::validate_skill_id;
 
 use crate::manifest::{linked_packs, PackManifest};
 use crate::rate::RateLimit;
@@ -321,7 +321,7 @@ fn check_cycles(by_id: &BTreeMap<&str, &PackManifest>, problems: &mut Vec<PackPr
 /// ```ignore
 /// #[test]
 /// fn pack_contracts_hold() {
-///     skill_packs::assert_packs_valid();
+///     toolwright_packs::assert_packs_valid();
 /// }
 /// ```
 pub fn assert_packs_valid() {

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use skill_core::{SkillError, SkillResult};
+use toolwright::{SkillError, SkillResult};
 
 use super::{ms, Caller, Gateway};
 use crate::codes;

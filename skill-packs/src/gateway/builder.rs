@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
-use skill_core::Dispatcher;
+use toolwright::Dispatcher;
 
 use super::{AuditRetries, Clock, Gateway, GatewayError, Inner};
 use crate::check::check_manifests;
@@ -91,7 +91,7 @@ impl GatewayBuilder {
     }
 
     /// Opens the SQLite database at `path` for every store not set otherwise (the default
-    /// is `skillkit-packs.db` in the working directory, or `$SKILLKIT_PACKS_DB`).
+    /// is `toolwright-packs.db` in the working directory, or `$TOOLWRIGHT_PACKS_DB`).
     #[must_use]
     pub fn sqlite_path(mut self, path: impl AsRef<Path>) -> Self {
         self.sqlite_path = Some(path.as_ref().to_path_buf());

@@ -12,7 +12,7 @@ use crate::manifest::Pack;
 /// nested calls are counted against [`MAX_CALL_DEPTH`](crate::MAX_CALL_DEPTH).
 ///
 /// ```
-/// use skill_packs::Caller;
+/// use toolwright_packs::Caller;
 ///
 /// let caller = Caller::new("jungastro", "alice");
 /// assert_eq!((caller.pack(), caller.user(), caller.depth()), ("jungastro", "alice", 0));

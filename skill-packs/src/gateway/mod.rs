@@ -24,8 +24,8 @@ use std::time::Instant;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use skill_core::ParsedCall;
-use skill_core::{Dispatcher, Skill, SkillContext, SkillError, SkillRegistration, SkillResult};
+use toolwright::ParsedCall;
+use toolwright::{Dispatcher, Skill, SkillContext, SkillError, SkillRegistration, SkillResult};
 
 use crate::check::PackProblem;
 use crate::codes;
@@ -63,23 +63,23 @@ pub enum GatewayError {
     /// The default SQLite store could not be opened.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// `SKILLKIT_PACKS_DB` is a URL, not the SQLite file the default store is.
-    #[error("SKILLKIT_PACKS_DB is `{0}`, a URL: the default packs store is a SQLite file, so give its path (`sqlite:///path/to/packs.db` also works); PostgreSQL and Redis stores are chosen in code (`GatewayBuilder::subscriptions`, `quotas`, `audit`, `state`)")]
+    /// `TOOLWRIGHT_PACKS_DB` is a URL, not the SQLite file the default store is.
+    #[error("TOOLWRIGHT_PACKS_DB is `{0}`, a URL: the default packs store is a SQLite file, so give its path (`sqlite:///path/to/packs.db` also works); PostgreSQL and Redis stores are chosen in code (`GatewayBuilder::subscriptions`, `quotas`, `audit`, `state`)")]
     DatabaseUrl(String),
 }
 
-/// The SQLite file of the default packs store: `$SKILLKIT_PACKS_DB` (a path, or a
-/// `sqlite://` URL), else `skillkit-packs.db` in the working directory. Another URL
+/// The SQLite file of the default packs store: `$TOOLWRIGHT_PACKS_DB` (a path, or a
+/// `sqlite://` URL), else `toolwright-packs.db` in the working directory. Another URL
 /// (`postgres://…`) is refused rather than taken as a file name.
 pub fn default_database_path() -> Result<std::path::PathBuf, GatewayError> {
-    database_path_from(std::env::var_os("SKILLKIT_PACKS_DB"))
+    database_path_from(std::env::var_os("TOOLWRIGHT_PACKS_DB"))
 }
 
 fn database_path_from(
     value: Option<std::ffi::OsString>,
 ) -> Result<std::path::PathBuf, GatewayError> {
     let Some(value) = value else {
-        return Ok("skillkit-packs.db".into());
+        return Ok("toolwright-packs.db".into());
     };
     let Some(text) = value.to_str() else {
         return Ok(value.into());
@@ -113,7 +113,7 @@ mod database_path_tests {
         );
         assert_eq!(
             database_path_from(None).unwrap(),
-            std::path::PathBuf::from("skillkit-packs.db")
+            std::path::PathBuf::from("toolwright-packs.db")
         );
         let err = of("postgres://127.0.0.1/test").unwrap_err().to_string();
         assert!(
@@ -160,7 +160,7 @@ struct Inner {
     clock: Clock,
     fail_open_free_tools: bool,
     audit_retries: AuditRetries,
-    tool_sets: RwLock<HashMap<(&'static str, NaiveDate), skill_core::ToolSet>>,
+    tool_sets: RwLock<HashMap<(&'static str, NaiveDate), toolwright::ToolSet>>,
 }
 
 /// Runs calls of packs under their contracts. Cheap to clone; share one per process (or one
@@ -312,7 +312,7 @@ pub(crate) fn result_into<T: DeserializeOwned>(result: SkillResult) -> Result<T,
     }
     result.data_as::<T>().map_err(|e| {
         SkillError::new(
-            skill_core::codes::OUTPUT_ERROR,
+            toolwright::codes::OUTPUT_ERROR,
             format!(
                 "the output of `{}` does not fit the expected type: {e}",
                 result.skill_id

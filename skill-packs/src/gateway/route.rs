@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use chrono::NaiveDate;
 use serde_json::{json, Value};
-use skill_core::{SkillContext, SkillError, SkillRegistration, SkillResult};
+use toolwright::{SkillContext, SkillError, SkillRegistration, SkillResult};
 
 use super::audit::AuditGuard;
 use super::{ms, Caller, Gateway, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD};
@@ -85,7 +85,7 @@ impl Gateway {
                     })
                     .unwrap_or_default();
                 let err = SkillError::new(
-                    skill_core::codes::UNKNOWN_SKILL,
+                    toolwright::codes::UNKNOWN_SKILL,
                     format!(
                         "there is no tool named `{tool}`; tools of pack `{}`: {offered}",
                         consumer.id

@@ -1,7 +1,7 @@
 //! The tools a pack's model may call: core tools, the pack's own, and what it imports.
 
 use chrono::NaiveDate;
-use skill_core::{SkillRegistration, ToolFilter, ToolSet};
+use toolwright::{SkillRegistration, ToolFilter, ToolSet};
 
 use super::route::is_removed;
 use super::{Gateway, GatewayError};

@@ -247,7 +247,7 @@ impl PgStore {
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
         if config.get_application_name().is_none() {
-            config.application_name("skillkit");
+            config.application_name("toolwright");
         }
         let manager = Manager::from_config(
             config,
@@ -302,14 +302,17 @@ impl PgStore {
             .await?;
         tx.batch_execute(&format!(
             "CREATE SCHEMA IF NOT EXISTS {s};
-             CREATE TABLE IF NOT EXISTS {s}.skillkit_migrations (
+             CREATE TABLE IF NOT EXISTS {s}.toolwright_migrations (
                  version    INTEGER PRIMARY KEY,
                  applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
              );"
         ))
         .await?;
         let applied: Vec<i32> = tx
-            .query(&format!("SELECT version FROM {s}.skillkit_migrations"), &[])
+            .query(
+                &format!("SELECT version FROM {s}.toolwright_migrations"),
+                &[],
+            )
             .await?
             .iter()
             .map(|r| r.get(0))
@@ -325,7 +328,7 @@ impl PgStore {
                     StoreError::new(format!("migration {version} failed: {}", err.message))
                 })?;
             tx.execute(
-                &format!("INSERT INTO {s}.skillkit_migrations (version) VALUES ($1)"),
+                &format!("INSERT INTO {s}.toolwright_migrations (version) VALUES ($1)"),
                 &[version],
             )
             .await?;

@@ -73,12 +73,12 @@ impl std::fmt::Debug for RedisQuotaStore {
 }
 
 impl RedisQuotaStore {
-    /// Connects to `url` (`redis://[:password@]host:port[/db]`) with keys under `skillkit:`.
+    /// Connects to `url` (`redis://[:password@]host:port[/db]`) with keys under `toolwright:`.
     ///
     /// A server that does not answer within 2 s is an error naming the URL (password
     /// hidden).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_with_prefix(url, "skillkit:").await
+        Self::connect_with_prefix(url, "toolwright:").await
     }
 
     /// Like [`RedisQuotaStore::connect`], with every key under `prefix`: several

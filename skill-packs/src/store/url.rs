@@ -110,7 +110,7 @@ fn engine_of(url: &str) -> Result<Engine, StoreError> {
         let (url, prefix) = take_param(url, "prefix");
         return Ok(Engine::Redis {
             url,
-            prefix: prefix.unwrap_or_else(|| "skillkit:".into()),
+            prefix: prefix.unwrap_or_else(|| "toolwright:".into()),
         });
     }
     if let Some((scheme, _)) = url.split_once("://") {
@@ -125,7 +125,7 @@ fn engine_of(url: &str) -> Result<Engine, StoreError> {
 #[cfg(not(feature = "postgres"))]
 fn not_built(url: &str, feature: &str) -> StoreError {
     StoreError::new(format!(
-        "store URL {} needs skill-packs built with the `{feature}` feature",
+        "store URL {} needs toolwright-packs built with the `{feature}` feature",
         redact_url(url)
     ))
 }
@@ -230,7 +230,7 @@ async fn redis_store(url: &str, prefix: &str) -> Result<Arc<dyn QuotaStore>, Sto
 #[cfg(not(feature = "redis"))]
 async fn redis_store(url: &str, _prefix: &str) -> Result<Arc<dyn QuotaStore>, StoreError> {
     Err(StoreError::new(format!(
-        "store URL {} needs skill-packs built with the `redis` feature",
+        "store URL {} needs toolwright-packs built with the `redis` feature",
         redact_url(url)
     )))
 }

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, AuditQuery, Caller, SqliteStore};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, AuditQuery, Caller, SqliteStore};
 
 use crate::support::*;
 
@@ -18,7 +18,7 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     let explode = gateway
         .call_tool(&horoscope, "flaky_explode", None, &ctx)
         .await;
-    assert_eq!(explode.error_code(), Some(skill_core::codes::PANIC));
+    assert_eq!(explode.error_code(), Some(toolwright::codes::PANIC));
     let fail = gateway
         .call_tool(&horoscope, "flaky.fail", None, &ctx)
         .await;
@@ -53,7 +53,7 @@ async fn every_cross_pack_call_is_audited_whatever_the_outcome() {
     let unknown = gateway
         .call_tool(&horoscope, "no_such_tool", None, &ctx)
         .await;
-    assert_eq!(unknown.error_code(), Some(skill_core::codes::UNKNOWN_SKILL));
+    assert_eq!(unknown.error_code(), Some(toolwright::codes::UNKNOWN_SKILL));
     let message = &unknown.error.as_ref().unwrap().message;
     assert!(
         message.contains("tools of pack `horoscope`: flaky_explode, flaky_fail"),
@@ -159,7 +159,7 @@ async fn audit_records_of_failed_calls_are_persisted() {
         assert!(!r.success);
     }
     let reopened = SqliteStore::open(&path).unwrap();
-    use skill_packs::AuditLog;
+    use toolwright_packs::AuditLog;
     let records = reopened
         .query(&AuditQuery {
             user: Some("gina".into()),
@@ -180,7 +180,7 @@ async fn audit_records_of_failed_calls_are_persisted() {
 /// bad column; the rows around it are read as usual.
 #[tokio::test]
 async fn an_unreadable_audit_row_is_returned_marked_and_hides_no_other() {
-    use skill_packs::{AuditLog, AuditRecord};
+    use toolwright_packs::{AuditLog, AuditRecord};
     let path = temp_db("audit-unreadable");
     let store = SqliteStore::open(&path).unwrap();
     let record = |tool: &str| AuditRecord {

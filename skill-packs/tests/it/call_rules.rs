@@ -1,8 +1,8 @@
 //! Rules on who calls what: no impersonation, bounded nesting, the provider's argument checks, model calls.
 
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, Caller};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, Caller};
 
 use crate::support::*;
 
@@ -55,7 +55,7 @@ async fn bad_arguments_are_reported_by_the_provider_and_audited() {
             &SkillContext::new(),
         )
         .await;
-    assert_eq!(r.error_code(), Some(skill_core::codes::INVALID_ARGUMENTS));
+    assert_eq!(r.error_code(), Some(toolwright::codes::INVALID_ARGUMENTS));
     assert!(r.error.unwrap().message.contains("birth_time"));
     let records = audit_of(&gateway, "mia").await;
     assert_eq!(records.last().unwrap().outcome, "invalid_arguments");
@@ -64,7 +64,7 @@ async fn bad_arguments_are_reported_by_the_provider_and_audited() {
 #[tokio::test]
 async fn model_tool_calls_go_through_the_gateway() {
     let (gateway, _) = setup("dispatch");
-    let calls = skill_core::parse_tool_calls(&[json!({
+    let calls = toolwright::parse_tool_calls(&[json!({
         "id": "c1",
         "type": "function",
         "function": {"name": "zodiac_get_chart_snapshot", "arguments": "{\"include_aspects\": true}"}
@@ -76,6 +76,6 @@ async fn model_tool_calls_go_through_the_gateway() {
             &SkillContext::new(),
         )
         .await;
-    assert_eq!(r.error_code(), Some(skill_core::codes::NOT_FOUND));
+    assert_eq!(r.error_code(), Some(toolwright::codes::NOT_FOUND));
     assert_eq!(audit_of(&gateway, "nina").await.len(), 1);
 }

@@ -1,8 +1,8 @@
 //! `check_manifests`: what the compiler cannot see, all reported in one run.
 
 use chrono::NaiveDate;
-use skill_core::prelude::*;
-use skill_packs::{
+use toolwright::prelude::*;
+use toolwright_packs::{
     check_manifests, Access, Deprecation, ExportedTool, ImportDecl, Pack, PackExports,
     PackManifest, PackProblem, RateLimit, ToolRateLimit,
 };
@@ -49,7 +49,7 @@ fn assert_manifests_valid_panics_with_every_problem() {
         ],
     );
     let panic =
-        std::panic::catch_unwind(|| skill_packs::assert_manifests_valid(&[&ORPHAN], today()))
+        std::panic::catch_unwind(|| toolwright_packs::assert_manifests_valid(&[&ORPHAN], today()))
             .unwrap_err();
     let text = panic.downcast_ref::<String>().unwrap();
     assert_eq!(

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use serde_json::{json, Value};
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{AuditQuery, Caller, Gateway, Stores, Window};
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{AuditQuery, Caller, Gateway, Stores, Window};
 
 use crate::jungastro::Jungastro;
 use crate::support::temp_db;

@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{
     codes, AuditLog, AuditQuery, AuditRecord, Caller, Gateway, SqliteStore, StoreError, Stores,
 };
 
 use crate::support::*;
 
-fn gateway_with(stores: Stores, clock: &TestClock) -> skill_packs::GatewayBuilder {
+fn gateway_with(stores: Stores, clock: &TestClock) -> toolwright_packs::GatewayBuilder {
     let clock = clock.clone();
     Gateway::builder(Dispatcher::from_inventory().unwrap())
         .linked_packs()
@@ -62,7 +62,7 @@ async fn gateway_contract(stores: Stores, user: &str) {
     assert_eq!(details["limit"], "5/day");
     let now = clock.now();
     let quotas = gateway.quotas();
-    let day = skill_packs::Window::Day;
+    let day = toolwright_packs::Window::Day;
     assert_eq!(quotas.used(user, "oracle.ask", day, now).await.unwrap(), 3);
     assert_eq!(quotas.used(user, "oracle.*", day, now).await.unwrap(), 5);
     // The next day both windows are new.
@@ -123,7 +123,7 @@ async fn sqlite_by_url_keeps_the_gateway_contract() {
 #[tokio::test]
 async fn sqlite_counts_a_call_refused_by_one_limit_in_none() {
     let path = temp_db("sqlite-all-limits");
-    let store = skill_packs::SqliteStore::open(&path).unwrap();
+    let store = toolwright_packs::SqliteStore::open(&path).unwrap();
     assert_nothing_counted_when_one_limit_is_full(&store).await;
 }
 
@@ -205,8 +205,8 @@ async fn a_failed_audit_write_is_retried_and_never_dropped_silently() {
 }
 
 /// A call refused by one of its limits is counted in none (stores that check atomically).
-async fn assert_nothing_counted_when_one_limit_is_full(store: &dyn skill_packs::QuotaStore) {
-    use skill_packs::{QuotaRequest, Window};
+async fn assert_nothing_counted_when_one_limit_is_full(store: &dyn toolwright_packs::QuotaStore) {
+    use toolwright_packs::{QuotaRequest, Window};
     let now = start();
     let limits = [
         QuotaRequest {
@@ -246,7 +246,7 @@ mod postgres {
     use super::*;
     use crate::servers::*;
     use chrono::{DateTime, Utc};
-    use skill_packs::{PgStore, QuotaDecision, QuotaStore, Window};
+    use toolwright_packs::{PgStore, QuotaDecision, QuotaStore, Window};
 
     #[tokio::test]
     async fn postgres_by_url_keeps_the_gateway_contract() {
@@ -271,7 +271,7 @@ mod postgres {
         let versions: Vec<i32> = client
             .query(
                 &format!(
-                    "SELECT version FROM {}.skillkit_migrations ORDER BY 1",
+                    "SELECT version FROM {}.toolwright_migrations ORDER BY 1",
                     schema.name
                 ),
                 &[],
@@ -416,7 +416,7 @@ mod redis_quota {
     use super::*;
     use crate::servers::*;
     use chrono::Utc;
-    use skill_packs::{QuotaDecision, QuotaStore, RedisQuotaStore, Window};
+    use toolwright_packs::{QuotaDecision, QuotaStore, RedisQuotaStore, Window};
 
     #[tokio::test]
     async fn redis_quotas_keep_the_gateway_contract() {

@@ -1,4 +1,4 @@
-//! skill-packs end to end, in one test binary: the example packs (zodiac, jungastro) plus the
+//! toolwright-packs end to end, in one test binary: the example packs (zodiac, jungastro) plus the
 //! test packs in `test_packs`, through the gateway and the contract checks.
 //!
 //! Checks over everything a binary links live apart, in `tests/linked_packs.rs`: this binary

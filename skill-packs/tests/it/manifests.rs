@@ -1,7 +1,7 @@
 //! Hand-written manifests for contract checks, and how problems are compared.
 
 use chrono::NaiveDate;
-use skill_packs::{Access, ExportedTool, ImportDecl, PackExports, PackManifest, PackProblem};
+use toolwright_packs::{Access, ExportedTool, ImportDecl, PackExports, PackManifest, PackProblem};
 
 pub(crate) fn today() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 7, 1).unwrap()

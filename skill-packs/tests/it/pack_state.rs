@@ -1,8 +1,8 @@
 //! Each pack's state is its own: read by others only through its accessor tools.
 
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, Caller};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, Caller};
 
 use crate::jungastro::{Jungastro, JungianReading};
 use crate::support::*;

@@ -1,8 +1,8 @@
 //! Per-user rate limits: windows, other users, and exact counts under concurrency.
 
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, Caller, SqliteStore};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, Caller, SqliteStore};
 
 use crate::jungastro::Jungastro;
 use crate::support::*;
@@ -110,7 +110,7 @@ async fn a_daily_limit_holds_under_concurrency_across_two_instances() {
         .used(
             "judy",
             "zodiac.calculate_zodiac",
-            skill_packs::Window::Day,
+            toolwright_packs::Window::Day,
             start(),
         )
         .await

@@ -17,17 +17,17 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-/// The PostgreSQL URL of the tests (`SKILLKIT_TEST_POSTGRES_URL`, default
+/// The PostgreSQL URL of the tests (`TOOLWRIGHT_TEST_POSTGRES_URL`, default
 /// `postgres://root@127.0.0.1:5432/test`).
 pub(crate) fn postgres_url() -> String {
-    std::env::var("SKILLKIT_TEST_POSTGRES_URL")
+    std::env::var("TOOLWRIGHT_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into())
 }
 
-/// The Redis URL of the tests (`SKILLKIT_TEST_REDIS_URL`, default
+/// The Redis URL of the tests (`TOOLWRIGHT_TEST_REDIS_URL`, default
 /// `redis://127.0.0.1:6379`).
 pub(crate) fn redis_url() -> String {
-    std::env::var("SKILLKIT_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+    std::env::var("TOOLWRIGHT_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
 fn in_ci() -> bool {
@@ -55,7 +55,7 @@ pub(crate) fn reachable(what: &str, url: &str, default_port: u16) -> Option<Stri
     if ok {
         return Some(url.to_string());
     }
-    let shown = skill_packs::redact_url(url);
+    let shown = toolwright_packs::redact_url(url);
     if in_ci() {
         panic!("{what} is not reachable at {shown}, and CI=true makes that a failure");
     }

@@ -11,9 +11,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::{DispatcherBuilder, Outcome};
-use skill_packs::{SharedConfirmations, Stores};
+use toolwright::prelude::*;
+use toolwright::{DispatcherBuilder, Outcome};
+use toolwright_packs::{SharedConfirmations, Stores};
 
 use crate::support::temp_db;
 
@@ -192,7 +192,7 @@ fn consent_crosses_processes(store: &str) {
     );
     let id = parked["id"].as_str().unwrap().to_string();
     assert!(
-        id.starts_with(skill_packs::SHARED_CONFIRMATION_PREFIX),
+        id.starts_with(toolwright_packs::SHARED_CONFIRMATION_PREFIX),
         "{parked}"
     );
     assert_eq!(

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use skill_core::Dispatcher;
-use skill_packs::{Gateway, GatewayError, ImportDecl, PackExports, PackManifest, SqliteStore};
+use toolwright::Dispatcher;
+use toolwright_packs::{Gateway, GatewayError, ImportDecl, PackExports, PackManifest, SqliteStore};
 
 use crate::support::*;
 use crate::zodiac::Zodiac;
@@ -87,7 +87,7 @@ async fn without_explicit_stores_the_gateway_opens_sqlite_in_wal_mode_at_the_giv
     assert!(wal.exists(), "{}", wal.display());
     // A second instance on the same file sees the subscription.
     let other = SqliteStore::open(&path).unwrap();
-    use skill_packs::SubscriptionStore;
+    use toolwright_packs::SubscriptionStore;
     assert!(other
         .is_subscribed("olga", "zodiac", start())
         .await

@@ -1,8 +1,8 @@
 //! Tools on subscription: refused without one, run with one; free tools need none.
 
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, Caller};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, Caller};
 
 use crate::jungastro::{Jungastro, CACHED_CHART_PATH};
 use crate::support::*;

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use skill_core::{Dispatcher, SkillContext};
-use skill_packs::{AuditQuery, AuditRecord, Gateway, SqliteStore};
+use toolwright::{Dispatcher, SkillContext};
+use toolwright_packs::{AuditQuery, AuditRecord, Gateway, SqliteStore};
 
 use crate::jungastro::BirthProfile;
 use crate::zodiac::CalculateZodiacInput;

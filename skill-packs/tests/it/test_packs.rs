@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use skill_core::prelude::*;
-use skill_core::Inject;
-use skill_packs::PackSession;
+use toolwright::prelude::*;
+use toolwright::Inject;
+use toolwright_packs::PackSession;
 
 use crate::jungastro::Jungastro;
 use crate::zodiac::{self, ChartSnapshot, GetChartSnapshot, Zodiac};
@@ -30,7 +30,7 @@ async fn flaky_slow() -> u8 {
     1
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A provider whose tools fail in every way.
     pub struct Flaky {
         id: "flaky",
@@ -59,7 +59,7 @@ fn oracle_glance() -> u8 {
     7
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A provider with a pack-wide limit on top of a per-tool one.
     pub struct Oracle {
         id: "oracle",
@@ -114,7 +114,7 @@ async fn horoscope_recurse(session: Inject<PackSession>) -> Result<u32, SkillErr
         .map(|n| n + 1)
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     /// A consumer that imports only zodiac's free accessor.
     pub struct Horoscope {
         id: "horoscope",

@@ -2,8 +2,8 @@
 
 use chrono::{TimeZone, Utc};
 use serde_json::json;
-use skill_core::SkillContext;
-use skill_packs::{codes, Caller, GatewayError};
+use toolwright::SkillContext;
+use toolwright_packs::{codes, Caller, GatewayError};
 
 use crate::support::*;
 
@@ -94,7 +94,7 @@ async fn pack_filter_gives_the_same_tools_in_any_dialect() {
     let filter = gateway.pack_filter("jungastro").unwrap();
     let mcp = gateway
         .dispatcher()
-        .tools_in(skill_core::Dialect::Mcp, &filter)
+        .tools_in(toolwright::Dialect::Mcp, &filter)
         .unwrap();
     let names: Vec<&str> = mcp.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, tool_names(&gateway, "jungastro"));

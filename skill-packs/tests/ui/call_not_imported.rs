@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// The first tool.
 #[skill(id = "alpha.one")]
@@ -12,7 +12,7 @@ fn alpha_two() -> u8 {
     2
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     pub struct Alpha {
         id: "alpha",
         name: "Alpha",
@@ -24,7 +24,7 @@ skill_packs::pack! {
     }
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     pub struct Beta {
         id: "beta",
         name: "Beta",
@@ -35,9 +35,9 @@ skill_packs::pack! {
     }
 }
 
-async fn run(gateway: skill_packs::Gateway) {
-    let ctx = skill_core::SkillContext::new();
-    let user = skill_packs::Caller::of::<Beta>("user");
+async fn run(gateway: toolwright_packs::Gateway) {
+    let ctx = toolwright::SkillContext::new();
+    let user = toolwright_packs::Caller::of::<Beta>("user");
     let _ = gateway.call::<Beta, AlphaOne>(&user, &AlphaOneInput {}, &ctx).await;
     let _ = gateway.call::<Beta, AlphaTwo>(&user, &AlphaTwoInput {}, &ctx).await;
 }

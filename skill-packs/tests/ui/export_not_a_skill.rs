@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// The first tool.
 #[skill(id = "alpha.one")]
@@ -15,7 +15,7 @@ fn alpha_two() -> u8 {
 /// Not a skill, just a type.
 pub struct Helper;
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     pub struct Alpha {
         id: "alpha",
         name: "Alpha",

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// The first tool.
 #[skill(id = "alpha.one")]
@@ -12,7 +12,7 @@ fn alpha_two() -> u8 {
     2
 }
 
-skill_packs::pack! {
+toolwright_packs::pack! {
     pub struct Alpha {
         id: "alpha",
         name: "Alpha",

@@ -30,7 +30,7 @@ use crate::document::{Clause, DocumentStructure, Index};
 
 const MAGIC: &[u8; 8] = b"SKPROV01";
 
-/// The model shipped in the binary: `skillkit train` on the CUAD v1 training split with
+/// The model shipped in the binary: `clausewright train` on the CUAD v1 training split with
 /// `skills/models/provisions.recipe.json` (see `skills/models/README.md`).
 static EMBEDDED: &[u8] = include_bytes!("../../models/provisions.bin");
 
@@ -47,7 +47,7 @@ pub enum ModelError {
         source: std::io::Error,
     },
     /// The bytes are not a provision model of this version.
-    #[error("not a provision model (expected a file starting with \"SKPROV01\", written by `skillkit train`)")]
+    #[error("not a provision model (expected a file starting with \"SKPROV01\", written by `clausewright train`)")]
     Magic,
     /// The file ends inside a field.
     #[error("provision model is cut short: {what} expected at byte {at}")]
@@ -200,7 +200,7 @@ impl ProvisionModel {
             .as_ref()
     }
 
-    /// Reads a model file written by [`ProvisionModel::to_bytes`] (`skillkit train`).
+    /// Reads a model file written by [`ProvisionModel::to_bytes`] (`clausewright train`).
     pub fn load(path: &Path) -> Result<Self, ModelError> {
         let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
             path: path.display().to_string(),

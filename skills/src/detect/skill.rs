@@ -1,6 +1,6 @@
 //! `classify_provisions`: what kind of provision a clause is, by the learned model.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::model::{kind_name, ProvisionModel};
 use crate::index::lookup_for;
@@ -55,7 +55,7 @@ pub fn classify_provisions(
     }
     let model = ProvisionModel::embedded().map_err(|e| {
         SkillError::new(
-            skill_core::codes::SKILL_FAILED,
+            toolwright::codes::SKILL_FAILED,
             format!("the built-in provision model cannot be read: {e}"),
         )
     })?;

@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::OnceLock;
 
-use skill_core::SkillError;
+use toolwright::SkillError;
 
 use super::model::{normalize_clause_id, Clause, DocumentStructure};
 use crate::text::TermIndex;

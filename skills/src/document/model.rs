@@ -144,7 +144,7 @@ impl DocumentStructure {
     }
 }
 
-/// One clause as `skillkit parse` shows it: where it sits, how long it is, which terms it
+/// One clause as `clausewright parse` shows it: where it sits, how long it is, which terms it
 /// defines and which references it makes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ClauseOutline {
@@ -184,7 +184,7 @@ pub struct DocumentOutline {
 }
 
 impl DocumentStructure {
-    /// The clause tree as `skillkit parse` prints it. Linear in the size of the document.
+    /// The clause tree as `clausewright parse` prints it. Linear in the size of the document.
     pub fn outline(&self) -> DocumentOutline {
         let mut references: std::collections::HashMap<&str, Vec<CrossReference>> =
             std::collections::HashMap::new();

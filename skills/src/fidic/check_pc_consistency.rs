@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::documents::FidicDocuments;
 use super::merge_gc_pc::merged_tree;

@@ -1,7 +1,7 @@
 //! Which document of a review plays which FIDIC part, clause lookup across them, and the
 //! preparers that follow the clause the model asked about.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use std::collections::HashSet;
 

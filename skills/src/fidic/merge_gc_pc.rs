@@ -1,7 +1,7 @@
 //! `fidic_merge_gc_pc`: the sub-clause as it applies once the Particular Conditions have
 //! deleted, replaced or added to the General Conditions, with the list of modifications.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, ClausePair, FidicDocuments};
 use super::pc_instructions::{

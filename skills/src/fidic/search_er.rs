@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use crate::document::{normalize_clause_id, DocumentStructure};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::documents::{review_of, scoped_clause_id, FidicDocuments};
 use super::merge_gc_pc::effective_text;
@@ -192,7 +192,7 @@ const ZH_TRIGGER_MAX_CHARS: usize = 80;
 ///
 /// Linear in the length of the text: each sentence is read once however many limits it
 /// holds, a limit finds its sentence by binary search, and each limit is compared with at
-/// most [`MAX_GC_LIMITS_COMPARED`] limits of the General Conditions.
+/// most `MAX_GC_LIMITS_COMPARED` limits of the General Conditions.
 pub fn analyse(
     clause_id: &str,
     text: &str,

@@ -3,7 +3,7 @@
 
 use std::cmp::Reverse;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::compare_with_baseline::{compare_texts, BaselineComparison, ModificationType};
 use super::extract_financial_terms::analyse_financial_terms;

@@ -1,7 +1,7 @@
 //! `compare_with_baseline`: what the contract changed in the standard form.
 
 use similar::{ChangeTag, TextDiff};
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::document::clause_not_found;
 use crate::index::lookup_for;

@@ -1,6 +1,6 @@
 //! `cross_reference_check`: do the clauses a clause points to exist?
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::compare_with_baseline::is_deletion_marker;
 use crate::document::find_references;

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::document::chinese_numeral;
 use crate::index::lookup_for;

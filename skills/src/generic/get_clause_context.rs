@@ -1,6 +1,6 @@
 //! `get_clause_context`: the clause with everything around it.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::ClauseRef;
 use crate::document::find_references;

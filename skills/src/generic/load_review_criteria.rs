@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::document::normalize_clause_id;
 use crate::index::lookup_for;

@@ -10,7 +10,7 @@ pub mod load_review_criteria;
 pub mod resolve_definition;
 pub mod search_reference_doc;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::document::Clause;
 

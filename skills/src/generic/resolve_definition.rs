@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::document::quoted_terms;
 use crate::index::lookup_for;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use crate::index::{index_for, Bm25Index, ReferenceIndex};
 use crate::state::ReviewState;

@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use skill_core::SkillError;
+use toolwright::SkillError;
 
 use crate::document::{ClauseIndex, Index};
 use crate::state::{DocumentRole, ReviewDocument, ReviewState};

@@ -3,7 +3,7 @@
 //! clause (model error, no tool to offer) the checklist reviews that clause instead.
 //!
 //! ```
-//! use skills::review::AgentSettings;
+//! use clausewright_skills::review::AgentSettings;
 //!
 //! let settings = AgentSettings::from_lookup(|name| match name {
 //!     "USE_REACT_AGENT" => Some("true".into()),
@@ -13,18 +13,18 @@
 //! assert!(settings.use_react_agent);
 //! assert_eq!(settings.react_max_iterations, 3);
 //! assert_eq!(settings.react_temperature, 0.1);
-//! # Ok::<(), skills::review::AgentSettingsError>(())
+//! # Ok::<(), clausewright_skills::review::AgentSettingsError>(())
 //! ```
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skill_core::agent::{
+use toolwright::agent::{
     react_agent_loop, ChatMessage, LlmClient, ReactOptions, ReactOutcome, StopReason,
 };
-use skill_core::fence::{fenced_body, TOOL_OUTPUT_TAG};
-use skill_core::{Dispatcher, SkillContext, ToolFilter};
+use toolwright::fence::{fenced_body, TOOL_OUTPUT_TAG};
+use toolwright::{Dispatcher, SkillContext, ToolFilter};
 
 use super::answer::{parse_final_response, ModelRisk};
 use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
@@ -209,7 +209,7 @@ pub enum ReviewAgentError {
     /// The model client cannot be built from the variables (empty model name, no key).
     #[cfg(feature = "clients")]
     #[error("the model configured in the environment cannot be used: {0}")]
-    Client(#[from] skill_core::agent::LlmError),
+    Client(#[from] toolwright::agent::LlmError),
 }
 
 #[cfg(feature = "clients")]
@@ -229,7 +229,7 @@ impl ReviewAgent {
     /// `REACT_TEMPERATURE` and `REACT_FINAL_ANSWER_AT_LIMIT`. Feature `clients`.
     ///
     /// ```
-    /// use skills::review::ReviewAgent;
+    /// use clausewright_skills::review::ReviewAgent;
     ///
     /// let env = |pairs: &'static [(&'static str, &'static str)]| {
     ///     move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
@@ -246,12 +246,12 @@ impl ReviewAgent {
     /// // The switch without a model, or a model without the switch: no agent.
     /// assert!(ReviewAgent::from_lookup(env(&[("USE_REACT_AGENT", "true")]))?.is_none());
     /// assert!(ReviewAgent::from_lookup(env(&[("ANTHROPIC_API_KEY", "k")]))?.is_none());
-    /// # Ok::<(), skills::review::ReviewAgentError>(())
+    /// # Ok::<(), clausewright_skills::review::ReviewAgentError>(())
     /// ```
     pub fn from_lookup(
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<Self>, ReviewAgentError> {
-        use skill_core::agent::{AnthropicClient, AnthropicConfig, OpenAiClient, OpenAiConfig};
+        use toolwright::agent::{AnthropicClient, AnthropicConfig, OpenAiClient, OpenAiConfig};
         let settings = AgentSettings::from_lookup(&lookup)?;
         if !settings.use_react_agent {
             return Ok(None);

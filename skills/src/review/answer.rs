@@ -3,7 +3,7 @@
 //! ```json fence, or inside prose). The agent turns each into a report [`Risk`](super::Risk).
 
 use serde_json::{Map, Value};
-use skill_core::agent::extract_json;
+use toolwright::agent::extract_json;
 
 use super::agent::REACT_SOURCE;
 use super::{Finding, RiskKind, RiskLevel};

@@ -1,6 +1,6 @@
 //! A review checklist made from the document itself, for when the user gives none.
 
-use skill_core::Skill;
+use toolwright::Skill;
 
 use super::Domain;
 

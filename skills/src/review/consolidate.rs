@@ -78,7 +78,7 @@ pub(super) fn finalize(
                     listed.len()
                 ),
                 source_skill:
-                    <crate::generic::resolve_definition::ResolveDefinition as skill_core::Skill>::ID
+                    <crate::generic::resolve_definition::ResolveDefinition as toolwright::Skill>::ID
                         .into(),
                 subject: Subject::UndefinedTerms(named),
                 anchor: Some(DOCUMENT_ANCHOR.into()),

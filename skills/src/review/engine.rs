@@ -10,8 +10,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use skill_core::{Dispatcher, SkillContext};
 use tokio::task::JoinSet;
+use toolwright::{Dispatcher, SkillContext};
 use tracing::field::Empty;
 use tracing::Instrument;
 
@@ -36,9 +36,9 @@ fn clause_span(item: &ChecklistItem) -> tracing::Span {
     tracing::info_span!(
         "review_clause",
         otel.name = %format_args!("review clause {}", item.clause_id),
-        skillkit.clause.id = %item.clause_id,
-        skillkit.clause.mode = Empty,
-        skillkit.clause.risks = Empty,
+        clausewright.clause.id = %item.clause_id,
+        clausewright.clause.mode = Empty,
+        clausewright.clause.risks = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
     )
@@ -170,8 +170,8 @@ impl Job {
 
     /// Keeps clause `i`'s review: its span's fields, the progress hook, the result.
     fn record(&self, i: usize, review: ClauseReview, span: &tracing::Span) {
-        span.record("skillkit.clause.mode", mode_name(review.mode));
-        span.record("skillkit.clause.risks", review.risks.len());
+        span.record("clausewright.clause.mode", mode_name(review.mode));
+        span.record("clausewright.clause.risks", review.risks.len());
         if !review.usage.is_empty() {
             span.record("gen_ai.usage.input_tokens", review.usage.prompt_tokens);
             span.record("gen_ai.usage.output_tokens", review.usage.completion_tokens);
@@ -293,12 +293,12 @@ pub(super) async fn run(
         gen_ai.operation.name = agent.is_some().then_some("invoke_agent"),
         gen_ai.agent.name = agent.is_some().then_some("contract_review"),
         gen_ai.request.model = (!model.is_empty()).then_some(model),
-        skillkit.review.document = state.primary().map(|d| d.document_id.as_str()),
-        skillkit.review.domain = state.domain_id.as_str(),
-        skillkit.review.clauses = Empty,
-        skillkit.review.concurrency = Empty,
-        skillkit.review.incomplete = Empty,
-        skillkit.review.risks = Empty,
+        clausewright.review.document = state.primary().map(|d| d.document_id.as_str()),
+        clausewright.review.domain = state.domain_id.as_str(),
+        clausewright.review.clauses = Empty,
+        clausewright.review.concurrency = Empty,
+        clausewright.review.incomplete = Empty,
+        clausewright.review.risks = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
     );
@@ -306,8 +306,8 @@ pub(super) async fn run(
         .instrument(span.clone())
         .await;
     let summary = &report.summary;
-    span.record("skillkit.review.incomplete", report.incomplete);
-    span.record("skillkit.review.risks", summary.total_risks);
+    span.record("clausewright.review.incomplete", report.incomplete);
+    span.record("clausewright.review.risks", summary.total_risks);
     if !summary.usage.is_empty() {
         span.record("gen_ai.usage.input_tokens", summary.usage.prompt_tokens);
         span.record(
@@ -330,8 +330,8 @@ async fn run_in_span(
     let job = off_runtime(move || prepare(dispatcher, state, &prepared_options, agent)).await;
     let workers = tasks_in_flight(options, job.agent.is_some(), job.checklist.len());
     let span = tracing::Span::current();
-    span.record("skillkit.review.clauses", job.checklist.len());
-    span.record("skillkit.review.concurrency", workers);
+    span.record("clausewright.review.clauses", job.checklist.len());
+    span.record("clausewright.review.concurrency", workers);
     let job = Arc::new(job);
     let mut tasks = JoinSet::new();
     for _ in 0..workers {
@@ -373,7 +373,7 @@ pub(super) fn run_blocking(
 ) -> ReviewReport {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores())
-        .thread_name("skillkit-review")
+        .thread_name("clausewright-review")
         .enable_all()
         .build()
     {

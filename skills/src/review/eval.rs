@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use skill_core::Dispatcher;
+use toolwright::Dispatcher;
 
 use super::provisions::{document_parties, Provision};
 use super::RiskKind;

@@ -1,4 +1,4 @@
-//! Building a review state from files: the library side of `skillkit review` and of the
+//! Building a review state from files: the library side of `clausewright review` and of the
 //! console's reviews. Which file of a contract folder plays which part (the contract, the
 //! General Conditions, the Particular Conditions and Employer's Requirements, the checklist,
 //! the criteria) is decided here, once, by [`ContractFolder::read`].

@@ -106,7 +106,7 @@ impl LearnedStage {
         })
     }
 
-    /// The model in `model_path` (made by `skillkit train`).
+    /// The model in `model_path` (made by `clausewright train`).
     pub fn load(model_path: &Path) -> Result<Self, LearnedStageError> {
         let model =
             ProvisionModel::load(model_path).map_err(|source| LearnedStageError::Model {

@@ -6,8 +6,8 @@
 //! see [`run_review`] and [`AgentSettings`].
 //!
 //! ```no_run
-//! use skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
-//! use skill_core::Dispatcher;
+//! use clausewright_skills::review::{build_review_state, run_checklist_review, render, ReportFormat, ReviewInputs, ReviewOptions};
+//! use toolwright::Dispatcher;
 //!
 //! let state = build_review_state(&ReviewInputs {
 //!     primary: "PC.md".into(),
@@ -48,8 +48,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use skill_core::agent::{ChatMessage, TokenUsage};
-use skill_core::{codes, Dispatcher, SeriesCall, SkillContext, SkillResult};
+use toolwright::agent::{ChatMessage, TokenUsage};
+use toolwright::{codes, Dispatcher, SeriesCall, SkillContext, SkillResult};
 
 pub use agent::{
     normalize_risk_level, run_review, AgentSettings, AgentSettingsError, ModelProvider,
@@ -315,11 +315,11 @@ pub fn run_checklist_review(
 /// parallel.
 ///
 /// ```no_run
-/// # async fn demo(state: skills::ReviewState) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(state: clausewright_skills::ReviewState) -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
-/// use skill_core::agent::{OpenAiClient, OpenAiConfig};
-/// use skill_core::Dispatcher;
-/// use skills::review::{review, AgentSettings, ReviewAgent, ReviewOptions};
+/// use toolwright::agent::{OpenAiClient, OpenAiConfig};
+/// use toolwright::Dispatcher;
+/// use clausewright_skills::review::{review, AgentSettings, ReviewAgent, ReviewOptions};
 ///
 /// let client = OpenAiClient::new(OpenAiConfig::from_env())?;
 /// let settings = AgentSettings { use_react_agent: true, ..AgentSettings::from_env()? };
@@ -345,8 +345,8 @@ pub async fn review(
 /// risks are then drawn from the finished clauses only.
 ///
 /// ```no_run
-/// # async fn demo(state: skills::ReviewState, dispatcher: skill_core::Dispatcher) {
-/// use skills::review::{review_until, ReviewOptions};
+/// # async fn demo(state: clausewright_skills::ReviewState, dispatcher: toolwright::Dispatcher) {
+/// use clausewright_skills::review::{review_until, ReviewOptions};
 ///
 /// // At most ten minutes; a CLI would wait on `tokio::signal::ctrl_c()` instead.
 /// let deadline = tokio::time::sleep(std::time::Duration::from_secs(600));
@@ -380,7 +380,7 @@ pub(super) fn generated_checklist_for(
     use crate::fidic::search_er::FidicSearchEr;
     use crate::generic::compare_with_baseline::CompareWithBaseline;
     use crate::generic::search_reference_doc::SearchReferenceDoc;
-    use skill_core::Skill;
+    use toolwright::Skill;
 
     let Some(doc) = state.primary() else {
         return Vec::new();

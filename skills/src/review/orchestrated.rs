@@ -17,12 +17,12 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use skill_core::agent::orchestrate::{
+use toolwright::agent::orchestrate::{
     Brief, Budget, BudgetUsage, OrchestrateOutcome, OrchestrateStop, Orchestrator, Worker,
     WorkerReport, WorkerStatus,
 };
-use skill_core::agent::{extract_json, ChatMessage, LlmClient, TokenUsage};
-use skill_core::{Dispatcher, DispatcherBuilder, Skill, SkillContext, ToolFilter};
+use toolwright::agent::{extract_json, ChatMessage, LlmClient, TokenUsage};
+use toolwright::{Dispatcher, DispatcherBuilder, Skill, SkillContext, ToolFilter};
 
 use super::answer::{parse_final_response, ModelRisk};
 use super::outline::ClauseOutline;

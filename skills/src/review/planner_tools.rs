@@ -5,7 +5,7 @@
 //! review adds them to the dispatcher it runs the planner on, so no other client lists a tool
 //! that only answers inside a review.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::outline::{ClauseOutline, OutlineEntry};
 

@@ -1,7 +1,7 @@
 //! The playbook: how serious each kind of provision the classifier finds is, when it binds
 //! our party, when it binds only the other party, and whether its absence is reported. A
 //! JSON file per domain ships with the library (`skills/playbooks/*.json`); a firm copies
-//! one (`skillkit playbook --domain fidic > ours.json`), edits the levels and reviews with
+//! one (`clausewright playbook --domain fidic > ours.json`), edits the levels and reviews with
 //! `--playbook ours.json`. The kinds are the classifier's categories and the provisions the
 //! rules find (`notice_time_bar`, `deadlock`, ...); both take their levels from here, not
 //! from code (a rule may only move a level one step, for what it read: a maximum, a

@@ -463,7 +463,7 @@ fn usage_markdown(report: &ReviewReport) -> String {
 
 /// Markdown: a summary, then per clause with risks a table of them. Everything taken from
 /// the document (its name, the party, clause numbers and names, descriptions, quotes) is
-/// written inert ([`md_inert`]): a heading `<script>` shows as text, never as HTML.
+/// written inert (`md_inert`): a heading `<script>` shows as text, never as HTML.
 pub fn render_markdown(report: &ReviewReport) -> String {
     let cell = |t: &str| md_cell(t, 160);
     let mut out = String::new();

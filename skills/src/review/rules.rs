@@ -1,7 +1,7 @@
 //! How skill outputs become risks in the offline (checklist) review.
 //!
 //! Every rule is registered by the skill's marker (`S::ID`, `S::Output`) and reads the
-//! output as that type ([`Rated`]), so renaming a skill or a field the rules read is a
+//! output as that type (`Rated`), so renaming a skill or a field the rules read is a
 //! compile error rather than a rule that silently stops firing. Skills from outside this
 //! library are read by shape (the last row).
 //!
@@ -31,7 +31,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use skill_core::Skill;
+use toolwright::Skill;
 
 use super::provisions::Provision;
 use super::{Finding, RiskKind, RiskLevel, Subject, DOCUMENT_ANCHOR};
@@ -127,7 +127,7 @@ static RULES: [Rule; 16] = [
 ];
 
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
-/// as [`skill_core::SkillResult::data`] carries them). Library skills' outputs are read
+/// as [`toolwright::SkillResult::data`] carries them). Library skills' outputs are read
 /// straight from the text into their own types.
 pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<Finding> {
     let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);

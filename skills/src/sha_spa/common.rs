@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use skill_core::SkillError;
+use toolwright::SkillError;
 
 use crate::document::{clause_not_found, normalize_clause_id, Clause, DocumentStructure, Reach};
 use crate::index::StateLookup;

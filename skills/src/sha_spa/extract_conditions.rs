@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::common::{first_date, scope, sort_findings, Observation, Side};
 use crate::review::RiskLevel;

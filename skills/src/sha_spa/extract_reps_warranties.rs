@@ -1,7 +1,7 @@
 //! `spa_extract_reps_warranties`: the warranties of an agreement and what waters them down:
 //! knowledge and materiality qualifiers, disclosure carve-outs.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::common::{scope, sort_findings, Observation, Side};
 use crate::review::RiskLevel;

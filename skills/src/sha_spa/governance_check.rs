@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::common::{percentages, scope, sort_findings, word_number, Observation, Side};
 use crate::review::RiskLevel;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 use super::common::{
     amounts, durations_in_months, percentages, scope, sort_findings, Amount, Observation, Side,

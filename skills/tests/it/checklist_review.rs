@@ -1,11 +1,11 @@
 //! The offline checklist review end to end, on the fixture contract.
 
 use crate::generic_fixture::*;
-use skills::review::{
+use clausewright_skills::review::{
     build_review_state, generate_checklist, render, render_json, run_checklist_review,
     ReportFormat, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
-use skills::{ChecklistItem, DocumentRole, Priority};
+use clausewright_skills::{ChecklistItem, DocumentRole, Priority};
 
 /// Elapsed times vary from run to run; zero them for snapshots.
 fn stable(mut report: ReviewReport) -> ReviewReport {
@@ -186,7 +186,7 @@ fn no_checklist_and_generation_off_reviews_nothing() {
 
 #[test]
 fn checklist_generation_picks_skills_and_priorities() {
-    let doc = skills::document::parse_text("pc", PARTICULAR_CONDITIONS);
+    let doc = clausewright_skills::document::parse_text("pc", PARTICULAR_CONDITIONS);
     let list = generate_checklist(&doc, "fidic");
     let item = |id: &str| list.iter().find(|i| i.clause_id == id).unwrap();
     assert_eq!(
@@ -212,7 +212,7 @@ fn checklist_generation_picks_skills_and_priorities() {
     // Headings without text of their own are not items.
     assert!(list.iter().all(|i| i.clause_id != "4"));
     let spa = generate_checklist(
-        &skills::document::parse_text(
+        &clausewright_skills::document::parse_text(
             "spa",
             "1 Indemnities\nThe Seller shall indemnify the Buyer.",
         ),

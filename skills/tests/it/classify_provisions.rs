@@ -2,8 +2,8 @@
 //! clause is, with a probability and the sentence it rests on.
 
 use crate::generic_fixture::*;
+use clausewright_skills::{DocumentRole, ReviewState};
 use serde_json::json;
-use skills::{DocumentRole, ReviewState};
 
 const SUPPLY: &str = "\
 # Supply Agreement

@@ -1,14 +1,14 @@
 //! The FIDIC skills against the sample construction contract in `samples/fidic/`.
 
+use clausewright_skills::fidic::check_pc_consistency::{ConflictKind, ConsistencyReport};
+use clausewright_skills::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
+use clausewright_skills::fidic::pc_instructions::{ClauseStatus, ModificationKind};
+use clausewright_skills::fidic::search_er::{ErSearchResult, FidicSearchEr};
+use clausewright_skills::fidic::time_bar::TimeBarReport;
+use clausewright_skills::review::RiskLevel;
+use clausewright_skills::{DocumentRole, ReviewState};
 use serde_json::json;
-use skill_core::{codes, Dispatcher, Skill};
-use skills::fidic::check_pc_consistency::{ConflictKind, ConsistencyReport};
-use skills::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
-use skills::fidic::pc_instructions::{ClauseStatus, ModificationKind};
-use skills::fidic::search_er::{ErSearchResult, FidicSearchEr};
-use skills::fidic::time_bar::TimeBarReport;
-use skills::review::RiskLevel;
-use skills::{DocumentRole, ReviewState};
+use toolwright::{codes, Dispatcher, Skill};
 
 use crate::samples_common::*;
 
@@ -655,12 +655,12 @@ fn fidic_skills_are_registered_with_a_prepared_clause_id() {
         assert!(clause.prepared && !clause.required, "{id}");
         assert!(reg.description.len() > 40);
     }
-    skill_core::testing::assert_registry_valid();
+    toolwright::testing::assert_registry_valid();
 }
 
 #[test]
 fn sample_checklists_and_criteria_fit_their_contracts() {
-    use skills::{ChecklistItem, Priority, ReviewCriterion};
+    use clausewright_skills::{ChecklistItem, Priority, ReviewCriterion};
     let domain_skills = [
         "fidic_merge_gc_pc",
         "fidic_calculate_time_bar",

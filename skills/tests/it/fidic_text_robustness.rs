@@ -1,12 +1,12 @@
 //! The text analysis behind the contract skills never panics, whatever the input: mixed
 //! scripts, odd quotes, digits next to CJK characters, multi-byte case changes.
 
+use clausewright_skills::document::find_references;
+use clausewright_skills::fidic::pc_instructions::{merge, word_changes};
+use clausewright_skills::fidic::periods::{find_periods, standard_for};
+use clausewright_skills::sha_spa::common::{amounts, durations_in_months, percentages};
+use clausewright_skills::text::{definitions_in, enumerated_items, sentences};
 use proptest::prelude::*;
-use skills::document::find_references;
-use skills::fidic::pc_instructions::{merge, word_changes};
-use skills::fidic::periods::{find_periods, standard_for};
-use skills::sha_spa::common::{amounts, durations_in_months, percentages};
-use skills::text::{definitions_in, enumerated_items, sentences};
 
 fn contract_like() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
@@ -62,9 +62,9 @@ proptest! {
     }
 }
 
-fn one_clause_doc(text: &str) -> skills::document::DocumentStructure {
-    skills::document::DocumentStructure {
-        clauses: vec![skills::document::Clause {
+fn one_clause_doc(text: &str) -> clausewright_skills::document::DocumentStructure {
+    clausewright_skills::document::DocumentStructure {
+        clauses: vec![clausewright_skills::document::Clause {
             clause_id: "1".into(),
             text: text.into(),
             level: 1,
@@ -80,7 +80,7 @@ proptest! {
 
     #[test]
     fn every_skill_answers_any_clause_text(text in contract_like(), pc in contract_like()) {
-        use skills::{DocumentRole, ReviewDocument, ReviewState};
+        use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
         let doc = |role, filename: &str, text: &str| ReviewDocument { role, filename: filename.into(), structure: one_clause_doc(text) };
         let review = ReviewState {
             our_party: "Buyer".into(),
@@ -92,8 +92,8 @@ proptest! {
             ],
             ..Default::default()
         };
-        let ctx = skill_core::SkillContext::new().with(review).with(skills::ClauseFocus("1".into()));
-        let dispatcher = skill_core::Dispatcher::from_inventory().unwrap();
+        let ctx = toolwright::SkillContext::new().with(review).with(clausewright_skills::ClauseFocus("1".into()));
+        let dispatcher = toolwright::Dispatcher::from_inventory().unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         for skill in [
             "fidic_merge_gc_pc", "fidic_calculate_time_bar", "fidic_check_pc_consistency", "fidic_search_er",

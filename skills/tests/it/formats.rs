@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use skills::document::formats::{
+use clausewright_skills::document::formats::{
     read_document_text, read_text, text_from_bytes, DocumentFormat, FormatErrorKind,
     MAX_DOCUMENT_BYTES,
 };
-use skills::document::load_document;
+use clausewright_skills::document::load_document;
 
 use crate::format_fixtures::*;
 

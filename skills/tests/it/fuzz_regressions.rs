@@ -1,6 +1,6 @@
 //! Inputs the fuzz targets (`fuzz/`) found, kept as tests of the code they broke.
 
-use skills::document::parse_text;
+use clausewright_skills::document::parse_text;
 
 /// A Markdown heading whose text ends with a full stop becomes a clause whose id ends with
 /// one; looking that id up trimmed the stop and found neither the clause nor its parent.
@@ -41,7 +41,7 @@ fn a_heading_id_ending_in_a_full_stop_is_found_with_its_parent() {
 fn a_pdf_page_that_is_its_own_parent_is_refused_not_recursed_into() {
     let input = include_bytes!("../../../fuzz/seeds/document_file/page-is-its-own-parent");
     // Byte 0 is the fuzz target's choice of file name; the rest is the file.
-    let err = skills::document::formats::text_from_bytes(
+    let err = clausewright_skills::document::formats::text_from_bytes(
         std::path::Path::new("contract.pdf"),
         &input[1..],
     )

@@ -1,10 +1,12 @@
 //! A small FIDIC-style contract, its standard form and a reference document, shared by the
 //! generic-skill and review tests.
 
+use clausewright_skills::document::parse_text;
+use clausewright_skills::{
+    ClauseFocus, DocumentRole, ReviewCriterion, ReviewDocument, ReviewState,
+};
 use serde_json::Value;
-use skill_core::{Dispatcher, SkillContext, SkillResult};
-use skills::document::parse_text;
-use skills::{ClauseFocus, DocumentRole, ReviewCriterion, ReviewDocument, ReviewState};
+use toolwright::{Dispatcher, SkillContext, SkillResult};
 
 pub const GENERAL_CONDITIONS: &str = "\
 1 General Provisions

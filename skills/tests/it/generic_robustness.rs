@@ -1,11 +1,11 @@
 //! Text analysis never panics, whatever the text: mixed scripts, stray quotes, numbers next
 //! to multi-byte characters, decorations without numbers.
 
+use clausewright_skills::document::{find_references, parse_text};
+use clausewright_skills::generic::compare_with_baseline::compare_texts;
+use clausewright_skills::generic::extract_financial_terms::analyse_financial_terms;
+use clausewright_skills::index::tokenize;
 use proptest::prelude::*;
-use skills::document::{find_references, parse_text};
-use skills::generic::compare_with_baseline::compare_texts;
-use skills::generic::extract_financial_terms::analyse_financial_terms;
-use skills::index::tokenize;
 
 fn contract_like() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![

@@ -2,8 +2,8 @@
 //! (`prepare_and_call` with the review state and a clause in focus).
 
 use crate::generic_fixture::*;
+use clausewright_skills::{DocumentRole, ReviewState};
 use serde_json::json;
-use skills::{DocumentRole, ReviewState};
 
 #[tokio::test]
 async fn get_clause_context_gives_tree_neighbours_and_terms() {
@@ -66,7 +66,7 @@ async fn missing_focus_and_state_are_reported() {
     let r = d
         .prepare_and_call(
             "get_clause_context",
-            &skill_core::SkillContext::new(),
+            &toolwright::SkillContext::new(),
             Some(&json!({"clause_id": "1"})),
         )
         .await;
@@ -309,7 +309,7 @@ async fn search_reference_doc_errors() {
 #[tokio::test]
 async fn search_uses_an_injected_index() {
     let state = state();
-    let index = skills::index::ReferenceIndex::build(&state);
+    let index = clausewright_skills::index::ReferenceIndex::build(&state);
     let ctx = context(state, Some("4.2")).with(index);
     let out = ok(dispatcher()
         .prepare_and_call(

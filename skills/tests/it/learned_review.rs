@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use skill_core::Dispatcher;
-use skills::review::{
+use clausewright_skills::review::{
     build_review_state, check_playbook, run_checklist_review, Domain, LearnedStage, Playbook,
     ReviewInputs, ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
 };
+use toolwright::Dispatcher;
 
 const SERVICES: &str = "# Services Agreement
 
@@ -116,7 +116,7 @@ fn a_denied_provision_is_not_reported() {
     let sentence =
         "The Supplier appoints the Distributor as its non-exclusive distributor of the Products in the Territory.";
     // The classifier alone reads the sentence as exclusivity: the denial rule must drop it.
-    let model = skills::detect::model::ProvisionModel::embedded().unwrap();
+    let model = clausewright_skills::detect::model::ProvisionModel::embedded().unwrap();
     let read = model.classify_sentences("Appointment", [sentence], None);
     assert!(
         read.iter().any(|p| p.category == "Exclusivity"),
@@ -268,8 +268,14 @@ fn the_generated_checklist_follows_what_the_classifier_found() {
     assert!(!skills(&without, "6.0").contains(&"extract_financial_terms".to_string()));
     assert!(skills(&with, "6.0").contains(&"extract_financial_terms".to_string()));
     // An audit right the playbook rates medium makes the clause at least high.
-    assert_eq!(clause(&without, "5.1").priority, skills::Priority::Medium);
-    assert_eq!(clause(&with, "5.1").priority, skills::Priority::High);
+    assert_eq!(
+        clause(&without, "5.1").priority,
+        clausewright_skills::Priority::Medium
+    );
+    assert_eq!(
+        clause(&with, "5.1").priority,
+        clausewright_skills::Priority::High
+    );
 }
 
 /// The classes of wording the keyword rules missed, in our own words: a liability exclusion

@@ -5,10 +5,10 @@
 //! `cargo test --release -p skills --test it -- --ignored linear_analyses`, and the time
 //! against length is in the `time_bar` bench (BENCHMARKS.md, "Linear analyses").
 
+use clausewright_skills::document::parse_text;
+use clausewright_skills::fidic::time_bar::{analyse, TimeBarReport};
+use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
 use serde_json::json;
-use skills::document::parse_text;
-use skills::fidic::time_bar::{analyse, TimeBarReport};
-use skills::{DocumentRole, ReviewDocument, ReviewState};
 
 use crate::samples_common::{ctx, run};
 

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use skills::document::formats::text_from_bytes;
-use skills::document::load_document;
+use clausewright_skills::document::formats::text_from_bytes;
+use clausewright_skills::document::load_document;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
-use skill_core::agent::orchestrate::Budget;
-use skill_core::agent::{ChatMessage, LlmClient, LlmError, LlmResponse, TokenUsage};
-use skill_core::{Dispatcher, ToolCall};
-use skills::review::{
+use clausewright_skills::review::{
     build_review_state, read_synthesis, review_orchestrated, run_checklist_review, ClauseOutline,
     OrchestrateSettings, PlanDepth, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,
 };
-use skills::ReviewState;
+use clausewright_skills::ReviewState;
+use serde_json::{json, Value};
+use toolwright::agent::orchestrate::Budget;
+use toolwright::agent::{ChatMessage, LlmClient, LlmError, LlmResponse, TokenUsage};
+use toolwright::{Dispatcher, ToolCall};
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -285,7 +285,7 @@ async fn run(model: &Arc<Keyed>, settings: impl FnOnce(&mut OrchestrateSettings)
 /// The checklist review of the same state.
 async fn checklist() -> ReviewReport {
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    skills::review::review(&dispatcher, &state(), &options(), None).await
+    clausewright_skills::review::review(&dispatcher, &state(), &options(), None).await
 }
 
 fn plan_of(report: &ReviewReport, clause: &str) -> (PlanDepth, String) {
@@ -297,7 +297,7 @@ fn plan_of(report: &ReviewReport, clause: &str) -> (PlanDepth, String) {
     (entry.depth, entry.reason.clone())
 }
 
-fn clause<'a>(report: &'a ReviewReport, id: &str) -> &'a skills::review::ClauseReview {
+fn clause<'a>(report: &'a ReviewReport, id: &str) -> &'a clausewright_skills::review::ClauseReview {
     report.clauses.iter().find(|c| c.clause_id == id).unwrap()
 }
 
@@ -405,10 +405,11 @@ async fn the_planner_plans_from_the_outline_runs_deep_reviews_in_parallel_and_sy
         }
     }
     // The JSON report carries the orchestration.
-    let json: Value = serde_json::from_str(&skills::review::render_json(&report)).unwrap();
+    let json: Value =
+        serde_json::from_str(&clausewright_skills::review::render_json(&report)).unwrap();
     assert_eq!(json["orchestration"]["plan"][0]["depth"], "deep");
     // The table and the Markdown show the plan, the budget and the synthesis.
-    let table = skills::review::render_table(&report);
+    let table = clausewright_skills::review::render_table(&report);
     assert!(
         table.contains("budget used: 6 (no limit) model request(s)"),
         "{table}"
@@ -418,7 +419,7 @@ async fn the_planner_plans_from_the_outline_runs_deep_reviews_in_parallel_and_sy
         "{table}"
     );
     assert!(table.contains("high   8.7, 17.6"), "{table}");
-    let markdown = skills::review::render_markdown(&report);
+    let markdown = clausewright_skills::review::render_markdown(&report);
     assert!(markdown.contains("## Orchestration"), "{markdown}");
     assert!(
         markdown.contains("| 20.1 | none |  |  | claims procedure unchanged |"),
@@ -661,7 +662,7 @@ async fn a_budget_too_small_for_the_planner_leaves_the_checklist_review() {
 
 /// Strike a clause out of the contract (needs a person's consent). Kept out of the
 /// inventory: only the consent test's dispatcher has it.
-#[skill_core::skill(
+#[toolwright::skill(
     id = "orch_test.strike_clause",
     domain = "fidic",
     confirm = "Strike clause {clause_id}",
@@ -676,7 +677,7 @@ fn orch_test_strike_clause(
 
 #[tokio::test]
 async fn a_deep_review_that_needs_consent_does_not_hold_the_review() {
-    use skill_core::Skill;
+    use toolwright::Skill;
     let striker = |turn: &Seen<'_>| {
         Ok(if turn.tool_results() == 0 {
             LlmResponse::tool_calls(vec![call(
@@ -694,7 +695,7 @@ async fn a_deep_review_that_needs_consent_does_not_hold_the_review() {
         striker,
     );
     let dispatcher =
-        skill_core::DispatcherBuilder::from_dispatcher(&Dispatcher::from_inventory().unwrap())
+        toolwright::DispatcherBuilder::from_dispatcher(&Dispatcher::from_inventory().unwrap())
             .skill(<OrchTestStrikeClause as Skill>::registration())
             .build()
             .unwrap();
@@ -719,11 +720,12 @@ async fn a_deep_review_that_needs_consent_does_not_hold_the_review() {
 
 #[tokio::test]
 async fn the_planner_tools_page_the_outline_and_name_bad_arguments() {
-    use skill_core::{Skill, SkillContext};
-    use skills::review::planner_tools::{ListClauses, ReviewQuick};
+    use clausewright_skills::review::planner_tools::{ListClauses, ReviewQuick};
+    use toolwright::{Skill, SkillContext};
     let state = Arc::new(state());
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let checklist = skills::review::review(&dispatcher, &state, &options(), None).await;
+    let checklist =
+        clausewright_skills::review::review(&dispatcher, &state, &options(), None).await;
     let outline = Arc::new(ClauseOutline::new(&state, &checklist));
     let tools = Dispatcher::builder()
         .skill(<ListClauses as Skill>::registration())
@@ -803,6 +805,6 @@ async fn the_planner_tools_page_the_outline_and_name_bad_arguments() {
     let bare = tools.call("list_clauses", "{}", &SkillContext::new()).await;
     assert_eq!(
         bare.error_code(),
-        Some(skill_core::codes::MISSING_INJECTION)
+        Some(toolwright::codes::MISSING_INJECTION)
     );
 }

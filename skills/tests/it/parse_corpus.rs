@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skills::document::load_document;
+use clausewright_skills::document::load_document;
 
 fn corpus() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");

@@ -1,9 +1,9 @@
-//! The tool definitions of the generic skills: valid for every check of skill-core, and
+//! The tool definitions of the generic skills: valid for every check of toolwright, and
 //! snapshotted so any change to what the model sees is reviewed.
 
+use clausewright_skills::generic::GENERIC_SKILL_IDS;
 use serde_json::Value;
-use skill_core::testing::assert_registry_valid;
-use skills::generic::GENERIC_SKILL_IDS;
+use toolwright::testing::assert_registry_valid;
 
 #[test]
 fn registry_is_valid_and_has_every_generic_skill() {
@@ -77,13 +77,13 @@ fn generic_output_schemas_snapshot() {
 #[test]
 fn all_tool_definitions_snapshot() {
     let dispatcher = assert_registry_valid();
-    let tools = dispatcher.tools(&skill_core::ToolFilter::all());
+    let tools = dispatcher.tools(&toolwright::ToolFilter::all());
     insta::assert_json_snapshot!("all_tool_definitions", tools.definitions());
 }
 
 #[test]
 fn the_seventeen_skills_of_the_library_are_registered() {
-    let dispatcher = skill_core::testing::assert_registry_valid();
+    let dispatcher = toolwright::testing::assert_registry_valid();
     let expected = [
         ("get_clause_context", "*"),
         ("resolve_definition", "*"),
@@ -115,6 +115,6 @@ fn the_seventeen_skills_of_the_library_are_registered() {
         expected.len(),
         "no other skills in the library"
     );
-    let fidic = dispatcher.tools(&skill_core::ToolFilter::all().domain("fidic"));
+    let fidic = dispatcher.tools(&toolwright::ToolFilter::all().domain("fidic"));
     assert_eq!(fidic.len(), 13, "9 universal + 4 FIDIC skills");
 }

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use skill_core::Dispatcher;
-use skills::review::{
+use clausewright_skills::review::{
     build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, ReviewReport,
 };
+use toolwright::Dispatcher;
 
 fn sample(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

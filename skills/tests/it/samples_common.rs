@@ -1,14 +1,14 @@
 //! What the domain-skill tests share: the bundled samples, parsed by the library's own parser,
 //! and calls through the dispatcher. Several test modules use them.
 
+use clausewright_skills::document::DocumentStructure;
+use clausewright_skills::{ClauseFocus, DocumentRole, ReviewDocument, ReviewState};
 use serde_json::Value;
-use skill_core::prelude::*;
-use skills::document::DocumentStructure;
-use skills::{ClauseFocus, DocumentRole, ReviewDocument, ReviewState};
+use toolwright::prelude::*;
 
 /// Parses sample text with the library's own parser.
 pub fn parse(id: &str, text: &str) -> DocumentStructure {
-    skills::document::parse_text(id, text)
+    clausewright_skills::document::parse_text(id, text)
 }
 
 /// The text of a file under `samples/`.

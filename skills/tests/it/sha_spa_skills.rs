@@ -1,16 +1,16 @@
 //! The SPA/SHA skills against the sample share purchase and shareholders' agreements.
 
+use clausewright_skills::document::{Clause, DocumentStructure};
+use clausewright_skills::review::RiskLevel;
+use clausewright_skills::sha_spa::common::Observation;
+use clausewright_skills::sha_spa::extract_conditions::ConditionsReport;
+use clausewright_skills::sha_spa::extract_reps_warranties::WarrantiesReport;
+use clausewright_skills::sha_spa::governance_check::GovernanceReport;
+use clausewright_skills::sha_spa::indemnity_analysis::IndemnityReport;
+use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
 use serde_json::json;
-use skill_core::prelude::*;
-use skill_core::{codes, Dispatcher};
-use skills::document::{Clause, DocumentStructure};
-use skills::review::RiskLevel;
-use skills::sha_spa::common::Observation;
-use skills::sha_spa::extract_conditions::ConditionsReport;
-use skills::sha_spa::extract_reps_warranties::WarrantiesReport;
-use skills::sha_spa::governance_check::GovernanceReport;
-use skills::sha_spa::indemnity_analysis::IndemnityReport;
-use skills::{DocumentRole, ReviewDocument, ReviewState};
+use toolwright::prelude::*;
+use toolwright::{codes, Dispatcher};
 
 use crate::samples_common::*;
 

@@ -5,14 +5,14 @@
 
 use std::path::Path;
 
+use clausewright_skills::document::formats::text_from_bytes;
+use clausewright_skills::document::{parse_text, DocumentStructure};
+use clausewright_skills::review::provisions::{scan_clause, Provision};
+use clausewright_skills::sha_spa::extract_conditions::ConditionsReport;
+use clausewright_skills::sha_spa::governance_check::GovernanceReport;
+use clausewright_skills::sha_spa::indemnity_analysis::IndemnityReport;
+use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
 use serde_json::json;
-use skills::document::formats::text_from_bytes;
-use skills::document::{parse_text, DocumentStructure};
-use skills::review::provisions::{scan_clause, Provision};
-use skills::sha_spa::extract_conditions::ConditionsReport;
-use skills::sha_spa::governance_check::GovernanceReport;
-use skills::sha_spa::indemnity_analysis::IndemnityReport;
-use skills::{DocumentRole, ReviewDocument, ReviewState};
 
 use crate::format_fixtures::{docx, pdf, styled, NUMBERING, STYLES};
 use crate::samples_common::{ctx, run};

@@ -1,7 +1,7 @@
 //! Tables of contents are recognised by their shape and dropped without taking the body
 //! with them; schedules whose numbering restarts are scopes of their own.
 
-use skills::document::{parse_text, ClauseIndex, DocumentStructure, Index};
+use clausewright_skills::document::{parse_text, ClauseIndex, DocumentStructure, Index};
 
 fn ids(doc: &DocumentStructure) -> Vec<&str> {
     doc.iter_clauses().map(|c| c.clause_id.as_str()).collect()

@@ -1,14 +1,14 @@
 //! What the tests and the bench of agent reviews against the local model server
-//! (`skill_core::agent::mock`) share: the generated contract, how a request names its
+//! (`toolwright::agent::mock`) share: the generated contract, how a request names its
 //! clause, the answer naming it back, the options. Included by `tests/review_*.rs` as
 //! `mod support;` and by `benches/agent_review.rs` by path.
 
 // Each includer uses part of it.
 #![allow(dead_code)]
 
-use skills::document::parse_text;
-use skills::review::ReviewOptions;
-use skills::{ChecklistItem, DocumentRole, Priority, ReviewDocument, ReviewState};
+use clausewright_skills::document::parse_text;
+use clausewright_skills::review::ReviewOptions;
+use clausewright_skills::{ChecklistItem, DocumentRole, Priority, ReviewDocument, ReviewState};
 
 /// A contract of `clauses` numbered clauses (`{n} Topic {n}`, one obligation each), every
 /// clause on the checklist with `get_clause_context` as its suggested skill.

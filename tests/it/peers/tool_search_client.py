@@ -1,11 +1,11 @@
-"""The official MCP Python SDK as a client of `skillkit serve --tool-search`.
+"""The official MCP Python SDK as a client of `clausewright serve --tool-search`.
 
 usage: tool_search_client.py MODE TARGET...
   MODE    auto (2026-07-28 via server/discover, the SDK default) or legacy (initialize)
   TARGET  an http(s) URL of the /mcp endpoint, or a command line that serves on stdio
 
 The server is expected to serve the contract-review library with a FIDIC contract loaded.
-Environment: SKILLKIT_TOKEN is sent as a bearer token over HTTP.
+Environment: TOOLWRIGHT_TOKEN is sent as a bearer token over HTTP.
 
 Lists the two tools, searches, calls a found tool through `call_tool` with valid and invalid
 arguments, and compares the invalid call's error with a direct call's. Prints one JSON line
@@ -65,7 +65,7 @@ async def checks(client, report):
         proxied_text == direct_text.replace("$.clause_id", "$.arguments.clause_id"),
         f"same error as a direct call:\n{proxied_text}\n---\n{direct_text}",
     )
-    problems = proxied.meta["skillkit/error"]["problems"]
+    problems = proxied.meta["toolwright/error"]["problems"]
     check(problems[0]["path"] == "$.arguments.clause_id", f"_meta problems: {problems}")
     report["invalid"] = proxied_text.splitlines()[0][:80]
 
@@ -76,8 +76,8 @@ async def checks(client, report):
 async def main(mode, target):
     if target[0].startswith("http"):
         headers = {}
-        if os.environ.get("SKILLKIT_TOKEN"):
-            headers["Authorization"] = f"Bearer {os.environ['SKILLKIT_TOKEN']}"
+        if os.environ.get("TOOLWRIGHT_TOKEN"):
+            headers["Authorization"] = f"Bearer {os.environ['TOOLWRIGHT_TOKEN']}"
         server = streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
         transport = "http"
     else:

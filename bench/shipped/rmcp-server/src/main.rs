@@ -1,6 +1,6 @@
 //! One trivial tool (`count_words`) served over stdio by rmcp's own router, on the
 //! multi-threaded runtime `#[tokio::main]` gives, as rmcp's example servers do and as
-//! `skillkit serve` runs: the round trip rmcp gives a tool with no work in it.
+//! `clausewright serve` runs: the round trip rmcp gives a tool with no work in it.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{schemars, tool, tool_router, ServiceExt};

@@ -20,10 +20,10 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use skill_core::agent::orchestrate::{Budget, Orchestrator, Worker};
-//! use skill_core::agent::{ChatMessage, LlmResponse, ScriptedClient};
-//! use skill_core::prelude::*;
-//! use skill_core::ToolCall;
+//! use toolwright::agent::orchestrate::{Budget, Orchestrator, Worker};
+//! use toolwright::agent::{ChatMessage, LlmResponse, ScriptedClient};
+//! use toolwright::prelude::*;
+//! use toolwright::ToolCall;
 //!
 //! /// Count the words of a text.
 //! #[skill(id = "words.count")]

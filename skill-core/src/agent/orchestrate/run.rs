@@ -278,10 +278,10 @@ fn agent_span(name: &str, model: Option<&str>, path: &str) -> tracing::Span {
         gen_ai.operation.name = "invoke_agent",
         gen_ai.agent.name = name,
         gen_ai.request.model = model.unwrap_or_default(),
-        skillkit.agent.path = path,
-        skillkit.agent.status = Empty,
-        skillkit.agent.turns = Empty,
-        skillkit.agent.model_requests = Empty,
+        toolwright.agent.path = path,
+        toolwright.agent.status = Empty,
+        toolwright.agent.turns = Empty,
+        toolwright.agent.model_requests = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
     )
@@ -431,8 +431,8 @@ fn finish_run<A>(
     repairs: Vec<String>,
 ) -> OrchestrateOutcome<A> {
     let spent = root.spent();
-    span.record("skillkit.agent.turns", node.turns);
-    span.record("skillkit.agent.model_requests", spent.model_requests);
+    span.record("toolwright.agent.turns", node.turns);
+    span.record("toolwright.agent.model_requests", spent.model_requests);
     span.record("gen_ai.usage.input_tokens", spent.input_tokens);
     span.record("gen_ai.usage.output_tokens", spent.output_tokens);
     let stop_reason = match stop {
@@ -442,7 +442,7 @@ fn finish_run<A>(
         NodeStop::Parked => OrchestrateStop::AwaitingConfirmation,
     };
     span.record(
-        "skillkit.agent.status",
+        "toolwright.agent.status",
         match &stop_reason {
             OrchestrateStop::FinalAnswer => "final_answer",
             OrchestrateStop::BudgetExhausted(_) => "budget_exhausted",
@@ -1129,9 +1129,12 @@ fn finish_report(report: &mut WorkerReport, slice: &Account, elapsed: Duration) 
     report.elapsed_ms = elapsed.as_secs_f64() * 1000.0;
     slice.close();
     let span = tracing::Span::current();
-    span.record("skillkit.agent.status", report.status.as_str());
-    span.record("skillkit.agent.turns", report.turns);
-    span.record("skillkit.agent.model_requests", report.spent.model_requests);
+    span.record("toolwright.agent.status", report.status.as_str());
+    span.record("toolwright.agent.turns", report.turns);
+    span.record(
+        "toolwright.agent.model_requests",
+        report.spent.model_requests,
+    );
     span.record("gen_ai.usage.input_tokens", report.usage.prompt_tokens);
     span.record("gen_ai.usage.output_tokens", report.usage.completion_tokens);
 }

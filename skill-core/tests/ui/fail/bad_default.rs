@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// How much a page says.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]

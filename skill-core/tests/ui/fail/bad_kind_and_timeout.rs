@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Reads a file.
 #[skill(id = "read_file", timeout_ms = 0)]

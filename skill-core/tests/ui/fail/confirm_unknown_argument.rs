@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Deletes a task.
 #[skill(id = "delete_task", category = "delete", confirm = "Delete task {task}")]

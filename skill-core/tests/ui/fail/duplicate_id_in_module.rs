@@ -1,6 +1,6 @@
 //! One id twice in a module, and twice in a block: one error each, at the second id.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Finds a client by name.
 #[skill(id = "find_client")]

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 #[skill(id = "bad id", colour = "red")]
 fn many(

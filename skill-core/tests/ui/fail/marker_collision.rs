@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// A type of the user's own that happens to share the skill's CamelCase name.
 #[derive(Debug)]

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// How often words occur in a text.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]

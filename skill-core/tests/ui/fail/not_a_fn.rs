@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Not a function.
 #[skill(id = "not_a_fn")]

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Adds a pair.
 #[skill(id = "add_pair")]

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Does something.
 #[skill(id = "thing", category = "query", category = "stats")]

@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Counts.
 #[skill(id = "count", status = "actve")]

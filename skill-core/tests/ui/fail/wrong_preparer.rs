@@ -1,4 +1,4 @@
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 fn count_from_state(_ctx: &SkillContext) -> Result<String, SkillError> {
     Ok("three".into())

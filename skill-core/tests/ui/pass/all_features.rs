@@ -1,7 +1,7 @@
 //! Every accepted form compiles, including under `#![deny(missing_docs)]`.
 #![deny(missing_docs)]
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Host database.
 pub struct Db;

@@ -2,7 +2,7 @@
 //! below `#[skill]`, in a module or in a block. Ids that differ only by `-` and `_` are
 //! distinct.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 /// Opens a file the Unix way.
 #[cfg(unix)]
@@ -80,7 +80,7 @@ fn main() {
     }
     assert_eq!(<ListHyphen as Skill>::ID, "files.list-all");
     assert_eq!(<ListUnderscore as Skill>::ID, "files.list_all");
-    let ids: Vec<&str> = skill_core::linked_skills().map(|r| r.id).collect();
+    let ids: Vec<&str> = toolwright::linked_skills().map(|r| r.id).collect();
     assert_eq!(ids.iter().filter(|id| **id == "files.open").count(), 1);
     assert_eq!(ids.iter().filter(|id| **id == "files.close").count(), 1);
     assert_eq!(ids.iter().filter(|id| **id == "count").count(), 1);

@@ -1,14 +1,14 @@
 //! The author's own types named `Inject` and `SkillContext` are model arguments when written
 //! with a path (`model::Inject<T>`, `crate::SkillContext`) or, for `SkillContext`, by value:
-//! only skillkit's own paths (`Inject<T>` as the prelude imports it, `skill_core::Inject<T>`,
+//! only toolwright's own paths (`Inject<T>` as the prelude imports it, `toolwright::Inject<T>`,
 //! `&SkillContext`) are injected.
 
-use skill_core::prelude::*;
+use toolwright::prelude::*;
 
 mod model {
-    use skill_core::prelude::*;
+    use toolwright::prelude::*;
 
-    /// The author's own wrapper, named like skillkit's extractor.
+    /// The author's own wrapper, named like toolwright's extractor.
     #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Inject<T> {
         /// The wrapped value.
@@ -16,7 +16,7 @@ mod model {
     }
 }
 
-/// The author's own type named like skillkit's context; shadows the prelude's.
+/// The author's own type named like toolwright's context; shadows the prelude's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SkillContext {
     /// A note.
@@ -36,8 +36,8 @@ fn own_types(
     context: SkillContext,
     /// The same type, named by path.
     again: crate::SkillContext,
-    store: skill_core::Inject<Store>,
-    host: &skill_core::SkillContext,
+    store: toolwright::Inject<Store>,
+    host: &toolwright::SkillContext,
 ) -> String {
     let _ = host;
     let Store(count) = *store;
@@ -45,13 +45,13 @@ fn own_types(
 }
 
 fn main() {
-    let reg = skill_core::linked_skills()
+    let reg = toolwright::linked_skills()
         .find(|r| r.id == "own_types")
         .unwrap();
     let names: Vec<&str> = reg.params.iter().map(|p| p.name).collect();
     assert_eq!(names, ["wrapped", "context", "again"]);
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let ctx = skill_core::SkillContext::new().with(Store(4));
+    let ctx = toolwright::SkillContext::new().with(Store(4));
     let result = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
