@@ -149,6 +149,9 @@ pub struct ReviewRisk {
     pub level: ReviewLevel,
     /// Short machine-readable type.
     pub risk_type: String,
+    /// Whether the risk is that the contract lacks a provision of `risk_type` (shown as
+    /// "missing"), rather than something a clause says.
+    pub missing: bool,
     /// What the risk is.
     pub description: String,
     /// Why it is a risk.
@@ -646,7 +649,10 @@ fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
                             td class={ "level-" (r.level.as_str()) } { (r.level.as_str()) }
                             td {
                                 details {
-                                    summary { (r.description) " " span.hint.mono { (r.risk_type) } }
+                                    summary {
+                                        @if r.missing { span.missing { "missing" } " " }
+                                        (r.description) " " span.hint.mono { (r.risk_type) }
+                                    }
                                     p { strong { "Why: " } (r.reason) }
                                     pre.evidence { (r.evidence) }
                                 }

@@ -81,6 +81,7 @@ impl ReviewRunner for LineRunner {
                 clause_id: (i + 1).to_string(),
                 level: ReviewLevel::High,
                 risk_type: "demo_risk".into(),
+                missing: l.contains("missing"),
                 description: format!("clause says: {l}"),
                 reason: "the word risk".into(),
                 evidence: format!("original text: {l}"),
@@ -226,13 +227,20 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
         &[
             ("csrf", None, state.csrf_token()),
             ("sample", None, ""),
-            ("files", Some("c.md"), "risk one\nfine"),
+            ("files", Some("c.md"), "risk one\nfine\nrisk missing"),
         ],
     )
     .await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER);
     let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
     assert!(done.contains("clause says: risk one"));
+    // A provision the contract lacks is marked missing; a found one is not.
+    assert_eq!(
+        done.matches("<span class=\"missing\">missing</span>")
+            .count(),
+        1,
+        "{done}"
+    );
     assert!(
         matches!(&runner.seen.lock().unwrap()[0].source, ReviewSource::Upload(files) if files.files()[0].name == "c.md")
     );
@@ -256,7 +264,7 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
     assert!(!failed.contains(&folder), "{failed}");
     let list = get(&app, "/reviews").await;
     assert!(
-        list.body.contains("done: 1 risks")
+        list.body.contains("done: 2 risks")
             && list
                 .body
                 .contains("failed: u.txt: the contract has no clauses")

@@ -5,7 +5,7 @@
 //! `N` prints the ratio to it, then criterion measures N = 8 and N = 1 (ten samples each;
 //! N = 1 alone takes about five minutes).
 //!
-//! Run: `nice -n -15 cargo bench -p skills --bench agent_review`
+//! Run: `nice -n -15 cargo bench -p clausewright-skills --bench agent_review`
 //! (`AGENT_BENCH_QUICK=1`: the timed runs only, no criterion samples.)
 
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! the generated 2,000- and 20,000-clause contracts of the `parse` bench (the same text), to
 //! set against the rule-based review of the same contracts measured there.
 //!
-//! Run: `cargo bench -p skills --bench detect -- --warm-up-time 1 --measurement-time 5`
+//! Run: `cargo bench -p clausewright-skills --bench detect -- --warm-up-time 1 --measurement-time 5`
 
 use std::hint::black_box;
 

@@ -2,7 +2,7 @@
 //! running header, two page numbers a page and hyphenated line breaks) and a generated
 //! Word document of 2,000 automatically numbered clauses, each read into text.
 //!
-//! Run: `cargo bench -p skills --bench formats -- --warm-up-time 1 --measurement-time 5`
+//! Run: `cargo bench -p clausewright-skills --bench formats -- --warm-up-time 1 --measurement-time 5`
 
 use std::hint::black_box;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Parsing and the full rule-based review of a generated 20,000-clause contract: linear
 //! parsing, and a review with no step that grows with the square of the clause count.
 //!
-//! Run: `cargo bench -p skills --bench parse -- --warm-up-time 1 --measurement-time 5`
+//! Run: `cargo bench -p clausewright-skills --bench parse -- --warm-up-time 1 --measurement-time 5`
 
 use std::hint::black_box;
 

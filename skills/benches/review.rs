@@ -1,7 +1,7 @@
 //! End-to-end offline review of a generated 2,000-clause contract with a standard form and
 //! ~5 MB of reference documents.
 //!
-//! Run: `cargo bench -p skills --bench review -- --warm-up-time 1 --measurement-time 2`
+//! Run: `cargo bench -p clausewright-skills --bench review -- --warm-up-time 1 --measurement-time 2`
 
 use std::fmt::Write as _;
 use std::hint::black_box;

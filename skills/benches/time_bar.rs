@@ -6,7 +6,7 @@
 //! changed by the Particular Conditions, where each changed limit is compared with the
 //! General Conditions limits around it.
 //!
-//! Run: `cargo bench -p skills --bench time_bar -- --warm-up-time 1 --measurement-time 5`
+//! Run: `cargo bench -p clausewright-skills --bench time_bar -- --warm-up-time 1 --measurement-time 5`
 
 use std::hint::black_box;
 

@@ -394,6 +394,7 @@ fn console_risk(risk: &Risk) -> ReviewRisk {
         clause_id: risk.clause_id.clone(),
         level: console_level(f.level),
         risk_type: f.kind.to_string(),
+        missing: f.is_absence(),
         description: f.description.clone(),
         reason: f.reason.clone(),
         evidence: match f.quote.as_str() {

@@ -176,6 +176,11 @@ pub struct Finding {
 pub const DOCUMENT_ANCHOR: &str = "document";
 
 impl Finding {
+    /// Whether the finding is that the agreement lacks a provision (of its kind).
+    pub fn is_absence(&self) -> bool {
+        matches!(self.subject, Subject::Absence(_))
+    }
+
     /// A finding of `kind` about the clause reviewed; the other fields start empty.
     pub fn new(kind: RiskKind, level: RiskLevel, description: impl Into<String>) -> Self {
         Self {
@@ -243,6 +248,11 @@ struct RiskRecord<'a> {
     /// The provision classifier's probability, when it found or confirmed the risk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     probability: Option<f32>,
+    /// `true` when the finding is that the agreement lacks a provision of `risk_type` (not
+    /// written otherwise): a program tells having from lacking by this field, never by the
+    /// description's words.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    absent: bool,
 }
 
 /// Where a risk is in the contract.
@@ -269,6 +279,7 @@ impl Serialize for Risk {
                 original_text: Cow::Borrowed(&f.quote),
             }),
             probability: f.probability,
+            absent: f.is_absence(),
         }
         .serialize(serializer)
     }
@@ -278,12 +289,17 @@ impl<'de> Deserialize<'de> for Risk {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let r = RiskRecord::deserialize(deserializer)?;
         let clause_id = r.clause_id.into_owned();
+        let kind = r.risk_type.into_owned();
         Ok(Self {
             id: r.id.into_owned(),
             finding: Finding {
-                kind: r.risk_type.into_owned(),
+                subject: if r.absent {
+                    Subject::Absence(kind.clone())
+                } else {
+                    Subject::Clause
+                },
+                kind,
                 level: r.risk_level,
-                subject: Subject::Clause,
                 quote: r
                     .location
                     .map(|l| l.original_text.into_owned())

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use super::{ReviewReport, Risk};
+use super::{Finding, ReviewReport, Risk};
 
 /// Output format of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,9 +99,18 @@ fn risk_row(r: &Risk) -> [String; 5] {
         r.id.clone(),
         r.clause_id.clone(),
         r.finding.level.to_string(),
-        r.finding.kind.to_string(),
+        kind_text(&r.finding),
         r.finding.description.clone(),
     ]
+}
+
+/// A finding's kind as the reports show it: `missing: cap_on_liability` for the lack of a
+/// provision, the kind's name otherwise.
+fn kind_text(f: &Finding) -> String {
+    match f.is_absence() {
+        true => format!("missing: {}", f.kind),
+        false => f.kind.to_string(),
+    }
 }
 
 /// [`render_table`] with the description column cut so that rows fit `width` columns (a
@@ -502,7 +511,7 @@ pub fn render_markdown(report: &ReviewReport) -> String {
                 "| {} | {} | {} | {} | {} |",
                 cell(&risk.id),
                 f.level,
-                f.kind,
+                kind_text(f),
                 cell(&f.description),
                 cell(&f.quote)
             );

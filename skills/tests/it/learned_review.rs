@@ -177,6 +177,39 @@ fn an_absence_the_playbook_names_is_reported_once_for_the_agreement() {
     assert_eq!(absent.len(), 1, "{:#?}", kinds(&report));
     assert_eq!(absent[0].clause_id, "document");
     assert_eq!(absent[0].finding.level, RiskLevel::Medium);
+    // The JSON says "absent" in a field, and reads back as an absence; found kinds carry no
+    // such field. Table and Markdown show the kind as missing.
+    let json = serde_json::to_value(&report).unwrap();
+    let records: Vec<&serde_json::Value> = json["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["risks"].as_array().unwrap())
+        .collect();
+    let lacking: Vec<_> = records.iter().filter(|r| r["absent"] == true).collect();
+    assert_eq!(lacking.len(), 1, "{records:#?}");
+    assert_eq!(lacking[0]["risk_type"], "cap_on_liability");
+    assert!(records
+        .iter()
+        .filter(|r| r["absent"] != true)
+        .all(|r| r.get("absent").is_none()));
+    let back: clausewright_skills::review::ReviewReport = serde_json::from_value(json).unwrap();
+    assert_eq!(
+        back.risks().filter(|r| r.finding.is_absence()).count(),
+        1,
+        "absence survives a round trip"
+    );
+    let table = clausewright_skills::review::render_table(&report);
+    assert!(table.contains("missing: cap_on_liability"), "{table}");
+    let markdown = clausewright_skills::review::render_markdown(&report);
+    assert!(
+        markdown.contains("| missing: cap_on_liability |"),
+        "{markdown}"
+    );
+    assert!(
+        !markdown.contains("| missing: anti_assignment |"),
+        "{markdown}"
+    );
     // With a cap, no absence.
     let capped = SERVICES.replace(
         "## 6 Governing Law",

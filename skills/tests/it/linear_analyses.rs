@@ -2,7 +2,7 @@
 //! square of a clause's length), and clause numbers of five digits and more in sequence are
 //! headings. The sizes the problem was found at (a one-line contract of 1-8 MiB, 100,000
 //! clauses) run here in debug builds; ten times them runs with
-//! `cargo test --release -p skills --test it -- --ignored linear_analyses`, and the time
+//! `cargo test --release -p clausewright-skills --test it -- --ignored linear_analyses`, and the time
 //! against length is in the `time_bar` bench (BENCHMARKS.md, "Linear analyses").
 
 use clausewright_skills::document::parse_text;
