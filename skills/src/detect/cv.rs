@@ -26,7 +26,9 @@ use super::corpus::LabelledContract;
 use super::dataset::Dataset;
 use super::model::kind_name;
 use super::train::{fit_on, Counts, Recipe, Selection, TrainError};
-use crate::review::learned::negated;
+use crate::review::cv::{mean_of as review_mean_of, review_fold, ReviewFigures};
+use crate::review::learned::{negated, LearnedStage};
+use toolwright::Dispatcher;
 
 /// The 13 core categories (those whose presence matters most to a review).
 pub const CORE_CATEGORIES: [&str; 13] = [
@@ -134,6 +136,13 @@ pub struct CvReport {
     pub per_fold_with_denials: Vec<FoldFigures>,
     /// The mean of those.
     pub mean_with_denials: FoldFigures,
+    /// Each fold's held-out contracts reviewed end to end with the fold's model (when a
+    /// dispatcher was given): the findings at medium or high, as a reader sees them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_fold_review: Vec<ReviewFigures>,
+    /// The mean of those.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_review: Option<ReviewFigures>,
 }
 
 /// Assigns groups of related contracts to `k` folds: groups in a seeded random order, each
@@ -158,12 +167,15 @@ pub(crate) fn folds(data: &Dataset, recipe: &Recipe, k: usize) -> Vec<Vec<usize>
     out
 }
 
-/// Runs `k`-fold cross-validation of the recipe on the contracts.
+/// Runs `k`-fold cross-validation of the recipe on the contracts; with `review`, each fold's
+/// held-out contracts are also reviewed end to end with the fold's model
+/// ([`crate::review::cv`]).
 pub fn cross_validate(
     contracts: &[LabelledContract],
     recipe: &Recipe,
     k: usize,
     threads: usize,
+    review: Option<&Dispatcher>,
 ) -> Result<CvReport, TrainError> {
     recipe.validate()?;
     if k < 2 || contracts.len() < 4 * k {
@@ -176,6 +188,7 @@ pub fn cross_validate(
     let folds = folds(&data, recipe, k);
     let mut per_fold = Vec::new();
     let mut per_fold_denied = Vec::new();
+    let mut per_fold_review = Vec::new();
     let kinds: Vec<String> = data.categories.iter().map(|c| kind_name(c)).collect();
     for (f, test) in folds.iter().enumerate() {
         let train: Vec<usize> = (0..data.docs.len())
@@ -205,6 +218,17 @@ pub fn cross_validate(
         fold.selection = Some(selection);
         per_fold.push(fold);
         per_fold_denied.push(figures(&data.categories, &counts_denied, test.len()));
+        if let Some(dispatcher) = review {
+            let held_out: Vec<&LabelledContract> = test.iter().map(|&d| &contracts[d]).collect();
+            let stage = LearnedStage::from_model(model);
+            per_fold_review.push(review_fold(
+                dispatcher,
+                &stage,
+                &held_out,
+                &data.categories,
+                threads,
+            ));
+        }
     }
     let (located, total) = data
         .docs
@@ -223,6 +247,8 @@ pub fn cross_validate(
         mean,
         mean_with_denials: mean_of(&per_fold_denied),
         per_fold_with_denials: per_fold_denied,
+        mean_review: (!per_fold_review.is_empty()).then(|| review_mean_of(&per_fold_review)),
+        per_fold_review,
     })
 }
 
@@ -424,6 +450,77 @@ pub fn render_cv(report: &CvReport) -> String {
         line(&mut out, &format!("fold {}", i + 1), fold);
     }
     line(&mut out, "mean", &report.mean_with_denials);
+    if let Some(mean) = &report.mean_review {
+        out.push_str(&render_review(&report.per_fold_review, mean));
+    }
+    out
+}
+
+/// The end-to-end part of the report: the review's findings at medium or high.
+fn render_review(folds: &[ReviewFigures], mean: &ReviewFigures) -> String {
+    use std::fmt::Write as _;
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}", v));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nthe review end to end (rules, the fold's classifier, generic playbook; both parties' sides), findings at medium or high:\n"
+    );
+    let _ = writeln!(
+        out,
+        "{:<36} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>8}",
+        "category (mean over folds)",
+        "spans",
+        "found",
+        "prec",
+        "recall",
+        "rec.any",
+        "ctr.rec",
+        "f.alarm",
+        "abs.pres"
+    );
+    let mut rows: Vec<_> = mean
+        .categories
+        .iter()
+        .filter(|c| c.excerpts > 0 || c.findings > 0)
+        .collect();
+    rows.sort_by_key(|c| (!c.core, c.category.clone()));
+    for c in rows {
+        let _ = writeln!(
+            out,
+            "{:<36} {:>5} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>8}",
+            format!("{}{}", c.category, if c.core { " *" } else { "" }),
+            c.excerpts,
+            c.findings,
+            pct(c.precision),
+            pct(c.recall),
+            pct(c.recall_any_level),
+            pct(c.contract_recall),
+            pct(c.false_alarms),
+            pct(c.absence_when_present)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nfound: findings over all folds; rec.any: recall counting low findings (to check) too; abs.pres: contracts with the category where the review says the agreement lacks it\n"
+    );
+    let line = |out: &mut String, label: &str, f: &ReviewFigures| {
+        let m = &f.macro_core;
+        let _ = writeln!(
+            out,
+            "{label:<8} core 13  precision {} recall {} (any level {}) | contract recall {} false alarms {} | absence said when present {} | false alarms on the five {}",
+            pct(m.precision),
+            pct(m.recall),
+            pct(m.recall_any_level),
+            pct(m.contract_recall),
+            pct(m.false_alarms),
+            pct(m.absence_when_present),
+            pct(f.absence_false_alarms)
+        );
+    };
+    for (i, fold) in folds.iter().enumerate() {
+        line(&mut out, &format!("fold {}", i + 1), fold);
+    }
+    line(&mut out, "mean", mean);
     out
 }
 
@@ -446,7 +543,7 @@ mod tests {
     #[test]
     fn cross_validation_measures_held_out_folds() {
         let contracts = synthetic(12);
-        let report = cross_validate(&contracts, &small_recipe(), 3, 2).unwrap();
+        let report = cross_validate(&contracts, &small_recipe(), 3, 2, None).unwrap();
         assert_eq!(report.per_fold.len(), 3);
         assert_eq!(report.mean.contracts, 12);
         let law = report
@@ -478,8 +575,23 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("denial rules"), "{text}");
+        assert!(report.per_fold_review.is_empty() && report.mean_review.is_none());
+        // End to end: each fold's held-out contracts reviewed with the fold's model.
+        let dispatcher = Dispatcher::from_inventory().unwrap();
+        let report = cross_validate(&contracts, &small_recipe(), 3, 2, Some(&dispatcher)).unwrap();
+        assert_eq!(report.per_fold_review.len(), 3);
+        let review = report.mean_review.as_ref().unwrap();
+        assert_eq!(review.contracts, 12);
+        let law = review
+            .categories
+            .iter()
+            .find(|c| c.category == "Governing Law")
+            .unwrap();
+        assert_eq!(law.excerpts, 12);
+        let text = render_cv(&report);
+        assert!(text.contains("the review end to end"), "{text}");
         assert!(
-            cross_validate(&contracts, &small_recipe(), 4, 1).is_err(),
+            cross_validate(&contracts, &small_recipe(), 4, 1, None).is_err(),
             "3 contracts a fold"
         );
     }

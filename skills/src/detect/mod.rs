@@ -25,7 +25,7 @@
 
 pub mod corpus;
 pub mod cv;
-mod dataset;
+pub(crate) mod dataset;
 mod features;
 mod logistic;
 pub mod model;

@@ -2,17 +2,22 @@
 //! category, Platt calibration and a decision threshold per category; its file format and
 //! how it classifies a document.
 //!
-//! File format (little-endian), version 1:
+//! File format (little-endian), version 2:
 //!
 //! ```text
-//! "SKPROV01"
+//! "SKPROV02"
 //! u32 trained_contracts
 //! u32 terms;       per term:     str text, f32 idf
-//! u32 categories;  per category: str name, f32 threshold, f32 platt_a, f32 platt_b,
-//!                                f32 bias, u32 weights, per weight: u32 term, f32 weight
+//! u32 categories;  per category: str name, f32 threshold, f32 serious, f32 platt_a,
+//!                                f32 platt_b, f32 bias, u32 weights,
+//!                                per weight: u32 term, f32 weight
 //! ```
 //!
 //! `str` is a `u32` byte length and UTF-8 bytes. Terms are sorted, weights sorted by term.
+//! `threshold` decides that a sentence is a provision; `serious`, at or above it, that the
+//! review may report it at medium or high (chosen for precision on held-out training
+//! contracts). Version 1 files ("SKPROV01") have no `serious` and read with it equal to
+//! `threshold`.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -28,7 +33,9 @@ use super::logistic::{Linear, Platt};
 use super::segment::{segment, sentence_ranges, Segmented};
 use crate::document::{Clause, DocumentStructure, Index};
 
-const MAGIC: &[u8; 8] = b"SKPROV01";
+const MAGIC: &[u8; 8] = b"SKPROV02";
+/// The first version's header: no `serious` threshold.
+const MAGIC_V1: &[u8; 8] = b"SKPROV01";
 
 /// The model shipped in the binary: `clausewright train` on the CUAD v1 training split with
 /// `skills/models/provisions.recipe.json` (see `skills/models/README.md`).
@@ -47,7 +54,7 @@ pub enum ModelError {
         source: std::io::Error,
     },
     /// The bytes are not a provision model of this version.
-    #[error("not a provision model (expected a file starting with \"SKPROV01\", written by `clausewright train`)")]
+    #[error("not a provision model (expected a file starting with \"SKPROV02\" or \"SKPROV01\", written by `clausewright train`)")]
     Magic,
     /// The file ends inside a field.
     #[error("provision model is cut short: {what} expected at byte {at}")]
@@ -90,6 +97,8 @@ pub(crate) struct CategoryModel {
     pub(crate) linear: Linear,
     pub(crate) platt: Platt,
     pub(crate) threshold: f32,
+    /// At or above it (and the decision threshold) a finding may be medium or high.
+    pub(crate) serious: f32,
 }
 
 /// A trained provision classifier.
@@ -218,6 +227,16 @@ impl ProvisionModel {
     /// The category names, in the model's order.
     pub fn categories(&self) -> impl Iterator<Item = &str> {
         self.categories.iter().map(|c| c.name.as_str())
+    }
+
+    /// The probability at or above which a provision of `category` may be reported at medium
+    /// or high (never below the category's decision threshold); `None` for a category the
+    /// model does not have.
+    pub fn serious_threshold(&self, category: &str) -> Option<f32> {
+        self.categories
+            .iter()
+            .find(|c| c.name == category)
+            .map(|c| c.serious.max(c.threshold))
     }
 
     /// Decision threshold of each category (calibrated probability), in the model's order.
@@ -376,6 +395,7 @@ impl ProvisionModel {
         for c in &self.categories {
             put_str(&mut out, &c.name);
             put_f32(&mut out, c.threshold);
+            put_f32(&mut out, c.serious);
             put_f32(&mut out, c.platt.a);
             put_f32(&mut out, c.platt.b);
             put_f32(&mut out, c.linear.bias);
@@ -391,9 +411,11 @@ impl ProvisionModel {
     /// Reads a model from the bytes of a model file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ModelError> {
         let mut r = Reader { bytes, at: 0 };
-        if r.take(8, "the file header")? != MAGIC {
-            return Err(ModelError::Magic);
-        }
+        let version = match r.take(8, "the file header")? {
+            h if h == MAGIC => 2,
+            h if h == MAGIC_V1 => 1,
+            _ => return Err(ModelError::Magic),
+        };
         let trained_contracts = r.u32("the number of training contracts")?;
         let n_terms = r.count("the number of terms", 8)?;
         let mut terms = Vec::with_capacity(n_terms);
@@ -421,6 +443,10 @@ impl ProvisionModel {
         for _ in 0..n_categories {
             let name = r.string("a category name")?;
             let threshold = r.f32("a threshold")?;
+            let serious = match version {
+                1 => threshold,
+                _ => r.f32("a threshold for serious findings")?,
+            };
             let a = r.f32("a calibration slope")?;
             let b = r.f32("a calibration offset")?;
             let bias = r.f32("a bias")?;
@@ -442,6 +468,7 @@ impl ProvisionModel {
                 linear: Linear { weights, bias },
                 platt: Platt { a, b },
                 threshold,
+                serious,
             });
         }
         if r.at != bytes.len() {
@@ -544,6 +571,31 @@ fn heading_of<'a>(doc: &Index<'a>, clause_id: &str, title: &'a str) -> &'a str {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_first_version_file_reads_with_its_decision_threshold_for_serious_findings() {
+        let v2 = tiny().to_bytes();
+        assert_eq!(
+            ProvisionModel::from_bytes(&v2)
+                .unwrap()
+                .serious_threshold("Governing Law"),
+            Some(0.7)
+        );
+        // The same model as version 1 wrote it: the old header, nothing after the threshold.
+        let name = b"Governing Law";
+        let threshold_end =
+            v2.windows(name.len()).position(|w| w == name).unwrap() + name.len() + 4;
+        let mut v1 = b"SKPROV01".to_vec();
+        v1.extend_from_slice(&v2[8..threshold_end]);
+        v1.extend_from_slice(&v2[threshold_end + 4..]);
+        let read = ProvisionModel::from_bytes(&v1).unwrap();
+        assert_eq!(read.serious_threshold("Governing Law"), Some(0.5));
+        assert_eq!(read.serious_threshold("Insurance"), None);
+        assert!(matches!(
+            ProvisionModel::from_bytes(b"SKPROV03\0\0\0\0"),
+            Err(ModelError::Magic)
+        ));
+    }
+
     fn tiny() -> ProvisionModel {
         let terms = vec![
             "governed".to_string(),
@@ -558,6 +610,7 @@ mod tests {
             },
             platt: Platt { a: -1.5, b: 0.2 },
             threshold: 0.5,
+            serious: 0.7,
         };
         ProvisionModel::from_parts(3, terms, vec![1.0, 1.5, 2.0], vec![category]).unwrap()
     }

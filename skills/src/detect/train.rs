@@ -61,6 +61,15 @@ pub struct Recipe {
     /// group is never split between training and validation or between folds.
     #[serde(default)]
     pub related: Vec<Vec<String>>,
+    /// The clause precision, on the held-out training contracts, from which each
+    /// category's findings may be serious (medium or high): the threshold for serious
+    /// findings is the lowest reaching it (see [`choose_serious`]).
+    #[serde(default = "default_serious_precision")]
+    pub serious_precision: f64,
+}
+
+fn default_serious_precision() -> f64 {
+    0.8
 }
 
 impl Default for Recipe {
@@ -81,6 +90,7 @@ impl Default for Recipe {
             },
             feature_sets: only_the_sentence(),
             related: Vec::new(),
+            serious_precision: default_serious_precision(),
         }
     }
 }
@@ -129,6 +139,9 @@ impl Recipe {
         let bad = |what: &str| Err(TrainError::Recipe(what.to_string()));
         if !(self.validation_share > 0.0 && self.validation_share < 1.0) {
             return bad("validation_share must lie strictly between 0 and 1");
+        }
+        if !(0.0..=1.0).contains(&self.serious_precision) {
+            return bad("serious_precision must lie between 0 and 1");
         }
         if self.negatives_per_positive <= 0.0 || self.positive_weight <= 0.0 {
             return bad("negatives_per_positive and positive_weight must be positive");
@@ -281,18 +294,18 @@ pub(crate) fn fit_on(
         recipe.seed ^ 0x5eed,
     );
     // The best feature set so far, its mean F1 and its calibrations and thresholds.
-    type Best = (FeatureSet, f64, Vec<(Platt, f32)>);
+    type Best = (FeatureSet, f64, Vec<(Platt, f32, f32)>);
     let mut best: Option<Best> = None;
     let mut candidates = Vec::new();
     for &features in &recipe.feature_sets {
         let first = fit_raw(data, &inner, recipe, features, threads);
-        let tuned = tune(data, &validation, &first, threads);
-        let scored: Vec<f64> = tuned.iter().filter_map(|(_, _, f1)| *f1).collect();
+        let tuned = tune(data, &validation, &first, threads, recipe.serious_precision);
+        let scored: Vec<f64> = tuned.iter().filter_map(|(_, _, _, f1)| *f1).collect();
         let mean_f1 = scored.iter().sum::<f64>() / scored.len().max(1) as f64;
         tracing::info!(?features, mean_f1, "feature set on held-out contracts");
         candidates.push((features, mean_f1));
         if best.as_ref().is_none_or(|(_, b, _)| mean_f1 > *b) {
-            let tuned = tuned.into_iter().map(|(p, t, _)| (p, t)).collect();
+            let tuned = tuned.into_iter().map(|(p, t, s, _)| (p, t, s)).collect();
             best = Some((features, mean_f1, tuned));
         }
     }
@@ -304,25 +317,30 @@ pub(crate) fn fit_on(
         .iter()
         .zip(full.linear)
         .zip(tuned)
-        .map(|((name, linear), (platt, threshold))| CategoryModel {
-            name: name.clone(),
-            linear,
-            platt,
-            threshold,
-        })
+        .map(
+            |((name, linear), (platt, threshold, serious))| CategoryModel {
+                name: name.clone(),
+                linear,
+                platt,
+                threshold,
+                serious,
+            },
+        )
         .collect();
     let model = ProvisionModel::from_parts(docs.len() as u32, full.terms, full.idf, categories)?;
     Ok((model, Selection { kept, candidates }))
 }
 
 /// Per category, the Platt calibration fitted on the validation documents' scores, the
-/// threshold with the best F1 there, and that F1 (`None` when they hold no excerpt).
+/// threshold with the best F1 there, the threshold for serious findings
+/// ([`choose_serious`]) and that F1 (`None` when they hold no excerpt).
 fn tune(
     data: &Dataset,
     validation: &[usize],
     first: &Raw,
     threads: usize,
-) -> Vec<(Platt, f32, Option<f64>)> {
+    target: f64,
+) -> Vec<(Platt, f32, f32, Option<f64>)> {
     // Scores of every validation sentence for every category.
     let scores: Vec<Vec<Vec<f32>>> = validation
         .iter()
@@ -378,7 +396,8 @@ fn tune(
             .collect();
         let docs: Vec<&Doc> = validation.iter().map(|&d| &data.docs[d]).collect();
         let (threshold, f1) = choose_threshold(&docs, c, &probs);
-        (platt, threshold, f1)
+        let serious = choose_serious(&docs, c, &probs, threshold, target);
+        (platt, threshold, serious, f1)
     })
 }
 
@@ -416,6 +435,41 @@ fn choose_threshold(docs: &[&Doc], c: usize, probs: &[Vec<f32>]) -> (f32, Option
         }
     }
     (best.1, Some(best.0))
+}
+
+/// The lowest threshold (not below the decision threshold) at which the clauses predicted
+/// as category `c` on `docs` are on its excerpts at least `target` of the time (the
+/// recipe's `serious_precision`);
+/// when none reaches it, the one with the best F0.5 of clause precision and clause span
+/// recall (precision weighed twice); the decision threshold when the docs hold no excerpt.
+fn choose_serious(docs: &[&Doc], c: usize, probs: &[Vec<f32>], threshold: f32, target: f64) -> f32 {
+    let mut best = (f64::MIN, threshold);
+    for t in candidates().filter(|t| *t >= threshold) {
+        let mut total = Counts::default();
+        for (doc, p) in docs.iter().zip(probs) {
+            total.add(&Counts::of(doc, &doc.truth[c], |u| p[u] >= t));
+        }
+        if total.excerpts == 0 {
+            return threshold;
+        }
+        if total.predicted_clauses == 0 {
+            break;
+        }
+        let precision = total.correct_clauses as f64 / total.predicted_clauses as f64;
+        if precision >= target {
+            return t;
+        }
+        let recall = total.found_clause as f64 / total.excerpts as f64;
+        let f_half = if precision + recall == 0.0 {
+            0.0
+        } else {
+            1.25 * precision * recall / (0.25 * precision + recall)
+        };
+        if f_half > best.0 {
+            best = (f_half, t);
+        }
+    }
+    best.1
 }
 
 /// Found and predicted units of one category, summed over contracts.
@@ -731,6 +785,15 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string()
             .contains("validation_share"));
+        let recipe = Recipe {
+            serious_precision: 1.2,
+            ..Recipe::default()
+        };
+        assert!(recipe
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("serious_precision"));
         assert!(matches!(
             train(&synthetic(2), &Recipe::default(), 1),
             Err(TrainError::TooFew(2))

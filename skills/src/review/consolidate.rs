@@ -191,7 +191,7 @@ fn add_provisions(
         });
         (rules, learned)
     });
-    for ((i, _), (rules, learned)) in reviewed.iter().zip(scanned) {
+    for ((i, _), (rules, model_found)) in reviewed.iter().zip(scanned) {
         let i = *i;
         let mut added: Vec<Risk> = Vec::new();
         // Per rule finding in `added`: whether it names whom it binds, and its level.
@@ -218,17 +218,35 @@ fn add_provisions(
             if same_kind.is_some_and(|at| ranks[at] >= rank) {
                 continue;
             }
+            // One decision per clause and kind: where the classifier read the clause and
+            // knows the kind, a rule's reading it does not share is listed to check (low),
+            // never as a serious finding on a keyword alone.
+            let model_disagrees = model_found.as_ref().is_some_and(|found| {
+                learned.is_some_and(|(stage, _)| stage.knows(&kind))
+                    && !found.iter().any(|r| r.kind == kind && r.serious)
+            });
+            let (level, reason) = if model_disagrees && finding.level > RiskLevel::Low {
+                (
+                    RiskLevel::Low,
+                    format!(
+                        "{}; to check: the provision classifier does not read this clause as such a provision with the confidence a serious finding needs",
+                        finding.reason
+                    ),
+                )
+            } else {
+                (finding.level, finding.reason)
+            };
             let whom = match finding.binds_our_party {
                 Some(true) => "binds our party",
                 Some(false) => "binds the other party",
                 None => "the party bound is not named",
             };
             let placed = Finding {
-                reason: finding.reason,
+                reason,
                 analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
                 source_skill: provisions::SOURCE.into(),
                 quote: finding.quote,
-                ..Finding::new(kind, finding.level, finding.description)
+                ..Finding::new(kind, level, finding.description)
             };
             let placed = Risk::new(report.clauses[i].clause_id.clone(), placed);
             match same_kind {
@@ -242,7 +260,8 @@ fn add_provisions(
                 }
             }
         }
-        for (kind, finding) in learned.into_iter().flatten() {
+        for reading in model_found.into_iter().flatten() {
+            let (kind, finding) = (reading.kind, reading.finding);
             classified.insert(kind.clone());
             let Some(finding) = finding else {
                 continue;

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::playbook::{Playbook, PlaybookError};
 use super::provisions::{self, Bound};
-use super::{Finding, RiskKind};
+use super::{Finding, RiskKind, RiskLevel};
 use crate::detect::model::{kind_name, ModelError, Provision as ModelProvision, ProvisionModel};
 use crate::document::Clause;
 use crate::state::ReviewState;
@@ -82,11 +82,24 @@ pub enum LearnedStageError {
     },
 }
 
+/// What the classifier reads in one clause for one kind.
+#[derive(Debug, Clone)]
+pub(crate) struct Reading {
+    /// The kind.
+    pub(crate) kind: RiskKind,
+    /// Its finding, levelled by the playbook; `None` when the playbook leaves it out.
+    pub(crate) finding: Option<Finding>,
+    /// The probability reaches the threshold for a serious (medium or high) finding.
+    pub(crate) serious: bool,
+}
+
 /// The classifier: what each clause is. The playbook that levels its findings is a review
 /// option ([`ReviewOptions::playbook`](super::ReviewOptions::playbook)), shared with the rules.
 #[derive(Debug, Clone)]
 pub struct LearnedStage {
     model: Model,
+    /// The kinds of the model's categories, read once.
+    known: Arc<std::collections::HashSet<RiskKind>>,
 }
 
 impl PartialEq for LearnedStage {
@@ -101,9 +114,29 @@ impl LearnedStage {
     /// The built-in model.
     pub fn embedded() -> Result<Self, LearnedStageError> {
         let model = ProvisionModel::embedded().map_err(LearnedStageError::Embedded)?;
-        Ok(Self {
-            model: Model::Embedded(model),
-        })
+        Ok(Self::new(Model::Embedded(model)))
+    }
+
+    /// Whether the model has a category for `kind`: its decision then rules on that kind
+    /// wherever it reads the clause.
+    pub(crate) fn knows(&self, kind: &RiskKind) -> bool {
+        self.known.contains(kind)
+    }
+
+    fn new(model: Model) -> Self {
+        let known = model
+            .categories()
+            .map(|c| RiskKind::from_name(&kind_name(c)))
+            .collect();
+        Self {
+            model,
+            known: Arc::new(known),
+        }
+    }
+
+    /// A model made in this process (a cross-validation fold's).
+    pub(crate) fn from_model(model: ProvisionModel) -> Self {
+        Self::new(Model::Loaded(Arc::new(model)))
     }
 
     /// The model in `model_path` (made by `clausewright train`).
@@ -113,9 +146,7 @@ impl LearnedStage {
                 path: model_path.to_path_buf(),
                 source,
             })?;
-        Ok(Self {
-            model: Model::Loaded(Arc::new(model)),
-        })
+        Ok(Self::new(Model::Loaded(Arc::new(model))))
     }
 
     /// What the classifier finds in every clause of the contract it reads (English text;
@@ -145,20 +176,28 @@ impl LearnedStage {
         Classified { by_clause }
     }
 
-    /// The classifier's provisions of one clause as findings: `(kind, finding)` pairs whose
-    /// finding is levelled by the playbook, or `None` when the playbook leaves the kind or
-    /// this binding out.
+    /// The classifier's provisions of one clause as readings: each kind, whether its
+    /// probability reaches the threshold for a serious finding (the playbook's `serious_at`,
+    /// else the model's), and its finding levelled by the playbook (at most low, to check,
+    /// when not serious), or `None` when the playbook leaves the kind or this binding out.
     pub(crate) fn findings(
         &self,
         provisions: &[ModelProvision],
         our_party: &str,
         parties: &[String],
         playbook: &Playbook,
-    ) -> Vec<(RiskKind, Option<Finding>)> {
+    ) -> Vec<Reading> {
         let mut out = Vec::new();
         for provision in provisions {
             let name = kind_name(&provision.category);
             let kind = RiskKind::from_name(&name);
+            let serious_at = playbook
+                .levels(&name)
+                .and_then(|l| l.serious_at)
+                .map(|p| p.get())
+                .or_else(|| self.model.serious_threshold(&provision.category))
+                .unwrap_or(0.0);
+            let serious = provision.probability >= serious_at;
             let finding = playbook.levels(&name).and_then(|levels| {
                 let bound = provisions::subject(&provision.sentence);
                 let binds_us =
@@ -167,6 +206,13 @@ impl LearnedStage {
                     Some(false) => levels.binds_them,
                     _ => levels.binds_us,
                 }?;
+                let (level, to_check) = match serious {
+                    true => (level, String::new()),
+                    false => (
+                        level.min(RiskLevel::Low),
+                        format!("; to check: below {serious_at:.2}, the probability from which it is reported as serious"),
+                    ),
+                };
                 let whom = match (&bound, levels.holder_benefits) {
                     (Bound::Party(name), false) => format!(" (binds {name})"),
                     (Bound::Party(name), true) => format!(" (a right of {name})"),
@@ -180,7 +226,7 @@ impl LearnedStage {
                 };
                 Some(Finding {
                     reason: format!(
-                        "the provision classifier rates the sentence {:.2}; the {} playbook rates it {level} when it {}",
+                        "the provision classifier rates the sentence {:.2}; the {} playbook rates it {level} when it {}{to_check}",
                         provision.probability,
                         playbook.domain,
                         if binds_us == Some(false) { "binds the other party" } else { "binds our party" },
@@ -199,7 +245,11 @@ impl LearnedStage {
                     )
                 })
             });
-            out.push((kind, finding));
+            out.push(Reading {
+                kind,
+                finding,
+                serious,
+            });
         }
         out
     }

@@ -26,6 +26,7 @@ mod agent;
 mod answer;
 mod checklist;
 mod consolidate;
+pub mod cv;
 mod engine;
 pub mod eval;
 mod finding;
@@ -66,7 +67,7 @@ pub use orchestrated::{
     DeepRun, OrchestrateSettings, Orchestration, PlanDepth, Synthesis, REVIEW_DEEP,
 };
 pub use outline::{ClauseOutline, OutlineEntry, OutlineFinding};
-pub use playbook::{KindLevels, Playbook, PlaybookError};
+pub use playbook::{KindLevels, Playbook, PlaybookError, Probability};
 pub use react_prompt::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };

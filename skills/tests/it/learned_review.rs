@@ -392,3 +392,98 @@ This Supply Agreement is made between Larch Foods Ltd (the \"Supplier\") and Qua
         assert_eq!(renewals, 1, "stage: {with_stage}: {:#?}", kinds(&report));
     }
 }
+
+/// The generic playbook with `serious_at` set for `kinds`.
+fn serious_at(kinds: &[&str], probability: f32) -> Playbook {
+    let mut playbook = Playbook::shipped(Domain::Generic).clone();
+    for kind in kinds {
+        let levels = playbook
+            .kinds
+            .get_mut(*kind)
+            .expect("a kind of the playbook");
+        levels.serious_at = Some(serde_json::from_value(serde_json::json!(probability)).unwrap());
+    }
+    playbook
+}
+
+const DISTRIBUTION: &str = "# Distribution Agreement
+
+This Distribution Agreement is made between Alder Components Ltd (the \"Supplier\") and Birch Retail plc (the \"Distributor\").
+
+## 1 Appointment
+
+1.1 During the Term the Supplier shall sell the Products in the Territory exclusively to the Distributor and shall not appoint any other distributor or reseller in the Territory.
+
+## 2 Assignment
+
+2.1 Neither party may assign or transfer this Agreement or any of its rights under it without the prior written consent of the other party.
+";
+
+#[test]
+fn a_finding_below_its_threshold_for_serious_findings_is_listed_low_to_check() {
+    // Positive twin: with the threshold at 0, the exclusive appointment binding the
+    // Supplier is a serious finding for the Supplier.
+    let seen = review_with(
+        DISTRIBUTION,
+        "Supplier",
+        Some(stage()),
+        Some(serious_at(&["exclusivity"], 0.0)),
+    );
+    let exclusivity: Vec<_> = seen
+        .risks()
+        .filter(|r| r.finding.kind.name() == "exclusivity")
+        .collect();
+    assert!(
+        exclusivity
+            .iter()
+            .any(|r| r.finding.level >= RiskLevel::Medium),
+        "{:#?}",
+        kinds(&seen)
+    );
+    // The same clause when the playbook asks for a probability the sentence does not
+    // reach: still listed, at low, saying why; never medium or high, whichever detector
+    // (the keyword rules or the classifier) read it.
+    let doubted = review_with(
+        DISTRIBUTION,
+        "Supplier",
+        Some(stage()),
+        Some(serious_at(&["exclusivity"], 1.0)),
+    );
+    let exclusivity: Vec<_> = doubted
+        .risks()
+        .filter(|r| r.finding.kind.name() == "exclusivity")
+        .collect();
+    assert!(!exclusivity.is_empty(), "{:#?}", kinds(&doubted));
+    for risk in &exclusivity {
+        assert_eq!(risk.finding.level, RiskLevel::Low, "{risk:#?}");
+        assert!(risk.finding.reason.contains("to check"), "{risk:#?}");
+    }
+    // Other kinds keep their own thresholds.
+    assert_eq!(
+        level_of(&doubted, "anti_assignment"),
+        level_of(&seen, "anti_assignment")
+    );
+}
+
+#[test]
+fn a_playbook_threshold_out_of_range_is_refused_with_its_place() {
+    let mut json = serde_json::to_value(Playbook::shipped(Domain::Generic)).unwrap();
+    json["kinds"]["exclusivity"]["serious_at"] = serde_json::json!(1.5);
+    let err = Playbook::parse(&json.to_string(), Path::new("ours.json")).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("ours.json")
+            && text.contains("kinds.exclusivity.serious_at")
+            && text.contains("from 0 to 1"),
+        "{text}"
+    );
+    json["kinds"]["exclusivity"]["serious_at"] = serde_json::json!(0.65);
+    let read = Playbook::parse(&json.to_string(), Path::new("ours.json")).unwrap();
+    assert_eq!(
+        read.levels("exclusivity")
+            .unwrap()
+            .serious_at
+            .map(|p| p.get()),
+        Some(0.65)
+    );
+}

@@ -1,0 +1,350 @@
+//! The review's own findings measured on contracts its model never saw. Each fold of
+//! [`cross_validate`](crate::detect::cv::cross_validate) reviews its held-out contracts as
+//! `clausewright review` does (the rules, the classifier fitted on the other folds, the
+//! generic playbook), from the side of each of the contract's first two parties, and scores
+//! what a reader acts on: the findings at medium or high. Per CUAD category, over the
+//! fold's contracts:
+//!
+//! - **precision**: (clause, kind) findings of the category's kinds whose clause overlaps an
+//!   excerpt of the category, over all such findings;
+//! - **recall**: excerpts overlapped by the clause of such a finding, over all excerpts
+//!   (and **recall at any level**: the same counting low findings too, what the report lists);
+//! - **contract recall**: contracts with the category where at least one excerpt is found;
+//! - **false alarms**: contracts without the category that get such a finding anyway;
+//! - **absence said when present**: contracts with the category where the review reports
+//!   that the agreement lacks it.
+//!
+//! A finding counts once per (clause, kind), at its higher level of the two sides. A clause
+//! the parser numbers twice counts as located when any clause of that number overlaps.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use serde::Serialize;
+use toolwright::Dispatcher;
+
+use super::learned::LearnedStage;
+use super::provisions::document_parties;
+use super::{review, ReviewOptions, RiskKind, RiskLevel};
+use crate::detect::corpus::LabelledContract;
+use crate::detect::cv::{ABSENCE_CATEGORIES, CORE_CATEGORIES};
+use crate::detect::model::kind_name;
+use crate::detect::segment::segment_aligned;
+use crate::document::parse_text;
+use crate::{DocumentRole, ReviewDocument, ReviewState};
+
+/// The review's figures for one category.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReviewCategoryFigures {
+    /// Category name (CUAD's).
+    pub category: String,
+    /// One of the 13 core categories.
+    pub core: bool,
+    /// Labelled excerpts measured.
+    pub excerpts: usize,
+    /// Findings at medium or high of the category's kinds.
+    pub findings: usize,
+    /// Findings on an excerpt, share.
+    pub precision: Option<f64>,
+    /// Excerpts under a finding, share.
+    pub recall: Option<f64>,
+    /// Excerpts under a finding of any level (low ones too), share.
+    pub recall_any_level: Option<f64>,
+    /// Contracts with the category where it is found, share.
+    pub contract_recall: Option<f64>,
+    /// Contracts without the category where it is reported, share.
+    pub false_alarms: Option<f64>,
+    /// Contracts with the category where its absence is reported, share.
+    pub absence_when_present: Option<f64>,
+}
+
+/// Macro averages of the review's figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReviewMacro {
+    /// Mean precision.
+    pub precision: Option<f64>,
+    /// Mean recall.
+    pub recall: Option<f64>,
+    /// Mean recall at any level.
+    pub recall_any_level: Option<f64>,
+    /// Mean contract recall.
+    pub contract_recall: Option<f64>,
+    /// Mean false-alarm rate.
+    pub false_alarms: Option<f64>,
+    /// Mean share of present categories reported absent.
+    pub absence_when_present: Option<f64>,
+}
+
+/// The review's figures on one fold (or their mean over folds).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ReviewFigures {
+    /// Contracts reviewed.
+    pub contracts: usize,
+    /// Per category.
+    pub categories: Vec<ReviewCategoryFigures>,
+    /// Over the 13 core categories.
+    pub macro_core: ReviewMacro,
+    /// Mean false-alarm rate over the five categories whose absence matters.
+    pub absence_false_alarms: Option<f64>,
+}
+
+/// What one category adds up to over contracts.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    excerpts: usize,
+    excerpts_found: usize,
+    excerpts_found_any: usize,
+    findings: usize,
+    findings_located: usize,
+    present: usize,
+    present_found: usize,
+    present_said_absent: usize,
+    absent: usize,
+    absent_alarmed: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.excerpts += o.excerpts;
+        self.excerpts_found += o.excerpts_found;
+        self.excerpts_found_any += o.excerpts_found_any;
+        self.findings += o.findings;
+        self.findings_located += o.findings_located;
+        self.present += o.present;
+        self.present_found += o.present_found;
+        self.present_said_absent += o.present_said_absent;
+        self.absent += o.absent;
+        self.absent_alarmed += o.absent_alarmed;
+    }
+}
+
+/// The kinds of finding that report a category: its own kind, and for liquidated damages
+/// the delay-damages skill's finding.
+fn kinds_of(category: &str) -> Vec<RiskKind> {
+    let mut kinds = vec![RiskKind::from_name(&kind_name(category))];
+    if category == "Liquidated Damages" {
+        kinds.push(RiskKind::UncappedDelayDamages);
+    }
+    kinds
+}
+
+/// Reviews `contracts` with `stage` on up to `threads` threads and scores the findings
+/// against their labels, for each of `categories`.
+pub(crate) fn review_fold(
+    dispatcher: &Dispatcher,
+    stage: &LearnedStage,
+    contracts: &[&LabelledContract],
+    categories: &[String],
+    threads: usize,
+) -> ReviewFigures {
+    let per_contract = crate::detect::dataset::parallel_map(contracts, threads, |c| {
+        score_contract(dispatcher, stage, c, categories)
+    });
+    let mut totals = vec![Tally::default(); categories.len()];
+    for tallies in &per_contract {
+        for (total, t) in totals.iter_mut().zip(tallies) {
+            total.add(t);
+        }
+    }
+    let figures: Vec<ReviewCategoryFigures> = categories
+        .iter()
+        .zip(&totals)
+        .map(|(name, t)| ReviewCategoryFigures {
+            category: name.clone(),
+            core: CORE_CATEGORIES.contains(&name.as_str()),
+            excerpts: t.excerpts,
+            findings: t.findings,
+            // Nothing reported where excerpts exist is no precision to speak of: left out.
+            precision: ratio(t.findings_located, t.findings),
+            recall: ratio(t.excerpts_found, t.excerpts),
+            recall_any_level: ratio(t.excerpts_found_any, t.excerpts),
+            contract_recall: ratio(t.present_found, t.present),
+            false_alarms: ratio(t.absent_alarmed, t.absent),
+            absence_when_present: ratio(t.present_said_absent, t.present),
+        })
+        .collect();
+    summarise(contracts.len(), figures)
+}
+
+/// One contract's tallies, one per category.
+fn score_contract(
+    dispatcher: &Dispatcher,
+    stage: &LearnedStage,
+    contract: &LabelledContract,
+    categories: &[String],
+) -> Vec<Tally> {
+    let doc = parse_text(&contract.id, &contract.text);
+    let seg = segment_aligned(&doc, &contract.text);
+    let mut spans: HashMap<&str, Vec<Range<usize>>> = HashMap::new();
+    for clause in &seg.clauses {
+        if let Some(span) = &clause.span {
+            spans
+                .entry(clause.clause_id.as_str())
+                .or_default()
+                .push(span.clone());
+        }
+    }
+    let parties: Vec<String> = match document_parties(&doc) {
+        p if p.len() >= 2 => p.into_iter().take(2).collect(),
+        _ => vec![String::new()],
+    };
+    let mut state = ReviewState {
+        language: "en".into(),
+        documents: vec![ReviewDocument {
+            role: DocumentRole::Primary,
+            filename: format!("{}.txt", contract.id),
+            structure: doc,
+        }],
+        ..ReviewState::default()
+    };
+    let options = ReviewOptions {
+        concurrency: 1,
+        learned: Some(stage.clone()),
+        ..ReviewOptions::default()
+    };
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        tracing::error!(contract = %contract.id, "cannot start a runtime for the review");
+        return vec![Tally::default(); categories.len()];
+    };
+    let mut found: HashMap<(String, RiskKind), RiskLevel> = HashMap::new();
+    let mut listed: HashSet<(String, RiskKind)> = HashSet::new();
+    let mut said_absent: HashSet<RiskKind> = HashSet::new();
+    for party in parties {
+        state.our_party = party;
+        let report = runtime.block_on(review(dispatcher, &state, &options, None));
+        for risk in report.risks() {
+            let f = &risk.finding;
+            if !f.is_absence() {
+                listed.insert((risk.clause_id.clone(), f.kind.clone()));
+            }
+            if f.level < RiskLevel::Medium {
+                continue;
+            }
+            if f.is_absence() {
+                said_absent.insert(f.kind.clone());
+                continue;
+            }
+            let level = found
+                .entry((risk.clause_id.clone(), f.kind.clone()))
+                .or_insert(f.level);
+            *level = (*level).max(f.level);
+        }
+    }
+    categories
+        .iter()
+        .map(|name| {
+            let Some(label) = contract.labels.get(name) else {
+                return Tally::default();
+            };
+            let kinds = kinds_of(name);
+            let clauses: Vec<&[Range<usize>]> = found
+                .keys()
+                .filter(|(_, kind)| kinds.contains(kind))
+                .map(|(clause, _)| spans.get(clause.as_str()).map_or(&[][..], Vec::as_slice))
+                .collect();
+            let mut t = Tally {
+                excerpts: label.excerpts.len(),
+                findings: clauses.len(),
+                ..Tally::default()
+            };
+            t.findings_located = clauses
+                .iter()
+                .filter(|spans| {
+                    spans
+                        .iter()
+                        .any(|s| label.excerpts.iter().any(|e| e.overlaps(s)))
+                })
+                .count();
+            t.excerpts_found = label
+                .excerpts
+                .iter()
+                .filter(|e| clauses.iter().flat_map(|s| s.iter()).any(|s| e.overlaps(s)))
+                .count();
+            let any_level: Vec<&Range<usize>> = listed
+                .iter()
+                .filter(|(_, kind)| kinds.contains(kind))
+                .flat_map(|(clause, _)| spans.get(clause.as_str()).into_iter().flatten())
+                .collect();
+            t.excerpts_found_any = label
+                .excerpts
+                .iter()
+                .filter(|e| any_level.iter().any(|s| e.overlaps(s)))
+                .count();
+            if label.present {
+                t.present = 1;
+                t.present_found = usize::from(t.excerpts_found > 0);
+                t.present_said_absent = usize::from(kinds.iter().any(|k| said_absent.contains(k)));
+            } else {
+                t.absent = 1;
+                t.absent_alarmed = usize::from(t.findings > 0);
+            }
+            t
+        })
+        .collect()
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.into_iter().flatten().collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn summarise(contracts: usize, categories: Vec<ReviewCategoryFigures>) -> ReviewFigures {
+    let core: Vec<&ReviewCategoryFigures> = categories.iter().filter(|c| c.core).collect();
+    let macro_core = ReviewMacro {
+        precision: mean(core.iter().map(|c| c.precision)),
+        recall: mean(core.iter().map(|c| c.recall)),
+        recall_any_level: mean(core.iter().map(|c| c.recall_any_level)),
+        contract_recall: mean(core.iter().map(|c| c.contract_recall)),
+        false_alarms: mean(core.iter().map(|c| c.false_alarms)),
+        absence_when_present: mean(core.iter().map(|c| c.absence_when_present)),
+    };
+    let absence_false_alarms = mean(
+        categories
+            .iter()
+            .filter(|c| ABSENCE_CATEGORIES.contains(&c.category.as_str()))
+            .map(|c| c.false_alarms),
+    );
+    ReviewFigures {
+        contracts,
+        categories,
+        macro_core,
+        absence_false_alarms,
+    }
+}
+
+/// The mean over folds of each figure (a fold without a figure is left out of its mean).
+pub(crate) fn mean_of(folds: &[ReviewFigures]) -> ReviewFigures {
+    let Some(first) = folds.first() else {
+        return ReviewFigures::default();
+    };
+    let categories = first
+        .categories
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let of = |f: fn(&ReviewCategoryFigures) -> Option<f64>| {
+                mean(folds.iter().map(|fold| f(&fold.categories[i])))
+            };
+            ReviewCategoryFigures {
+                category: c.category.clone(),
+                core: c.core,
+                excerpts: folds.iter().map(|f| f.categories[i].excerpts).sum(),
+                findings: folds.iter().map(|f| f.categories[i].findings).sum(),
+                precision: of(|c| c.precision),
+                recall: of(|c| c.recall),
+                recall_any_level: of(|c| c.recall_any_level),
+                contract_recall: of(|c| c.contract_recall),
+                false_alarms: of(|c| c.false_alarms),
+                absence_when_present: of(|c| c.absence_when_present),
+            }
+        })
+        .collect();
+    summarise(folds.iter().map(|f| f.contracts).sum(), categories)
+}
