@@ -63,7 +63,7 @@ pub struct Recipe {
     pub related: Vec<Vec<String>>,
     /// The clause precision, on the held-out training contracts, from which each
     /// category's findings may be serious (medium or high): the threshold for serious
-    /// findings is the lowest reaching it (see [`choose_serious`]).
+    /// findings is the lowest reaching it (see `choose_serious`).
     #[serde(default = "default_serious_precision")]
     pub serious_precision: f64,
 }

@@ -91,19 +91,51 @@ pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
         values.sort_by_key(|v| v.start);
         let source_text = truncate_chars(sentence, MAX_SOURCE_CHARS);
         let mut keywords = Keywords::of(&lower);
-        let mut previous_end = 0;
+        let percentages: Vec<usize> = values
+            .iter()
+            .filter(|v| v.kind == "percentage")
+            .map(|v| v.start)
+            .collect();
+        let (mut previous_end, mut previous_percentage_end) = (0, 0);
+        // The category of the last rate per period: a ceiling after it bounds it, whatever
+        // word stands nearer ("1% of the Price for each week, up to 10% of the Price").
+        let mut rate_category: Option<&'static str> = None;
         for value in values {
-            // A ceiling word between the previous value and this one caps this value.
-            let window = &lower[previous_end.min(value.start)..value.start];
-            let is_cap = CAP_WORDS.iter().any(|w| window.contains(w));
-            previous_end = value.start + value.text.len();
+            // A ceiling word before this value, since the previous value of its kind (an
+            // amount named in between does not hide it: "a maximum of USD 500,000 or 10%"),
+            // caps it; a percentage followed by a period ("per day", "for each week") before
+            // the next percentage is a rate, whatever stands before it ("up to 1% per week").
+            let end = value.start + value.text.len();
+            let from = match value.kind {
+                "percentage" => previous_percentage_end,
+                _ => previous_end,
+            };
+            let window = &lower[from.min(value.start)..value.start];
+            let is_rate = value.kind == "percentage" && {
+                let next = percentages
+                    .iter()
+                    .copied()
+                    .find(|&s| s > value.start)
+                    .unwrap_or(lower.len());
+                let after = &lower[end.min(next)..next];
+                RATE_WORDS.iter().any(|w| after.contains(w))
+            };
+            let is_cap = !is_rate && CAP_WORDS.iter().any(|w| window.contains(w));
+            previous_end = end;
+            if value.kind == "percentage" {
+                previous_percentage_end = end;
+            }
             let category = keywords.categorize_at(value.start);
             let category = match (value.kind, category) {
                 ("period", "payment") => "payment",
                 ("period", c) if c != "other" => c,
                 ("period", _) => "other",
+                ("percentage", c) if is_cap => rate_category.unwrap_or(c),
                 (_, c) => c,
             };
+            if is_rate {
+                rate_category = Some(category);
+            }
             terms.push(FinancialTerm {
                 category: category.to_string(),
                 kind: value.kind.to_string(),
@@ -199,16 +231,42 @@ fn format_number(v: f64) -> String {
     }
 }
 
-const CAP_WORDS: [&str; 9] = [
+/// Words that state a ceiling on the value after them.
+const CAP_WORDS: [&str; 16] = [
     "not exceed",
-    "shall not exceed",
+    "not to exceed",
+    "no event exceed",
+    "no case exceed",
     "maximum",
     "cap",
+    "ceiling",
     "limit",
+    "up to",
+    "no more than",
+    "not more than",
+    "at most",
     "上限",
     "不超过",
     "最高",
     "不得超过",
+];
+
+/// Words after a percentage that make it a rate per period, not a ceiling.
+const RATE_WORDS: [&str; 14] = [
+    "per day",
+    "per calendar day",
+    "per week",
+    "per month",
+    "for each day",
+    "for every day",
+    "for each week",
+    "for every week",
+    "for each month",
+    "each day of",
+    "each week of",
+    "daily",
+    "每日",
+    "每周",
 ];
 
 const CATEGORIES: [(&str, &[&str]); 7] = [
@@ -438,6 +496,7 @@ fn scan_values(sentence: &str) -> Vec<FoundValue> {
         }
     }
     out.extend(chinese_percentages(sentence));
+    out.extend(english_word_percentages(sentence));
     out
 }
 
@@ -562,6 +621,89 @@ fn lower_head(text: &str) -> String {
 /// Characters of the text after a number that name its unit.
 const HEAD_CHARS: usize = 16;
 
+/// `five percent`, `twenty-five per cent` -> 5%, 25%: percentages written in words (one
+/// to ninety-nine, and one hundred). A word percentage followed by the same in figures
+/// ("five percent (5%)") is left to the figures.
+fn english_word_percentages(sentence: &str) -> Vec<FoundValue> {
+    const UNITS: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 8] = [
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    let word = |w: &str| -> Option<u32> {
+        UNITS
+            .iter()
+            .position(|u| *u == w)
+            .map(|i| i as u32)
+            .or_else(|| {
+                TENS.iter()
+                    .position(|t| *t == w)
+                    .map(|i| 20 + 10 * i as u32)
+            })
+    };
+    // ASCII lower-casing keeps every byte offset.
+    let lower = sentence.to_ascii_lowercase();
+    let mut out = Vec::new();
+    for unit in ["percent", "per cent"] {
+        for (pos, _) in lower.match_indices(unit) {
+            let after = lower[pos + unit.len()..].trim_start();
+            if after.starts_with('(') && after[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
+            let before = lower[..pos].trim_end();
+            let words: Vec<&str> = before
+                .rsplit(|c: char| c.is_whitespace() || c == '-')
+                .take(3)
+                .collect();
+            let (value, taken) = match words.as_slice() {
+                ["hundred", "one", ..] => (Some(100), 2),
+                [last, tens, ..] if word(last).is_some_and(|u| (1..10).contains(&u)) => {
+                    match word(tens) {
+                        Some(t) if t >= 20 && t % 10 == 0 => (Some(t + word(last).unwrap_or(0)), 2),
+                        _ => (word(last), 1),
+                    }
+                }
+                [last, ..] => (word(last), 1),
+                [] => (None, 0),
+            };
+            let Some(value) = value else { continue };
+            // The start of the first number word taken.
+            let mut start = before.len();
+            for w in words.iter().take(taken) {
+                start = before[..start].rfind(w).unwrap_or(start);
+            }
+            out.push(FoundValue {
+                start,
+                kind: "percentage",
+                value: f64::from(value),
+                currency: None,
+                text: sentence[start..pos + unit.len()].to_string(),
+            });
+        }
+    }
+    out
+}
+
 /// `百分之十` -> 10%.
 fn chinese_percentages(sentence: &str) -> Vec<FoundValue> {
     let mut out = Vec::new();
@@ -589,6 +731,59 @@ fn chinese_percentages(sentence: &str) -> Vec<FoundValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (rate, cap) of delay damages read from one clause.
+    fn delay(text: &str) -> (Option<f64>, Option<f64>) {
+        let t = analyse_financial_terms("8.7", text);
+        (t.delay_damages_rate_percent, t.delay_damages_cap_percent)
+    }
+
+    #[test]
+    fn ceilings_in_their_common_forms_cap_the_delay_damages_they_follow() {
+        // Each ceiling with its twin that has none.
+        assert_eq!(
+            delay("Delay damages of 0.05% of the Contract Sum per day shall apply, with an aggregate ceiling of five percent of the Contract Sum."),
+            (Some(0.05), Some(5.0))
+        );
+        assert_eq!(
+            delay("Delay damages of 0.05% of the Contract Sum per day shall apply."),
+            (Some(0.05), None)
+        );
+        assert_eq!(
+            delay("The Supplier shall pay delay damages of 1% of the Price for each week of delay, up to 10% of the Price."),
+            (Some(1.0), Some(10.0))
+        );
+        // "up to" before a rate per period does not make it a ceiling.
+        assert_eq!(
+            delay("The Supplier shall pay delay damages of up to 1% of the Price for each week of delay."),
+            (Some(1.0), None)
+        );
+        // An amount named between the rate and the ceiling does not hide the ceiling.
+        assert_eq!(
+            delay("Delay damages are 0.1% per day, subject to a maximum of USD 500,000 or 10% of the Contract Price, whichever is lower."),
+            (Some(0.1), Some(10.0))
+        );
+        assert_eq!(
+            delay("Delay damages are 0.1% per day of the Contract Price of USD 500,000."),
+            (Some(0.1), None)
+        );
+        assert_eq!(
+            delay("Delay damages shall be two percent per week and shall in no event exceed twenty-five per cent of the Contract Price."),
+            (Some(2.0), Some(25.0))
+        );
+        // A figure given twice, in words and in figures, is one value.
+        let t = analyse_financial_terms(
+            "8.7",
+            "Delay damages are 0.2% per day, not to exceed ten percent (10%) of the Contract Price.",
+        );
+        let caps: Vec<f64> = t
+            .terms
+            .iter()
+            .filter(|x| x.is_cap)
+            .map(|x| x.value)
+            .collect();
+        assert_eq!(caps, [10.0]);
+    }
 
     #[test]
     fn english_amounts_percentages_and_periods() {

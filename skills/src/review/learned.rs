@@ -314,23 +314,46 @@ pub(crate) fn negated(kind: &str, sentence: &str) -> bool {
                 && !GRANTED_TERMINATION.is_match(&DENIED_TERMINATION.replace_all(&lower, " "))
         }
         "uncapped_liability" | "cap_on_liability" => {
-            // Only an entity form ("a limited liability company") names liability here.
-            ENTITY_FORM.is_match(&lower)
-                && !LIABILITY.is_match(&ENTITY_FORM.replace_all(&lower, " "))
+            // Only an entity form ("a limited liability company") names liability here; or
+            // the sentence states what liabilities a party has (a representation of fact,
+            // no modal verb), not what it shall pay ("shall have no liability" is a limit).
+            (ENTITY_FORM.is_match(&lower)
+                && !LIABILITY.is_match(&ENTITY_FORM.replace_all(&lower, " ")))
+                || (HAS_LIABILITIES.is_match(&lower)
+                    && !LIMITS_PAYMENT.is_match(&lower)
+                    && !COVENANT.is_match(&lower))
         }
         "non_compete" | "no_solicit_of_customers" | "no_solicit_of_employees" => {
-            CARVE_OUT.is_match(&lower)
+            CARVE_OUT.is_match(&lower) || LEAVES_FREE.is_match(&lower) || states_a_fact(&lower)
         }
         // Interest on a late payment is not a pre-agreed sum for a breach.
         "liquidated_damages" => LATE_INTEREST.is_match(&lower) && !AGREED_DAMAGES.is_match(&lower),
         // Renewing an insurance policy, a licence or a permit is not renewing the agreement.
+        // Denying renewal, with no renewal granted once the denials are read out, is not one.
         "notice_period_to_terminate_renewal" | "renewal_term" => {
-            RENEWED_INSTRUMENT.is_match(&lower) && !THE_AGREEMENT.is_match(&lower)
+            (RENEWED_INSTRUMENT.is_match(&lower) && !THE_AGREEMENT.is_match(&lower))
+                || (DENIED_RENEWAL.is_match(&lower)
+                    && !GRANTED_RENEWAL.is_match(&DENIED_RENEWAL.replace_all(&lower, " ")))
         }
-        // Defining "Control", or merging prior agreements, is not a change-of-control right.
-        "change_of_control" => DEFINES_CONTROL.is_match(&lower) || MERGER_CLAUSE.is_match(&lower),
+        // Defining "Control", merging prior agreements, or saying a change of control leaves
+        // the agreement as it is, is not a change-of-control right.
+        "change_of_control" => {
+            DEFINES_CONTROL.is_match(&lower)
+                || MERGER_CLAUSE.is_match(&lower)
+                || (NO_EFFECT_OF_CONTROL.is_match(&lower) && !CONTROL_CONSEQUENCE.is_match(&lower))
+        }
         _ => false,
     }
+}
+
+/// Whether the sentence represents a fact about a party ("represents and warrants that it
+/// holds no interest in any other entity", "owns no shares of any competitor") instead of
+/// binding it to do or not do something: no covenant word after the representation.
+fn states_a_fact(lower: &str) -> bool {
+    if let Some(m) = REPRESENTS_THAT.find(lower) {
+        return !COVENANT.is_match(&lower[m.end()..]);
+    }
+    HOLDS_INTEREST.is_match(lower) && !COVENANT.is_match(lower)
 }
 
 /// Whether every match of `word` in `lower` follows a negation ("non-", "not", "no").
@@ -376,6 +399,48 @@ static LIABILITY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\bliab(?:le|ility|ilities)\b|\bdamages\b|\bindemnif\w*|\blosses\b").unwrap()
 });
 
+static HAS_LIABILITIES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:has|have|had)\s+(?:not\s+incurred\s+)?(?:no|any)\s+(?:material\s+|outstanding\s+|other\s+)?(?:debts?|liabilit(?:y|ies)|indebtedness)\b|\bthere\s+(?:are|is)\s+no\s+(?:material\s+|outstanding\s+)?(?:debts?|liabilit(?:y|ies)|indebtedness)\b").unwrap()
+});
+
+static LIMITS_PAYMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:shall|will)\s+(?:not|in\s+no\s+event)\s+exceed\b|\bin\s+no\s+event\s+shall\b|\bliab(?:le|ility)\s+(?:to\s+\w+\s+)?(?:under|arising\s+(?:out\s+of|under)|in\s+connection\s+with)\s+this\b|\b(?:shall|will)\s+(?:not\s+)?be\s+(?:liable|limited)\b").unwrap()
+});
+
+static LEAVES_FREE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:does|do|shall|will)\s+not\s+(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|preclude|limit)\w*\s+(?:either|any|each|the\s+other|the)\s+part(?:y|ies)\b|\b(?:each|either|any)\s+party\s+(?:is|shall\s+be|will\s+be|remains?|shall\s+remain)\s+free\s+to\b").unwrap()
+});
+
+static REPRESENTS_THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:represents?|warrants?|confirms?|certif(?:y|ies))\b(?:\s*(?:,|and)\s*(?:represents?|warrants?|confirms?))*\s+(?:to\s+(?:the\s+)?\w+\s+)?that\b").unwrap()
+});
+
+static HOLDS_INTEREST: LazyLock<Regex> = LazyLock::new(|| {
+    // The third person only: a list of prohibitions under "shall not:" reads "own, ...
+    // or have any interest in".
+    Regex::new(r"\b(?:owns|holds|has)\s+(?:no|any)\s+(?:direct\s+or\s+indirect\s+)?(?:equity\s+|ownership\s+|financial\s+|beneficial\s+)?(?:interests?|shares|stock|securities)\b").unwrap()
+});
+
+static COVENANT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:shall|will|must|agrees?|undertakes?|covenants?)\b").unwrap()
+});
+
+static DENIED_RENEWAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:shall|will|does|do)\s+not\s+(?:be\s+)?(?:automatically\s+)?(?:renew|extend)\w*|\bno\s+(?:automatic\s+|further\s+)?(?:renewal|extension)\b|\bwithout\s+(?:any\s+)?automatic\s+renewal\b|\bnot\s+(?:be\s+)?subject\s+to\s+(?:automatic\s+)?renewal\b").unwrap()
+});
+
+static GRANTED_RENEWAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:shall|will)\s+(?:automatically\s+)?(?:be\s+)?(?:automatically\s+)?(?:renew|renewed|extend|extended)\b|\bautomatically\s+renew\w*|\brenew\w*\s+automatically\b|\bmay\s+(?:be\s+)?(?:renew|extend)\w*").unwrap()
+});
+
+static NO_EFFECT_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bchange\s+(?:of|in)\s+(?:the\s+)?control\b[^.;]{0,100}?\b(?:shall|will|does)\s+not\s+(?:\w+\s+){0,2}(?:affect|terminate|constitute|give\s+rise|entitle|require|be\s+deemed)|\bnotwithstanding\s+(?:any\s+)?change\s+(?:of|in)\s+(?:the\s+)?control\b|\b(?:continue|remain)s?\s+in\s+(?:full\s+)?(?:force|effect)\b[^.;]{0,80}?\bchange\s+(?:of|in)\s+(?:the\s+)?control\b").unwrap()
+});
+
+static CONTROL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:may|shall\s+be\s+entitled\s+to|has\s+the\s+right\s+to)\s+terminate\b|\bright\s+to\s+terminate\b|\bprior\s+(?:written\s+)?consent\b").unwrap()
+});
+
 static CARVE_OUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?nothing\s+(?:in\s+this\s+[a-z]+\s+|herein\s+)?(?:shall|will|is\s+intended\s+to)\s+(?:be\s+(?:construed|deemed)\s+(?:to|as)\s+)?(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|limit|preclude)\w*").unwrap()
 });
@@ -409,6 +474,117 @@ static MERGER_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each (kind, sentence that is not the provision, its positive twin).
+    fn pairs(cases: &[(&str, &str, &str)]) {
+        for (kind, not_it, twin) in cases {
+            assert!(negated(kind, not_it), "{kind} should be denied: {not_it}");
+            assert!(!negated(kind, twin), "{kind} should stand: {twin}");
+        }
+    }
+
+    #[test]
+    fn a_representation_of_fact_is_not_a_covenant() {
+        pairs(&[
+            (
+                "non_compete",
+                "The Founder represents and warrants to the Investors that he holds no interest in any other entity.",
+                "The Founder shall not, for two years after Closing, hold any interest in an entity that competes with the Company.",
+            ),
+            (
+                "non_compete",
+                "Neither the Seller nor any of its affiliates owns any shares of a business that competes with the Company.",
+                "Neither the Seller nor any of its affiliates shall own any shares of a business that competes with the Company.",
+            ),
+            (
+                "no_solicit_of_employees",
+                "The Consultant confirms that it has no interest in any recruitment agency.",
+                "The Consultant confirms that it will not solicit any employee of the Client during the Term.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_prohibition_listed_under_its_lead_in_is_not_a_fact() {
+        // The modal sits in the lead-in ("the Franchisee shall not:"); the item still binds.
+        assert!(!negated(
+            "non_compete",
+            "own, manage or have any interest in any business which competes with the Franchise;"
+        ));
+        assert!(negated(
+            "non_compete",
+            "The Franchisee has no interest in any business which competes with the Franchise."
+        ));
+    }
+
+    #[test]
+    fn a_statement_of_liabilities_held_is_not_a_cap() {
+        pairs(&[
+            (
+                "cap_on_liability",
+                "The Company has no liabilities in excess of $50,000 other than those in the Balance Sheet.",
+                "The Company's liability under this Agreement shall not exceed $50,000.",
+            ),
+            (
+                "cap_on_liability",
+                "The Company has not incurred any liabilities in excess of $50,000 since the Accounts Date.",
+                "The Supplier shall have no liability for any loss in excess of the fees paid in the year of the claim.",
+            ),
+            (
+                "uncapped_liability",
+                "There are no outstanding liabilities of the Borrower to any affiliate.",
+                "The Borrower shall be liable without limit for any loss caused by its fraud.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn leaving_a_party_free_is_not_a_restriction() {
+        pairs(&[
+            (
+                "non_compete",
+                "This Agreement does not restrict either party from developing products that compete with the other's.",
+                "Neither party shall develop products that compete with the other's during the Term.",
+            ),
+            (
+                "non_compete",
+                "Each party is free to engage in any other business, including one that competes with the other.",
+                "Each party agrees not to engage in any business that competes with the other during the Term.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_denied_renewal_is_not_a_renewal() {
+        pairs(&[
+            (
+                "notice_period_to_terminate_renewal",
+                "This Agreement shall not renew automatically at the end of the Initial Term.",
+                "This Agreement shall renew automatically for successive one-year terms unless either party gives notice of non-renewal at least 90 days before the end of the then-current term.",
+            ),
+            (
+                "renewal_term",
+                "There shall be no automatic renewal of this Agreement; any extension requires a written amendment.",
+                "This Agreement will automatically renew for one further term of two years unless either party notifies the other that it will not renew.",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_change_of_control_that_leaves_the_agreement_as_it_is_is_not_a_change_of_control_right() {
+        pairs(&[
+            (
+                "change_of_control",
+                "A change of control of either party shall not affect the validity of this Agreement.",
+                "Either party may terminate this Agreement on a change of control of the other party.",
+            ),
+            (
+                "change_of_control",
+                "This Agreement shall continue in full force and effect notwithstanding any change of control of the Licensee.",
+                "A change of control of the Licensee requires the prior written consent of the Licensor.",
+            ),
+        ]);
+    }
 
     #[test]
     fn exclusivity_denied_by_non_or_not() {
