@@ -252,7 +252,8 @@ pub fn cross_validate(
     })
 }
 
-fn ratio(a: usize, b: usize) -> Option<f64> {
+/// `a / b`, none when there is nothing to count.
+pub(crate) fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
@@ -304,7 +305,8 @@ fn summarise(contracts: usize, categories: Vec<CategoryFigures>) -> FoldFigures 
     }
 }
 
-fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
+/// The mean of the figures there are.
+pub(crate) fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = values.into_iter().flatten().collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }

@@ -27,7 +27,7 @@ use super::learned::LearnedStage;
 use super::provisions::document_parties;
 use super::{review, ReviewOptions, RiskKind, RiskLevel};
 use crate::detect::corpus::LabelledContract;
-use crate::detect::cv::{ABSENCE_CATEGORIES, CORE_CATEGORIES};
+use crate::detect::cv::{mean, ratio, ABSENCE_CATEGORIES, CORE_CATEGORIES};
 use crate::detect::model::kind_name;
 use crate::detect::segment::segment_aligned;
 use crate::document::parse_text;
@@ -284,15 +284,6 @@ fn score_contract(
             t
         })
         .collect()
-}
-
-fn ratio(a: usize, b: usize) -> Option<f64> {
-    (b > 0).then(|| a as f64 / b as f64)
-}
-
-fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let v: Vec<f64> = values.into_iter().flatten().collect();
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 fn summarise(contracts: usize, categories: Vec<ReviewCategoryFigures>) -> ReviewFigures {
