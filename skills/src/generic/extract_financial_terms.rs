@@ -97,8 +97,9 @@ pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
             .map(|v| v.start)
             .collect();
         let (mut previous_end, mut previous_percentage_end) = (0, 0);
-        // The category of the last rate per period: a ceiling after it bounds it, whatever
-        // word stands nearer ("1% of the Price for each week, up to 10% of the Price").
+        // The category of the last rate per period: a ceiling after it bounds it when the
+        // word nearer the ceiling names no other sum ("1% of the Price for each week, up to
+        // 10% of the Price"; not "… and an advance payment of up to 10%").
         let mut rate_category: Option<&'static str> = None;
         for value in values {
             // A ceiling word before this value, since the previous value of its kind (an
@@ -130,7 +131,9 @@ pub fn analyse_financial_terms(clause_id: &str, text: &str) -> FinancialTerms {
                 ("period", "payment") => "payment",
                 ("period", c) if c != "other" => c,
                 ("period", _) => "other",
-                ("percentage", c) if is_cap => rate_category.unwrap_or(c),
+                ("percentage", c @ ("price" | "payment" | "other")) if is_cap => {
+                    rate_category.unwrap_or(c)
+                }
                 (_, c) => c,
             };
             if is_rate {
@@ -625,6 +628,14 @@ const HEAD_CHARS: usize = 16;
 /// to ninety-nine, and one hundred). A word percentage followed by the same in figures
 /// ("five percent (5%)") is left to the figures.
 fn english_word_percentages(sentence: &str) -> Vec<FoundValue> {
+    // Most sentences name no percentage in words: skip them without copying.
+    if !sentence
+        .as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"cent"))
+    {
+        return Vec::new();
+    }
     const UNITS: [&str; 20] = [
         "zero",
         "one",
@@ -770,6 +781,11 @@ mod tests {
         assert_eq!(
             delay("Delay damages shall be two percent per week and shall in no event exceed twenty-five per cent of the Contract Price."),
             (Some(2.0), Some(25.0))
+        );
+        // A ceiling on another sum after the rate stays that sum's.
+        assert_eq!(
+            delay("Delay damages are 0.1% per day, and the advance payment shall be up to 10% of the Contract Price."),
+            (Some(0.1), None)
         );
         // A figure given twice, in words and in figures, is one value.
         let t = analyse_financial_terms(

@@ -97,7 +97,7 @@ pub enum PlaybookError {
         source: std::io::Error,
     },
     /// The file is not a playbook.
-    #[error("playbook `{path}` at `{at}`: {message} (expected {{\"domain\": ..., \"kinds\": {{\"cap_on_liability\": {{\"binds_us\": \"high\"|\"medium\"|\"low\"|null, \"binds_them\": ..., \"holder_benefits\"?: bool, \"absent\"?: level}}}}}})")]
+    #[error("playbook `{path}` at `{at}`: {message} (expected {{\"domain\": ..., \"kinds\": {{\"cap_on_liability\": {{\"binds_us\": \"high\"|\"medium\"|\"low\"|null, \"binds_them\": ..., \"holder_benefits\"?: bool, \"absent\"?: level, \"serious_at\"?: 0..1}}}}}})")]
     Invalid {
         /// The file.
         path: PathBuf,

@@ -459,6 +459,11 @@ fn a_finding_below_its_threshold_for_serious_findings_is_listed_low_to_check() {
         assert!(risk.finding.reason.contains("to check"), "{risk:#?}");
     }
     // Other kinds keep their own thresholds.
+    assert!(
+        level_of(&seen, "anti_assignment").is_some(),
+        "{:#?}",
+        kinds(&seen)
+    );
     assert_eq!(
         level_of(&doubted, "anti_assignment"),
         level_of(&seen, "anti_assignment")
