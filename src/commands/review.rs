@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clausewright_skills::review::{
-    check_playbook, render, render_table_within, review_orchestrated, review_until, AgentSettings,
-    Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
+    render, render_table_within, review_orchestrated, review_until, AgentSettings, Domain,
+    LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
     ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
 use toolwright::agent::orchestrate::Budget;
@@ -158,11 +158,7 @@ impl ClassifierOptions {
             (None, false) => Some(LearnedStage::embedded().map_err(|e| usage(&e))?),
         };
         let playbook = match &self.playbook {
-            Some(path) => {
-                let playbook = Playbook::load(path).map_err(|e| usage(&e))?;
-                check_playbook(&playbook, stage.as_ref(), path).map_err(|e| usage(&e))?;
-                Some(Arc::new(playbook))
-            }
+            Some(path) => Some(Arc::new(Playbook::load(path).map_err(|e| usage(&e))?)),
             None => None,
         };
         Ok((stage, playbook))

@@ -23,38 +23,14 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::corpus::LabelledContract;
+use super::curve::{curve, excerpt_key, KindCurve, Scored};
 use super::dataset::Dataset;
-use super::model::kind_name;
+use super::model::ModelError;
 use super::train::{fit_on, Counts, Recipe, Selection, TrainError};
 use crate::review::cv::{mean_of as review_mean_of, review_fold, ReviewFigures};
+use crate::review::kinds::Provision as Kind;
 use crate::review::learned::{negated, LearnedStage};
 use toolwright::Dispatcher;
-
-/// The 13 core categories (those whose presence matters most to a review).
-pub const CORE_CATEGORIES: [&str; 13] = [
-    "Cap On Liability",
-    "Uncapped Liability",
-    "Liquidated Damages",
-    "Termination For Convenience",
-    "Governing Law",
-    "Non-Compete",
-    "Change Of Control",
-    "Anti-Assignment",
-    "Insurance",
-    "Warranty Duration",
-    "Notice Period To Terminate Renewal",
-    "Rofr/Rofo/Rofn",
-    "Exclusivity",
-];
-
-/// The categories whose absence matters: their false-alarm rate is a goal of its own.
-pub const ABSENCE_CATEGORIES: [&str; 5] = [
-    "Uncapped Liability",
-    "Liquidated Damages",
-    "Termination For Convenience",
-    "Non-Compete",
-    "Change Of Control",
-];
 
 /// The figures of one category.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -143,6 +119,14 @@ pub struct CvReport {
     /// The mean of those.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_review: Option<ReviewFigures>,
+    /// Per kind, the classifier's precision–recall curve over sentences, every held-out
+    /// contract of every fold pooled (each scored by the model of the fold that held it out).
+    pub curves: Vec<KindCurve>,
+    /// Per kind, the review's curve over its (clause, kind) findings at any level, ranked by
+    /// the classifier's probability (findings without one: medium or high always counted,
+    /// low last), pooled the same way.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub review_curves: Vec<KindCurve>,
 }
 
 /// Assigns groups of related contracts to `k` folds: groups in a seeded random order, each
@@ -189,7 +173,13 @@ pub fn cross_validate(
     let mut per_fold = Vec::new();
     let mut per_fold_denied = Vec::new();
     let mut per_fold_review = Vec::new();
-    let kinds: Vec<String> = data.categories.iter().map(|c| kind_name(c)).collect();
+    // Per category, the classifier's scored sentences and the excerpts, pooled over folds.
+    let mut scored: Vec<(Vec<Scored>, usize)> = vec![(Vec::new(), 0); data.categories.len()];
+    let kinds = data
+        .categories
+        .iter()
+        .map(|c| Kind::from_title(c).ok_or_else(|| ModelError::UnknownCategory { name: c.clone() }))
+        .collect::<Result<Vec<Kind>, _>>()?;
     for (f, test) in folds.iter().enumerate() {
         let train: Vec<usize> = (0..data.docs.len())
             .filter(|d| test.binary_search(d).is_err())
@@ -205,29 +195,34 @@ pub fn cross_validate(
                 .iter()
                 .map(|u| model.probabilities(&u.terms))
                 .collect();
+            for (c, (units, excerpts)) in scored.iter_mut().enumerate() {
+                score_sentences(
+                    d,
+                    doc.units.len(),
+                    &doc.truth[c],
+                    |u| probs[u][c],
+                    units,
+                    excerpts,
+                );
+            }
             for (c, (total, total_denied)) in counts.iter_mut().zip(&mut counts_denied).enumerate()
             {
                 let predicted = |u: usize| model.decides(c, probs[u][c]);
                 total.add(&Counts::of(doc, &doc.truth[c], predicted));
                 total_denied.add(&Counts::of(doc, &doc.truth[c], |u| {
-                    predicted(u) && !negated(&kinds[c], &doc.units[u].text)
+                    predicted(u) && !negated(kinds[c], &doc.units[u].text)
                 }));
             }
         }
-        let mut fold = figures(&data.categories, &counts, test.len());
+        let mut fold = figures(&kinds, &counts, test.len());
         fold.selection = Some(selection);
         per_fold.push(fold);
-        per_fold_denied.push(figures(&data.categories, &counts_denied, test.len()));
+        per_fold_denied.push(figures(&kinds, &counts_denied, test.len()));
         if let Some(dispatcher) = review {
-            let held_out: Vec<&LabelledContract> = test.iter().map(|&d| &contracts[d]).collect();
+            let held_out: Vec<(usize, &LabelledContract)> =
+                test.iter().map(|&d| (d, &contracts[d])).collect();
             let stage = LearnedStage::from_model(model);
-            per_fold_review.push(review_fold(
-                dispatcher,
-                &stage,
-                &held_out,
-                &data.categories,
-                threads,
-            ));
+            per_fold_review.push(review_fold(dispatcher, &stage, &held_out, &kinds, threads));
         }
     }
     let (located, total) = data
@@ -235,6 +230,14 @@ pub fn cross_validate(
         .iter()
         .fold((0, 0), |(a, b), d| (a + d.located.0, b + d.located.1));
     let mean = mean_of(&per_fold);
+    let curves = kinds
+        .iter()
+        .zip(scored)
+        .map(|(kind, (units, excerpts))| {
+            curve(kind.title(), kind.entry().scoring.core, units, excerpts)
+        })
+        .collect();
+    let review_curves = pooled_review_curves(&kinds, &per_fold_review);
     Ok(CvReport {
         folds: k,
         contracts: data.docs.len(),
@@ -249,7 +252,70 @@ pub fn cross_validate(
         per_fold_with_denials: per_fold_denied,
         mean_review: (!per_fold_review.is_empty()).then(|| review_mean_of(&per_fold_review)),
         per_fold_review,
+        curves,
+        review_curves,
     })
+}
+
+/// Sentences scored below it are left off a curve: they would only count at thresholds
+/// no one sets, and there are millions of them.
+const CURVE_FLOOR: f32 = 0.02;
+
+/// Adds the `sentences` sentences of contract `d` for one category, scored by
+/// `probability`, to `units`, and its excerpts to `excerpts` (a contract the labels do not
+/// list adds nothing).
+fn score_sentences(
+    d: usize,
+    sentences: usize,
+    truth: &super::dataset::Truth,
+    probability: impl Fn(usize) -> f32,
+    units: &mut Vec<Scored>,
+    excerpts: &mut usize,
+) {
+    if !truth.listed {
+        return;
+    }
+    *excerpts += truth.excerpt_sentences.len();
+    let mut covers: Vec<Vec<u64>> = vec![Vec::new(); sentences];
+    for (e, on) in truth.excerpt_sentences.iter().enumerate() {
+        for &u in on {
+            if let Some(c) = covers.get_mut(u as usize) {
+                c.push(excerpt_key(d, e));
+            }
+        }
+    }
+    for (u, covers) in covers.into_iter().enumerate() {
+        let score = probability(u);
+        if score >= CURVE_FLOOR {
+            units.push(Scored {
+                score,
+                located: truth.hit_sentences.binary_search(&(u as u32)).is_ok(),
+                covers,
+            });
+        }
+    }
+}
+
+/// The review's curves, each kind's findings pooled over the folds.
+fn pooled_review_curves(kinds: &[Kind], folds: &[ReviewFigures]) -> Vec<KindCurve> {
+    if folds.is_empty() {
+        return Vec::new();
+    }
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(c, kind)| {
+            let mut units = Vec::new();
+            let mut excerpts = 0;
+            for fold in folds {
+                if let Some((u, e)) = fold.scored.get(c) {
+                    units.extend(u.iter().cloned());
+                    excerpts += e;
+                }
+            }
+            curve(kind.title(), kind.entry().scoring.core, units, excerpts)
+        })
+        .collect()
 }
 
 /// `a / b`, none when there is nothing to count.
@@ -257,11 +323,11 @@ pub(crate) fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
-fn figures(categories: &[String], counts: &[Counts], contracts: usize) -> FoldFigures {
-    let categories: Vec<CategoryFigures> = categories
+fn figures(kinds: &[Kind], counts: &[Counts], contracts: usize) -> FoldFigures {
+    let categories: Vec<CategoryFigures> = kinds
         .iter()
         .zip(counts)
-        .map(|(name, n)| {
+        .map(|(kind, n)| {
             let precision = |correct: usize, predicted: usize| {
                 if predicted > 0 {
                     ratio(correct, predicted)
@@ -272,8 +338,8 @@ fn figures(categories: &[String], counts: &[Counts], contracts: usize) -> FoldFi
                 }
             };
             CategoryFigures {
-                category: name.clone(),
-                core: CORE_CATEGORIES.contains(&name.as_str()),
+                category: kind.title().to_string(),
+                core: kind.entry().scoring.core,
                 excerpts: n.excerpts,
                 span_recall: ratio(n.found_sentence, n.excerpts),
                 precision: precision(n.correct_sentences, n.predicted_sentences),
@@ -292,7 +358,9 @@ fn summarise(contracts: usize, categories: Vec<CategoryFigures>) -> FoldFigures 
     let all: Vec<&CategoryFigures> = categories.iter().collect();
     let absence: Vec<Option<f64>> = categories
         .iter()
-        .filter(|c| ABSENCE_CATEGORIES.contains(&c.category.as_str()))
+        .filter(|c| {
+            Kind::from_title(&c.category).is_some_and(|k| Kind::absence_matters().any(|a| a == k))
+        })
         .map(|c| c.false_alarms)
         .collect();
     FoldFigures {
@@ -455,6 +523,15 @@ pub fn render_cv(report: &CvReport) -> String {
     if let Some(mean) = &report.mean_review {
         out.push_str(&render_review(&report.per_fold_review, mean));
     }
+    let _ = writeln!(
+        out,
+        "\nprecision–recall curves per kind (held-out contracts of all folds pooled): area (average precision), precision at 80% recall, highest recall; the classifier over sentences, the review over its (clause, kind) findings ranked by probability:\n"
+    );
+    let mut sources: Vec<(&str, &[KindCurve])> = vec![("model", &report.curves)];
+    if !report.review_curves.is_empty() {
+        sources.push(("review", &report.review_curves));
+    }
+    out.push_str(&super::curve::render(&sources));
     out
 }
 

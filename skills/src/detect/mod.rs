@@ -11,6 +11,7 @@
 //! | [`model`] | the trained model, its file format and classification |
 //! | [`train`] | the training recipe and fit, calibration and thresholds on held-out contracts |
 //! | [`cv`] | k-fold cross-validation by contract and its figures |
+//! | [`curve`] | precision–recall curves per kind, their area and precision at 80% recall |
 //! | [`skill`] | the `classify_provisions` skill: one clause's categories, on request |
 //!
 //! Design: the unit of prediction is the sentence, since CUAD's excerpts are mostly a
@@ -24,6 +25,7 @@
 //! CC BY 4.0); see `skills/models/README.md` for the command and the attribution.
 
 pub mod corpus;
+pub mod curve;
 pub mod cv;
 pub(crate) mod dataset;
 mod features;

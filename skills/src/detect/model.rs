@@ -26,6 +26,8 @@ use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::review::kinds::Provision as Kind;
+
 use super::features::{
     counts_of, distinct, hash_of_term, term_counts, tf_idf, word_hashes, TermCounts,
 };
@@ -44,6 +46,12 @@ static EMBEDDED: &[u8] = include_bytes!("../../models/provisions.bin");
 /// Why a model could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// A category the catalogue of kinds does not declare.
+    #[error("provision model has category `{name}`, which is no kind of the catalogue (a CUAD category title such as `Cap On Liability` was expected)")]
+    UnknownCategory {
+        /// The category's name.
+        name: String,
+    },
     /// The file could not be read.
     #[error("cannot read model {path}: {source}")]
     Io {
@@ -74,22 +82,6 @@ pub enum ModelError {
     },
 }
 
-/// The snake_case kind name of a CUAD category, as reports carry it so a CUAD-based scorer
-/// can read it: `Cap On Liability` -> `cap_on_liability`, `Rofr/Rofo/Rofn` -> `rofr_rofo_rofn`.
-pub fn kind_name(category: &str) -> String {
-    let mut out = String::with_capacity(category.len());
-    for word in category
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push('_');
-        }
-        out.extend(word.chars().flat_map(char::to_lowercase));
-    }
-    out
-}
-
 /// One category of a model.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CategoryModel {
@@ -108,6 +100,8 @@ pub struct ProvisionModel {
     terms: Vec<String>,
     idf: Vec<f32>,
     categories: Vec<CategoryModel>,
+    /// The kind of each category, read from the catalogue at load.
+    kinds: Vec<Kind>,
     /// Term hash → term index.
     index: FxHashMap<u64, u32>,
     /// Per term, the categories that weigh it: `postings[offsets[t]..offsets[t + 1]]`.
@@ -124,11 +118,11 @@ impl PartialEq for ProvisionModel {
     }
 }
 
-/// A category found in a clause.
+/// A kind of provision found in a clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Provision {
-    /// CUAD category name (`Governing Law`, `Cap On Liability`, ...).
-    pub category: String,
+pub struct Detection {
+    /// The kind (`governing_law`, `cap_on_liability`, ...).
+    pub kind: Kind,
     /// Calibrated probability that the sentence is such a provision.
     pub probability: f32,
     /// The sentence of the clause the category rests on.
@@ -140,8 +134,8 @@ pub struct Provision {
 pub struct ClauseProvisions {
     /// Clause number (`preamble` for the text before the first clause).
     pub clause_id: String,
-    /// Categories at or above their decision threshold.
-    pub provisions: Vec<Provision>,
+    /// Kinds at or above their decision threshold.
+    pub provisions: Vec<Detection>,
 }
 
 impl ProvisionModel {
@@ -152,6 +146,14 @@ impl ProvisionModel {
         idf: Vec<f32>,
         categories: Vec<CategoryModel>,
     ) -> Result<Self, ModelError> {
+        let kinds = categories
+            .iter()
+            .map(|c| {
+                Kind::from_title(&c.name).ok_or_else(|| ModelError::UnknownCategory {
+                    name: c.name.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut index = FxHashMap::default();
         index.reserve(terms.len());
         for (i, term) in terms.iter().enumerate() {
@@ -195,6 +197,7 @@ impl ProvisionModel {
             terms,
             idf,
             categories,
+            kinds,
             index,
             offsets,
             postings,
@@ -224,19 +227,19 @@ impl ProvisionModel {
         self.terms.iter().map(String::as_str)
     }
 
-    /// The category names, in the model's order.
-    pub fn categories(&self) -> impl Iterator<Item = &str> {
-        self.categories.iter().map(|c| c.name.as_str())
+    /// The kinds of its categories, in the model's order.
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        self.kinds.iter().copied()
     }
 
-    /// The probability at or above which a provision of `category` may be reported at medium
-    /// or high (never below the category's decision threshold); `None` for a category the
+    /// The probability at or above which a provision of `kind` may be reported at medium
+    /// or high (never below the category's decision threshold); `None` for a kind the
     /// model does not have.
-    pub fn serious_threshold(&self, category: &str) -> Option<f32> {
-        self.categories
+    pub fn serious_threshold(&self, kind: Kind) -> Option<f32> {
+        self.kinds
             .iter()
-            .find(|c| c.name == category)
-            .map(|c| c.serious.max(c.threshold))
+            .position(|k| *k == kind)
+            .map(|c| self.categories[c].serious.max(self.categories[c].threshold))
     }
 
     /// Decision threshold of each category (calibrated probability), in the model's order.
@@ -319,7 +322,7 @@ impl ProvisionModel {
         doc: &Index<'_>,
         clause: &Clause,
         min_probability: Option<f32>,
-    ) -> (Vec<Provision>, usize) {
+    ) -> (Vec<Detection>, usize) {
         let heading = heading_of(doc, &clause.clause_id, &clause.title);
         let title = clause.title.trim();
         let mut sentences: Vec<&str> = sentence_ranges(&clause.text)
@@ -345,7 +348,7 @@ impl ProvisionModel {
         heading: &str,
         sentences: impl IntoIterator<Item = &'s str>,
         min_probability: Option<f32>,
-    ) -> Vec<Provision> {
+    ) -> Vec<Detection> {
         let mut best: Vec<Option<(f32, &str)>> = vec![None; self.categories.len()];
         // Each text is hashed once: the heading for every sentence, a sentence for itself
         // and as the next one's previous sentence.
@@ -365,13 +368,13 @@ impl ProvisionModel {
                 }
             }
         }
-        let mut provisions: Vec<Provision> = best
+        let mut provisions: Vec<Detection> = best
             .into_iter()
             .enumerate()
             .filter_map(|(c, found)| {
                 let (probability, sentence) = found?;
-                Some(Provision {
-                    category: self.categories[c].name.clone(),
+                Some(Detection {
+                    kind: self.kinds[c],
                     probability,
                     sentence: sentence.to_string(),
                 })
@@ -577,7 +580,7 @@ mod tests {
         assert_eq!(
             ProvisionModel::from_bytes(&v2)
                 .unwrap()
-                .serious_threshold("Governing Law"),
+                .serious_threshold(Kind::GoverningLaw),
             Some(0.7)
         );
         // The same model as version 1 wrote it: the old header, nothing after the threshold.
@@ -588,8 +591,8 @@ mod tests {
         v1.extend_from_slice(&v2[8..threshold_end]);
         v1.extend_from_slice(&v2[threshold_end + 4..]);
         let read = ProvisionModel::from_bytes(&v1).unwrap();
-        assert_eq!(read.serious_threshold("Governing Law"), Some(0.5));
-        assert_eq!(read.serious_threshold("Insurance"), None);
+        assert_eq!(read.serious_threshold(Kind::GoverningLaw), Some(0.5));
+        assert_eq!(read.serious_threshold(Kind::Insurance), None);
         assert!(matches!(
             ProvisionModel::from_bytes(b"SKPROV03\0\0\0\0"),
             Err(ModelError::Magic)
@@ -616,11 +619,20 @@ mod tests {
     }
 
     #[test]
-    fn kind_names_are_snake_case_cuad_names() {
-        assert_eq!(kind_name("Cap On Liability"), "cap_on_liability");
-        assert_eq!(kind_name("Rofr/Rofo/Rofn"), "rofr_rofo_rofn");
-        assert_eq!(kind_name("Anti-Assignment"), "anti_assignment");
-        assert_eq!(kind_name("Governing Law"), "governing_law");
+    fn a_category_outside_the_catalogue_is_refused_by_name() {
+        let bytes = tiny().to_bytes();
+        let at = bytes
+            .windows(13)
+            .position(|w| w == b"Governing Law")
+            .unwrap();
+        let mut other = bytes.clone();
+        other[at..at + 13].copy_from_slice(b"Office Plants");
+        let err = ProvisionModel::from_bytes(&other).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`Office Plants`, which is no kind"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -664,37 +676,31 @@ mod tests {
     #[test]
     fn the_embedded_model_loads_and_reads_clauses_we_wrote() {
         let model = ProvisionModel::embedded().expect("the embedded model loads");
-        assert_eq!(model.categories().count(), 41);
+        assert_eq!(model.kinds().count(), 41);
         let contract = "DISTRIBUTION AGREEMENT\n\n\
             1. Price\n\nThe Distributor shall pay the list price for each unit ordered, in euros, within forty-five days of the date of the invoice.\n\n\
             2. Law and Courts\n\nThis agreement and any dispute arising from it are governed by the laws of England and Wales, and the courts of London have exclusive jurisdiction.\n\n\
             3. Transfer\n\nThe Distributor may not assign or otherwise transfer any of its rights or duties under this agreement to anyone without first obtaining the written consent of the Manufacturer.\n";
         let doc = crate::document::parse_text("ours", contract);
         let found = model.classify(&doc);
-        let categories = |id: &str| -> Vec<String> {
+        let categories = |id: &str| -> Vec<Kind> {
             found
                 .iter()
                 .find(|c| c.clause_id == id)
-                .map(|c| c.provisions.iter().map(|p| p.category.clone()).collect())
+                .map(|c| c.provisions.iter().map(|p| p.kind).collect())
                 .unwrap_or_default()
         };
+        assert!(categories("2").contains(&Kind::GoverningLaw), "{found:#?}");
         assert!(
-            categories("2").contains(&"Governing Law".to_string()),
+            categories("3").contains(&Kind::AssignmentRestriction),
             "{found:#?}"
         );
-        assert!(
-            categories("3").contains(&"Anti-Assignment".to_string()),
-            "{found:#?}"
-        );
-        assert!(
-            !categories("1").contains(&"Governing Law".to_string()),
-            "{found:#?}"
-        );
+        assert!(!categories("1").contains(&Kind::GoverningLaw), "{found:#?}");
         let law = found.iter().find(|c| c.clause_id == "2").unwrap();
         let p = law
             .provisions
             .iter()
-            .find(|p| p.category == "Governing Law")
+            .find(|p| p.kind == Kind::GoverningLaw)
             .unwrap();
         assert!(p.sentence.contains("laws of England"), "{p:?}");
         // Of all categories, the sentence is most likely governing law.
@@ -703,8 +709,8 @@ mod tests {
             .max_by(|a, b| probs[*a].total_cmp(&probs[*b]))
             .unwrap();
         assert_eq!(
-            model.categories().nth(best),
-            Some("Governing Law"),
+            model.kinds().nth(best),
+            Some(Kind::GoverningLaw),
             "{probs:?}"
         );
     }

@@ -2,8 +2,9 @@
 
 use toolwright::prelude::*;
 
-use super::model::{kind_name, ProvisionModel};
+use super::model::ProvisionModel;
 use crate::index::lookup_for;
+use crate::review::kinds::Provision;
 use crate::state::ReviewState;
 
 /// One CUAD category a clause carries.
@@ -11,8 +12,8 @@ use crate::state::ReviewState;
 pub struct ClassifiedProvision {
     /// CUAD category name (`Governing Law`, `Cap On Liability`, ...).
     pub category: String,
-    /// The category as a snake_case kind (`governing_law`, `cap_on_liability`, `rofr_rofo_rofn`).
-    pub kind: String,
+    /// The category as a kind (`governing_law`, `cap_on_liability`, `rofr_rofo_rofn`).
+    pub kind: Provision,
     /// Calibrated probability (0 to 1) that the quoted sentence is such a provision.
     pub probability: f32,
     /// The sentence of the clause the category rests on, quoted as the clause has it.
@@ -66,8 +67,8 @@ pub fn classify_provisions(
     let categories: Vec<ClassifiedProvision> = found
         .into_iter()
         .map(|p| ClassifiedProvision {
-            kind: kind_name(&p.category),
-            category: p.category,
+            kind: p.kind,
+            category: p.kind.title().to_string(),
             probability: p.probability,
             sentence: p.sentence,
         })

@@ -746,8 +746,8 @@ pub(crate) mod tests {
         );
         assert_eq!(summary.contracts, 12);
         assert!(summary.located_share > 0.99, "{summary:?}");
-        let names: Vec<&str> = a.categories().collect();
-        assert_eq!(names, ["Anti-Assignment", "Governing Law", "Insurance"]);
+        let kinds: Vec<&str> = a.kinds().map(|k| k.title()).collect();
+        assert_eq!(kinds, ["Anti-Assignment", "Governing Law", "Insurance"]);
         let probs = a.sentence_probabilities(
             "Governing Law",
             None,

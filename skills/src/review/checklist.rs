@@ -170,54 +170,23 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
     }
 }
 
-/// Skills that analyse a kind of provision the classifier found, by kind and domain.
-fn skills_for_kind(kind: &str, domain: Domain) -> &'static [&'static str] {
-    use crate::fidic::time_bar::FidicCalculateTimeBar;
-    use crate::generic::extract_financial_terms::ExtractFinancialTerms;
-    use crate::sha_spa::governance_check::ShaGovernanceCheck;
-    use crate::sha_spa::indemnity_analysis::SpaIndemnityAnalysis;
-    const FIGURES: &[&str] = &[<ExtractFinancialTerms as Skill>::ID];
-    const FIGURES_AND_INDEMNITY: &[&str] = &[
-        <ExtractFinancialTerms as Skill>::ID,
-        <SpaIndemnityAnalysis as Skill>::ID,
-    ];
-    const PERIODS: &[&str] = &[<FidicCalculateTimeBar as Skill>::ID];
-    const TRANSFERS: &[&str] = &[<ShaGovernanceCheck as Skill>::ID];
-    match (kind, domain) {
-        ("cap_on_liability" | "uncapped_liability", Domain::ShaSpa) => FIGURES_AND_INDEMNITY,
-        (
-            "cap_on_liability"
-            | "uncapped_liability"
-            | "liquidated_damages"
-            | "minimum_commitment"
-            | "revenue_profit_sharing"
-            | "price_restrictions",
-            _,
-        ) => FIGURES,
-        ("notice_period_to_terminate_renewal" | "warranty_duration", Domain::Fidic) => PERIODS,
-        ("change_of_control" | "rofr_rofo_rofn" | "anti_assignment", Domain::ShaSpa) => TRANSFERS,
-        _ => &[],
-    }
-}
-
 /// Lets what the provision classifier found in a clause choose its skills and priority: the
 /// skills that analyse each kind found are added, a kind the playbook rates high when it
 /// binds us makes the clause critical (medium: at least high), and the description names
 /// the kinds. `found` holds no denied sentence ("non-exclusive"): the stage dropped them.
 pub(super) fn guide_by_provisions(
     item: &mut ChecklistItem,
-    found: &[crate::detect::model::Provision],
+    found: &[crate::detect::model::Detection],
     playbook: &super::Playbook,
     domain: Domain,
 ) {
     let mut named: Vec<&str> = Vec::new();
     for provision in found {
-        let kind = crate::detect::model::kind_name(&provision.category);
-        let Some(level) = playbook.levels(&kind).and_then(|l| l.binds_us) else {
+        let Some(level) = playbook.levels(provision.kind).and_then(|l| l.binds_us) else {
             continue;
         };
-        named.push(&provision.category);
-        for skill in skills_for_kind(&kind, domain) {
+        named.push(provision.kind.title());
+        for skill in provision.kind.entry().analysis.skills(domain) {
             if !item.required_skills.iter().any(|s| s == skill) {
                 item.required_skills.push(skill.to_string());
             }

@@ -14,8 +14,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use super::kinds::Provision;
 use super::learned::{self, Classified, LearnedStage};
-use super::provisions::{self, Provision};
+use super::provisions;
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::{
     summarize, ClauseReview, Finding, Playbook, ReviewMode, ReviewReport, Risk, RiskKind,
@@ -198,7 +199,7 @@ fn add_provisions(
         let mut ranks: Vec<(bool, RiskLevel)> = Vec::new();
         for finding in rules {
             // The denial rules read the rules' sentences as they read the classifier's.
-            if learned::negated(finding.provision.name(), &finding.quote) {
+            if learned::negated(finding.provision, &finding.quote) {
                 continue;
             }
             let existing = &report.clauses[i].risks;
@@ -308,11 +309,12 @@ fn add_absences(
         .map(|r| &r.finding.kind)
         .collect();
     let mut missing = Vec::new();
-    for (name, levels) in &playbook.kinds {
+    for (provision, levels) in &playbook.kinds {
         let Some(level) = levels.absent else {
             continue;
         };
-        let kind = RiskKind::from_name(name);
+        let name = provision.name();
+        let kind = RiskKind::Provision(*provision);
         if classified.contains(&kind) || reported.contains(&kind) {
             continue;
         }

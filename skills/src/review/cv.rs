@@ -23,12 +23,13 @@ use std::ops::Range;
 use serde::Serialize;
 use toolwright::Dispatcher;
 
+use super::kinds::Provision as Kind;
 use super::learned::LearnedStage;
 use super::provisions::document_parties;
 use super::{review, ReviewOptions, RiskKind, RiskLevel};
 use crate::detect::corpus::LabelledContract;
-use crate::detect::cv::{mean, ratio, ABSENCE_CATEGORIES, CORE_CATEGORIES};
-use crate::detect::model::kind_name;
+use crate::detect::curve::{excerpt_key, Scored};
+use crate::detect::cv::{mean, ratio};
 use crate::detect::segment::segment_aligned;
 use crate::document::parse_text;
 use crate::{DocumentRole, ReviewDocument, ReviewState};
@@ -86,6 +87,10 @@ pub struct ReviewFigures {
     pub macro_core: ReviewMacro,
     /// Mean false-alarm rate over the five categories whose absence matters.
     pub absence_false_alarms: Option<f64>,
+    /// Per category, the fold's findings scored for a precision–recall curve, and the
+    /// excerpts (pooled over folds into the report's curves).
+    #[serde(skip)]
+    pub(crate) scored: Vec<(Vec<Scored>, usize)>,
 }
 
 /// What one category adds up to over contracts.
@@ -118,13 +123,11 @@ impl Tally {
     }
 }
 
-/// The kinds of finding that report a category: its own kind, and for liquidated damages
-/// the delay-damages skill's finding.
-fn kinds_of(category: &str) -> Vec<RiskKind> {
-    let mut kinds = vec![RiskKind::from_name(&kind_name(category))];
-    if category == "Liquidated Damages" {
-        kinds.push(RiskKind::UncappedDelayDamages);
-    }
+/// The kinds of finding that report `kind`: its own, and those the catalogue counts with it
+/// (the delay-damages skill's finding for liquidated damages).
+fn kinds_of(kind: Kind) -> Vec<RiskKind> {
+    let mut kinds = vec![RiskKind::Provision(kind)];
+    kinds.extend(kind.entry().scoring.also.iter().cloned());
     kinds
 }
 
@@ -133,25 +136,28 @@ fn kinds_of(category: &str) -> Vec<RiskKind> {
 pub(crate) fn review_fold(
     dispatcher: &Dispatcher,
     stage: &LearnedStage,
-    contracts: &[&LabelledContract],
-    categories: &[String],
+    contracts: &[(usize, &LabelledContract)],
+    categories: &[Kind],
     threads: usize,
 ) -> ReviewFigures {
-    let per_contract = crate::detect::dataset::parallel_map(contracts, threads, |c| {
-        score_contract(dispatcher, stage, c, categories)
+    let per_contract = crate::detect::dataset::parallel_map(contracts, threads, |(d, c)| {
+        score_contract(dispatcher, stage, *d, c, categories)
     });
     let mut totals = vec![Tally::default(); categories.len()];
-    for tallies in &per_contract {
-        for (total, t) in totals.iter_mut().zip(tallies) {
-            total.add(t);
+    let mut scored: Vec<(Vec<Scored>, usize)> = vec![(Vec::new(), 0); categories.len()];
+    for tallies in per_contract {
+        for ((total, pooled), (t, units)) in totals.iter_mut().zip(&mut scored).zip(tallies) {
+            total.add(&t);
+            pooled.0.extend(units);
+            pooled.1 += t.excerpts;
         }
     }
     let figures: Vec<ReviewCategoryFigures> = categories
         .iter()
         .zip(&totals)
-        .map(|(name, t)| ReviewCategoryFigures {
-            category: name.clone(),
-            core: CORE_CATEGORIES.contains(&name.as_str()),
+        .map(|(kind, t)| ReviewCategoryFigures {
+            category: kind.title().to_string(),
+            core: kind.entry().scoring.core,
             excerpts: t.excerpts,
             findings: t.findings,
             // Nothing reported where excerpts exist is no precision to speak of: left out.
@@ -163,16 +169,21 @@ pub(crate) fn review_fold(
             absence_when_present: ratio(t.present_said_absent, t.present),
         })
         .collect();
-    summarise(contracts.len(), figures)
+    ReviewFigures {
+        scored,
+        ..summarise(contracts.len(), figures)
+    }
 }
 
-/// One contract's tallies, one per category.
+/// One contract's tallies, one per category, with its findings scored for the curves
+/// (`d` numbers the contract in the corpus).
 fn score_contract(
     dispatcher: &Dispatcher,
     stage: &LearnedStage,
+    d: usize,
     contract: &LabelledContract,
-    categories: &[String],
-) -> Vec<Tally> {
+    categories: &[Kind],
+) -> Vec<(Tally, Vec<Scored>)> {
     let doc = parse_text(&contract.id, &contract.text);
     let seg = segment_aligned(&doc, &contract.text);
     let mut spans: HashMap<&str, Vec<Range<usize>>> = HashMap::new();
@@ -207,10 +218,11 @@ fn score_contract(
         .build()
     else {
         tracing::error!(contract = %contract.id, "cannot start a runtime for the review");
-        return vec![Tally::default(); categories.len()];
+        return vec![(Tally::default(), Vec::new()); categories.len()];
     };
     let mut found: HashMap<(String, RiskKind), RiskLevel> = HashMap::new();
-    let mut listed: HashSet<(String, RiskKind)> = HashSet::new();
+    // Every (clause, kind) listed at any level, with its score for the curves.
+    let mut listed: HashMap<(String, RiskKind), f32> = HashMap::new();
     let mut said_absent: HashSet<RiskKind> = HashSet::new();
     for party in parties {
         state.our_party = party;
@@ -218,7 +230,15 @@ fn score_contract(
         for risk in report.risks() {
             let f = &risk.finding;
             if !f.is_absence() {
-                listed.insert((risk.clause_id.clone(), f.kind.clone()));
+                let score = match (f.probability, f.level >= RiskLevel::Medium) {
+                    (Some(p), _) => p,
+                    (None, true) => f32::INFINITY,
+                    (None, false) => 0.0,
+                };
+                let best = listed
+                    .entry((risk.clause_id.clone(), f.kind.clone()))
+                    .or_insert(score);
+                *best = best.max(score);
             }
             if f.level < RiskLevel::Medium {
                 continue;
@@ -235,11 +255,11 @@ fn score_contract(
     }
     categories
         .iter()
-        .map(|name| {
-            let Some(label) = contract.labels.get(name) else {
-                return Tally::default();
+        .map(|&kind| {
+            let Some(label) = contract.labels.get(kind.title()) else {
+                return (Tally::default(), Vec::new());
             };
-            let kinds = kinds_of(name);
+            let kinds = kinds_of(kind);
             let clauses: Vec<&[Range<usize>]> = found
                 .keys()
                 .filter(|(_, kind)| kinds.contains(kind))
@@ -264,9 +284,35 @@ fn score_contract(
                 .filter(|e| clauses.iter().flat_map(|s| s.iter()).any(|s| e.overlaps(s)))
                 .count();
             let any_level: Vec<&Range<usize>> = listed
-                .iter()
+                .keys()
                 .filter(|(_, kind)| kinds.contains(kind))
                 .flat_map(|(clause, _)| spans.get(clause.as_str()).into_iter().flatten())
+                .collect();
+            // A clause listed under several of the kind's kinds is one unit, at its best score.
+            let mut by_clause: HashMap<&str, f32> = HashMap::new();
+            for ((clause, k), score) in &listed {
+                if kinds.contains(k) {
+                    let best = by_clause.entry(clause.as_str()).or_insert(*score);
+                    *best = best.max(*score);
+                }
+            }
+            let units: Vec<Scored> = by_clause
+                .into_iter()
+                .map(|(clause, score)| {
+                    let on = spans.get(clause).map_or(&[][..], Vec::as_slice);
+                    let covers: Vec<u64> = label
+                        .excerpts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| on.iter().any(|s| e.overlaps(s)))
+                        .map(|(i, _)| excerpt_key(d, i))
+                        .collect();
+                    Scored {
+                        score,
+                        located: !covers.is_empty(),
+                        covers,
+                    }
+                })
                 .collect();
             t.excerpts_found_any = label
                 .excerpts
@@ -281,7 +327,7 @@ fn score_contract(
                 t.absent = 1;
                 t.absent_alarmed = usize::from(t.findings > 0);
             }
-            t
+            (t, units)
         })
         .collect()
 }
@@ -299,7 +345,10 @@ fn summarise(contracts: usize, categories: Vec<ReviewCategoryFigures>) -> Review
     let absence_false_alarms = mean(
         categories
             .iter()
-            .filter(|c| ABSENCE_CATEGORIES.contains(&c.category.as_str()))
+            .filter(|c| {
+                Kind::from_title(&c.category)
+                    .is_some_and(|k| Kind::absence_matters().any(|a| a == k))
+            })
             .map(|c| c.false_alarms),
     );
     ReviewFigures {
@@ -307,6 +356,7 @@ fn summarise(contracts: usize, categories: Vec<ReviewCategoryFigures>) -> Review
         categories,
         macro_core,
         absence_false_alarms,
+        scored: Vec::new(),
     }
 }
 

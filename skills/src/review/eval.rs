@@ -13,96 +13,46 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolwright::Dispatcher;
 
-use super::provisions::{document_parties, Provision};
+use super::kinds::CATALOGUE;
+use super::provisions::document_parties;
 use super::RiskKind;
-use super::RiskKind::Provision as P;
 use super::{build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, RiskLevel};
 
 /// A category scored by the harness and the kinds of finding that count as finding it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Category {
     /// Its name (CUAD's for CUAD categories).
     pub name: &'static str,
     /// Kinds of finding that find it.
-    pub kinds: &'static [RiskKind],
+    pub kinds: Vec<RiskKind>,
     /// Whether a contract without the label is a meaningful negative (false alarms count).
     pub absence_meaningful: bool,
 }
 
-/// Every category the harness scores: the CUAD categories the review covers, then the ones
-/// only expectation files name.
-pub const CATEGORIES: [Category; 18] = [
-    cat(
-        "Cap On Liability",
-        &[P(Provision::LiabilityCap), P(Provision::UncappedLiability)],
-        false,
-    ),
-    cat(
-        "Uncapped Liability",
-        &[P(Provision::UncappedLiability)],
-        true,
-    ),
-    cat(
-        "Liquidated Damages",
-        &[
-            P(Provision::LiquidatedDamages),
-            RiskKind::UncappedDelayDamages,
-        ],
-        true,
-    ),
-    cat(
-        "Termination For Convenience",
-        &[P(Provision::TerminationForConvenience)],
-        true,
-    ),
-    cat("Change Of Control", &[P(Provision::ChangeOfControl)], true),
-    cat(
-        "Anti-Assignment",
-        &[P(Provision::AssignmentRestriction)],
-        false,
-    ),
-    cat("Non-Compete", &[P(Provision::NonCompete)], true),
-    cat("Exclusivity", &[P(Provision::Exclusivity)], false),
-    cat("Rofr/Rofo/Rofn", &[P(Provision::FirstRefusal)], false),
-    cat(
-        "Notice Period To Terminate Renewal",
-        &[P(Provision::RenewalNotice)],
-        false,
-    ),
-    cat(
-        "Time Bar",
-        &[
-            P(Provision::NoticeTimeBar),
-            RiskKind::TimeBar,
-            RiskKind::TimeBarShortened,
-        ],
-        true,
-    ),
-    cat(
-        "Termination For Default",
-        &[P(Provision::TerminationForDefault)],
-        true,
-    ),
-    cat("Site Risk", &[P(Provision::SiteRisk)], true),
-    cat("Drag-Along", &[P(Provision::DragAlong)], true),
-    cat("Tag-Along", &[P(Provision::TagAlong)], true),
-    cat("Pre-Emption", &[P(Provision::PreEmption)], true),
-    cat("Reserved Matters", &[P(Provision::ReservedMatters)], true),
-    cat("Deadlock", &[P(Provision::Deadlock)], true),
-];
-
-const fn cat(name: &'static str, kinds: &'static [RiskKind], absence_meaningful: bool) -> Category {
-    Category {
-        name,
-        kinds,
-        absence_meaningful,
-    }
+/// Every category the harness scores: the kinds the catalogue marks as scored by planted
+/// expectations, in catalogue order.
+pub fn categories() -> &'static [Category] {
+    static CATEGORIES: LazyLock<Vec<Category>> = LazyLock::new(|| {
+        CATALOGUE
+            .iter()
+            .filter(|e| e.scoring.planted)
+            .map(|e| Category {
+                name: e.title,
+                kinds: std::iter::once(RiskKind::Provision(e.kind))
+                    .chain(e.scoring.also.iter().cloned())
+                    .collect(),
+                absence_meaningful: e.scoring.absence_matters,
+            })
+            .collect()
+    });
+    &CATEGORIES
 }
 
 /// Why an evaluation could not run.
@@ -300,7 +250,7 @@ pub fn evaluate(
         .as_str();
         let mut positives = Vec::new();
         let mut negatives = Vec::new();
-        for category in CATEGORIES {
+        for category in categories() {
             match labels.categories.get(category.name) {
                 Some(c) if c.present => positives.push(category.name.to_string()),
                 Some(_) if category.absence_meaningful => negatives.push(category.name.to_string()),
@@ -325,11 +275,15 @@ pub fn evaluate(
             .iter()
             .chain(&expectation.must_not_find)
         {
-            if !CATEGORIES.iter().any(|c| c.name == name) {
+            if !categories().iter().any(|c| c.name == name) {
                 return Err(EvalError::UnknownCategory {
                     path,
                     category: name.clone(),
-                    known: CATEGORIES.map(|c| c.name).join(", "),
+                    known: categories()
+                        .iter()
+                        .map(|c| c.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
         }
@@ -444,7 +398,7 @@ fn review_document(
         let report = run_checklist_review(dispatcher, &state, &ReviewOptions::default());
         clauses = report.summary.clauses_reviewed;
         for risk in report.risks() {
-            for category in CATEGORIES {
+            for category in categories() {
                 if category.kinds.contains(&risk.finding.kind) {
                     let level = found
                         .entry(category.name.to_string())
@@ -484,9 +438,9 @@ fn ratio(n: usize, d: usize) -> Option<f64> {
 }
 
 fn score(group: &str, docs: &[&DocumentResult]) -> GroupScore {
-    let mut categories = Vec::new();
+    let mut scores = Vec::new();
     let (mut pos, mut hit, mut hit_m, mut neg, mut fa) = (0, 0, 0, 0, 0);
-    for category in CATEGORIES {
+    for category in categories() {
         let name = category.name;
         let positives = docs
             .iter()
@@ -519,7 +473,7 @@ fn score(group: &str, docs: &[&DocumentResult]) -> GroupScore {
         hit_m += hits_medium;
         neg += negatives;
         fa += false_alarms;
-        categories.push(CategoryScore {
+        scores.push(CategoryScore {
             category: name.to_string(),
             positives,
             hits,
@@ -534,7 +488,7 @@ fn score(group: &str, docs: &[&DocumentResult]) -> GroupScore {
     GroupScore {
         group: group.to_string(),
         documents: docs.len(),
-        categories,
+        categories: scores,
         recall: ratio(hit, pos),
         recall_medium: ratio(hit_m, pos),
         false_alarm_rate: ratio(fa, neg),

@@ -9,7 +9,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::provisions::Provision;
+use super::kinds::Provision;
 use super::RiskLevel;
 
 macro_rules! risk_kinds {
@@ -333,7 +333,7 @@ mod tests {
     #[test]
     fn every_kind_reads_back_from_its_name() {
         let mut kinds: Vec<RiskKind> = RiskKind::NAMED.iter().map(|(k, _)| k.clone()).collect();
-        kinds.extend(Provision::ALL.into_iter().map(RiskKind::Provision));
+        kinds.extend(Provision::all().map(RiskKind::Provision));
         kinds.push(RiskKind::Named("acme_review".into()));
         for kind in kinds {
             assert_eq!(RiskKind::from_name(kind.name()), kind, "{kind}");
@@ -343,7 +343,7 @@ mod tests {
     #[test]
     fn names_are_distinct() {
         let mut names: Vec<&str> = RiskKind::NAMED.iter().map(|(_, n)| *n).collect();
-        names.extend(Provision::ALL.iter().map(|p| p.name()));
+        names.extend(Provision::all().map(Provision::name));
         let count = names.len();
         names.sort_unstable();
         names.dedup();

@@ -31,6 +31,7 @@ mod engine;
 pub mod eval;
 mod finding;
 mod inputs;
+pub mod kinds;
 pub(crate) mod learned;
 mod orchestrated;
 mod outline;
@@ -61,7 +62,7 @@ pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
 pub use checklist::generate_checklist;
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
-pub use learned::{check_playbook, LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
+pub use learned::{LearnedStage, LearnedStageError, SOURCE as LEARNED_SOURCE};
 pub use orchestrated::{
     read_synthesis, review_orchestrated, BudgetLimits, BudgetSpent, ClausePlan, CrossClauseFinding,
     DeepRun, OrchestrateSettings, Orchestration, PlanDepth, Synthesis, REVIEW_DEEP,

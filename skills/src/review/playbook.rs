@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::kinds::Provision;
 use super::{Domain, RiskLevel};
 
 /// The levels of one kind of provision.
@@ -78,10 +79,10 @@ pub struct Playbook {
     /// What the playbook is for, for whoever edits it.
     #[serde(default)]
     pub about: String,
-    /// Levels by kind name (`cap_on_liability`, `governing_law`, ...: the classifier's
-    /// categories in snake_case, and the rules' provisions such as `notice_time_bar`). A
-    /// kind left out is not reported.
-    pub kinds: BTreeMap<String, KindLevels>,
+    /// Levels by kind, written by name (`cap_on_liability`, `governing_law`,
+    /// `notice_time_bar`, ...: the [catalogue](super::kinds)'s). A kind left out is not
+    /// reported; a name the catalogue does not declare is refused when the playbook is read.
+    pub kinds: BTreeMap<Provision, KindLevels>,
 }
 
 /// A playbook that cannot be used.
@@ -105,18 +106,6 @@ pub enum PlaybookError {
         at: String,
         /// What is wrong.
         message: String,
-    },
-    /// The playbook names a kind neither the provision model nor the rules find.
-    #[error(
-        "playbook `{path}` names kind `{kind}`, which the review does not find (known: {known})"
-    )]
-    UnknownKind {
-        /// The file (or `built-in <domain>`).
-        path: PathBuf,
-        /// The kind.
-        kind: String,
-        /// The kinds the model knows.
-        known: String,
     },
 }
 
@@ -175,51 +164,20 @@ impl Playbook {
     }
 
     /// The levels of `kind`, if the playbook reports it.
-    pub fn levels(&self, kind: &str) -> Option<&KindLevels> {
-        self.kinds.get(kind)
-    }
-
-    /// Checks every kind against the kinds a model finds; `path` names the playbook.
-    pub fn check_kinds<'k>(
-        &self,
-        known: impl IntoIterator<Item = &'k str> + Clone,
-        path: &Path,
-    ) -> Result<(), PlaybookError> {
-        for kind in self.kinds.keys() {
-            if !known.clone().into_iter().any(|k| k == kind) {
-                let mut listed: Vec<&str> = known.into_iter().collect();
-                listed.sort_unstable();
-                return Err(PlaybookError::UnknownKind {
-                    path: path.to_path_buf(),
-                    kind: kind.clone(),
-                    known: listed.join(", "),
-                });
-            }
-        }
-        Ok(())
+    pub fn levels(&self, kind: Provision) -> Option<&KindLevels> {
+        self.kinds.get(&kind)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::model::{kind_name, ProvisionModel};
 
     #[test]
-    fn shipped_playbooks_cover_every_kind_of_the_model_and_the_rules() {
-        let model = ProvisionModel::embedded().unwrap();
-        let mut kinds: Vec<String> = model.categories().map(kind_name).collect();
-        kinds.extend(
-            crate::review::provisions::Provision::ALL
-                .iter()
-                .map(|p| p.name().to_string()),
-        );
+    fn shipped_playbooks_level_every_kind_of_the_catalogue() {
         for domain in [Domain::Generic, Domain::Fidic, Domain::ShaSpa] {
             let playbook = Playbook::for_domain(domain);
-            playbook
-                .check_kinds(kinds.iter().map(String::as_str), Path::new("built-in"))
-                .unwrap();
-            for kind in &kinds {
+            for kind in Provision::all() {
                 assert!(
                     playbook.levels(kind).is_some(),
                     "{domain:?} playbook leaves out `{kind}`"
@@ -233,11 +191,11 @@ mod tests {
         let generic = Playbook::for_domain(Domain::Generic);
         let sha = Playbook::for_domain(Domain::ShaSpa);
         assert_eq!(
-            generic.levels("change_of_control").unwrap().binds_us,
+            generic.levels(Provision::ChangeOfControl).unwrap().binds_us,
             Some(RiskLevel::Medium)
         );
         assert_eq!(
-            sha.levels("change_of_control").unwrap().binds_us,
+            sha.levels(Provision::ChangeOfControl).unwrap().binds_us,
             Some(RiskLevel::High)
         );
     }
@@ -262,12 +220,12 @@ mod tests {
     #[test]
     fn an_unknown_kind_is_refused_with_the_known_ones() {
         let text = r#"{"domain": "ours", "kinds": {"insurence": {"binds_us": "low", "binds_them": null}}}"#;
-        let playbook = Playbook::parse(text, Path::new("ours.json")).unwrap();
-        let err = playbook
-            .check_kinds(["insurance", "governing_law"], Path::new("ours.json"))
-            .unwrap_err();
-        let message = err.to_string();
+        let message = Playbook::parse(text, Path::new("ours.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("ours.json"), "{message}");
         assert!(message.contains("`insurence`"), "{message}");
+        assert!(message.contains("kinds.insurence"), "{message}");
         assert!(message.contains("governing_law, insurance"), "{message}");
     }
 

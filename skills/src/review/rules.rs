@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use toolwright::Skill;
 
-use super::provisions::Provision;
+use super::kinds::Provision;
 use super::{Finding, RiskKind, RiskLevel, Subject, DOCUMENT_ANCHOR};
 use crate::fidic::check_pc_consistency::{ConsistencyReport, FidicCheckPcConsistency};
 use crate::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};

@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
+use clausewright_skills::review::kinds::Provision;
+
 use clausewright_skills::review::{
-    build_review_state, check_playbook, run_checklist_review, Domain, LearnedStage, Playbook,
-    ReviewInputs, ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
+    build_review_state, run_checklist_review, Domain, LearnedStage, Playbook, ReviewInputs,
+    ReviewOptions, ReviewReport, RiskLevel, Subject, LEARNED_SOURCE,
 };
 use toolwright::Dispatcher;
 
@@ -119,7 +121,7 @@ fn a_denied_provision_is_not_reported() {
     let model = clausewright_skills::detect::model::ProvisionModel::embedded().unwrap();
     let read = model.classify_sentences("Appointment", [sentence], None);
     assert!(
-        read.iter().any(|p| p.category == "Exclusivity"),
+        read.iter().any(|p| p.kind == Provision::Exclusivity),
         "the model no longer reads this sentence as exclusivity, so this test tests nothing: {read:?}"
     );
     let text = format!("# Distribution Agreement\n\n## 1 Appointment\n\n1.1 {sentence}\n");
@@ -245,8 +247,8 @@ fn chinese_text_keeps_the_rule_path() {
 #[test]
 fn a_playbook_that_leaves_a_kind_out_hides_it() {
     let mut playbook = Playbook::for_domain(Domain::Generic);
-    playbook.kinds.remove("governing_law");
-    playbook.kinds.remove("anti_assignment");
+    playbook.kinds.remove(&Provision::GoverningLaw);
+    playbook.kinds.remove(&Provision::AssignmentRestriction);
     let report = review_with(SERVICES, "Supplier", Some(stage()), Some(playbook.clone()));
     assert!(!report
         .risks()
@@ -263,15 +265,15 @@ fn a_playbook_that_leaves_a_kind_out_hides_it() {
 
 #[test]
 fn a_playbook_naming_an_unknown_kind_is_refused() {
-    let mut playbook = Playbook::for_domain(Domain::Generic);
-    let levels = playbook.kinds["insurance"];
-    playbook.kinds.insert("insurence".into(), levels);
-    let err = check_playbook(&playbook, Some(&stage()), Path::new("ours.json")).unwrap_err();
+    let mut text: serde_json::Value =
+        serde_json::from_str(Playbook::text_for(Domain::Generic)).unwrap();
+    let levels = text["kinds"]["insurance"].clone();
+    text["kinds"]["insurence"] = levels;
+    let err = Playbook::parse(&text.to_string(), Path::new("ours.json")).unwrap_err();
     assert!(err.to_string().contains("`insurence`"), "{err}");
     assert!(err.to_string().contains("ours.json"), "{err}");
-    assert!(check_playbook(&playbook, None, Path::new("ours.json")).is_err());
-    playbook.kinds.remove("insurence");
-    check_playbook(&playbook, None, Path::new("ours.json")).unwrap();
+    text["kinds"].as_object_mut().unwrap().remove("insurence");
+    Playbook::parse(&text.to_string(), Path::new("ours.json")).unwrap();
 }
 
 #[test]
@@ -399,7 +401,7 @@ fn serious_at(kinds: &[&str], probability: f32) -> Playbook {
     for kind in kinds {
         let levels = playbook
             .kinds
-            .get_mut(*kind)
+            .get_mut(&Provision::from_name(kind).expect("a kind of the catalogue"))
             .expect("a kind of the playbook");
         levels.serious_at = Some(serde_json::from_value(serde_json::json!(probability)).unwrap());
     }
@@ -485,7 +487,7 @@ fn a_playbook_threshold_out_of_range_is_refused_with_its_place() {
     json["kinds"]["exclusivity"]["serious_at"] = serde_json::json!(0.65);
     let read = Playbook::parse(&json.to_string(), Path::new("ours.json")).unwrap();
     assert_eq!(
-        read.levels("exclusivity")
+        read.levels(Provision::Exclusivity)
             .unwrap()
             .serious_at
             .map(|p| p.get()),

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use clausewright_skills::document::formats::text_from_bytes;
 use clausewright_skills::document::{parse_text, DocumentStructure};
-use clausewright_skills::review::provisions::{scan_clause, Provision};
+use clausewright_skills::review::kinds::Provision;
+use clausewright_skills::review::provisions::scan_clause;
 use clausewright_skills::sha_spa::extract_conditions::ConditionsReport;
 use clausewright_skills::sha_spa::governance_check::GovernanceReport;
 use clausewright_skills::sha_spa::indemnity_analysis::IndemnityReport;

@@ -32,112 +32,12 @@ pub use parties::{
     names_the_document,
 };
 
+use super::kinds::Provision;
 use super::{Domain, Playbook, RiskLevel};
 
 /// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
 /// not a registered skill).
 pub const SOURCE: &str = "review_provisions";
-
-/// A kind of provision; its [`name`](Provision::name) is the `risk_type` of the risks it gives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Provision {
-    /// Liability with no cap, or a cap that excludes some liabilities.
-    UncappedLiability,
-    /// A cap on liability or an exclusion of indirect loss.
-    #[serde(rename = "cap_on_liability")]
-    LiabilityCap,
-    /// Liquidated or delay damages (with or without a cap).
-    LiquidatedDamages,
-    /// A notice or claim period that is a condition of recovery.
-    NoticeTimeBar,
-    /// A right to end the contract without cause.
-    TerminationForConvenience,
-    /// Termination for breach, default or insolvency, and what the defaulting party pays.
-    TerminationForDefault,
-    /// Site, ground or physical conditions placed at one party's risk.
-    SiteRisk,
-    /// Rights triggered by a change of control, merger or acquisition.
-    ChangeOfControl,
-    /// A restriction on assigning or transferring the contract.
-    #[serde(rename = "anti_assignment")]
-    AssignmentRestriction,
-    /// Majority holders can force the others to sell.
-    DragAlong,
-    /// Minority holders can join a sale.
-    TagAlong,
-    /// Holders may subscribe for new shares before others.
-    PreEmption,
-    /// Right of first refusal, first offer or first negotiation.
-    #[serde(rename = "rofr_rofo_rofn")]
-    FirstRefusal,
-    /// Matters that need a special consent, unanimity or a supermajority.
-    ReservedMatters,
-    /// What happens when the parties or the board cannot decide.
-    Deadlock,
-    /// A promise not to compete.
-    NonCompete,
-    /// An exclusive appointment, licence or dealing obligation.
-    Exclusivity,
-    /// Automatic renewal unless notice is given by a date.
-    #[serde(rename = "notice_period_to_terminate_renewal")]
-    RenewalNotice,
-}
-
-impl Provision {
-    /// Every provision, in report order.
-    pub const ALL: [Provision; 18] = [
-        Self::UncappedLiability,
-        Self::LiabilityCap,
-        Self::LiquidatedDamages,
-        Self::NoticeTimeBar,
-        Self::TerminationForConvenience,
-        Self::TerminationForDefault,
-        Self::SiteRisk,
-        Self::ChangeOfControl,
-        Self::AssignmentRestriction,
-        Self::DragAlong,
-        Self::TagAlong,
-        Self::PreEmption,
-        Self::FirstRefusal,
-        Self::ReservedMatters,
-        Self::Deadlock,
-        Self::NonCompete,
-        Self::Exclusivity,
-        Self::RenewalNotice,
-    ];
-
-    /// The provision named `name` (its [`name`](Provision::name)), if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// Its name: the `risk_type` of its risks, and its JSON form. A provision that is a CUAD
-    /// category carries the category's name (`cap_on_liability`, `rofr_rofo_rofn`), so a
-    /// CUAD-based scorer can read the report.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::UncappedLiability => "uncapped_liability",
-            Self::LiabilityCap => "cap_on_liability",
-            Self::LiquidatedDamages => "liquidated_damages",
-            Self::NoticeTimeBar => "notice_time_bar",
-            Self::TerminationForConvenience => "termination_for_convenience",
-            Self::TerminationForDefault => "termination_for_default",
-            Self::SiteRisk => "site_risk",
-            Self::ChangeOfControl => "change_of_control",
-            Self::AssignmentRestriction => "anti_assignment",
-            Self::DragAlong => "drag_along",
-            Self::TagAlong => "tag_along",
-            Self::PreEmption => "pre_emption",
-            Self::FirstRefusal => "rofr_rofo_rofn",
-            Self::ReservedMatters => "reserved_matters",
-            Self::Deadlock => "deadlock",
-            Self::NonCompete => "non_compete",
-            Self::Exclusivity => "exclusivity",
-            Self::RenewalNotice => "notice_period_to_terminate_renewal",
-        }
-    }
-}
 
 /// Whom a provision binds, as far as its words say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -332,7 +232,7 @@ fn weigh(
     known: &[String],
     playbook: &Playbook,
 ) -> Option<ProvisionFinding> {
-    let levels = playbook.levels(hit.provision.name())?;
+    let levels = playbook.levels(hit.provision)?;
     let binds_our_party = binds_our_party(&hit.bound, hit.bound_benefits, our_party, known);
     let level = match binds_our_party {
         Some(false) => levels.binds_them?,

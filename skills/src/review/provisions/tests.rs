@@ -61,6 +61,14 @@ fn every_family_in_english_and_chinese() {
             kinds(text, "")
         );
     }
+    // The scan finds exactly the kinds the catalogue says it does.
+    for kind in Provision::all() {
+        assert_eq!(
+            cases.iter().any(|(_, p)| *p == kind),
+            kind.entry().scan,
+            "{kind}"
+        );
+    }
 }
 
 #[test]
