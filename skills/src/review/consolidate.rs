@@ -122,16 +122,11 @@ pub(super) fn finalize(
     report.summary = summarize(&report.clauses);
 }
 
-/// Kinds that report the same thing as a provision, by provision.
+/// Kinds that report the same words as a provision: its readings in the catalogue, and for
+/// a time bar a skill's time limit on the same sentence.
 fn same_family(provision: Provision, kind: &RiskKind) -> bool {
-    match provision {
-        Provision::NoticeTimeBar => matches!(
-            kind,
-            RiskKind::TimeBar | RiskKind::TimeBarShortened | RiskKind::TimeLimit
-        ),
-        Provision::LiquidatedDamages => *kind == RiskKind::UncappedDelayDamages,
-        _ => false,
-    }
+    provision.entry().readings.contains(kind)
+        || (provision == Provision::NoticeTimeBar && *kind == RiskKind::TimeLimit)
 }
 
 /// Whitespace-collapsed, lower-cased text for comparing quotes.

@@ -127,7 +127,7 @@ impl Tally {
 /// (the delay-damages skill's finding for liquidated damages).
 fn kinds_of(kind: Kind) -> Vec<RiskKind> {
     let mut kinds = vec![RiskKind::Provision(kind)];
-    kinds.extend(kind.entry().scoring.also.iter().cloned());
+    kinds.extend(kind.entry().readings.iter().cloned());
     kinds
 }
 

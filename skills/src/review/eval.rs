@@ -46,7 +46,7 @@ pub fn categories() -> &'static [Category] {
             .map(|e| Category {
                 name: e.title,
                 kinds: std::iter::once(RiskKind::Provision(e.kind))
-                    .chain(e.scoring.also.iter().cloned())
+                    .chain(e.readings.iter().cloned())
                     .collect(),
                 absence_meaningful: e.scoring.absence_matters,
             })

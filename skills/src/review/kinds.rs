@@ -113,8 +113,6 @@ pub struct Scoring {
     pub absence_matters: bool,
     /// Scored by the harness of planted expectation files (`eval`).
     pub planted: bool,
-    /// Other kinds of finding that also count as finding it.
-    pub also: &'static [RiskKind],
 }
 
 /// One kind of provision, as the catalogue declares it.
@@ -141,6 +139,10 @@ pub struct Entry {
     pub definition_states_it: bool,
     /// The skills that analyse it.
     pub analysis: Analysis,
+    /// Other kinds of finding that are readings of it (a skill's own finding about such a
+    /// provision, parsed from its terms): they count as finding it, and the classifier's
+    /// finding of the kind confirms them rather than repeating them.
+    pub readings: &'static [RiskKind],
     /// How the evaluation scores it.
     pub scoring: Scoring,
 }
@@ -159,7 +161,7 @@ macro_rules! catalogue {
             core: $core:literal,
             absence_matters: $absence:literal,
             planted: $planted:literal
-            $(, also: [$($also:expr),* $(,)?])?
+            $(, readings: [$($reading:expr),* $(,)?])?
             $(, definition_states_it: $defines:literal)? $(,)?
         }
     ),* $(,)?) => {
@@ -183,11 +185,11 @@ macro_rules! catalogue {
             denial: Denial::$denial,
             definition_states_it: false $(|| $defines)?,
             analysis: Analysis::$analysis,
+            readings: &[$($($reading),*)?],
             scoring: Scoring {
                 core: $core,
                 absence_matters: $absence,
                 planted: $planted,
-                also: &[$($($also),*)?],
             },
         },)*];
     };
@@ -197,11 +199,11 @@ catalogue! {
     /// Liability with no cap, or a cap that excludes some liabilities.
     UncappedLiability { name: "uncapped_liability", title: "Uncapped Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: true, planted: true },
     /// A cap on liability or an exclusion of indirect loss.
-    LiabilityCap { name: "cap_on_liability", title: "Cap On Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: false, planted: true, also: [RiskKind::Provision(Provision::UncappedLiability)] },
+    LiabilityCap { name: "cap_on_liability", title: "Cap On Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: false, planted: true, readings: [RiskKind::Provision(Provision::UncappedLiability)] },
     /// Liquidated or delay damages (with or without a cap).
-    LiquidatedDamages { name: "liquidated_damages", title: "Liquidated Damages", cuad: true, family: Liability, scan: true, denial: LateInterest, analysis: Sums, core: true, absence_matters: true, planted: true, also: [RiskKind::UncappedDelayDamages] },
+    LiquidatedDamages { name: "liquidated_damages", title: "Liquidated Damages", cuad: true, family: Liability, scan: true, denial: LateInterest, analysis: Sums, core: true, absence_matters: true, planted: true, readings: [RiskKind::UncappedDelayDamages] },
     /// A notice or claim period that is a condition of recovery.
-    NoticeTimeBar { name: "notice_time_bar", title: "Time Bar", cuad: false, family: Notice, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true, also: [RiskKind::TimeBar, RiskKind::TimeBarShortened] },
+    NoticeTimeBar { name: "notice_time_bar", title: "Time Bar", cuad: false, family: Notice, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true, readings: [RiskKind::TimeBar, RiskKind::TimeBarShortened] },
     /// A right to end the contract without cause.
     TerminationForConvenience { name: "termination_for_convenience", title: "Termination For Convenience", cuad: true, family: Termination, scan: true, denial: Termination, analysis: None, core: true, absence_matters: true, planted: true },
     /// Termination for breach, default or insolvency, and what the defaulting party pays.

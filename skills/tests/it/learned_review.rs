@@ -472,6 +472,51 @@ fn a_finding_below_its_threshold_for_serious_findings_is_listed_low_to_check() {
     );
 }
 
+/// A works contract of our own wording whose delay damages state no cap.
+const WORKS: &str = "# Works Agreement
+
+## 1 Completion
+1.1 The Contractor shall complete the Works by the Completion Date.
+
+## 2 Delay Damages
+2.1 If the Contractor fails to complete the Works by the Completion Date, the Contractor shall pay the Employer delay damages of 0.1% of the Contract Price for each day of delay.
+
+## 3 Governing Law
+3.1 This Agreement is governed by the laws of Ontario.
+";
+
+#[test]
+fn a_parsed_delay_damages_rate_is_evidence_the_classifier_does_not_overrule() {
+    let uncapped = |report: &ReviewReport| -> Vec<RiskLevel> {
+        report
+            .risks()
+            .filter(|r| r.finding.kind.name() == "uncapped_delay_damages")
+            .map(|r| r.finding.level)
+            .collect()
+    };
+    let rules = review(WORKS, "Contractor", None);
+    assert!(
+        uncapped(&rules).iter().any(|l| *l >= RiskLevel::Medium),
+        "{:#?}",
+        kinds(&rules)
+    );
+    // The classifier, trained on contracts that seldom say "delay damages", rates the
+    // sentence far below its threshold; the skill's reading of a rate per day of delay with
+    // no ceiling keeps its level, whatever the playbook asks of the classifier.
+    let doubted = review_with(
+        WORKS,
+        "Contractor",
+        Some(stage()),
+        Some(serious_at(&["liquidated_damages"], 1.0)),
+    );
+    assert_eq!(
+        uncapped(&doubted),
+        uncapped(&rules),
+        "{:#?}",
+        kinds(&doubted)
+    );
+}
+
 #[test]
 fn a_playbook_threshold_out_of_range_is_refused_with_its_place() {
     let mut json = serde_json::to_value(Playbook::shipped(Domain::Generic)).unwrap();
