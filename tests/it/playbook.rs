@@ -55,6 +55,38 @@ fn kinds(out: &Output) -> Vec<String> {
 }
 
 #[test]
+fn the_playbook_with_thresholds_names_each_learned_kinds_threshold() {
+    let out = clausewright(&["playbook", "--domain", "generic", "--thresholds"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let playbook: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let kinds = playbook["kinds"].as_object().unwrap();
+    assert_eq!(kinds.len(), 49);
+    // The 41 kinds the model learned carry a threshold, the 8 rule-only ones none.
+    let with: Vec<&String> = kinds
+        .iter()
+        .filter(|(_, l)| l.get("serious_at").is_some())
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(with.len(), 41, "{with:?}");
+    assert!(kinds["deadlock"].get("serious_at").is_none());
+    let at = kinds["exclusivity"]["serious_at"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&at), "{at}");
+    // A model that cannot be read is named.
+    let bad = clausewright(&[
+        "playbook",
+        "--thresholds",
+        "--provision-model",
+        "/nonexistent/model.bin",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("/nonexistent/model.bin"),
+        "{}",
+        stderr(&bad)
+    );
+}
+
+#[test]
 fn the_printed_playbook_is_one_review_accepts() {
     let out = clausewright(&["playbook", "--domain", "fidic"]);
     assert!(out.status.success(), "{}", stderr(&out));

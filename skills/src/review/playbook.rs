@@ -51,6 +51,11 @@ pub struct Probability(f32);
 impl Eq for Probability {}
 
 impl Probability {
+    /// `value` as a probability; `None` unless it is from 0 to 1.
+    pub fn new(value: f32) -> Option<Probability> {
+        (0.0..=1.0).contains(&value).then_some(Probability(value))
+    }
+
     /// The probability.
     pub fn get(self) -> f32 {
         self.0
@@ -60,13 +65,9 @@ impl Probability {
 impl<'de> Deserialize<'de> for Probability {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = f32::deserialize(deserializer)?;
-        if (0.0..=1.0).contains(&value) {
-            Ok(Probability(value))
-        } else {
-            Err(serde::de::Error::custom(format!(
-                "expected a probability from 0 to 1, found {value}"
-            )))
-        }
+        Probability::new(value).ok_or_else(|| {
+            serde::de::Error::custom(format!("expected a probability from 0 to 1, found {value}"))
+        })
     }
 }
 
