@@ -2,10 +2,13 @@
 //! around it, what text does it hold" is answered here, by one rule.
 //!
 //! An id resolves exactly first (a heading used as an id may not survive normalising), then
-//! after [`normalize_clause_id`] (`Sub-Clause 4.1`, `Clause 4.`, `第4.1条` -> `4.1`); when
-//! ids repeat, the first clause in document order wins. [`ClauseIndex`] holds the tables,
-//! built once per document in O(n); [`Index`] is a document seen through them, and every
-//! skill and rule reads clauses through it. The tree's own `find_clause`, `parent_of` and
+//! after [`normalize_clause_id`] (`Sub-Clause 4.1`, `Clause 4.`, `第4.1条` -> `4.1`). Ids
+//! are unique (the parser gives a repeated number a scoped id, see [`super::scope`]), so
+//! every clause can be named. A number read on behalf of a clause ([`Index::clause_from`])
+//! names the clause of that number in the clause's own scope (its schedule, exhibit or
+//! part) first, then the document's. [`ClauseIndex`] holds the tables, built once per
+//! document in O(n); [`Index`] is a document seen through them, and every skill and rule
+//! reads clauses through it. The tree's own `find_clause`, `parent_of` and
 //! `clause_full_text` build an index and ask it, so they give the same answers.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -14,6 +17,7 @@ use std::sync::OnceLock;
 use toolwright::SkillError;
 
 use super::model::{normalize_clause_id, Clause, DocumentStructure};
+use super::scope::{is_repeat, ScopeTracker};
 use crate::text::TermIndex;
 
 /// How much of the agreement an analysis reads around the clause it is asked about.
@@ -39,40 +43,92 @@ pub struct Scope<'a> {
     pub clauses: Vec<&'a Clause>,
 }
 
-/// The lookup tables of one document: clause paths by id, ids in sorted order, and the
-/// document's defined terms (the automaton is built on first use).
+/// The lookup tables of one document: clause paths by id and by number within each scope,
+/// and, built on first use, ids in sorted order and the document's defined terms.
 #[derive(Debug, Default)]
 pub struct ClauseIndex {
     /// Path (child positions from the roots) of the first clause with each id.
     paths: HashMap<String, Box<[u32]>>,
     /// Every distinct id with the document-order position of its first clause, sorted by
     /// id, so the clauses under a number (`4` and `4.*`) are one range.
-    sorted: Vec<(String, u32)>,
+    sorted: OnceLock<Vec<(String, u32)>>,
+    /// The scope of each top-level clause (and so of everything under it).
+    root_scopes: Vec<u32>,
+    /// Per scope after the main body (scope 1 at 0), the path of the first clause of each
+    /// number in it (`2.1` for `Schedule 2 para 2.1`). The main body needs no table: its
+    /// clauses come first, so the first clause of a number there has the number as its id.
+    scoped: Vec<HashMap<String, Box<[u32]>>>,
     /// The defined terms, to find those a clause uses in one pass.
     terms: OnceLock<TermIndex>,
 }
 
 impl ClauseIndex {
-    /// Indexes every clause of `doc` (the first clause wins when ids repeat).
+    /// Indexes every clause of `doc` (the first clause wins when ids repeat), by id and
+    /// by number within its scope.
     pub fn build(doc: &DocumentStructure) -> Self {
-        fn walk(clauses: &[Clause], path: &mut Vec<u32>, index: &mut ClauseIndex, n: &mut u32) {
-            for (i, clause) in clauses.iter().enumerate() {
-                path.push(i as u32);
-                if !index.paths.contains_key(&clause.clause_id) {
-                    index
-                        .paths
-                        .insert(clause.clause_id.clone(), path.clone().into_boxed_slice());
-                    index.sorted.push((clause.clause_id.clone(), *n));
-                }
-                *n += 1;
-                walk(&clause.children, path, index, n);
-                path.pop();
+        let mut builder = Builder {
+            index: Self::default(),
+            tracker: ScopeTracker::default(),
+            path: Vec::new(),
+            scope: 0,
+        };
+        for (i, root) in doc.clauses.iter().enumerate() {
+            let scope = builder.tracker.enter_root(&root.clause_id);
+            builder.index.root_scopes.push(scope);
+            builder.scope = scope as usize;
+            if builder.index.scoped.len() < builder.scope {
+                builder
+                    .index
+                    .scoped
+                    .resize_with(builder.scope, HashMap::new);
+            }
+            builder.add(i, root, None);
+        }
+        builder.index
+    }
+
+    /// The scope of the clause at `path`.
+    fn scope_at(&self, path: &[u32]) -> Option<u32> {
+        let root = *path.first()? as usize;
+        self.root_scopes.get(root).copied()
+    }
+
+    /// The path of the clause numbered `number` in scope `scope`, the number taken as
+    /// written (ids the parser gives, as references carry them).
+    fn exact_in_scope(&self, scope: u32, number: &str) -> Option<&[u32]> {
+        match scope.checked_sub(1) {
+            Some(s) => self.scoped.get(s as usize)?.get(number).map(|p| &**p),
+            // The main body: its first clause of a number has the number as its id.
+            None => {
+                let path = self.paths.get(number)?;
+                (self.scope_at(path) == Some(scope)).then_some(&**path)
             }
         }
-        let mut index = Self::default();
-        walk(&doc.clauses, &mut Vec::new(), &mut index, &mut 0);
-        index.sorted.sort_unstable();
-        index
+    }
+
+    /// The path of the clause numbered `clause_id` in the scope of the clause `from`:
+    /// exact first, then normalised.
+    fn resolve_in_scope(&self, from: &str, clause_id: &str) -> Option<&[u32]> {
+        let (_, from) = self.resolve_key(from)?;
+        let scope = self.scope_at(from)?;
+        self.exact_in_scope(scope, clause_id)
+            .or_else(|| self.exact_in_scope(scope, &normalize_clause_id(clause_id)))
+    }
+
+    /// Every distinct id of `doc` (the document these tables were built from) with the
+    /// document-order position of its first clause, sorted by id; built on first use.
+    fn sorted(&self, doc: &DocumentStructure) -> &[(String, u32)] {
+        self.sorted.get_or_init(|| {
+            let mut seen = HashSet::new();
+            let mut sorted: Vec<(String, u32)> = doc
+                .iter_clauses()
+                .zip(0..)
+                .filter(|(clause, _)| seen.insert(clause.clause_id.as_str()))
+                .map(|(clause, n)| (clause.clause_id.clone(), n))
+                .collect();
+            sorted.sort_unstable();
+            sorted
+        })
     }
 
     /// The id as stored of the clause `clause_id` names: exact first, then normalised.
@@ -97,6 +153,42 @@ impl ClauseIndex {
         let (_, path) = self.resolve_key(clause_id)?;
         let (_, parent) = path.split_last()?;
         at(doc, parent)
+    }
+}
+
+/// The state of one [`ClauseIndex::build`]: a depth-first walk in document order.
+struct Builder<'a> {
+    index: ClauseIndex,
+    tracker: ScopeTracker<'a>,
+    /// Child positions from the roots to the clause being added.
+    path: Vec<u32>,
+    /// The scope of the top-level clause being walked.
+    scope: usize,
+}
+
+impl<'a> Builder<'a> {
+    /// Adds `clause`, the `i`-th child of the clause at `self.path` (numbered `parent` in
+    /// its scope), and its sub-clauses.
+    fn add(&mut self, i: usize, clause: &'a Clause, parent: Option<&str>) {
+        self.path.push(i as u32);
+        if !self.index.paths.contains_key(&clause.clause_id) {
+            let path = self.path.clone().into_boxed_slice();
+            self.index.paths.insert(clause.clause_id.clone(), path);
+        }
+        let number = self.tracker.number(&clause.clause_id, parent);
+        if let Some(table) = self
+            .scope
+            .checked_sub(1)
+            .and_then(|s| self.index.scoped.get_mut(s))
+        {
+            if !table.contains_key(number) {
+                table.insert(number.to_string(), self.path.clone().into_boxed_slice());
+            }
+        }
+        for (j, child) in clause.children.iter().enumerate() {
+            self.add(j, child, Some(number));
+        }
+        self.path.pop();
     }
 }
 
@@ -133,6 +225,44 @@ impl<'a> Index<'a> {
     /// The clause `clause_id` names (see [`Index::resolve`]).
     pub fn clause(&self, clause_id: &str) -> Option<&'a Clause> {
         self.tables.clause_in(self.structure, clause_id)
+    }
+
+    /// The clause `clause_id` names when it is read inside the clause `from` (a reference
+    /// in its text, a question asked on its behalf): the clause of that number in `from`'s
+    /// own scope (its schedule, exhibit or part) when there is one, else as
+    /// [`Index::clause`]. So "2.1" read in Schedule 2 names Schedule 2's paragraph 2.1, and
+    /// read in the main body the body's clause 2.1.
+    pub fn clause_from(&self, from: &str, clause_id: &str) -> Option<&'a Clause> {
+        self.clause_in_scope_of(from, clause_id)
+            .or_else(|| self.clause(clause_id))
+    }
+
+    /// The clause numbered `clause_id` in the scope of the clause `from` only (see
+    /// [`Index::clause_from`]); `None` when that scope has no such number. For callers that
+    /// try several readings of a reference in the scope before any in the document.
+    pub fn clause_in_scope_of(&self, from: &str, clause_id: &str) -> Option<&'a Clause> {
+        let path = self.tables.resolve_in_scope(from, clause_id)?;
+        at(self.structure, path)
+    }
+
+    /// The clause one of `ids` names when read inside the clause `from`: each id in
+    /// `from`'s scope, then each in the document, taken as written (no normalising: the
+    /// readings of a reference, [`FoundReference::candidates`](super::FoundReference),
+    /// are normalised already, and a document's references are resolved this way once
+    /// each when it is parsed).
+    pub(crate) fn first_of_from(&self, from: &str, ids: &[String]) -> Option<&'a Clause> {
+        let tables = self.tables;
+        let scope = tables
+            .paths
+            .get(from)
+            .and_then(|path| tables.scope_at(path));
+        let path = scope
+            .and_then(|scope| ids.iter().find_map(|id| tables.exact_in_scope(scope, id)))
+            .or_else(|| {
+                ids.iter()
+                    .find_map(|id| tables.paths.get(id.as_str()).map(|p| &**p))
+            })?;
+        at(self.structure, path)
     }
 
     /// The clause, or a `not_found` error naming it and a few clauses that exist.
@@ -215,9 +345,10 @@ impl<'a> Index<'a> {
     }
 
     /// The distinct ids equal to `clause_id` or starting with `{clause_id}.`, in the
-    /// document order of their first clause.
+    /// document order of their first clause; a later occurrence of a number (`4.1 #2`) is
+    /// another clause's, not one under `clause_id`.
     pub fn family(&self, clause_id: &str) -> Vec<&'a str> {
-        let sorted = &self.tables.sorted;
+        let sorted = self.tables.sorted(self.structure);
         let prefix = format!("{clause_id}.");
         let mut found: Vec<(u32, &str)> = Vec::new();
         let start = sorted.partition_point(|(id, _)| id.as_str() < clause_id);
@@ -229,6 +360,7 @@ impl<'a> Index<'a> {
             sorted[start..]
                 .iter()
                 .take_while(|(id, _)| id.starts_with(&prefix))
+                .filter(|(id, _)| !is_repeat(id))
                 .map(|(id, n)| (*n, id.as_str())),
         );
         found.sort_unstable();

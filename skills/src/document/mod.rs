@@ -5,6 +5,7 @@ pub mod formats;
 mod index;
 mod model;
 mod parser;
+mod scope;
 
 use std::path::Path;
 

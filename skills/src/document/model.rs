@@ -260,15 +260,18 @@ pub(crate) fn normalize_clause_id(raw: &str) -> String {
     trimmed.to_string()
 }
 
-/// The id of a schedule or of one of its paragraphs, as the parser gives them (`Schedule 1`,
-/// `Schedule 1 para 2`), from the ways a reference writes them: `SCHEDULE 1`, `Schedule 1,
-/// paragraph 2`, `Schedule 1 para 2.1`, `paragraph 2 of Schedule 1`, `Annex A clause 3`.
+/// The id of a schedule or part or of one of its paragraphs, as the parser gives them
+/// (`Schedule 1`, `Schedule 1 para 2`, `Part 2 para 1.1`), from the ways a reference writes
+/// them: `SCHEDULE 1`, `Schedule 1, paragraph 2`, `Schedule 1 para 2.1`, `paragraph 2 of
+/// Schedule 1`, `Annex A clause 3`, `Part II, clause 1.1`.
 fn schedule_reference(text: &str) -> Option<String> {
-    const WORDS: [(&str, &str); 4] = [
+    const WORDS: [(&str, &str); 6] = [
         ("schedule", "Schedule"),
         ("annex", "Annex"),
         ("appendix", "Appendix"),
         ("exhibit", "Exhibit"),
+        ("part", "Part"),
+        ("chapter", "Chapter"),
     ];
     const PARAGRAPH: [&str; 5] = ["paragraph", "para", "para.", "clause", "section"];
     let tokens: Vec<&str> = text
@@ -284,7 +287,16 @@ fn schedule_reference(text: &str) -> Option<String> {
     if !schedule.chars().all(|c| c.is_ascii_alphanumeric()) || schedule.len() > 4 {
         return None;
     }
-    let schedule = format!("{name} {}", schedule.to_ascii_uppercase());
+    // A part or chapter is numbered as its heading is: `Part II` is `Part 2`.
+    let schedule = match super::parser::roman_value(schedule) {
+        Some(n)
+            if matches!(name, "Part" | "Chapter")
+                && schedule.bytes().all(|b| b.is_ascii_uppercase()) =>
+        {
+            format!("{name} {n}")
+        }
+        _ => format!("{name} {}", schedule.to_ascii_uppercase()),
+    };
     let is_number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
     let paragraph = match (&lower[..at], &tokens[at + 2..]) {
         ([], []) => None,
@@ -367,6 +379,12 @@ mod tests {
             "Schedule 3 para 2.1"
         );
         assert_eq!(normalize_clause_id("Annex a clause 4"), "Annex A para 4");
+        assert_eq!(
+            normalize_clause_id("Part II, clause 1.1"),
+            "Part 2 para 1.1"
+        );
+        assert_eq!(normalize_clause_id("clause 3 of Part 2"), "Part 2 para 3");
+        assert_eq!(normalize_clause_id("PART 4"), "Part 4");
         // Not a schedule reference: left as it was.
         assert_eq!(
             normalize_clause_id("Schedule of Rates"),

@@ -70,10 +70,11 @@ pub fn cross_reference_check(
     let baseline = lookup.baseline();
     let mut references = Vec::new();
     for found in find_references(&text) {
-        if found.target == clause.clause_id {
+        if found.is_to_itself(&clause.clause_id) {
             continue;
         }
-        let (status, title) = match found.resolve(|id| doc.clause(id)) {
+        // Read from the clause: a schedule's `Section 2.2` is its own paragraph 2.2 first.
+        let (status, title) = match found.resolve_from(&doc, &clause.clause_id) {
             Some(target) if is_deletion_marker(&target.text) && target.children.is_empty() => {
                 (ReferenceStatus::Deleted, target.title.clone())
             }

@@ -28,7 +28,8 @@ pub struct ClauseContext {
     pub next: Option<ClauseRef>,
     /// Defined terms of the document that the clause (or its sub-clauses) uses.
     pub defined_terms_used: Vec<String>,
-    /// Clause ids the text refers to.
+    /// Clause ids the text refers to: the clause each reference names, read from this
+    /// clause's scope first, or the number written when no clause has it.
     pub referenced_clauses: Vec<String>,
     /// One line the model can read directly.
     pub summary: String,
@@ -68,8 +69,16 @@ pub fn get_clause_context(
     // A set beside the list, so a clause of many references is not searched once per each.
     let mut listed = std::collections::HashSet::new();
     for found in find_references(&full_text) {
-        if found.target != clause.clause_id && listed.insert(found.target.clone()) {
-            referenced_clauses.push(found.target);
+        if found.is_to_itself(&clause.clause_id) {
+            continue;
+        }
+        // The clause the reference names as read from this one (a schedule's `Section 2.2`
+        // is its own paragraph), so the id can be asked about next; else the number written.
+        let target = found
+            .resolve_from(&doc, &clause.clause_id)
+            .map_or(found.target, |c| c.clause_id.clone());
+        if target != clause.clause_id && listed.insert(target.clone()) {
+            referenced_clauses.push(target);
         }
     }
     let heading = if clause.title.is_empty() {

@@ -14,8 +14,8 @@
 //! - **absence said when present**: contracts with the category where the review reports
 //!   that the agreement lacks it.
 //!
-//! A finding counts once per (clause, kind), at its higher level of the two sides. A clause
-//! the parser numbers twice counts as located when any clause of that number overlaps.
+//! A finding counts once per (clause, kind), at its higher level of the two sides, located by
+//! its own clause's span (every clause has an id of its own; a repeated number is scoped).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

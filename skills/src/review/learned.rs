@@ -124,7 +124,7 @@ impl LearnedStage {
     }
 
     /// What the classifier finds in every clause of the contract it reads (English text;
-    /// the first clause of a number when numbers repeat), once per review: the generated
+    /// every clause has an id of its own), once per review: the generated
     /// checklist, the findings and the absences all read it. A sentence the denial rules
     /// read as denying its provision ([`negated`]) is dropped here, once.
     pub(crate) fn classify_all(&self, state: &Arc<ReviewState>) -> Classified {
@@ -143,9 +143,7 @@ impl LearnedStage {
         });
         let mut by_clause = HashMap::new();
         for (clause, provisions) in clauses.into_iter().zip(found) {
-            by_clause
-                .entry(clause.clause_id.clone())
-                .or_insert(provisions);
+            by_clause.insert(clause.clause_id.clone(), provisions);
         }
         Classified { by_clause }
     }

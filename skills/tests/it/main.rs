@@ -19,6 +19,7 @@ mod parse_corpus;
 mod registry;
 mod sample_reviews;
 mod samples_common;
+mod scoped_ids;
 mod sha_spa_skills;
 mod skill_scopes;
 mod toc_and_schedules;

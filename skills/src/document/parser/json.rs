@@ -5,10 +5,12 @@ use std::collections::HashSet;
 use super::references::collect_cross_references;
 use super::tree::set_levels;
 use crate::document::model::{normalize_clause_id, Clause, DocumentStructure};
+use crate::document::scope::make_ids_unique;
 use crate::text::definitions::extract_definitions;
 
-/// Completes a document read from JSON: normalises clause ids, recomputes levels and counts,
-/// and fills definitions and cross references from the text when the JSON left them out.
+/// Completes a document read from JSON: normalises clause ids (a repeated one gets a scoped
+/// id, so every clause can be named), recomputes levels and counts, and fills definitions
+/// and cross references from the text when the JSON left them out.
 pub(crate) fn finalize_json_document(
     mut doc: DocumentStructure,
     document_id: &str,
@@ -26,6 +28,7 @@ pub(crate) fn finalize_json_document(
         doc.structure_type = "json".into();
     }
     normalize(&mut doc.clauses);
+    make_ids_unique(&mut doc.clauses);
     set_levels(&mut doc.clauses, 1);
     if doc.definitions.is_empty() {
         let all: Vec<&str> = doc.iter_clauses().map(|c| c.text.as_str()).collect();

@@ -21,9 +21,11 @@ use std::collections::{HashMap, HashSet};
 
 pub(crate) use crate::text::definitions::{extract_definitions, quoted_terms};
 pub(crate) use json::finalize_json_document;
+pub(crate) use numbering::roman_value;
 pub use references::{find_references, FoundReference};
 
 use super::model::{DocumentStructure, SkippedText};
+use super::scope::make_ids_unique;
 use lines::{
     body_text, clean_line, furniture_key, is_contents_title, is_page_number, segments, starts_item,
 };
@@ -92,6 +94,7 @@ pub fn parse_text(document_id: &str, text: &str) -> DocumentStructure {
     if clauses.is_empty() {
         structure_type = "empty";
     }
+    make_ids_unique(&mut clauses);
     set_levels(&mut clauses, 1);
     let mut doc = DocumentStructure {
         document_id: document_id.to_string(),

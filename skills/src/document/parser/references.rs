@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use super::numbering::{fold_width, roman_value, take_number_with, MAX_LONG_NUMBER_DIGITS};
 use crate::document::model::{chinese_numeral, Clause, CrossReference, DocumentStructure};
+use crate::document::scope::own_number;
+use crate::document::{ClauseIndex, Index};
 
 /// A clause reference found in text: as written, and the clause id it points to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +30,19 @@ impl FoundReference {
     /// The first candidate that names a clause, by `lookup`.
     pub fn resolve<'d>(&self, lookup: impl Fn(&str) -> Option<&'d Clause>) -> Option<&'d Clause> {
         self.candidates().iter().find_map(|id| lookup(id))
+    }
+
+    /// Whether this reference, written in the clause `clause_id`, names that clause itself:
+    /// its id, or its number in its scope (`Section 2.1` in `Schedule 2 para 2.1`).
+    pub fn is_to_itself(&self, clause_id: &str) -> bool {
+        self.target == clause_id || self.target == own_number(clause_id)
+    }
+
+    /// The clause this reference names when it is written in the clause `from`: every
+    /// candidate in `from`'s own scope first (a schedule's `Section 2.2` is its own
+    /// paragraph 2.2), then every candidate in the whole document.
+    pub fn resolve_from<'d>(&self, doc: &Index<'d>, from: &str) -> Option<&'d Clause> {
+        doc.first_of_from(from, &self.candidates())
     }
 
     /// The clause named, without the items of it the reference picks (`5.1(a)` -> `5.1`).
@@ -254,12 +269,13 @@ fn find_chinese_references(text: &str, out: &mut Vec<FoundReference>) {
 }
 
 /// Every reference of every clause to another clause, marked valid when one of its
-/// [`FoundReference::candidates`] exists; a valid reference names the clause it resolved to.
+/// [`FoundReference::candidates`] exists, in the referring clause's own scope first (see
+/// [`FoundReference::resolve_from`]); a valid reference names the clause it resolved to.
 pub(crate) fn collect_cross_references(doc: &DocumentStructure) -> Vec<CrossReference> {
-    let mut by_id: HashMap<&str, &Clause> = HashMap::new();
+    let tables = ClauseIndex::build(doc);
+    let index = Index::new(doc, &tables);
     let mut by_plain_number: HashMap<String, &Clause> = HashMap::new();
     for clause in doc.iter_clauses() {
-        by_id.entry(clause.clause_id.as_str()).or_insert(clause);
         let plain = without_leading_zeros(&clause.clause_id);
         if plain != clause.clause_id {
             by_plain_number.entry(plain).or_insert(clause);
@@ -268,12 +284,13 @@ pub(crate) fn collect_cross_references(doc: &DocumentStructure) -> Vec<CrossRefe
     let mut out = Vec::new();
     for clause in doc.iter_clauses() {
         for found in find_references(&clause.text) {
-            if found.target == clause.clause_id {
+            if found.is_to_itself(&clause.clause_id) {
                 continue;
             }
             // `Section 5.1` names a clause written `5.01` too.
-            let resolved =
-                found.resolve(|id| by_id.get(id).or_else(|| by_plain_number.get(id)).copied());
+            let resolved = found
+                .resolve_from(&index, &clause.clause_id)
+                .or_else(|| found.resolve(|id| by_plain_number.get(id).copied()));
             out.push(CrossReference {
                 source_clause_id: clause.clause_id.clone(),
                 is_valid: resolved.is_some(),
