@@ -4,9 +4,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, SealOptions, ServerCapabilities, ServerConfig,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetSkillRequestParams,
+    GetSkillResult, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListResourcesRequestMethod, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestMethod,
+    ReadResourceRequestParams, ReadResourceResponse, SealOptions, ServerCapabilities, ServerConfig,
     SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
@@ -289,10 +292,20 @@ fn decode_cursor(cursor: &str, fingerprint: u64, len: usize, page_size: usize) -
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+        let capabilities = if self.inner.skill_sources.any() {
+            // Skills ride on resources (SEP-2640): their files are read with resources/read.
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_skills_with_directory_read()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        };
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             self.inner.version.clone(),
@@ -392,6 +405,58 @@ impl ServerHandler for McpServer {
         Ok(page
             .with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        self.skill_catalog().list(request.and_then(|r| r.cursor))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        self.skill_catalog().get(&request.uri)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, McpError> {
+        self.skill_catalog().directory(&request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        if !self.inner.skill_sources.any() {
+            return Err(McpError::method_not_found::<ListResourcesRequestMethod>());
+        }
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(McpError::invalid_params(
+                "invalid cursor: this server lists its resources on one page; call resources/list without a cursor",
+                Some(json!({ "cursor": cursor })),
+            ));
+        }
+        Ok(self.skill_catalog().resources())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if !self.inner.skill_sources.any() {
+            return Err(McpError::method_not_found::<ReadResourceRequestMethod>());
+        }
+        self.skill_catalog().read(&request.uri).map(Into::into)
     }
 
     async fn call_tool(

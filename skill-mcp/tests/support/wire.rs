@@ -301,10 +301,13 @@ impl HttpClient {
 
     /// Sends a request and returns the exchange.
     pub async fn request(&mut self, method: &str, params: Value) -> Exchange {
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        // `Mcp-Name` carries the tool name, or the URI of a resource read.
+        let key = if method.starts_with("resources/") {
+            "uri"
+        } else {
+            "name"
+        };
+        let name = params.get(key).and_then(Value::as_str).map(str::to_string);
         let body = self.body(method, params);
         let req = self.post(method, name.as_deref()).json(&body);
         self.exchange(req, method).await
