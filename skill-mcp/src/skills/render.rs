@@ -74,6 +74,7 @@ pub(super) fn skill_md(spec: &SkillSpec, tools: &[ToolLine]) -> (Arc<[u8]>, Skil
         }
         text.push('\n');
     }
+    let text = format!("{}\n", text.trim_end());
     (Arc::from(text.into_bytes()), front)
 }
 
