@@ -46,6 +46,7 @@ mod registry;
 mod search;
 mod skills;
 mod stdio;
+mod trace;
 
 use std::sync::{Arc, Mutex, RwLock};
 #[cfg(feature = "packs")]

@@ -290,8 +290,16 @@ impl HttpClient {
         self.next_id += 1;
         let params = match self.era {
             Era::Modern => {
+                // Keys the caller put in `_meta` (a trace context) stay.
                 let mut params = params;
-                params["_meta"] = modern_meta(json!({}));
+                let meta = params
+                    .as_object_mut()
+                    .expect("params are an object")
+                    .entry("_meta")
+                    .or_insert_with(|| json!({}));
+                for (k, v) in modern_meta(json!({})).as_object().unwrap() {
+                    meta[k] = v.clone();
+                }
                 params
             }
             Era::Legacy => params,
