@@ -29,6 +29,11 @@
 //! `search_tools` ranks the served tools against a task, `call_tool` runs one of them as a
 //! direct call would.
 //!
+//! Skills ([`McpServerBuilder::skill`], [`McpServerBuilder::skills_dir`]) are served over
+//! the skills extension (`skills/list`, `skills/get`, their files through `resources/read`),
+//! each `SKILL.md` written from the tools served. A request's `_meta.traceparent` is the
+//! parent of the server's span for it, so a tool call joins the caller's trace.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
