@@ -91,9 +91,16 @@ pub(crate) fn request_span(
         otel.kind = "server",
         mcp.method.name = method,
         jsonrpc.request.id = %cx.id,
-        gen_ai.operation.name = if method == "tools/call" { "execute_tool" } else { "" },
-        gen_ai.tool.name = target.filter(|_| method == "tools/call").unwrap_or(""),
+        gen_ai.operation.name = tracing::field::Empty,
+        gen_ai.tool.name = tracing::field::Empty,
     );
+    if method == "tools/call" {
+        // OpenTelemetry's GenAI conventions for a tool's execution.
+        span.record("gen_ai.operation.name", "execute_tool");
+        if let Some(tool) = target {
+            span.record("gen_ai.tool.name", tool);
+        }
+    }
     if let Some(parent) = parent {
         if let Err(err) = span.set_parent(parent) {
             // No OpenTelemetry layer in this process: there is no trace to continue.

@@ -51,7 +51,8 @@ pub struct SkillSpec {
     metadata: BTreeMap<String, String>,
 }
 
-/// A supporting file of a generated skill, served at `skill://<skill>/<path>`.
+/// A supporting text file of a generated skill, served at `skill://<skill>/<path>` (text,
+/// so `resources/read` returns it as it is and its digest covers exactly those bytes).
 #[derive(Debug, Clone)]
 pub struct SkillFile {
     path: String,
@@ -62,18 +63,18 @@ pub struct SkillFile {
 
 impl SkillFile {
     /// A file at `path` (relative, `/`-separated, letters, digits, `.`, `_` and `-`) with
-    /// its MIME type, a line saying what it is for (listed in `SKILL.md`) and its bytes.
+    /// its MIME type, a line saying what it is for (listed in `SKILL.md`) and its text.
     pub fn new(
         path: impl Into<String>,
         mime_type: impl Into<String>,
         description: impl Into<String>,
-        bytes: impl Into<Vec<u8>>,
+        text: impl Into<String>,
     ) -> Self {
         Self {
             path: path.into(),
             mime_type: mime_type.into(),
             description: description.into(),
-            bytes: Arc::from(bytes.into()),
+            bytes: Arc::from(text.into().into_bytes()),
         }
     }
 }
@@ -326,15 +327,10 @@ impl Catalog {
     pub(crate) fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
         check_scheme(uri, "resources/read")?;
         if let Some(file) = self.files.get(uri) {
-            let contents = match std::str::from_utf8(&file.bytes) {
-                Ok(text) => ResourceContents::text(text, uri),
-                Err(_) => {
-                    return Err(McpError::internal_error(
-                        format!("{uri} is not UTF-8 text"),
-                        None,
-                    ))
-                }
-            };
+            // Every generated file is text: `SKILL.md` is written here, the others are
+            // given as strings.
+            let text = String::from_utf8_lossy(&file.bytes);
+            let contents = ResourceContents::text(text, uri);
             return Ok(ReadResourceResult::new(vec![
                 contents.with_mime_type(file.mime_type.clone())
             ])

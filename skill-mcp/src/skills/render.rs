@@ -133,7 +133,7 @@ mod tests {
                 "playbook.json",
                 "application/json",
                 "Levels",
-                b"{}".to_vec(),
+                "{}",
             ));
         let tools = [ToolLine {
             name: "check_clause",
