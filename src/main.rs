@@ -48,7 +48,7 @@ enum Command {
     /// Print a built-in playbook (levels of the classifier's findings) to copy and edit.
     Playbook(commands::playbook::PlaybookArgs),
     /// Serve the skills to MCP clients, on stdio or streamable HTTP.
-    Serve(commands::serve::ServeArgs),
+    Serve(Box<commands::serve::ServeArgs>),
     /// Rank the skills (or any tool registry) against a natural-language request.
     Search(commands::search::SearchArgs),
     /// Sync the skill catalog to a database table, or export it as documentation.

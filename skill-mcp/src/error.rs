@@ -17,6 +17,14 @@ pub enum ServeError {
         /// Why.
         reason: String,
     },
+    /// A skill cannot be served (a name outside the Agent Skills rules, a bad file path).
+    #[error("skill `{skill}` cannot be served over MCP: {reason}")]
+    Skill {
+        /// The skill's name.
+        skill: String,
+        /// Why.
+        reason: String,
+    },
     /// The HTTP address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

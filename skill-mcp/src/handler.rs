@@ -4,19 +4,23 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, Implementation, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, SealOptions, ServerCapabilities, ServerConfig,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetSkillRequestParams,
+    GetSkillResult, Implementation, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListResourcesRequestMethod, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestMethod,
+    ReadResourceRequestParams, ReadResourceResponse, SealOptions, ServerCapabilities, ServerConfig,
     SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use tracing::Instrument;
 
 use crate::calls::{self, CallOutcome, Pending, Runner};
 use crate::registry::ServedSkill;
-use crate::{pages, search, McpServer};
+use crate::{pages, search, trace, McpServer};
 
 /// Key of the consent question in an input-required result.
 const CONSENT_KEY: &str = "confirm";
@@ -289,10 +293,20 @@ fn decode_cursor(cursor: &str, fingerprint: u64, len: usize, page_size: usize) -
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+        let capabilities = if self.inner.skill_sources.any() {
+            // Skills ride on resources (SEP-2640): their files are read with resources/read.
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_skills_with_directory_read()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        };
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             self.inner.version.clone(),
@@ -354,6 +368,85 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let span = trace::request_span("tools/list", None, &cx)?;
+        self.list_tools_in(request, cx).instrument(span).await
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let _span = trace::request_span("skills/list", None, &cx)?.entered();
+        self.skill_catalog().list(request.and_then(|r| r.cursor))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let _span = trace::request_span("skills/get", Some(&request.uri), &cx)?.entered();
+        self.skill_catalog().get(&request.uri)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, McpError> {
+        let _span =
+            trace::request_span("resources/directory/read", Some(&request.uri), &cx)?.entered();
+        self.skill_catalog().directory(&request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        if !self.inner.skill_sources.any() {
+            return Err(McpError::method_not_found::<ListResourcesRequestMethod>());
+        }
+        let _span = trace::request_span("resources/list", None, &cx)?.entered();
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(McpError::invalid_params(
+                "invalid cursor: this server lists its resources on one page; call resources/list without a cursor",
+                Some(json!({ "cursor": cursor })),
+            ));
+        }
+        Ok(self.skill_catalog().resources())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        if !self.inner.skill_sources.any() {
+            return Err(McpError::method_not_found::<ReadResourceRequestMethod>());
+        }
+        let _span = trace::request_span("resources/read", Some(&request.uri), &cx)?.entered();
+        self.skill_catalog().read(&request.uri).map(Into::into)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let span = trace::request_span("tools/call", Some(&request.name), &cx)?;
+        self.call_tool_in(request, cx).instrument(span).await
+    }
+}
+
+impl McpServer {
+    /// `tools/list`, inside the request's span.
+    async fn list_tools_in(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
         self.recheck_pack().await;
         if self.inner.search.is_some() {
             // Two tools: one page, and no cursor names a second.
@@ -394,7 +487,8 @@ impl ServerHandler for McpServer {
             .with_cache_scope(CacheScope::Public))
     }
 
-    async fn call_tool(
+    /// `tools/call`, inside the request's span: the skill runs under it.
+    async fn call_tool_in(
         &self,
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,

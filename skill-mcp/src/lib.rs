@@ -29,6 +29,11 @@
 //! `search_tools` ranks the served tools against a task, `call_tool` runs one of them as a
 //! direct call would.
 //!
+//! Skills ([`McpServerBuilder::skill`], [`McpServerBuilder::skills_dir`]) are served over
+//! the skills extension (`skills/list`, `skills/get`, their files through `resources/read`),
+//! each `SKILL.md` written from the tools served. A request's `_meta.traceparent` is the
+//! parent of the server's span for it, so a tool call joins the caller's trace.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
@@ -44,7 +49,9 @@ pub mod http;
 mod pages;
 mod registry;
 mod search;
+mod skills;
 mod stdio;
+mod trace;
 
 use std::sync::{Arc, Mutex, RwLock};
 #[cfg(feature = "packs")]
@@ -62,6 +69,7 @@ pub use http::{
     SessionLimits,
 };
 pub use search::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS};
+pub use skills::{SkillFile, SkillSpec};
 pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
@@ -87,6 +95,9 @@ struct Inner {
     source: Mutex<Source>,
     /// The list served now.
     tools: RwLock<Arc<registry::ToolList>>,
+    /// What is served as skills, and the skills rendered for the list served now.
+    skill_sources: skills::Sources,
+    skills: RwLock<Arc<skills::Catalog>>,
     splicer: pages::Splicer,
     /// Counts list changes; 2026-07-28 listeners wait on it.
     changes: tokio::sync::watch::Sender<u64>,
@@ -172,6 +183,8 @@ impl McpServer {
             instructions: None,
             state_key: None,
             tool_search: false,
+            skills: Vec::new(),
+            skills_dir: None,
             #[cfg(feature = "packs")]
             pack: None,
             #[cfg(feature = "packs")]
@@ -250,9 +263,23 @@ impl McpServer {
         Arc::clone(&self.inner.tools.read().unwrap_or_else(|p| p.into_inner()))
     }
 
+    /// The skills served now.
+    fn skill_catalog(&self) -> Arc<skills::Catalog> {
+        Arc::clone(&self.inner.skills.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Number of skills served over the skills extension (generated and hand-written), so
+    /// a host can say what it serves.
+    pub fn skill_count(&self) -> usize {
+        self.skill_catalog().len()
+    }
+
     /// Renders `source`'s set and serves it; notifies clients when it differs.
     async fn serve_source(&self, source: &Source) -> Result<bool, ServeError> {
         let list = self.inner.registry.tools(&source.served_filter()?)?;
+        let catalog =
+            skills::Catalog::render(&self.inner.skill_sources, &self.inner.registry, &list)?;
+        *self.inner.skills.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(catalog);
         // Known to the page writer before any request can be answered from it.
         self.inner.splicer.serve(&list);
         let changed = {
@@ -334,6 +361,8 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     state_key: Option<Vec<u8>>,
     tool_search: bool,
+    skills: Vec<SkillSpec>,
+    skills_dir: Option<std::path::PathBuf>,
     #[cfg(feature = "packs")]
     pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     #[cfg(feature = "packs")]
@@ -429,6 +458,33 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serves `skill` over the skills extension (`skills/list`, `skills/get`, its files
+    /// through `resources/read`): its `SKILL.md` is written from the tools served, so it
+    /// names only tools a client can call. Declaring any skill declares the extension and
+    /// the `resources` capability.
+    #[must_use]
+    pub fn skill(mut self, skill: SkillSpec) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Serves every skill of `skills` ([`skill`](Self::skill) for each).
+    #[must_use]
+    pub fn skills(mut self, skills: impl IntoIterator<Item = SkillSpec>) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
+    /// Also serves the hand-written skills under `dir`: each folder holding a `SKILL.md`
+    /// (front matter `name`, equal to the folder's name, and `description`) is a skill at
+    /// `skill://<path from dir>/SKILL.md`, with every file beside it as a resource. Read
+    /// once, when the server is built; one named like a generated skill replaces it.
+    #[must_use]
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills_dir = Some(dir.into());
+        self
+    }
+
     /// Renders the tool list and builds the server.
     pub fn build(self) -> Result<McpServer, ServeError> {
         let search = self
@@ -451,6 +507,11 @@ impl McpServerBuilder {
             }),
         };
         let tools = registry.tools(&source.served_filter()?)?;
+        let skill_sources = skills::Sources {
+            specs: self.skills,
+            folder: self.skills_dir.map(skills::load_folder).transpose()?,
+        };
+        let catalog = skills::Catalog::render(&skill_sources, &registry, &tools)?;
         let key = self.state_key.unwrap_or_else(|| {
             let mut key = Vec::with_capacity(32);
             key.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
@@ -461,12 +522,18 @@ impl McpServerBuilder {
             .map_err(|e| ServeError::Config(format!("request state key: {e}")))?;
         let splicer = pages::Splicer::default();
         splicer.serve(&tools);
-        tracing::info!(tools = tools.len(), "MCP server ready");
+        tracing::info!(
+            tools = tools.len(),
+            skills = catalog.len(),
+            "MCP server ready"
+        );
         Ok(McpServer {
             inner: Arc::new(Inner {
                 registry,
                 source: Mutex::new(source),
                 tools: RwLock::new(tools),
+                skill_sources,
+                skills: RwLock::new(Arc::new(catalog)),
                 splicer,
                 changes: tokio::sync::watch::Sender::new(0),
                 peers: Mutex::new(Vec::new()),

@@ -11,6 +11,7 @@ pub mod playbook;
 pub mod review;
 pub mod search;
 pub mod serve;
+pub mod serve_skills;
 pub mod tools;
 pub mod train;
 

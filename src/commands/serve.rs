@@ -131,6 +131,12 @@ pub struct ServeArgs {
     /// search tool.
     #[arg(long)]
     tool_search: bool,
+    /// A folder of hand-written skills served over MCP beside the review skills: each
+    /// folder in it holding a SKILL.md (front matter `name`, the folder's name, and
+    /// `description`) is a skill, every file beside it one of its resources. One named like
+    /// a review skill (`contract-review`, `fidic-review`, `sha-spa-review`) replaces it.
+    #[arg(long, value_name = "DIR")]
+    skills: Option<PathBuf>,
     /// How the console's reviews use the provision classifier.
     #[command(flatten)]
     classifier: super::review::ClassifierOptions,
@@ -384,7 +390,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
         .context(context.clone())
         .filter(args.filter.to_filter())
         .tool_search(args.tool_search)
+        .skills(super::serve_skills::review_skills(dispatcher))
         .server_info("toolwright", env!("CARGO_PKG_VERSION"));
+    if let Some(dir) = &args.skills {
+        builder = builder.skills_dir(dir);
+    }
     if let Some(key) = &state_key {
         builder = builder.request_state_key(key.as_bytes().to_vec());
     }

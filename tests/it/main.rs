@@ -16,6 +16,7 @@ mod formats;
 mod http_server;
 mod mcp_conformance;
 mod mcp_peers;
+mod mcp_skills;
 mod parse;
 mod playbook;
 mod readme;

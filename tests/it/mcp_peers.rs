@@ -1,6 +1,7 @@
 //! `clausewright serve` checked by the MCP Inspector CLI (`@modelcontextprotocol/inspector
 //! --cli`), over stdio and HTTP, in both protocol eras: `tools/list` with its strict
-//! tool-schema checks and a `tools/call`, each must succeed with no warning.
+//! tool-schema checks and a `tools/call`, each must succeed with no warning; and its skills
+//! check (`skills/list --verify`) of the review skills.
 //!
 //! The Inspector and the Node 22 it needs are installed by `.ci/mcp-peers.sh` into
 //! `target/mcp-peers/` (or `MCP_PEERS_DIR`). Without them the tests say so and pass, unless
@@ -245,5 +246,85 @@ fn inspector_accepts_untyped_and_optional_fields() {
             serde_json::json!({"value": {"a": [1, null]}, "note": null, "depth": 2}),
             "{what}: {result}"
         );
+    }
+}
+
+/// The Inspector's skills check (`skills/list --verify --require-digests`): every file of
+/// every review skill read back and checked against its digest and size, the front matter
+/// against the entry's, and the entries against the extension's rules.
+fn assert_skills_verified(what: &str, out: &Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what}: inspector failed ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    let reports: Vec<Value> = stdout
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: {e}: {l}")))
+        .collect();
+    let names: Vec<&str> = reports
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["contract-review", "fidic-review", "sha-spa-review"],
+        "{what}: {stdout}"
+    );
+    for report in &reports {
+        assert_eq!(report["outcome"], "verified", "{what}: {report}");
+        assert_eq!(
+            report["conformance"],
+            serde_json::json!([]),
+            "{what}: {report}"
+        );
+        assert_eq!(
+            report["frontmatter"],
+            serde_json::json!([]),
+            "{what}: {report}"
+        );
+        let files = report["files"].as_array().unwrap();
+        assert_eq!(files.len(), 3, "SKILL.md, playbook and checklist: {report}");
+        assert!(
+            files.iter().all(|f| f["status"] == "verified"),
+            "{what}: {report}"
+        );
+    }
+}
+
+const VERIFY_SKILLS: [&str; 5] = [
+    "--method",
+    "skills/list",
+    "--verify",
+    "--require-digests",
+    "--protocol-era",
+];
+
+#[test]
+fn inspector_verifies_the_review_skills_over_stdio_and_http() {
+    let Some(peers) = Peers::find() else { return };
+    let server = HttpServer::start_with(&["--contract", CONTRACT, "--no-auth"], &[]);
+    for era in ERAS {
+        let out = peers
+            .inspector()
+            .arg(env!("CARGO_BIN_EXE_clausewright"))
+            .args(["serve", "--stdio", "--contract", CONTRACT])
+            .arg("--")
+            .args(VERIFY_SKILLS)
+            .arg(era)
+            .output()
+            .expect("inspector runs");
+        assert_skills_verified(&format!("stdio {era} skills/list"), &out);
+        let out = peers
+            .inspector()
+            .arg(&server.url)
+            .args(VERIFY_SKILLS)
+            .arg(era)
+            .output()
+            .expect("inspector runs");
+        assert_skills_verified(&format!("http {era} skills/list"), &out);
     }
 }

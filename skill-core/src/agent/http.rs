@@ -41,10 +41,17 @@ impl Transport {
         headers: &[(&str, &str)],
         body: &Value,
     ) -> Result<Value, LlmError> {
+        // The model turn's span continues at the provider (or a gateway in front of it).
+        let trace = super::trace_context::current_headers();
+        let headers: Vec<(&str, &str)> = headers
+            .iter()
+            .copied()
+            .chain(trace.iter().map(|(k, v)| (*k, v.as_str())))
+            .collect();
         let mut attempt: u32 = 1;
         loop {
             let permit = self.gate.admit().await;
-            let outcome = self.attempt(url, headers, body, attempt).await;
+            let outcome = self.attempt(url, &headers, body, attempt).await;
             match outcome {
                 Ok(value) => {
                     permit.answered();

@@ -56,6 +56,8 @@ mod http;
 pub mod mock;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod trace_context;
 
 pub use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 pub use answer::extract_json;

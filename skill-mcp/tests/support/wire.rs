@@ -290,8 +290,16 @@ impl HttpClient {
         self.next_id += 1;
         let params = match self.era {
             Era::Modern => {
+                // Keys the caller put in `_meta` (a trace context) stay.
                 let mut params = params;
-                params["_meta"] = modern_meta(json!({}));
+                let meta = params
+                    .as_object_mut()
+                    .expect("params are an object")
+                    .entry("_meta")
+                    .or_insert_with(|| json!({}));
+                for (k, v) in modern_meta(json!({})).as_object().unwrap() {
+                    meta[k] = v.clone();
+                }
                 params
             }
             Era::Legacy => params,
@@ -301,10 +309,13 @@ impl HttpClient {
 
     /// Sends a request and returns the exchange.
     pub async fn request(&mut self, method: &str, params: Value) -> Exchange {
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        // `Mcp-Name` carries the tool name, or the URI of a resource read.
+        let key = if method.starts_with("resources/") {
+            "uri"
+        } else {
+            "name"
+        };
+        let name = params.get(key).and_then(Value::as_str).map(str::to_string);
         let body = self.body(method, params);
         let req = self.post(method, name.as_deref()).json(&body);
         self.exchange(req, method).await
