@@ -41,7 +41,7 @@ pub enum Family {
 }
 
 /// How a sentence that reads as a kind's topic can deny it instead; the review's classifier
-/// stage drops such sentences ([`super::learned`]).
+/// stage drops such sentences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Denial {
     /// No reading of its own.
