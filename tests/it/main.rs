@@ -19,6 +19,7 @@ mod mcp_peers;
 mod mcp_skills;
 mod parse;
 mod playbook;
+mod python_peer;
 mod readme;
 mod search;
 mod serve;

@@ -11,47 +11,19 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 use crate::http_server::HttpServer;
+use crate::python_peer;
 
 const CONTRACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/fidic");
 
 /// Whether the MCP Python SDK (and PyYAML, for front matter) can be imported; without them
 /// the test is skipped, except on CI.
 fn python_client_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import mcp, yaml"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("the MCP Python SDK or PyYAML is missing: pip install 'mcp==2.3.0' pyyaml; CI=true needs them");
-        }
-        eprintln!(
-            "skipped: the MCP Python SDK or PyYAML is missing (pip install 'mcp==2.3.0' pyyaml)"
-        );
-    }
-    ok
+    python_peer::available("mcp, yaml", "pip install 'mcp==2.3.0' pyyaml")
 }
 
 /// Runs `tests/it/peers/skills_client.py MODE TARGET...`; its one-line report.
 fn skills_client(mode: &str, target: &[&str], token: Option<&str>) -> Value {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/it/peers/skills_client.py"
-    );
-    let mut command = Command::new("python3");
-    command.arg(script).arg(mode).args(target);
-    if let Some(token) = token {
-        command.env("TOOLWRIGHT_TOKEN", token);
-    }
-    let output = command.output().expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "skills client ({mode}, {target:?}) failed:\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("no report from the skills client ({e}): {stdout}"))
+    python_peer::run("skills_client.py", mode, target, token)
 }
 
 fn assert_report(report: &Value, transport: &str, mode: &str) {

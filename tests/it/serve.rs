@@ -975,41 +975,12 @@ fn the_console_shows_the_set_mcp_serves() {
 
 /// Whether the MCP Python SDK is importable; without it the test is skipped, except on CI.
 fn python_sdk_available() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!(
-                "the MCP Python SDK is not installed: pip install 'mcp==2.3.0'; CI=true needs it"
-            );
-        }
-        eprintln!("skipped: the MCP Python SDK is not installed (pip install 'mcp==2.3.0')");
-    }
-    ok
+    crate::python_peer::available("mcp", "pip install 'mcp==2.3.0'")
 }
 
 /// Runs `tests/it/peers/tool_search_client.py MODE TARGET...`; its one-line report.
 fn tool_search_client(mode: &str, target: &[&str], token: Option<&str>) -> Value {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/it/peers/tool_search_client.py"
-    );
-    let mut command = Command::new("python3");
-    command.arg(script).arg(mode).args(target);
-    if let Some(token) = token {
-        command.env("TOOLWRIGHT_TOKEN", token);
-    }
-    let output = command.output().expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "Python SDK client ({mode}, {target:?}) failed:\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("no report from the Python client ({e}): {stdout}"))
+    crate::python_peer::run("tool_search_client.py", mode, target, token)
 }
 
 fn assert_searched(report: &Value, transport: &str) {
