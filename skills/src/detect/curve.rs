@@ -154,22 +154,16 @@ pub(crate) fn render(sources: &[(&str, &[KindCurve])]) -> String {
             format!("{}{}", c.category, if c.core { " *" } else { "" }),
             c.excerpts
         );
-        for (name, curves) in sources {
-            match curves.iter().find(|k| k.category == c.category) {
-                Some(k) => {
-                    let _ = write!(
-                        line,
-                        " | {:<6} {:>5} {:>6} {:>6}",
-                        "",
-                        f(k.area),
-                        f(k.precision_at_80_recall),
-                        f(k.max_recall)
-                    );
-                }
-                None => {
-                    let _ = write!(line, " | {name:<6} {:>5} {:>6} {:>6}", "-", "-", "-");
-                }
-            }
+        for (_, curves) in sources {
+            let k = curves.iter().find(|k| k.category == c.category);
+            let _ = write!(
+                line,
+                " | {:<6} {:>5} {:>6} {:>6}",
+                "",
+                f(k.and_then(|k| k.area)),
+                f(k.and_then(|k| k.precision_at_80_recall)),
+                f(k.and_then(|k| k.max_recall))
+            );
         }
         let _ = writeln!(out, "{line}");
     }
@@ -284,8 +278,16 @@ mod tests {
         let a = vec![curve("Exclusivity", true, vec![unit(0.9, true, &[1])], 1)];
         let b = vec![curve("Exclusivity", true, vec![unit(0.9, false, &[])], 1)];
         let text = render(&[("model", &a), ("review", &b)]);
-        assert!(text.contains("Exclusivity *"), "{text}");
-        assert!(text.contains("1.00"), "{text}");
-        assert!(text.contains("0.00"), "{text}");
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("Exclusivity *"))
+            .expect("a row per kind");
+        let cells: Vec<Vec<&str>> = row
+            .split('|')
+            .map(|part| part.split_whitespace().collect())
+            .collect();
+        assert_eq!(cells[1], ["1.00", "1.00", "1.00"], "{text}");
+        assert_eq!(cells[2], ["0.00", "-", "0.00"], "{text}");
+        assert!(text.lines().next().unwrap().contains("| review"), "{text}");
     }
 }

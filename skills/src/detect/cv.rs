@@ -655,6 +655,17 @@ mod tests {
         );
         assert!(text.contains("denial rules"), "{text}");
         assert!(report.per_fold_review.is_empty() && report.mean_review.is_none());
+        // The classifier's curve per kind, pooled over the folds; no review curve without one.
+        let law_curve = report
+            .curves
+            .iter()
+            .find(|c| c.category == "Governing Law")
+            .unwrap();
+        assert_eq!(law_curve.excerpts, 12);
+        assert!(law_curve.area.unwrap() > 0.8, "{law_curve:?}");
+        assert!(law_curve.max_recall.unwrap() > 0.8, "{law_curve:?}");
+        assert!(report.review_curves.is_empty());
+        assert!(text.contains("precision–recall curves"), "{text}");
         // End to end: each fold's held-out contracts reviewed with the fold's model.
         let dispatcher = Dispatcher::from_inventory().unwrap();
         let report = cross_validate(&contracts, &small_recipe(), 3, 2, Some(&dispatcher)).unwrap();
@@ -669,6 +680,21 @@ mod tests {
         assert_eq!(law.excerpts, 12);
         let text = render_cv(&report);
         assert!(text.contains("the review end to end"), "{text}");
+        assert_eq!(report.review_curves.len(), report.curves.len());
+        let law_review = report
+            .review_curves
+            .iter()
+            .find(|c| c.category == "Governing Law")
+            .unwrap();
+        assert_eq!(law_review.excerpts, 12);
+        assert!(law_review.max_recall.unwrap() > 0.5, "{law_review:?}");
+        assert!(text.contains("| review"), "{text}");
+        // A category the catalogue does not declare is refused by name.
+        let mut strange = contracts.clone();
+        let label = strange[0].labels.remove("Insurance").unwrap();
+        strange[0].labels.insert("Office Plants".into(), label);
+        let err = cross_validate(&strange, &small_recipe(), 3, 2, None).unwrap_err();
+        assert!(err.to_string().contains("`Office Plants`"), "{err}");
         assert!(
             cross_validate(&contracts, &small_recipe(), 4, 1, None).is_err(),
             "3 contracts a fold"
