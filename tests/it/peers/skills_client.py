@@ -18,17 +18,16 @@ Prints one JSON line with what it saw; exits non-zero on the first failed check.
 import asyncio
 import hashlib
 import json
-import os
 import re
 import sys
 from typing import Any, Literal
 
-import httpx2
 import yaml
-from mcp import Client, MCPError, StdioServerParameters, types
+from mcp import Client, MCPError, types
 from mcp.client.extension import advertise
-from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, Field
+
+from peer import check, server_of
 
 SKILLS = "io.modelcontextprotocol/skills"
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -70,11 +69,6 @@ class GetSkillResult(types.Result):
     skill: Skill
     ttl_ms: int | None = Field(default=None, alias="ttlMs")
     cache_scope: str | None = Field(default=None, alias="cacheScope")
-
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
 
 
 def check_entry(skill):
@@ -165,15 +159,7 @@ async def run(client, mode, report):
 
 
 async def main(mode, target):
-    if target[0].startswith("http"):
-        headers = {}
-        if os.environ.get("TOOLWRIGHT_TOKEN"):
-            headers["Authorization"] = f"Bearer {os.environ['TOOLWRIGHT_TOKEN']}"
-        server = streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
-        transport = "http"
-    else:
-        server = StdioServerParameters(command=target[0], args=target[1:])
-        transport = "stdio"
+    server, transport = server_of(target)
     report = {"transport": transport, "mode": mode}
     async with Client(server, mode=mode, extensions=[advertise(SKILLS)]) as client:
         report["protocol_version"] = client.protocol_version

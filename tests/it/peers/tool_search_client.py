@@ -14,20 +14,14 @@ with what it saw; exits non-zero on the first failed check.
 
 import asyncio
 import json
-import os
 import sys
 
-import httpx2
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client
+
+from peer import check, server_of
 
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 TOOL = "fidic_calculate_time_bar"
-
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
 
 
 async def checks(client, report):
@@ -74,15 +68,7 @@ async def checks(client, report):
 
 
 async def main(mode, target):
-    if target[0].startswith("http"):
-        headers = {}
-        if os.environ.get("TOOLWRIGHT_TOKEN"):
-            headers["Authorization"] = f"Bearer {os.environ['TOOLWRIGHT_TOKEN']}"
-        server = streamable_http_client(target[0], http_client=httpx2.AsyncClient(headers=headers))
-        transport = "http"
-    else:
-        server = StdioServerParameters(command=target[0], args=target[1:])
-        transport = "stdio"
+    server, transport = server_of(target)
     report = {"transport": transport, "mode": mode}
     async with Client(server, mode=mode) as client:
         report["protocol_version"] = client.protocol_version
