@@ -61,12 +61,16 @@ pub(crate) enum Unfit {
         /// What.
         reason: String,
     },
+    /// The schema is over one of the provider's size limits (properties, nesting, enum
+    /// values, characters): no downgrade helps, the tool must be made smaller.
+    OverLimit(String),
 }
 
 impl std::fmt::Display for Unfit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unfit::Recursive(name) => write!(f, "type `{name}` is recursive"),
+            Unfit::OverLimit(what) => write!(f, "{what} at `/`"),
             Unfit::Unsupported { pointer, reason } => write!(
                 f,
                 "{reason} at `{}`",

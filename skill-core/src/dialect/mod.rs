@@ -377,7 +377,7 @@ fn strict_or_downgrade(
     };
     match strict {
         Ok(schema) => Ok((schema, true)),
-        Err(Unfit::Unsupported { pointer, reason }) if !reason.contains("exceed") => {
+        Err(Unfit::Unsupported { pointer, reason }) => {
             tracing::warn!(skill = skill.id, %dialect, %reason, pointer, "input cannot be strict; sending it with strict: false");
             Ok((params.clone(), false))
         }

@@ -249,40 +249,28 @@ pub(crate) fn check_openai_limits(schema: &Value) -> Result<(), Unfit> {
     let mut t = Tally::default();
     walk(schema, 0, &mut t);
     if t.properties > MAX_PROPERTIES {
-        return Err(unsupported(
-            "",
-            format!(
-                "{} properties exceed the limit of {MAX_PROPERTIES}",
-                t.properties
-            ),
-        ));
+        return Err(Unfit::OverLimit(format!(
+            "{} properties exceed the limit of {MAX_PROPERTIES}",
+            t.properties
+        )));
     }
     if t.depth > MAX_NESTING {
-        return Err(unsupported(
-            "",
-            format!(
-                "{} levels of nesting exceed the limit of {MAX_NESTING}",
-                t.depth
-            ),
-        ));
+        return Err(Unfit::OverLimit(format!(
+            "{} levels of nesting exceed the limit of {MAX_NESTING}",
+            t.depth
+        )));
     }
     if t.enum_values > MAX_ENUM_VALUES {
-        return Err(unsupported(
-            "",
-            format!(
-                "{} enum values exceed the limit of {MAX_ENUM_VALUES}",
-                t.enum_values
-            ),
-        ));
+        return Err(Unfit::OverLimit(format!(
+            "{} enum values exceed the limit of {MAX_ENUM_VALUES}",
+            t.enum_values
+        )));
     }
     if t.budget > MAX_STRING_BUDGET {
-        return Err(unsupported(
-            "",
-            format!(
-                "{} characters of names and enum values exceed the limit of {MAX_STRING_BUDGET}",
-                t.budget
-            ),
-        ));
+        return Err(Unfit::OverLimit(format!(
+            "{} characters of names and enum values exceed the limit of {MAX_STRING_BUDGET}",
+            t.budget
+        )));
     }
     Ok(())
 }
