@@ -498,7 +498,7 @@ impl McpServer {
         // With tool search, `search_tools` is answered here and `call_tool` names the tool
         // (and brings its arguments) that then takes the path of a direct call.
         let (skill, arguments, proxied) = match (&self.inner.search, request.name.as_ref()) {
-            (Some(index), search::SEARCH_TOOLS) => {
+            (Some(index), toolwright::search::tool::SEARCH_TOOLS) => {
                 return Ok(search::search(index, &list, request.arguments.as_ref()).into());
             }
             (Some(_), search::CALL_TOOL) => match search::proxied(&list, request.arguments) {

@@ -68,7 +68,7 @@ pub use http::{
     router, serve_http, serve_listener, CancellationToken, ConnectionLimits, HttpOptions,
     SessionLimits,
 };
-pub use search::{CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS};
+pub use search::CALL_TOOL;
 pub use skills::{SkillFile, SkillSpec};
 pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
 

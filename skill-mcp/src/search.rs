@@ -15,37 +15,30 @@ use std::sync::OnceLock;
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::{json, Value};
 use toolwright::args::ParseError;
+use toolwright::search::tool::{
+    Delivery, SearchRequest, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS,
+};
 use toolwright::search::ToolSearch;
-use toolwright::{McpCallResult, Outcome, SkillError, SkillResult};
+use toolwright::{Dialect, McpCallResult, Outcome, SkillError, SkillResult};
 
 use crate::registry::{ServedSkill, ToolList};
 
-/// Name of the tool that finds tools.
-pub const SEARCH_TOOLS: &str = "search_tools";
 /// Name of the tool that runs a found tool.
 pub const CALL_TOOL: &str = "call_tool";
-
-/// Tools one search returns unless the client asks for another number.
-pub const DEFAULT_SEARCH_LIMIT: usize = 5;
-/// Most tools one search returns, whatever the client asks.
-pub const MAX_SEARCH_LIMIT: usize = 20;
-
-const SEARCH_DESCRIPTION: &str = "Find the tools for a task. This server has many more tools \
-than are listed: call search_tools FIRST, before any other tool, whenever you need to do \
-something (look up, compute, change or check anything), and again when the tools found do not \
-fit. Describe the task in plain words (e.g. \"the notice period for a contractor's claim\"). \
-The answer lists the best matching tools, best first, each with its name, description and \
-inputSchema; run one with call_tool.";
 
 const CALL_DESCRIPTION: &str = "Run a tool that search_tools found: `name` is the tool's \
 name, `arguments` an object matching that tool's inputSchema. The answer is the tool's own \
 result. Call search_tools first when you do not know the tool's name.";
 
-/// The two tools `tools/list` offers, as rmcp's type.
+/// The two tools `tools/list` offers, as rmcp's type: `search_tools` as the runtime defines
+/// it for hosts that list what it finds, and `call_tool`.
 pub(crate) fn tools() -> &'static [Tool] {
     static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
     TOOLS.get_or_init(|| {
-        [search_tool_json(), call_tool_json()]
+        let search = Dialect::Mcp
+            .render_tool(Delivery::List.registration(), &[])
+            .expect("search_tools renders as an MCP tool");
+        [search, call_tool_json()]
             .into_iter()
             .map(|json| serde_json::from_value(json).expect("the tool-search tools parse"))
             .collect()
@@ -55,56 +48,6 @@ pub(crate) fn tools() -> &'static [Tool] {
 /// One of the two tools by name.
 pub(crate) fn tool(name: &str) -> Option<Tool> {
     tools().iter().find(|t| t.name == name).cloned()
-}
-
-fn search_tool_json() -> Value {
-    json!({
-        "name": SEARCH_TOOLS,
-        "title": "Search tools",
-        "description": SEARCH_DESCRIPTION,
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "The task, in plain words."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_SEARCH_LIMIT,
-                    "description": format!("How many tools to return at most (default {DEFAULT_SEARCH_LIMIT}).")
-                }
-            },
-            "required": ["query"]
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "tools": {
-                    "type": "array",
-                    "description": "The tools found, best first.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "description": {"type": "string"},
-                            "inputSchema": {"type": "object"}
-                        },
-                        "required": ["name", "description", "inputSchema"]
-                    }
-                },
-                "note": {"type": "string"}
-            },
-            "required": ["tools", "note"]
-        },
-        "annotations": {
-            "title": "Search tools",
-            "readOnlyHint": true,
-            "idempotentHint": true,
-            "openWorldHint": false
-        }
-    })
 }
 
 fn call_tool_json() -> Value {
@@ -141,47 +84,17 @@ pub(crate) fn search(
     arguments: Option<&JsonObject>,
 ) -> CallToolResult {
     let started = std::time::Instant::now();
-    let query = arguments.and_then(|a| a.get("query"));
-    let Some(query) = query
-        .and_then(Value::as_str)
-        .filter(|q| !q.trim().is_empty())
-    else {
-        let problem = ParseError {
-            code: if query.is_none() { "missing" } else { "type_mismatch" }.into(),
-            path: "$.query".into(),
-            expected: "a non-empty string: the task, in plain words".into(),
-            raw: query.cloned().unwrap_or(Value::Null),
-            message: "search_tools needs `query`: the task in plain words, e.g. {\"query\": \"convert currency\"}".into(),
-        };
-        return invalid(SEARCH_TOOLS, vec![problem], started);
+    let request = match SearchRequest::read(arguments, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT) {
+        Ok(request) => request,
+        Err(problem) => return invalid(SEARCH_TOOLS, vec![*problem], started),
     };
-    let limit = match arguments.and_then(|a| a.get("limit")) {
-        None | Some(Value::Null) => DEFAULT_SEARCH_LIMIT,
-        Some(limit) => match limit.as_u64() {
-            Some(n) if n >= 1 => {
-                usize::try_from(n).map_or(MAX_SEARCH_LIMIT, |n| n.min(MAX_SEARCH_LIMIT))
-            }
-            _ => {
-                let problem = ParseError {
-                    code: "type_mismatch".into(),
-                    path: "$.limit".into(),
-                    expected: format!("an integer from 1 to {MAX_SEARCH_LIMIT}"),
-                    raw: limit.clone(),
-                    message: format!(
-                        "`limit` is how many tools to return, 1 to {MAX_SEARCH_LIMIT}"
-                    ),
-                };
-                return invalid(SEARCH_TOOLS, vec![problem], started);
-            }
-        },
-    };
-    let hits = index.search_where(query, limit, |skill| {
+    let found = request.run(index, |skill| {
         list.skill(skill.wire_name)
             .is_some_and(|served| served.id() == skill.id)
     });
-    let tools: Vec<Value> = hits
+    let tools: Vec<Value> = found
         .iter()
-        .filter_map(|hit| list.definition(hit.skill.wire_name))
+        .filter_map(|skill| list.definition(skill.wire_name))
         .map(|definition| {
             json!({
                 "name": definition["name"],
@@ -190,13 +103,8 @@ pub(crate) fn search(
             })
         })
         .collect();
-    tracing::debug!(query, found = tools.len(), "search_tools");
-    let note = if tools.is_empty() {
-        "No tool matches; try other words."
-    } else {
-        "Run one with call_tool: {\"name\": NAME, \"arguments\": {...}} matching its inputSchema."
-    };
-    let data = json!({"tools": tools, "note": note});
+    tracing::debug!(query = %request.query, found = tools.len(), "search_tools");
+    let data = Delivery::List.answer(tools);
     let raw = serde_json::value::to_raw_value(&data).expect("a JSON value serializes");
     answer(&SkillResult::ok(SEARCH_TOOLS, raw, elapsed_ms(started)))
 }

@@ -14,8 +14,9 @@ mod wire;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use toolwright::search::tool::{DEFAULT_SEARCH_LIMIT, SEARCH_TOOLS};
 use toolwright::{Dispatcher, SkillContext, ToolFilter};
-use toolwright_mcp::{McpServer, CALL_TOOL, SEARCH_TOOLS};
+use toolwright_mcp::{McpServer, CALL_TOOL};
 
 use schema::{check_tool, Era};
 use skills::{DropProbe, Notes};
@@ -126,7 +127,7 @@ async fn a_search_ranks_the_tools_with_their_listed_schemas() {
         let found = search(&mut client, json!({"query": "repeat a text in capitals"})).await;
         let names = found_names(&found);
         assert_eq!(names[0], "echo_upper", "{found}");
-        assert!(names.len() <= toolwright_mcp::DEFAULT_SEARCH_LIMIT);
+        assert!(names.len() <= DEFAULT_SEARCH_LIMIT);
         // Each found tool as the direct list describes it.
         let listed = direct.request("tools/list", json!({})).await;
         let listed = listed["result"]["tools"].as_array().unwrap().clone();

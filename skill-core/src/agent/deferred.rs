@@ -4,106 +4,19 @@
 //! survives.
 
 use std::collections::HashSet;
-use std::sync::OnceLock;
 
-use futures_util::future::BoxFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::dialect::{Dialect, DialectError};
-use crate::error::{codes, SkillError};
-use crate::registration::{
-    CallArgs, InvokeError, PrepareMode, SkillRegistration, SkillStatus, SourceLocation,
-};
+use crate::error::SkillError;
+use crate::outcome::Outcome;
+use crate::registration::SkillRegistration;
 use crate::result::SkillResult;
+pub(crate) use crate::search::tool::SEARCH_TOOLS;
+use crate::search::tool::{Delivery, SearchRequest, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT};
 use crate::search::ToolSearch;
 use crate::tools::ToolFilter;
-use crate::{Dispatcher, SkillContext};
-
-/// The name of the search tool the model is offered.
-pub const SEARCH_TOOLS: &str = "search_tools";
-
-/// Tools found per search unless [`DeferredTools::per_search`] says otherwise.
-pub const DEFAULT_TOOLS_PER_SEARCH: usize = 5;
-
-/// Most tools one search may load, whatever the model asks.
-const MAX_TOOLS_PER_SEARCH: usize = 20;
-
-const SEARCH_DESCRIPTION: &str = "Find more tools. Only some of your tools are loaded; call \
-this whenever none of the tools you have fits the task, before answering without one. \
-Describe what you need to do in plain words (e.g. \"convert an amount between currencies\"); \
-the best matching tools are loaded and you can call them from your next turn.";
-
-fn search_input_schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "What you need to do, in plain words."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_TOOLS_PER_SEARCH,
-                    "description": "How many tools to load at most (default 5)."
-                }
-            },
-            "required": ["query"]
-        })
-    })
-}
-
-fn search_output_schema() -> &'static Value {
-    static SCHEMA: OnceLock<Value> = OnceLock::new();
-    SCHEMA.get_or_init(|| json!({"type": "object"}))
-}
-
-/// Never called: the loop answers `search_tools` itself (the registration exists so every
-/// dialect renders the tool like any other).
-fn search_invoke<'a>(
-    _: &'a SkillContext,
-    _: CallArgs<'a>,
-    _: PrepareMode,
-) -> BoxFuture<'a, Result<Box<serde_json::value::RawValue>, InvokeError>> {
-    Box::pin(async {
-        Err(InvokeError::Run(SkillError::new(
-            codes::UNKNOWN_SKILL,
-            "search_tools is answered by the agent loop, not dispatched",
-        )))
-    })
-}
-
-/// The `search_tools` tool, described like a skill so each dialect renders it. It is not
-/// registered: no dispatcher serves it.
-static SEARCH_TOOL: SkillRegistration = SkillRegistration {
-    id: SEARCH_TOOLS,
-    wire_name: SEARCH_TOOLS,
-    name: SEARCH_TOOLS,
-    description: SEARCH_DESCRIPTION,
-    long_help: SEARCH_DESCRIPTION,
-    domain: "*",
-    category: "query",
-    status: SkillStatus::Active,
-    version: "",
-    timeout_ms: None,
-    requires_confirmation: Some(false),
-    confirm_summary: None,
-    idempotent: Some(true),
-    open_world: Some(false),
-    params: &[],
-    input_schema: search_input_schema,
-    output_schema: search_output_schema,
-    input_type: "SearchToolsInput",
-    output_type: "Value",
-    source: SourceLocation {
-        file: file!(),
-        line: line!(),
-        module_path: module_path!(),
-    },
-    invoke: search_invoke,
-};
+use crate::Dispatcher;
 
 /// The option of [`ReactOptions::deferred_tools`](super::ReactOptions::deferred_tools):
 /// which tools the model starts with and how the others are found.
@@ -128,14 +41,14 @@ impl DeferredTools {
         Self {
             search,
             core: core.into_iter().map(Into::into).collect(),
-            per_search: DEFAULT_TOOLS_PER_SEARCH,
+            per_search: DEFAULT_SEARCH_LIMIT,
         }
     }
 
     /// Sets how many tools one search loads at most.
     #[must_use]
     pub fn per_search(mut self, n: usize) -> Self {
-        self.per_search = n.clamp(1, MAX_TOOLS_PER_SEARCH);
+        self.per_search = n.clamp(1, MAX_SEARCH_LIMIT);
         self
     }
 }
@@ -175,7 +88,7 @@ impl Offered {
         }
         offered
             .definitions
-            .push(dialect.render_tool(&SEARCH_TOOL, &[])?);
+            .push(dialect.render_tool(Delivery::Load.registration(), &[])?);
         offered.names.insert(SEARCH_TOOLS);
         for id in loaded {
             if let Some(skill) = dispatcher.registration(id).filter(|s| filter.accepts(s)) {
@@ -231,38 +144,25 @@ pub(crate) fn run_search(
     let started = std::time::Instant::now();
     let elapsed = || started.elapsed().as_secs_f64() * 1000.0;
     let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
-    let Some(query) = args
-        .get("query")
-        .and_then(Value::as_str)
-        .filter(|q| !q.trim().is_empty())
-    else {
-        let err = SkillError::new(
-            codes::INVALID_ARGUMENTS,
-            "search_tools needs `query`: what you need to do, in plain words, e.g. {\"query\": \"convert currency\"}",
-        );
-        return (Vec::new(), SkillResult::err(SEARCH_TOOLS, err, elapsed()));
-    };
-    let limit = args
-        .get("limit")
-        .and_then(Value::as_u64)
-        .map_or(deferred.per_search, |n| n as usize)
-        .clamp(1, deferred.per_search.max(1));
-    let found: Vec<&'static SkillRegistration> = deferred
-        .search
-        .search(query, filter, limit)
-        .into_iter()
-        .map(|hit| hit.skill)
-        .collect();
+    let request =
+        match SearchRequest::read(args.as_object(), deferred.per_search, deferred.per_search) {
+            Ok(request) => request,
+            Err(problem) => {
+                let message = format!(
+                    "problem with the arguments of `{SEARCH_TOOLS}`:\n- {}",
+                    problem.message
+                );
+                let err =
+                    SkillError::from_outcome(Outcome::InvalidArguments(vec![*problem]), message);
+                return (Vec::new(), SkillResult::err(SEARCH_TOOLS, err, elapsed()));
+            }
+        };
+    let found = request.run(&deferred.search, |skill| filter.accepts(skill));
     let tools: Vec<Value> = found
         .iter()
-        .map(|s| json!({"name": s.wire_name, "description": s.description}))
+        .map(|s| serde_json::json!({"name": s.wire_name, "description": s.description}))
         .collect();
-    let note = if tools.is_empty() {
-        "No tool matches; try other words, or answer without a tool."
-    } else {
-        "These tools are loaded: call them directly from now on."
-    };
-    let data = json!({"tools": tools, "note": note});
+    let data = Delivery::Load.answer(tools);
     let raw = serde_json::value::to_raw_value(&data).expect("a JSON value serializes");
     (found, SkillResult::ok(SEARCH_TOOLS, raw, elapsed()))
 }

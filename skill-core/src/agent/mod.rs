@@ -62,7 +62,7 @@ mod trace_context;
 pub use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 pub use answer::extract_json;
 pub use client::{LlmClient, LlmError};
-pub use deferred::{DeferredTools, DEFAULT_TOOLS_PER_SEARCH, SEARCH_TOOLS};
+pub use deferred::DeferredTools;
 pub use react::{
     react_agent_loop, resume_agent_loop, serialize_tool_result, truncate_tool_result, Decision,
     PendingToolCall, ReactOptions, ReactOutcome, ResumeError, StopReason, ToolRun,

@@ -278,8 +278,9 @@ impl Bm25F {
 }
 
 /// The documents with a score above 0 that `keep` accepts, best first, at most `limit`;
-/// ties keep document order.
-pub(crate) fn top(scores: &[f32], limit: usize, keep: impl Fn(usize) -> bool) -> Vec<(usize, f32)> {
+/// ties keep document order. For callers that add up scores themselves (with
+/// [`Bm25F::accumulate`]), e.g. from a chosen subset of the query's terms.
+pub fn top(scores: &[f32], limit: usize, keep: impl Fn(usize) -> bool) -> Vec<(usize, f32)> {
     let mut hits: Vec<(usize, f32)> = scores
         .iter()
         .enumerate()

@@ -401,15 +401,16 @@ impl ToolIndex {
         limit: usize,
         keep: impl Fn(usize) -> bool,
     ) -> Vec<Hit> {
-        let scores = self.scores(request);
+        let scores = self.scores(request, &keep);
         top(&scores, limit, keep)
             .into_iter()
             .map(|(index, score)| Hit { index, score })
             .collect()
     }
 
-    /// The score of every tool for `request`.
-    fn scores(&self, request: &str) -> Vec<f32> {
+    /// The score of every tool for `request`; tools `keep` refuses score 0 before variants
+    /// are grouped, so a tool filtered out never lifts its variants.
+    fn scores(&self, request: &str, keep: &impl Fn(usize) -> bool) -> Vec<f32> {
         let n = self.bm25.len();
         let mut scores = vec![0f32; n];
         if n == 0 {
@@ -475,6 +476,12 @@ impl ToolIndex {
             }
         }
         if !self.members.is_empty() {
+            for doc in 0..n {
+                if !keep(doc) {
+                    scores[doc] = 0.0;
+                    coverage[doc] = 0.0;
+                }
+            }
             self.keep_families_together(&mut scores, &coverage);
         }
         scores

@@ -7,6 +7,7 @@
 //! | [`ToolIndex`] | any list of tools (skills or JSON definitions `{name, description, parameters}`) |
 //! | [`bm25`] | BM25F ranking over weighted fields, domain-free |
 //! | [`Analyzer`] | text and identifiers to search terms (split, stemmed, stop words out) |
+//! | [`tool`] | `search_tools`, the tool hosts offer to find tools: one definition |
 //! | [`NativeToolSearch`] | a provider's own search over deferred definitions, per request |
 //!
 //! Ranking is BM25F over six fields (name split into words, the description's first
@@ -20,6 +21,7 @@ pub mod bm25;
 mod index;
 mod synonyms;
 mod text;
+pub mod tool;
 
 use std::sync::Arc;
 
@@ -354,5 +356,37 @@ mod tests {
             .collect();
         let index = ToolIndex::new(&docs);
         assert_eq!(index.search("same", 10).len(), 5);
+    }
+
+    #[test]
+    fn a_filtered_out_tool_does_not_lift_its_variants() {
+        let doc = |name: &str, description: &str| ToolDocument {
+            name: name.to_string(),
+            description: description.into(),
+            ..ToolDocument::default()
+        };
+        let docs = [
+            doc(
+                "convert",
+                "Convert an amount between currencies at today's rate.",
+            ),
+            doc("convert__2", "Units of length."),
+            doc("exchange_rate", "The rate between two currencies."),
+        ];
+        let index = ToolIndex::new(&docs);
+        // Unfiltered, the variant rides on its family's best score, above the rate tool.
+        let all: Vec<usize> = index
+            .search("currencies today", 3)
+            .iter()
+            .map(|h| h.index)
+            .collect();
+        assert_eq!(all[..2], [0, 1]);
+        // With the matching variant filtered out, the other keeps only its own score: none.
+        let kept: Vec<usize> = index
+            .search_where("currencies today", 3, |i| i != 0)
+            .iter()
+            .map(|h| h.index)
+            .collect();
+        assert_eq!(kept, [2]);
     }
 }

@@ -1,9 +1,12 @@
-//! From text to search terms: identifiers split into words, lowercase, stop words dropped,
-//! English words stemmed, Chinese and Japanese as character bigrams.
+//! From text to search terms: the workspace's one tokenizer. Words lowercase, stop words
+//! dropped, Chinese, Japanese and Korean as character bigrams; for tool search also
+//! identifiers split into words and English words stemmed.
 //!
 //! Tool names are identifiers (`get_current_weather`, `RentalCars_3_GetCarsAvailable`,
 //! `math.factorial`), requests are prose ("rent a car"): both go through the same
 //! [`Analyzer`], so `GetCarsAvailable` and "cars available" meet on `car` and `avail`.
+//! Documents in prose (the review's reference documents) use [`Analyzer::prose`]: words as
+//! written, the caller's stop words.
 
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
@@ -23,7 +26,8 @@ const STOP_WORDS: &[&str] = &[
     "your",
 ];
 
-/// Whether `c` is written without spaces between words (CJK ideographs, kana, hangul).
+/// Whether `c` is written without spaces between words (CJK ideographs, kana, hangul): such
+/// runs are searched by character bigrams.
 fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
@@ -31,8 +35,15 @@ fn is_cjk(c: char) -> bool {
 
 /// Turns text into search terms. Share one (see [`Analyzer::shared`]): stems are memoised.
 pub struct Analyzer {
-    stemmer: Stemmer,
+    /// `None`: words are kept as written.
+    stemmer: Option<Stemmer>,
     stems: Mutex<FxHashMap<String, String>>,
+    /// Sorted, lowercase.
+    stop_words: &'static [&'static str],
+    /// Identifiers split at case and digit changes (`getWeather` -> `get weather`).
+    split_identifiers: bool,
+    /// Words (not CJK bigrams) shorter than this many characters are dropped.
+    min_word_chars: usize,
 }
 
 impl Default for Analyzer {
@@ -44,17 +55,49 @@ impl Default for Analyzer {
 impl std::fmt::Debug for Analyzer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Analyzer")
-            .field("stemmer", &"English (Snowball)")
+            .field(
+                "stemmer",
+                &self.stemmer.as_ref().map(|_| "English (Snowball)"),
+            )
+            .field("stop_words", &self.stop_words.len())
+            .field("split_identifiers", &self.split_identifiers)
+            .field("min_word_chars", &self.min_word_chars)
             .finish_non_exhaustive()
     }
 }
 
 impl Analyzer {
-    /// An analyzer for English text and identifiers.
+    /// An analyzer for English text and identifiers (tool search): identifiers split,
+    /// words stemmed, function words and request politeness dropped.
     pub fn new() -> Self {
         Self {
-            stemmer: Stemmer::create(Algorithm::English),
+            stemmer: Some(Stemmer::create(Algorithm::English)),
             stems: Mutex::new(FxHashMap::default()),
+            stop_words: STOP_WORDS,
+            split_identifiers: true,
+            min_word_chars: 1,
+        }
+    }
+
+    /// An analyzer for prose searched word for word: words as written (lowercase, not
+    /// stemmed, identifiers not split), words of one character and `stop_words` dropped.
+    ///
+    /// # Panics
+    /// If `stop_words` is not sorted and lowercase (a programming error, not input).
+    pub fn prose(stop_words: &'static [&'static str]) -> Self {
+        assert!(
+            stop_words.windows(2).all(|w| w[0] < w[1])
+                && stop_words
+                    .iter()
+                    .all(|w| w.chars().all(|c| !c.is_uppercase())),
+            "stop words must be sorted, unique and lowercase"
+        );
+        Self {
+            stemmer: None,
+            stems: Mutex::new(FxHashMap::default()),
+            stop_words,
+            split_identifiers: false,
+            min_word_chars: 2,
         }
     }
 
@@ -66,16 +109,29 @@ impl Analyzer {
 
     /// Calls `f` with every term of `text`, in order (repeats included).
     pub fn for_each_term(&self, text: &str, mut f: impl FnMut(&str)) {
+        let split = Split {
+            identifiers: self.split_identifiers,
+            min_word_chars: self.min_word_chars,
+        };
+        let Some(stemmer) = &self.stemmer else {
+            let mut emit = |word: &str| {
+                if !word.is_empty() && self.stop_words.binary_search(&word).is_err() {
+                    f(word);
+                }
+            };
+            split_words(text, split, &mut emit);
+            return;
+        };
         let mut stems = self.stems.lock().unwrap_or_else(|p| p.into_inner());
         let mut emit = |word: &str| {
-            if word.is_empty() || STOP_WORDS.binary_search(&word).is_ok() {
+            if word.is_empty() || self.stop_words.binary_search(&word).is_ok() {
                 return;
             }
             if let Some(stem) = stems.get(word) {
                 f(stem);
                 return;
             }
-            let stem = match self.stemmer.stem(word) {
+            let stem = match stemmer.stem(word) {
                 // Numbers and one-letter words are kept as written.
                 _ if word.len() < 3 || word.bytes().any(|b| b.is_ascii_digit()) => {
                     Cow::Borrowed(word)
@@ -87,7 +143,7 @@ impl Analyzer {
                 stems.insert(word.to_string(), stem.into_owned());
             }
         };
-        split_words(text, &mut emit);
+        split_words(text, split, &mut emit);
     }
 
     /// The terms of `text`, in order.
@@ -119,11 +175,21 @@ fn skip_contraction_ending(chars: &mut std::iter::Peekable<std::str::Chars<'_>>)
     }
 }
 
-/// Splits `text` into lowercase words: at anything not a letter or digit, at a lower-to-upper
-/// change (`getWeather`), before the last capital of a run followed by lowercase (`HTTPServer`
-/// -> `http server`) and between letters and digits (`Events3` -> `events 3`). Runs of CJK
-/// characters give their character bigrams (a lone character gives itself).
-fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
+/// How [`split_words`] splits.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    /// Also split identifiers at case and letter/digit changes.
+    identifiers: bool,
+    /// Shorter words are not emitted (CJK bigrams and lone characters always are).
+    min_word_chars: usize,
+}
+
+/// Splits `text` into lowercase words at anything not a letter or digit and, when
+/// `split.identifiers`, also at a lower-to-upper change (`getWeather`), before the last
+/// capital of a run followed by lowercase (`HTTPServer` -> `http server`) and between letters
+/// and digits (`Events3` -> `events 3`). Runs of CJK characters give their character bigrams
+/// (a lone character gives itself).
+fn split_words(text: &str, split: Split, emit: &mut dyn FnMut(&str)) {
     let mut word = String::new();
     let mut cjk: Vec<char> = Vec::new();
     let mut pair = String::new();
@@ -142,10 +208,12 @@ fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
         run.clear();
     };
     let flush = |word: &mut String, emit: &mut dyn FnMut(&str)| {
-        if !word.is_empty() {
+        if !word.is_empty()
+            && (split.min_word_chars <= 1 || word.chars().count() >= split.min_word_chars)
+        {
             emit(word);
-            word.clear();
         }
+        word.clear();
     };
     let mut prev: Option<char> = None;
     let mut chars = text.chars().peekable();
@@ -166,7 +234,7 @@ fn split_words(text: &str, emit: &mut dyn FnMut(&str)) {
             flush(&mut word, emit);
             continue;
         }
-        if let Some(prev) = last.filter(|_| !word.is_empty()) {
+        if let Some(prev) = last.filter(|_| split.identifiers && !word.is_empty()) {
             let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
                 || (c.is_uppercase()
                     && prev.is_uppercase()
@@ -195,7 +263,11 @@ mod tests {
 
     fn words(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        split_words(text, &mut |w| out.push(w.to_string()));
+        let split = Split {
+            identifiers: true,
+            min_word_chars: 1,
+        };
+        split_words(text, split, &mut |w| out.push(w.to_string()));
         out
     }
 
@@ -249,5 +321,24 @@ mod tests {
         assert_eq!(a.terms("searchHotels"), a.terms("search hotel"));
         // Numbers are kept whole.
         assert_eq!(a.terms("2023 v1"), ["2023", "v", "1"]);
+    }
+
+    #[test]
+    fn prose_keeps_words_as_written() {
+        const STOP: &[&str] = &["of", "the"];
+        let a = Analyzer::prose(STOP);
+        assert_eq!(
+            a.terms("The Pumps of GC20, 合同价格!"),
+            ["pumps", "gc20", "合同", "同价", "价格"]
+        );
+        // One-letter words go, a lone CJK character stays; contractions lose their ending.
+        assert_eq!(a.terms("a (b) 价 don't"), ["价", "don"]);
+        assert_eq!(a.terms("testing tested"), ["testing", "tested"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "sorted")]
+    fn prose_stop_words_must_be_sorted() {
+        let _ = Analyzer::prose(&["the", "of"]);
     }
 }

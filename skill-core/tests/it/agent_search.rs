@@ -5,9 +5,10 @@
 use serde_json::{json, Value};
 use toolwright::agent::{
     react_agent_loop, ChatMessage, DeferredTools, LlmResponse, ReactOptions, ScriptedClient,
-    StopReason, SEARCH_TOOLS,
+    StopReason,
 };
 use toolwright::prelude::*;
+use toolwright::search::tool::SEARCH_TOOLS;
 use toolwright::search::ToolSearch;
 use toolwright::{Skill, ToolCall};
 

@@ -1,20 +1,22 @@
-//! BM25 ranking over reference documents, built once per document and shared.
+//! Reference documents ranked by BM25, built once per document and shared.
 //!
-//! English is tokenised into lowercase words (stop words dropped), Chinese into character
-//! bigrams, so `合同价格` matches `合同价格调整` without a dictionary. Indexes are cached by a
-//! cheap document fingerprint (see [`index_for`]), so a review of 2,000 clauses builds each
-//! reference index once; a host may also build a [`ReferenceIndex`] up front and inject it.
+//! The ranking engine and the tokenizer are the runtime's ([`toolwright::search::bm25`],
+//! [`Analyzer::prose`]): English words lowercase as written (contract stop words dropped),
+//! Chinese as character bigrams, so `合同价格` matches `合同价格调整` without a dictionary.
+//! Indexes are cached by a cheap document fingerprint (see [`index_for`]), so a review of
+//! 2,000 clauses builds each reference index once; a host may also build a
+//! [`ReferenceIndex`] up front and inject it.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::state::{ReviewDocument, ReviewState};
-use crate::text::is_cjk;
+use toolwright::search::bm25::{top, Bm25F, Bm25FBuilder, Field, TermId};
+use toolwright::search::Analyzer;
 
-const K1: f32 = 1.2;
-const B: f32 = 0.75;
+use crate::state::{ReviewDocument, ReviewState};
+
 /// Query words used per search: the most selective (highest idf) ones.
 pub(super) const MAX_QUERY_TERMS: usize = 24;
 /// Query words always used, however common.
@@ -25,100 +27,23 @@ const COMMON_TERM_IDF: f32 = std::f32::consts::LN_2;
 /// Passages longer than this many characters are split at sentence ends.
 const MAX_PASSAGE_CHARS: usize = 1200;
 
-/// Words too common in contracts to help a search.
-fn is_stop_word(word: &str) -> bool {
-    matches!(
-        word,
-        "the"
-            | "of"
-            | "and"
-            | "or"
-            | "to"
-            | "in"
-            | "a"
-            | "an"
-            | "be"
-            | "by"
-            | "for"
-            | "on"
-            | "at"
-            | "as"
-            | "is"
-            | "are"
-            | "was"
-            | "with"
-            | "that"
-            | "this"
-            | "which"
-            | "any"
-            | "all"
-            | "such"
-            | "it"
-            | "its"
-            | "from"
-            | "shall"
-            | "will"
-            | "may"
-            | "not"
-            | "no"
-            | "if"
-            | "under"
-            | "other"
-            | "has"
-            | "have"
-            | "been"
-            | "each"
-            | "into"
-    )
-}
+/// Words too common in contracts to help a search (sorted, for the analyzer).
+const STOP_WORDS: &[&str] = &[
+    "a", "all", "an", "and", "any", "are", "as", "at", "be", "been", "by", "each", "for", "from",
+    "has", "have", "if", "in", "into", "is", "it", "its", "may", "no", "not", "of", "on", "or",
+    "other", "shall", "such", "that", "the", "this", "to", "under", "was", "which", "will", "with",
+];
 
-/// Calls `f` with every search token of `text`: lowercase words, CJK character bigrams.
-pub(super) fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    let mut word = String::new();
-    let mut cjk: Vec<char> = Vec::new();
-    let mut pair = String::new();
-    let emit_word = |word: &mut String, f: &mut dyn FnMut(&str)| {
-        if word.chars().count() >= 2 && !is_stop_word(word) {
-            f(word);
-        }
-        word.clear();
-    };
-    let mut emit_cjk = |run: &mut Vec<char>, f: &mut dyn FnMut(&str)| {
-        if run.len() == 1 {
-            pair.clear();
-            pair.push(run[0]);
-            f(&pair);
-        }
-        for w in run.windows(2) {
-            pair.clear();
-            pair.push(w[0]);
-            pair.push(w[1]);
-            f(&pair);
-        }
-        run.clear();
-    };
-    for c in text.chars() {
-        if is_cjk(c) {
-            emit_word(&mut word, &mut f);
-            cjk.push(c);
-        } else if c.is_alphanumeric() {
-            emit_cjk(&mut cjk, &mut f);
-            word.extend(c.to_lowercase());
-        } else {
-            emit_word(&mut word, &mut f);
-            emit_cjk(&mut cjk, &mut f);
-        }
-    }
-    emit_word(&mut word, &mut f);
-    emit_cjk(&mut cjk, &mut f);
+/// The tokenizer of reference documents and of the queries against them.
+fn analyzer() -> &'static Analyzer {
+    static ANALYZER: OnceLock<Analyzer> = OnceLock::new();
+    ANALYZER.get_or_init(|| Analyzer::prose(STOP_WORDS))
 }
 
 /// The tokens of `text`: lowercase English words without stop words, Chinese character
 /// bigrams.
 pub fn tokenize(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for_each_token(text, |t| out.push(t.to_string()));
-    out
+    analyzer().terms(text)
 }
 
 /// A searchable piece of a reference document: a clause, or part of a long one.
@@ -138,16 +63,8 @@ pub struct Bm25Index {
     /// File name of the document.
     pub filename: String,
     passages: Vec<Passage>,
-    vocabulary: HashMap<String, u32>,
-    /// Per term: its idf and, per passage containing it, the passage and the term's BM25
-    /// contribution (precomputed, so a search only adds numbers).
-    postings: Vec<TermPostings>,
-}
-
-#[derive(Debug, Default)]
-struct TermPostings {
-    idf: f32,
-    impacts: Vec<(u32, f32)>,
+    /// One document per passage (title and text as one field).
+    bm25: Bm25F,
 }
 
 /// A scored passage.
@@ -181,62 +98,16 @@ impl Bm25Index {
                 });
             }
         }
-        let mut vocabulary: HashMap<String, u32> = HashMap::new();
-        let mut raw: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut lengths: Vec<u32> = Vec::with_capacity(passages.len());
-        let mut counts: HashMap<u32, u32> = HashMap::new();
-        for (i, passage) in passages.iter().enumerate() {
-            counts.clear();
-            let mut length: u32 = 0;
-            let mut add = |token: &str| {
-                let id = match vocabulary.get(token) {
-                    Some(id) => *id,
-                    None => {
-                        let id = raw.len() as u32;
-                        vocabulary.insert(token.to_string(), id);
-                        raw.push(Vec::new());
-                        id
-                    }
-                };
-                *counts.entry(id).or_default() += 1;
-                length += 1;
-            };
-            for_each_token(&passage.title, &mut add);
-            for_each_token(&passage.text, &mut add);
-            for (&term, &tf) in &counts {
-                raw[term as usize].push((i as u32, tf));
-            }
-            lengths.push(length);
+        let mut builder = Bm25FBuilder::new(vec![Field::weighted(1.0)]);
+        for passage in &passages {
+            analyzer().for_each_term(&passage.title, |t| builder.add_term(0, t));
+            analyzer().for_each_term(&passage.text, |t| builder.add_term(0, t));
+            builder.end_document();
         }
-        let total: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
-        let average_length = if lengths.is_empty() {
-            1.0
-        } else {
-            (total as f32 / lengths.len() as f32).max(1.0)
-        };
-        let n = passages.len() as f32;
-        let postings = raw
-            .into_iter()
-            .map(|list| {
-                let df = list.len() as f32;
-                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                let impacts = list
-                    .into_iter()
-                    .map(|(doc, tf)| {
-                        let tf = tf as f32;
-                        let norm =
-                            K1 * (1.0 - B + B * lengths[doc as usize] as f32 / average_length);
-                        (doc, idf * tf * (K1 + 1.0) / (tf + norm))
-                    })
-                    .collect();
-                TermPostings { idf, impacts }
-            })
-            .collect();
         Self {
             filename: document.filename.clone(),
             passages,
-            vocabulary,
-            postings,
+            bm25: builder.build(),
         }
     }
 
@@ -253,9 +124,9 @@ impl Bm25Index {
     /// The `top_k` best passages for `query`, best first (passages sharing no token with the
     /// query are never returned).
     pub fn search(&self, query: &str, top_k: usize) -> Vec<ScoredPassage<'_>> {
-        let mut terms: Vec<u32> = Vec::new();
-        for_each_token(query, |t| {
-            if let Some(&id) = self.vocabulary.get(t) {
+        let mut terms: Vec<TermId> = Vec::new();
+        analyzer().for_each_term(query, |t| {
+            if let Some(id) = self.bm25.term(t) {
                 if !terms.contains(&id) {
                     terms.push(id);
                 }
@@ -267,41 +138,20 @@ impl Bm25Index {
         // A query made from a whole clause has dozens of words; the most selective ones
         // decide the ranking, while words found in most passages add almost nothing to any
         // score and only cost time: keep the selective ones (at least a few).
-        terms.sort_by(|a, b| {
-            self.postings[*b as usize]
-                .idf
-                .total_cmp(&self.postings[*a as usize].idf)
-        });
+        terms.sort_by(|a, b| self.bm25.idf(*b).total_cmp(&self.bm25.idf(*a)));
         let selective = terms
             .iter()
-            .take_while(|t| self.postings[**t as usize].idf >= COMMON_TERM_IDF)
+            .take_while(|t| self.bm25.idf(**t) >= COMMON_TERM_IDF)
             .count();
         terms.truncate(selective.clamp(MIN_QUERY_TERMS, MAX_QUERY_TERMS));
         let mut scores = vec![0.0_f32; self.passages.len()];
         for term in terms {
-            for &(doc, impact) in &self.postings[term as usize].impacts {
-                scores[doc as usize] += impact;
-            }
+            self.bm25.accumulate(term, 1.0, &mut scores);
         }
-        // Keep the best `top_k` in a small sorted buffer while scanning: no full sort.
-        let better = |a: (u32, f32), b: (u32, f32)| a.1 > b.1 || (a.1 == b.1 && a.0 < b.0);
-        let mut ranked: Vec<(u32, f32)> = Vec::with_capacity(top_k + 1);
-        for (doc, &score) in scores.iter().enumerate() {
-            let candidate = (doc as u32, score);
-            if score <= 0.0 || (ranked.len() == top_k && !better(candidate, ranked[top_k - 1])) {
-                continue;
-            }
-            let at = ranked
-                .iter()
-                .position(|&r| better(candidate, r))
-                .unwrap_or(ranked.len());
-            ranked.insert(at, candidate);
-            ranked.truncate(top_k);
-        }
-        ranked
+        top(&scores, top_k, |_| true)
             .into_iter()
             .map(|(doc, score)| ScoredPassage {
-                passage: &self.passages[doc as usize],
+                passage: &self.passages[doc],
                 score,
             })
             .collect()
