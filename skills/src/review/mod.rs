@@ -26,6 +26,7 @@ mod agent;
 mod answer;
 mod checklist;
 mod consolidate;
+#[cfg(feature = "train")]
 pub mod cv;
 mod engine;
 pub mod eval;
