@@ -1,5 +1,8 @@
 //! Skills defined in other crates of the workspace are found by the dispatcher with no
 //! registration code: naming the crate once is enough to link it.
+//!
+//! A binary of its own: what is linked into the binary is what it tests (the shared binary
+//! `tests/it` links the review library's skills).
 
 toolwright::link_skills!(renamed_dep);
 

@@ -1,6 +1,8 @@
 //! The pitfall `link_skills!` exists for: a skill crate that is a dependency but that nothing
 //! in the binary names is not linked, and its skills are silently missing. If this test
 //! starts failing, the toolchain links unused crates and the macro is merely harmless.
+//!
+//! A binary of its own: what is linked into the binary is what it tests.
 
 use toolwright::Dispatcher;
 

@@ -45,8 +45,8 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use toolwright::http_guard::HttpGuard;
 use toolwright::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
+use toolwright_http::HttpGuard;
 use toolwright_packs::AuditLog;
 
 pub use reviews::{

@@ -1,5 +1,5 @@
 //! The guard in front of every page: toolwright's HTTP guard
-//! ([`toolwright::http_guard`]: `Host` and `Origin` allow-lists, secret comparison, the
+//! ([`toolwright_http`]: `Host` and `Origin` allow-lists, secret comparison, the
 //! query, cookie and form readers) applied the console's way: the per-launch token (once
 //! in the URL, then a cookie), the CSRF field of every `POST`, refusals as HTML pages, and
 //! the response headers (Content-Security-Policy and friends).
@@ -9,8 +9,6 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-
-use toolwright::http_guard;
 
 use crate::layout::error_page;
 use crate::{session_cookie_name, ConsoleState};
@@ -48,8 +46,8 @@ pub(crate) async fn guard(
     if is_public(&path) {
         return next.run(request).await;
     }
-    if let Some(presented) = http_guard::query_param(request.uri().query(), TOKEN_PARAM) {
-        if !http_guard::secrets_match(&presented, &options.token) {
+    if let Some(presented) = toolwright_http::query_param(request.uri().query(), TOKEN_PARAM) {
+        if !toolwright_http::secrets_match(&presented, &options.token) {
             return refuse(
                 StatusCode::UNAUTHORIZED,
                 "Wrong token",
@@ -58,9 +56,9 @@ pub(crate) async fn guard(
         }
         // Keep the token out of the address bar, the history and later requests' URLs.
         let rest =
-            http_guard::query_without(request.uri().query().unwrap_or_default(), TOKEN_PARAM);
+            toolwright_http::query_without(request.uri().query().unwrap_or_default(), TOKEN_PARAM);
         // `//evil.example/` would send the browser (and the cookie just set) to another site.
-        let path = http_guard::local_path(&path);
+        let path = toolwright_http::local_path(&path);
         let location = if rest.is_empty() {
             path
         } else {
@@ -81,8 +79,8 @@ pub(crate) async fn guard(
             .body(Body::empty())
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
     }
-    let authorised = http_guard::cookie(request.headers(), &cookie_name)
-        .is_some_and(|c| http_guard::secrets_match(&c, &state.inner.session));
+    let authorised = toolwright_http::cookie(request.headers(), &cookie_name)
+        .is_some_and(|c| toolwright_http::secrets_match(&c, &state.inner.session));
     if !authorised {
         return refuse(
             StatusCode::UNAUTHORIZED,
@@ -136,13 +134,13 @@ async fn check_csrf(state: &ConsoleState, request: Request, next: Next) -> Respo
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     let presented = if kind.starts_with("application/x-www-form-urlencoded") {
-        http_guard::form_field(&bytes, CSRF_FIELD)
+        toolwright_http::form_field(&bytes, CSRF_FIELD)
     } else if kind.starts_with("multipart/form-data") {
-        http_guard::multipart_field(&bytes, CSRF_FIELD)
+        toolwright_http::multipart_field(&bytes, CSRF_FIELD)
     } else {
         None
     };
-    let ok = presented.is_some_and(|p| http_guard::secrets_match(&p, &state.inner.csrf));
+    let ok = presented.is_some_and(|p| toolwright_http::secrets_match(&p, &state.inner.csrf));
     if !ok {
         tracing::warn!(path = %parts.uri.path(), "console POST without a valid CSRF token");
         return refuse(

@@ -35,8 +35,6 @@ mod dialect;
 mod dispatch;
 mod error;
 pub mod fence;
-#[cfg(feature = "http-guard")]
-pub mod http_guard;
 pub mod limits;
 pub mod lint;
 mod outcome;

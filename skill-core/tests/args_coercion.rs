@@ -1,6 +1,9 @@
 //! The coercion table of seed 003 (and pydantic v2 lax mode where the seed is silent), row by
 //! row; the parameter catalog; and the dispatcher's lenient path, model-fixable errors and
 //! confirmation gating.
+//!
+//! A binary of its own: its skills join the link-time registry it reads
+//! (`Dispatcher::from_inventory`), which the suites in `tests/it` must not see.
 
 #[path = "common/dialect_examples.rs"]
 mod examples;

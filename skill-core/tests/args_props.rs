@@ -1,6 +1,9 @@
 //! Property tests of lenient parsing: it never panics, whatever the model sends; well-typed
 //! arguments pass unchanged and without warnings; stringly-typed ones come back to the same
 //! typed value.
+//!
+//! A binary of its own: its skill joins the link-time registry it reads
+//! (`Dispatcher::from_inventory`), which the suites in `tests/it` must not see.
 
 use std::collections::BTreeMap;
 

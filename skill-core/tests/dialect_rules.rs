@@ -4,6 +4,9 @@
 //!
 //! The checks here are written independently of the renderers: they restate each provider's
 //! documented constraints, so a renderer bug cannot hide behind its own logic.
+//!
+//! A binary of its own: it asserts every rule on every skill of the link-time registry, and
+//! the root crate's binary mounts this file again over the review library's skills.
 
 #[path = "common/dialect_examples.rs"]
 mod examples;
@@ -790,8 +793,8 @@ fn mcp_annotations_follow_the_category() {
 
 // ---- MCP schema validation -------------------------------------------------------------
 
-/// The shared MCP schema folder: `TOOLWRIGHT_MCP_SCHEMA_DIR`, else the first ancestor of the
-/// crate holding `shared/reference/mcp-schema`.
+/// The MCP schema folder: `TOOLWRIGHT_MCP_SCHEMA_DIR`, else the copy in the repository
+/// (`skill-mcp/tests/schema`, see its README), found from any crate that includes this file.
 fn mcp_schema_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TOOLWRIGHT_MCP_SCHEMA_DIR") {
         return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
@@ -799,20 +802,15 @@ fn mcp_schema_dir() -> Option<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest
         .ancestors()
-        .map(|a| a.join("shared/reference/mcp-schema"))
+        .map(|a| a.join("skill-mcp/tests/schema"))
         .find(|p| p.is_dir())
 }
 
-/// Validators for `$defs/<definition>` of every schema version found; `None` (skip) when the
-/// folder is missing, except on CI.
-fn mcp_validators(definition: &str) -> Option<Vec<(String, jsonschema::Validator)>> {
-    let Some(dir) = mcp_schema_dir() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
-        }
-        eprintln!("skipped: MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
-        return None;
-    };
+/// Validators for `$defs/<definition>` of every schema version in the schema folder.
+fn mcp_validators(definition: &str) -> Vec<(String, jsonschema::Validator)> {
+    let dir = mcp_schema_dir().expect(
+        "MCP schema folder skill-mcp/tests/schema not found (or TOOLWRIGHT_MCP_SCHEMA_DIR is not a folder)",
+    );
     let mut validators = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("schema folder readable") {
         let path = entry.unwrap().path();
@@ -836,7 +834,7 @@ fn mcp_validators(definition: &str) -> Option<Vec<(String, jsonschema::Validator
         "no *.schema.json in {}",
         dir.display()
     );
-    Some(validators)
+    validators
 }
 
 fn assert_valid(validators: &[(String, jsonschema::Validator)], what: &str, instance: &Value) {
@@ -854,12 +852,8 @@ fn assert_valid(validators: &[(String, jsonschema::Validator)], what: &str, inst
 
 #[test]
 fn mcp_tools_validate_against_the_official_schema() {
-    let Some(tool) = mcp_validators("Tool") else {
-        return;
-    };
-    let Some(list) = mcp_validators("ListToolsResult") else {
-        return;
-    };
+    let tool = mcp_validators("Tool");
+    let list = mcp_validators("ListToolsResult");
     let d = dispatcher();
     let set = d
         .tools_in(Dialect::Mcp, &toolwright::ToolFilter::all())
@@ -877,9 +871,7 @@ fn mcp_tools_validate_against_the_official_schema() {
 
 #[tokio::test]
 async fn mcp_call_results_validate_against_the_official_schema() {
-    let Some(validators) = mcp_validators("CallToolResult") else {
-        return;
-    };
+    let validators = mcp_validators("CallToolResult");
     let d = dispatcher();
     let ctx = SkillContext::new().with(toolwright::Confirmed);
     for (request, success) in [

@@ -1,4 +1,7 @@
 //! Two skills with one id: building the dispatcher fails and names both source locations.
+//!
+//! A binary of its own: two skills with one id in the link-time registry make every other
+//! suite's `Dispatcher::from_inventory` fail.
 
 use toolwright::prelude::*;
 use toolwright::RegistryError;

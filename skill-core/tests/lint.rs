@@ -1,5 +1,8 @@
 //! The seed 004 checklist (`lint_registry`): each rule fires on a skill that breaks it and
 //! stays quiet on one that follows it.
+//!
+//! A binary of its own: its skills, some of them breaking the checklist on purpose, join
+//! the link-time registry it lints.
 
 use serde_json::Value;
 use toolwright::lint::{check_id_format, lint_registry, lint_skill, LintFinding, LintSeverity};

@@ -2,6 +2,9 @@
 //! `defer_loading` on every definition not named core, checked against the documented shapes
 //! (restated here from the provider reference, `provider-dialects.md` §A.2 and §A.3, and the
 //! providers' tool-search guides), and refused where a dialect has no such search.
+//!
+//! A binary of its own: its skills join the link-time registry it reads
+//! (`Dispatcher::from_inventory`), which the suites in `tests/it` must not see.
 
 use std::collections::BTreeSet;
 

@@ -1,5 +1,8 @@
 //! The `#[skill]` macro end to end: generated input struct, schema, registration, typed
 //! marker and calls through the dispatcher.
+//!
+//! A binary of its own: its skills join the link-time registry, which it reads and compares
+//! with the generated registrations.
 
 use serde_json::{json, Value};
 use toolwright::prelude::*;

@@ -1,6 +1,9 @@
 //! SPEC-19 section 7 ported: `to_tool_definition` (7.1.1), `skills_to_tool_definitions`
 //! (7.1.2), `parse_tool_calls` (7.1.3), argument preparation (7.2) and the dispatcher's
 //! tool definitions (7.3).
+//!
+//! A binary of its own: it reads the whole link-time registry (`linked_skills`,
+//! `Dispatcher::from_inventory`) and asserts its tool definitions.
 
 use serde_json::{json, Value};
 use toolwright::prelude::*;

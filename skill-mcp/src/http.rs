@@ -5,11 +5,11 @@
 //! message, and a bounded graceful shutdown (a request arriving once shutdown began gets 503
 //! and a JSON-RPC error; connections still busy after the grace period are dropped).
 //!
-//! The listener is toolwright's [`http_guard::serve`]: a connection cap and header-read and
+//! The listener is [`toolwright_http::serve`]: a connection cap and header-read and
 //! idle time-outs ([`ConnectionLimits`]).
 //!
 //! The `Host`/`Origin` and token checks are toolwright's one HTTP guard
-//! ([`toolwright::http_guard`], shared with the console; rmcp gets the same allow-lists);
+//! ([`toolwright_http`], shared with the console; rmcp gets the same allow-lists);
 //! this module chooses safe settings and writes pre-rendered `tools/list` pages into the
 //! responses.
 
@@ -26,8 +26,8 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 pub use tokio_util::sync::CancellationToken;
-pub use toolwright::http_guard::ConnectionLimits;
-use toolwright::http_guard::{self, HttpGuard};
+pub use toolwright_http::ConnectionLimits;
+use toolwright_http::HttpGuard;
 
 pub use crate::gate::{
     SessionLimits, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, TOO_MANY_SESSIONS,
@@ -138,13 +138,13 @@ pub fn router(server: McpServer, options: &HttpOptions) -> axum::Router {
     let router = match &options.token {
         Some(token) => router.layer(middleware::from_fn_with_state(
             Arc::<str>::from(token.as_str()),
-            http_guard::require_bearer,
+            toolwright_http::require_bearer,
         )),
         None => router,
     };
     router.layer(middleware::from_fn_with_state(
         Arc::new(options.guard.clone()),
-        http_guard::enforce,
+        toolwright_http::enforce,
     ))
 }
 
@@ -179,7 +179,7 @@ pub async fn serve_listener(
     tracing::info!(%local, tools = server.tool_count(), "serving MCP over HTTP at {MCP_PATH}");
     let app = router(server, &options);
     let token = options.shutdown.clone();
-    http_guard::serve(listener, app, options.limits, async move {
+    toolwright_http::serve(listener, app, options.limits, async move {
         tokio::select! {
             () = shutdown => {}
             () = token.cancelled() => {}
@@ -193,10 +193,10 @@ pub async fn serve_listener(
 }
 
 /// Refuses to expose the endpoint beyond this machine without a token, and a token that is
-/// blank or shorter than [`http_guard::MIN_TOKEN_CHARS`].
+/// blank or shorter than [`toolwright_http::MIN_TOKEN_CHARS`].
 pub fn check_exposure(addr: SocketAddr, options: &HttpOptions) -> Result<(), ServeError> {
     if let Some(token) = &options.token {
-        http_guard::check_token(token)
+        toolwright_http::check_token(token)
             .map_err(|why| ServeError::Config(format!("the bearer token is refused: {why}")))?;
     }
     if !addr.ip().is_loopback() && options.token.is_none() {

@@ -1,5 +1,8 @@
 //! The oldest protocol version served: a 2025-06-18 client's `initialize` is answered in
 //! 2025-06-18, and it lists and calls tools and skills as later clients do.
+//!
+//! A binary of its own: its skill joins the link-time registry, and the shared binary
+//! (`tests/it`) asserts the exact tool list of the test skills alone.
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -1,5 +1,8 @@
 //! A pack served over MCP: only its tool set is listed and callable, and calls into another
 //! pack go through the gateway (subscription, rate limit, audit).
+//!
+//! A binary of its own: its pack skills join the link-time registry, and the shared binary
+//! (`tests/it`) asserts the exact tool list of the test skills alone.
 
 // Shared with `mcp.rs`; this file uses only the stdio client.
 #[allow(dead_code)]

@@ -3,6 +3,10 @@
 //! which is the parent of the span the skill opens itself: one trace, read back from an
 //! in-memory OpenTelemetry exporter. Over the stdio framing and HTTP, in both eras; a
 //! malformed `traceparent` is a JSON-RPC error that says what was expected.
+//!
+//! A binary of its own: its skill joins the link-time registry, which the shared binary
+//! (`tests/it`) asserts alone, and span callsites first hit on another test's thread (with
+//! no subscriber) could be cached as disabled for this one.
 
 // Shared with `mcp.rs`.
 #[allow(dead_code)]

@@ -1,5 +1,9 @@
 //! The ReAct review prompt builder (SPEC-20 section 4, tests of 7.1.2) and the reading of
 //! the model's final answer (7.1.1).
+//!
+//! A binary of its own: its skills (`compare_with_baseline`, ...) share ids with the
+//! library's, and the shared binary (`tests/it`) builds its dispatcher from the link-time
+//! registry, where two skills with one id are refused.
 
 use clausewright_skills::review::{
     build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,

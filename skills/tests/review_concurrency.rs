@@ -2,6 +2,9 @@
 //! (`toolwright::agent::mock`): clauses overlap up to the limit and never beyond it, results
 //! keep clause order whatever order they finish in, and a dropped review leaves nothing
 //! running.
+//!
+//! A binary of its own: it measures how many clauses overlap against a model with a fixed
+//! latency, which the other suites' load on the same cores would blur.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

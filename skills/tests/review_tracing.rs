@@ -1,6 +1,9 @@
 //! Traces of an agent review against the local model server: the review, each clause,
 //! each model turn and each tool call is a span carrying the attributes of the
 //! OpenTelemetry GenAI semantic conventions, read back by an in-memory layer.
+//!
+//! A binary of its own: a span callsite first hit on another test's thread (with no
+//! subscriber) could be cached as disabled for this one.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;

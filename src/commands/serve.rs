@@ -173,7 +173,7 @@ fn launch_token(args: &ServeArgs) -> Result<String, CliError> {
     };
     match given {
         Some((from, token)) => {
-            toolwright::http_guard::check_token(&token)
+            toolwright_http::check_token(&token)
                 .map_err(|why| CliError::Usage(format!("{from}: {why}")))?;
             Ok(token)
         }
@@ -344,7 +344,7 @@ async fn serve_with_console(
     let app =
         toolwright_mcp::http::router(server, &options).merge(toolwright_console::router(console));
     let cancel = options.shutdown.clone();
-    toolwright::http_guard::serve(listener, app, options.limits, async move {
+    toolwright_http::serve(listener, app, options.limits, async move {
         shutdown_signal().await;
         tracing::info!("HTTP server shutting down");
         cancel.cancel();
@@ -439,7 +439,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     match args.http {
         Some(addr) => {
             let launch_token = launch_token(args)?;
-            let mut guard = toolwright::http_guard::HttpGuard::loopback();
+            let mut guard = toolwright_http::HttpGuard::loopback();
             for host in &args.allow_host {
                 guard
                     .allow_host(host)

@@ -20,3 +20,4 @@ mod orchestrate;
 mod orchestrate_http;
 mod tool_results;
 mod tool_sets;
+mod ui;

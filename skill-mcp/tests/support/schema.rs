@@ -29,27 +29,24 @@ struct Schemas {
     compiled: Mutex<HashMap<(Era, String), Arc<jsonschema::Validator>>>,
 }
 
+/// The schema folder: `TOOLWRIGHT_MCP_SCHEMA_DIR`, else the copy in the repository
+/// (`skill-mcp/tests/schema`, see its README), found from any crate that includes this file.
 fn schema_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TOOLWRIGHT_MCP_SCHEMA_DIR") {
         return Some(PathBuf::from(dir)).filter(|p| p.is_dir());
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
-        .map(|a| a.join("shared/reference/mcp-schema"))
+        .map(|a| a.join("skill-mcp/tests/schema"))
         .find(|p| p.is_dir())
 }
 
-fn schemas() -> Option<&'static Schemas> {
-    static SCHEMAS: OnceLock<Option<Schemas>> = OnceLock::new();
-    SCHEMAS
-        .get_or_init(|| {
-            let Some(dir) = schema_dir() else {
-                if std::env::var("CI").as_deref() == Ok("true") {
-                    panic!("MCP schema folder shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
-                }
-                eprintln!("skipped: schema validation of server messages; shared/reference/mcp-schema not found (set TOOLWRIGHT_MCP_SCHEMA_DIR)");
-                return None;
-            };
+fn schemas() -> &'static Schemas {
+    static SCHEMAS: OnceLock<Schemas> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+            let dir = schema_dir().expect(
+                "MCP schema folder skill-mcp/tests/schema not found (or TOOLWRIGHT_MCP_SCHEMA_DIR is not a folder)",
+            );
             let mut docs = HashMap::new();
             for era in [Era::Legacy, Era::Modern] {
                 let path = dir.join(format!("{}.schema.json", era.version()));
@@ -57,12 +54,11 @@ fn schemas() -> Option<&'static Schemas> {
                     .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
                 docs.insert(era, serde_json::from_str(&text).expect("schema is JSON"));
             }
-            Some(Schemas {
+            Schemas {
                 docs,
                 compiled: Mutex::new(HashMap::new()),
-            })
-        })
-        .as_ref()
+            }
+    })
 }
 
 fn validator(schemas: &Schemas, era: Era, definition: &str) -> Arc<jsonschema::Validator> {
@@ -88,8 +84,7 @@ fn validator(schemas: &Schemas, era: Era, definition: &str) -> Arc<jsonschema::V
 }
 
 fn assert_valid(era: Era, definition: &str, instance: &Value) {
-    let Some(schemas) = schemas() else { return };
-    let errors: Vec<String> = validator(schemas, era, definition)
+    let errors: Vec<String> = validator(schemas(), era, definition)
         .iter_errors(instance)
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect();

@@ -24,6 +24,7 @@ mod test_packs;
 mod astronomy;
 mod audit;
 mod call_rules;
+mod compile_fail;
 mod contract_checks;
 mod cross_process;
 mod engines;

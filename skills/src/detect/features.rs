@@ -88,6 +88,7 @@ fn each_token(text: &str, mut each: impl FnMut(&str)) {
 }
 
 /// The normalised tokens of a text.
+#[cfg(any(feature = "train", test))]
 fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     each_token(text, |t| out.push(t.to_string()));
@@ -142,6 +143,7 @@ pub(crate) fn counts_of(heading: &[u64], previous: Option<&[u64]>, words: &[u64]
 
 /// Every term occurrence of a sentence under a heading after `previous`, with its text
 /// (heading and previous words once).
+#[cfg(any(feature = "train", test))]
 pub(crate) fn named_terms(
     heading: &str,
     previous: Option<&str>,
@@ -226,6 +228,7 @@ pub(crate) fn tf_idf(
 }
 
 /// Smoothed inverse document frequency: `ln((1 + n) / (1 + df)) + 1`.
+#[cfg(feature = "train")]
 pub(crate) fn idf(documents: usize, df: u32) -> f32 {
     (((1 + documents) as f64 / (1 + df) as f64).ln() + 1.0) as f32
 }

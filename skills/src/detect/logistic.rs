@@ -11,10 +11,14 @@
 //! sparse (small model file). The sequence of updates depends only on the seeded order, so
 //! the weights are bit-identical from run to run.
 
+#[cfg(feature = "train")]
 use rand::seq::SliceRandom;
+#[cfg(feature = "train")]
 use rand::SeedableRng;
+#[cfg(feature = "train")]
 use rand_chacha::ChaCha8Rng;
 
+#[cfg(feature = "train")]
 /// Sparse rows in compressed form: row `r` is `idx[off[r]..off[r+1]]` with `val[...]`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Rows {
@@ -23,6 +27,7 @@ pub(crate) struct Rows {
     val: Vec<f32>,
 }
 
+#[cfg(feature = "train")]
 impl Rows {
     /// An empty matrix.
     pub(crate) fn new() -> Self {
@@ -49,6 +54,7 @@ impl Rows {
     }
 }
 
+#[cfg(feature = "train")]
 /// Hyper-parameters of FTRL-Proximal.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FtrlParams {
@@ -75,6 +81,7 @@ pub(crate) struct Linear {
 
 impl Linear {
     /// The score (log-odds) of a sparse row.
+    #[cfg(feature = "train")]
     pub(crate) fn score(&self, row: (&[u32], &[f32])) -> f32 {
         // Both sides sorted: merge.
         let (idx, val) = row;
@@ -94,6 +101,7 @@ impl Linear {
     }
 }
 
+#[cfg(feature = "train")]
 /// Fits `P(y = 1 | x)` on the rows `examples` of `rows` with labels `labels` (same length
 /// as `examples`), each positive counted `positive_weight` times. `features` is the number
 /// of columns; the order of updates is a seeded shuffle per epoch.
@@ -163,6 +171,7 @@ pub(crate) fn fit(
     }
 }
 
+#[cfg(feature = "train")]
 fn update(z: &mut f64, n: &mut f64, g: f64, w: f64, alpha: f64) {
     let sigma = ((*n + g * g).sqrt() - n.sqrt()) / alpha;
     *z += g - sigma * w;
@@ -170,6 +179,7 @@ fn update(z: &mut f64, n: &mut f64, g: f64, w: f64, alpha: f64) {
 }
 
 /// The logistic function.
+#[cfg(feature = "train")]
 pub(crate) fn sigmoid(s: f64) -> f64 {
     1.0 / (1.0 + (-s).exp())
 }
@@ -190,6 +200,7 @@ impl Platt {
         (1.0 / (1.0 + t.exp())) as f32
     }
 
+    #[cfg(feature = "train")]
     /// Fits `a` and `b` by Newton's method with Platt's smoothed targets (Platt 1999;
     /// Lin, Lin and Weng 2007). Without positives or negatives the scores say nothing: the
     /// result then gives every score the base rate.
@@ -274,7 +285,7 @@ impl Platt {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "train"))]
 mod tests {
     use super::*;
 

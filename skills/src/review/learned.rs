@@ -109,6 +109,7 @@ impl LearnedStage {
     }
 
     /// A model made in this process (a cross-validation fold's).
+    #[cfg(feature = "train")]
     pub(crate) fn from_model(model: ProvisionModel) -> Self {
         Self::new(Model::Loaded(Arc::new(model)))
     }

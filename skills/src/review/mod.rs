@@ -26,6 +26,7 @@ mod agent;
 mod answer;
 mod checklist;
 mod consolidate;
+#[cfg(feature = "train")]
 pub mod cv;
 mod engine;
 pub mod eval;
@@ -554,7 +555,9 @@ fn clause_review(
         .primary()
         .and_then(|d| d.full_text(&item.clause_id))
         .unwrap_or_default();
-    let mut findings = rules::risks_from_outputs(&outputs);
+    let reading = rules::read_outputs(&outputs);
+    mark_unreadable(&mut skills, &reading.unreadable);
+    let mut findings = reading.findings;
     findings.sort_by_key(|f| std::cmp::Reverse(f.level));
     let risks = findings
         .into_iter()
@@ -588,6 +591,21 @@ fn clause_review(
         agent_warnings: Vec::new(),
         model_turns: 0,
         usage: TokenUsage::default(),
+    }
+}
+
+/// Marks the run of each skill whose output the rules could not read as failed, with
+/// [`rules::UNREADABLE_OUTPUT`] and the reason, so the report says why it gave no risks.
+fn mark_unreadable(skills: &mut [SkillRun], unreadable: &[rules::UnreadableOutput]) {
+    for output in unreadable {
+        let run = skills
+            .iter_mut()
+            .find(|run| run.skill_id == output.skill && run.success);
+        if let Some(run) = run {
+            run.success = false;
+            run.error_code = Some(rules::UNREADABLE_OUTPUT.to_string());
+            run.error_message = Some(output.reason.clone());
+        }
     }
 }
 

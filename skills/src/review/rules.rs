@@ -74,8 +74,9 @@ pub(crate) trait Rated: DeserializeOwned {
 struct Rule {
     /// The skill's id (`S::ID`).
     id: &'static str,
-    /// Reads the output as `S::Output` and applies its rule.
-    apply: fn(&RawValue, &mut Vec<Finding>),
+    /// Reads the output as `S::Output` and applies its rule; `Err` says why the output could
+    /// not be read.
+    apply: fn(&RawValue, &mut Vec<Finding>) -> Result<(), String>,
 }
 
 /// The rule of skill `S`, whose output says what it means.
@@ -93,17 +94,17 @@ where
 const fn context<S: Skill>() -> Rule {
     Rule {
         id: S::ID,
-        apply: |_, _| {},
+        apply: |_, _| Ok(()),
     }
 }
 
-fn apply<S: Skill>(data: &RawValue, out: &mut Vec<Finding>)
+fn apply<S: Skill>(data: &RawValue, out: &mut Vec<Finding>) -> Result<(), String>
 where
     S::Output: Rated,
 {
     typed(S::ID, data, out, |output: &S::Output, out| {
         output.risks(S::ID, out)
-    });
+    })
 }
 
 /// Every library skill, by marker.
@@ -126,24 +127,67 @@ static RULES: [Rule; 16] = [
     context::<FidicSearchEr>(),
 ];
 
+/// The error code of a skill run whose output the rules could not read
+/// ([`UnreadableOutput`]): the run counts as a failure in the report.
+pub const UNREADABLE_OUTPUT: &str = "unreadable_output";
+
+/// A skill output the rules could not read. It gives no risks, and the review says so on
+/// the skill's run ([`UNREADABLE_OUTPUT`]) rather than dropping it unseen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableOutput {
+    /// The skill that produced it.
+    pub skill: String,
+    /// Why it could not be read (the reader's error).
+    pub reason: String,
+}
+
+/// What the rules read from one clause's skill outputs.
+#[derive(Debug, Clone, Default)]
+pub struct RuleReading {
+    /// The risks found.
+    pub findings: Vec<Finding>,
+    /// The outputs that could not be read, in input order.
+    pub unreadable: Vec<UnreadableOutput>,
+}
+
+/// The risks of [`read_outputs`] alone, for callers that report unreadable outputs
+/// elsewhere or not at all.
+pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<Finding> {
+    read_outputs(outputs).findings
+}
+
 /// Applies the rules to the outputs of one clause's skills (`(skill_id, output JSON)` pairs,
 /// as [`toolwright::SkillResult::data`] carries them). Library skills' outputs are read
-/// straight from the text into their own types.
-pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<Finding> {
+/// straight from the text into their own types; one that does not read as its type is
+/// returned in [`RuleReading::unreadable`].
+pub fn read_outputs(outputs: &[(String, Box<RawValue>)]) -> RuleReading {
     let ran = |id: &str| outputs.iter().any(|(s, _)| s == id);
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
     for (skill, data) in outputs {
         let before = out.len();
         // The deviation assessment includes the comparison: one report of the change.
         if skill == CompareWithBaseline::ID && ran(AssessDeviation::ID) {
             continue;
         }
-        match RULES.iter().find(|r| r.id == skill) {
+        let read = match RULES.iter().find(|r| r.id == skill) {
             Some(rule) => (rule.apply)(data, &mut out),
             None => match serde_json::from_str::<Value>(data.get()) {
-                Ok(value) => generic_findings(skill, &value, &mut out),
-                Err(err) => tracing::warn!(skill, error = %err, "skill output is not JSON"),
+                Ok(value) => {
+                    generic_findings(skill, &value, &mut out);
+                    Ok(())
+                }
+                Err(err) => {
+                    tracing::warn!(skill, error = %err, "skill output is not JSON");
+                    Err(format!("the output is not JSON: {err}"))
+                }
             },
+        };
+        if let Err(reason) = read {
+            unreadable.push(UnreadableOutput {
+                skill: skill.clone(),
+                reason,
+            });
         }
         if out.len() == before {
             continue;
@@ -156,7 +200,10 @@ pub fn risks_from_outputs(outputs: &[(String, Box<RawValue>)]) -> Vec<Finding> {
             }
         }
     }
-    out
+    RuleReading {
+        findings: out,
+        unreadable,
+    }
 }
 
 impl Rated for DeviationAssessment {
@@ -265,21 +312,24 @@ pub(crate) fn output_summary(data: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 /// Reads `data` as the output type of `skill` and applies `rule` to it. An output that does
-/// not read as its own skill's type is a bug in that skill: it is logged and gives no risks.
+/// not read as its own skill's type is a bug in that skill: it gives no risks, is logged,
+/// and the error says why, for the review to report on the skill's run.
 fn typed<T: DeserializeOwned>(
     skill: &str,
     data: &RawValue,
     out: &mut Vec<Finding>,
     rule: impl FnOnce(&T, &mut Vec<Finding>),
-) {
-    match serde_json::from_str::<T>(data.get()) {
-        Ok(output) => rule(&output, out),
-        Err(err) => tracing::warn!(
+) -> Result<(), String> {
+    let output = serde_json::from_str::<T>(data.get()).map_err(|err| {
+        tracing::warn!(
             skill,
             error = %err,
             "skill output does not read as the skill's output type; no risks taken from it"
-        ),
-    }
+        );
+        format!("the output does not read as the skill's output type: {err}")
+    })?;
+    rule(&output, out);
+    Ok(())
 }
 
 fn draft(
@@ -724,12 +774,36 @@ mod tests {
     }
 
     #[test]
-    fn an_output_of_the_wrong_shape_gives_no_risks() {
-        let risks = risks_from_outputs(&[output(
-            ShaGovernanceCheck::ID,
-            json!({"risk_level": "high", "summary": "not a governance report"}),
-        )]);
-        assert!(risks.is_empty());
+    fn an_output_of_the_wrong_shape_gives_no_risks_and_is_reported() {
+        let reading = read_outputs(&[
+            output(
+                ShaGovernanceCheck::ID,
+                json!({"risk_level": "high", "summary": "not a governance report"}),
+            ),
+            output(
+                "x",
+                json!({"risk_level": "high", "summary": "read by shape"}),
+            ),
+        ]);
+        assert_eq!(
+            reading.findings.len(),
+            1,
+            "the readable output still counts"
+        );
+        assert_eq!(reading.findings[0].source_skill, "x");
+        assert_eq!(reading.unreadable.len(), 1, "{:?}", reading.unreadable);
+        let unreadable = &reading.unreadable[0];
+        assert_eq!(unreadable.skill, ShaGovernanceCheck::ID);
+        assert!(
+            unreadable
+                .reason
+                .starts_with("the output does not read as the skill's output type: "),
+            "{}",
+            unreadable.reason
+        );
+        assert!(read_outputs(&[output("x", json!([1, 2]))])
+            .unreadable
+            .is_empty());
     }
 
     fn limit(days: u32, party: &str, severity: RiskLevel) -> TimeLimit {

@@ -1,5 +1,7 @@
 //! The integration tests of the contract-review library, one binary: each module covers one
-//! behaviour. (The ReAct review tests stay in their own binary.)
+//! behaviour. Apart, each with its reason at its top: `react_prompt` (skills of its own
+//! that share ids with the library's), `review_concurrency` (timing) and `review_tracing`
+//! (span callsites).
 
 mod checklist_review;
 mod classify_provisions;
@@ -17,6 +19,7 @@ mod office_files;
 mod orchestrated_review;
 mod parse_corpus;
 mod registry;
+mod review_agent;
 mod sample_reviews;
 mod samples_common;
 mod scoped_ids;

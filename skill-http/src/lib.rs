@@ -8,7 +8,13 @@
 //!
 //! Serving policy lives here and only here, so both servers refuse the same requests for the
 //! same reasons. Each server keeps only how it words a refusal (a JSON-RPC client reads plain
-//! text, a browser an HTML page). Built with the `http-guard` feature.
+//! text, a browser an HTML page).
+//!
+//! A crate of its own so that only the servers link axum and hyper: the runtime crate a
+//! skill author compiles (`toolwright`) holds no server code.
+
+#![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 mod listener;
 

@@ -2,12 +2,7 @@
 //! against the official Python SDK client. Every message the server sends is checked
 //! against the official MCP schema of the client's protocol era.
 
-#[path = "support/schema.rs"]
-mod schema;
-#[path = "support/skills.rs"]
-mod skills;
-#[path = "support/wire.rs"]
-mod wire;
+use crate::{schema, skills, wire};
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

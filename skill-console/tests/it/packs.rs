@@ -1,10 +1,8 @@
 //! A console serving a pack: its calls go through the pack's gateway in the caller's name,
 //! checked and audited like the MCP endpoint's.
 
-mod support;
-
+use crate::support::*;
 use axum::http::StatusCode;
-use support::*;
 use toolwright::prelude::*;
 use toolwright_console::{router, ConsoleOptions, ConsoleState};
 use toolwright_packs::{AuditQuery, Caller, Gateway, SqliteStore, Stores};

@@ -1,11 +1,9 @@
 //! The approvals page: calls waiting for confirmation, approved, rejected, expired.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use axum::http::StatusCode;
-use support::*;
 use toolwright::{DispatcherBuilder, SkillContext};
 use toolwright_console::{router, ConsoleOptions, ConsoleState};
 

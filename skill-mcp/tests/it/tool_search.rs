@@ -2,14 +2,7 @@
 //! the served tools; `call_tool` runs one exactly as a direct `tools/call` would (results,
 //! argument fixes and problems, consent, limits), argument paths moved under `arguments`.
 
-#[path = "support/schema.rs"]
-mod schema;
-#[path = "support/skills.rs"]
-mod skills;
-// Shared with `mcp.rs`; this file uses only the stdio client.
-#[allow(dead_code)]
-#[path = "support/wire.rs"]
-mod wire;
+use crate::{schema, skills, wire};
 
 use std::sync::Arc;
 

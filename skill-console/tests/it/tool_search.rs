@@ -1,12 +1,10 @@
 //! The console's search text ranks skills as MCP's `search_tools` and `clausewright search` do
 //! (the dispatcher's `ToolSearch`): the catalog page and its JSON at `/api/tools`.
 
-mod support;
-
+use crate::support::*;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use serde_json::Value;
-use support::*;
 use toolwright::search::ToolSearch;
 use toolwright::ToolFilter;
 

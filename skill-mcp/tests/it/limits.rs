@@ -2,14 +2,7 @@
 //! session caps and expiry, bounded shutdown, and the JSON-RPC errors of messages that are
 //! not valid (duplicate ids in flight, arguments as text, bad JSON, batches).
 
-#[allow(dead_code)]
-#[path = "support/schema.rs"]
-mod schema;
-#[path = "support/skills.rs"]
-mod skills;
-#[allow(dead_code)]
-#[path = "support/wire.rs"]
-mod wire;
+use crate::{schema, skills, wire};
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};

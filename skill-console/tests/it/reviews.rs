@@ -1,13 +1,11 @@
 //! The reviews page with a runner of its own: start, progress without blocking, report,
 //! downloads, errors.
 
-mod support;
-
 use std::sync::{Arc, Condvar, Mutex};
 
+use crate::support::*;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use support::*;
 use toolwright_console::{
     router, ConsoleOptions, ConsoleState, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
     ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,

@@ -4,16 +4,7 @@
 //! names; over stdio and HTTP, in both protocol eras. Bad requests get errors that say what
 //! was expected.
 
-// Shared with `mcp.rs`.
-#[allow(dead_code)]
-#[path = "support/schema.rs"]
-mod schema;
-#[path = "support/skills.rs"]
-mod skills;
-// Shared with `mcp.rs`.
-#[allow(dead_code)]
-#[path = "support/wire.rs"]
-mod wire;
+use crate::{schema, skills, wire};
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,12 +1,10 @@
 //! The audit page reads the store the gateway writes.
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support::*;
 use axum::http::StatusCode;
 use chrono::{TimeZone, Utc};
-use support::*;
 use toolwright_console::{router, ConsoleOptions, ConsoleState};
 use toolwright_packs::{AuditLog, AuditRecord, SqliteStore};
 

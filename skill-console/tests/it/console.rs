@@ -1,10 +1,8 @@
 //! Handler tests of the console through `oneshot`: security, catalog, skill page, calls.
 
-mod support;
-
+use crate::support::*;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use support::*;
 use toolwright_console::{router, ConsoleOptions, ConsoleState};
 
 fn bare_get(path: &str) -> axum::http::request::Builder {
