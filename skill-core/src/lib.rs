@@ -54,7 +54,7 @@ mod tools;
 pub mod __private;
 
 pub use confirm::{
-    ConfirmationError, Confirmed, ExpiredConfirmation, PendingConfirmation,
+    ConfirmationError, Confirmed, Decision, ExpiredConfirmation, PendingConfirmation,
     DEFAULT_CONFIRMATION_TTL,
 };
 pub use context::{FromSkillContext, Inject, SkillContext};

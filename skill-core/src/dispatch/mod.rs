@@ -11,7 +11,7 @@
 //! | `execute.rs` | one call: fast path, lenient retry, panics, time limits |
 //! | `call_threads.rs` | the pool of reused threads timed calls start on |
 //! | `series.rs` | several calls on one hand-over to a call thread |
-//! | `confirmation.rs` | calls parked for a person's decision |
+//! | `confirmation.rs` | calls parked for a person's decision, and the one place a decision becomes a result ([`Dispatcher::decide`]) |
 
 mod call_threads;
 mod confirmation;
