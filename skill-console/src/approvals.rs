@@ -18,8 +18,8 @@ use axum::Form;
 use chrono::{DateTime, Utc};
 use maud::{html, Markup};
 use serde::Deserialize;
+use toolwright::StoredConfirmation;
 use toolwright::{ExpiredConfirmation, PendingConfirmation, SkillResult};
-use toolwright_packs::StoredConfirmation;
 
 use crate::call::render_result;
 use crate::layout::{csrf_field, page, pretty, Section};
@@ -233,18 +233,7 @@ pub(crate) struct RejectForm {
 /// `POST /approvals/{id}/approve`: runs the parked call with the server's state.
 pub(crate) async fn approve(State(state): State<ConsoleState>, Path(id): Path<String>) -> Response {
     let pending = waiting_call(&state, &id).await;
-    let decided = match &state.inner.confirmations {
-        Some(shared) => shared
-            .confirm(&id, &state.inner.context)
-            .await
-            .map_err(|e| e.to_string()),
-        None => state
-            .inner
-            .dispatcher
-            .confirm(&id, &state.inner.context)
-            .await
-            .map_err(|e| e.to_string()),
-    };
+    let decided = decide(&state, &id, toolwright::Decision::Approve).await;
     match decided {
         Ok(result) => {
             tracing::info!(pending = %id, success = result.success, "approved in the console");
@@ -268,17 +257,7 @@ pub(crate) async fn reject(
 ) -> Response {
     let pending = waiting_call(&state, &id).await;
     let reason = Some(form.reason.trim().to_string()).filter(|r| !r.is_empty());
-    let decided = match &state.inner.confirmations {
-        Some(shared) => shared
-            .reject(&id, reason.as_deref())
-            .await
-            .map_err(|e| e.to_string()),
-        None => state
-            .inner
-            .dispatcher
-            .reject(&id, reason.as_deref())
-            .map_err(|e| e.to_string()),
-    };
+    let decided = decide(&state, &id, toolwright::Decision::Reject(reason.clone())).await;
     match decided {
         Ok(result) => {
             tracing::info!(pending = %id, "rejected in the console");
@@ -291,6 +270,29 @@ pub(crate) async fn reject(
             render(&state, Some(&id)).await.into_response()
         }
         Err(err) => gone(&state, &id, &err).await,
+    }
+}
+
+/// A person's decision applied where call `id` waits (the shared store, else the
+/// dispatcher's queue), through the dispatcher's one decision method; the error says why
+/// the call no longer waits.
+async fn decide(
+    state: &ConsoleState,
+    id: &str,
+    decision: toolwright::Decision,
+) -> Result<toolwright::SkillResult, String> {
+    let ctx = &state.inner.context;
+    match &state.inner.confirmations {
+        Some(shared) => shared
+            .decide(id, decision, ctx)
+            .await
+            .map_err(|e| e.to_string()),
+        None => state
+            .inner
+            .dispatcher
+            .decide(id, decision, ctx)
+            .await
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -421,7 +423,8 @@ mod tests {
     use serde_json::json;
     use toolwright::prelude::*;
     use toolwright::Outcome;
-    use toolwright_packs::{SharedConfirmations, SqliteStore};
+    use toolwright::SharedConfirmations;
+    use toolwright_packs::SqliteStore;
 
     use super::*;
 

@@ -165,7 +165,7 @@ struct Inner {
     audit: Option<Arc<dyn AuditLog>>,
     approvals: approvals::Book,
     /// Where calls waiting for consent are kept when several servers share them.
-    confirmations: Option<toolwright_packs::SharedConfirmations>,
+    confirmations: Option<toolwright::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
     jobs: reviews::Jobs,
     /// The private folder of uploads (with a review runner only); `Err` says why there is
@@ -272,7 +272,7 @@ pub struct ConsoleBuilder {
     context: SkillContext,
     options: ConsoleOptions,
     audit: Option<Arc<dyn AuditLog>>,
-    confirmations: Option<toolwright_packs::SharedConfirmations>,
+    confirmations: Option<toolwright::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
 }
 
@@ -332,7 +332,7 @@ impl ConsoleBuilder {
     /// MCP endpoint beside the console keeps its parked calls there too): the approvals page
     /// shows every server's waiting calls, and one approved here runs on this server.
     #[must_use]
-    pub fn confirmations(mut self, shared: toolwright_packs::SharedConfirmations) -> Self {
+    pub fn confirmations(mut self, shared: toolwright::SharedConfirmations) -> Self {
         self.confirmations = Some(shared);
         self
     }

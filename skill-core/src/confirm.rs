@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::registration::PrepareMode;
+use crate::result::SkillResult;
 
 /// How long a call waits for a decision unless
 /// [`DispatcherBuilder::confirmation_ttl`](crate::DispatcherBuilder::confirmation_ttl) says
@@ -28,6 +29,21 @@ pub const DEFAULT_CONFIRMATION_TTL: Duration = Duration::from_secs(600);
 
 /// Expired calls remembered for hosts that show them ([`crate::Dispatcher::expired_confirmations`]).
 const EXPIRED_KEPT: usize = 50;
+
+/// A person's answer to a call parked for confirmation, as every host hands it to
+/// [`Dispatcher::decide`](crate::Dispatcher::decide) (agent loops, MCP servers, the console).
+#[derive(Debug, Clone)]
+pub enum Decision {
+    /// Run the call with the arguments shown.
+    Approve,
+    /// Do not run it; the reason, if any, is told to the model.
+    Reject(Option<String>),
+    /// The host decided already and has the outcome (it called
+    /// [`Dispatcher::confirm`](crate::Dispatcher::confirm) or
+    /// [`Dispatcher::reject`](crate::Dispatcher::reject) itself, for example from a
+    /// console's approval): the model reads this result.
+    Decided(SkillResult),
+}
 
 /// Context marker: the host has confirmed the calls made with this context.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,6 +79,31 @@ impl PartialEq for PendingConfirmation {
 }
 
 impl PendingConfirmation {
+    /// A call parked outside the dispatcher's queue (a store several servers share), to be
+    /// decided by [`Dispatcher::apply_decision`](crate::Dispatcher::apply_decision):
+    /// `from_state` says whether it fills left-out arguments from the host's state, as
+    /// [`prepares_from_state`](Self::prepares_from_state) reported when it was parked.
+    pub fn parked_elsewhere(
+        id: impl Into<String>,
+        skill_id: impl Into<String>,
+        arguments: Value,
+        summary: impl Into<String>,
+        from_state: bool,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            skill_id: skill_id.into(),
+            arguments,
+            summary: summary.into(),
+            mode: if from_state {
+                PrepareMode::FromState
+            } else {
+                PrepareMode::ArgumentsOnly
+            },
+            parked_at: None,
+        }
+    }
+
     /// How long the call has waited so far (zero for one read from JSON).
     pub fn waited(&self) -> Duration {
         self.parked_at.map_or(Duration::ZERO, |at| at.elapsed())

@@ -52,7 +52,7 @@ mod tools;
 pub mod __private;
 
 pub use confirm::{
-    ConfirmationError, Confirmed, ExpiredConfirmation, PendingConfirmation,
+    ConfirmationError, Confirmed, Decision, ExpiredConfirmation, PendingConfirmation,
     DEFAULT_CONFIRMATION_TTL,
 };
 pub use context::{FromSkillContext, Inject, SkillContext};
@@ -60,8 +60,10 @@ pub use dialect::{
     mcp_structured_content, Dialect, DialectError, McpCallResult, ProviderCall, WireArguments,
 };
 pub use dispatch::{
-    validate_skill_id, CallThreadStats, Dispatcher, DispatcherBuilder, RegistryError, SeriesCall,
-    ToolSet, DEFAULT_MAX_CALL_THREADS,
+    validate_skill_id, CallThreadStats, ConfirmationStore, ConfirmationStoreError, Dispatcher,
+    DispatcherBuilder, RegistryError, SeriesCall, SharedConfirmationError, SharedConfirmations,
+    StoredConfirmation, TakenConfirmation, ToolSet, DEFAULT_MAX_CALL_THREADS,
+    SHARED_CONFIRMATION_PREFIX,
 };
 pub use error::{codes, SkillError};
 pub use outcome::Outcome;

@@ -7,9 +7,7 @@
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
-use toolwright::{
-    codes, Dispatcher, McpCallResult, Outcome, SkillContext, SkillError, SkillResult,
-};
+use toolwright::{Decision, Dispatcher, McpCallResult, Outcome, SkillContext, SkillResult};
 
 use crate::registry::ServedSkill;
 
@@ -57,15 +55,13 @@ pub(crate) enum Consent {
     /// The dispatcher's queue.
     Local(Dispatcher),
     /// A shared store: calls parked here are decided on any server on it.
-    #[cfg(feature = "packs")]
-    Shared(toolwright_packs::SharedConfirmations),
+    Shared(toolwright::SharedConfirmations),
 }
 
 impl Consent {
     /// Moves a call the dispatcher just parked into the shared store, if there is one, and
     /// names it by the store's id in `result` (its outcome and its message).
     async fn share(&self, result: &mut SkillResult) {
-        #[cfg(feature = "packs")]
         if let Consent::Shared(shared) = self {
             let Some(error) = result.error.as_mut() else {
                 return;
@@ -82,8 +78,6 @@ impl Consent {
                 pending.id = stored.id;
             }
         }
-        #[cfg(not(feature = "packs"))]
-        let _ = result;
     }
 
     /// Runs a parked call the user agreed to, with the arguments it was parked with.
@@ -93,21 +87,7 @@ impl Consent {
         pending_id: &str,
         ctx: &SkillContext,
     ) -> CallToolResult {
-        let decided = match self {
-            Consent::Local(dispatcher) => dispatcher
-                .confirm(pending_id, ctx)
-                .await
-                .map_err(|e| e.to_string()),
-            #[cfg(feature = "packs")]
-            Consent::Shared(shared) => shared
-                .confirm(pending_id, ctx)
-                .await
-                .map_err(|e| e.to_string()),
-        };
-        match decided {
-            Ok(result) => to_mcp(skill, &result),
-            Err(why) => not_pending(skill, &why),
-        }
+        self.decide(skill, pending_id, Decision::Approve, ctx).await
     }
 
     /// Drops a parked call the user refused; the answer tells the model not to retry.
@@ -117,20 +97,40 @@ impl Consent {
         pending_id: &str,
         reason: &str,
     ) -> CallToolResult {
-        let decided = match self {
-            Consent::Local(dispatcher) => dispatcher
-                .reject(pending_id, Some(reason))
-                .map_err(|e| e.to_string()),
-            #[cfg(feature = "packs")]
-            Consent::Shared(shared) => shared
-                .reject(pending_id, Some(reason))
-                .await
-                .map_err(|e| e.to_string()),
+        let decision = Decision::Reject(Some(reason.to_string()));
+        self.decide(skill, pending_id, decision, &SkillContext::new())
+            .await
+    }
+
+    /// The user's decision on a parked call, applied where the call waits and turned into
+    /// the answer by the dispatcher ([`Dispatcher::decide`]); a call that no longer waits
+    /// gets the dispatcher's answer that nothing ran.
+    async fn decide(
+        &self,
+        skill: ServedSkill,
+        pending_id: &str,
+        decision: Decision,
+        ctx: &SkillContext,
+    ) -> CallToolResult {
+        let (dispatcher, decided) = match self {
+            Consent::Local(dispatcher) => (
+                dispatcher,
+                dispatcher
+                    .decide(pending_id, decision, ctx)
+                    .await
+                    .map_err(|e| e.to_string()),
+            ),
+            Consent::Shared(shared) => (
+                shared.dispatcher(),
+                shared
+                    .decide(pending_id, decision, ctx)
+                    .await
+                    .map_err(|e| e.to_string()),
+            ),
         };
-        match decided {
-            Ok(result) => to_mcp(skill, &result),
-            Err(why) => not_pending(skill, &why),
-        }
+        let result =
+            decided.unwrap_or_else(|why| dispatcher.not_decided(skill.id(), pending_id, &why));
+        to_mcp(skill, &result)
     }
 }
 
@@ -173,16 +173,6 @@ pub(crate) async fn call(
         });
     }
     CallOutcome::Finished(to_mcp(skill, &result))
-}
-
-/// The answer to a decision on a call that no longer waits (expired, or decided already):
-/// nothing ran.
-fn not_pending(skill: ServedSkill, why: &str) -> CallToolResult {
-    let err = SkillError::new(
-        codes::CONFIRMATION_REJECTED,
-        format!("{why}; this answer ran nothing"),
-    );
-    to_mcp(skill, &SkillResult::err(skill.id(), err, 0.0))
 }
 
 /// The MCP answer to a dispatcher result, as toolwright builds it for every MCP answer.

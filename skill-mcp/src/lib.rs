@@ -365,8 +365,7 @@ pub struct McpServerBuilder {
     skills_dir: Option<std::path::PathBuf>,
     #[cfg(feature = "packs")]
     pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
-    #[cfg(feature = "packs")]
-    confirmations: Option<toolwright_packs::SharedConfirmations>,
+    confirmations: Option<toolwright::SharedConfirmations>,
 }
 
 impl McpServerBuilder {
@@ -437,9 +436,8 @@ impl McpServerBuilder {
     /// store, in its console or by a 2026 client's retry (which also needs the same
     /// [`request_state_key`](Self::request_state_key) on every server). Confirmed calls run on
     /// the server that is told of the consent.
-    #[cfg(feature = "packs")]
     #[must_use]
-    pub fn confirmations(mut self, shared: toolwright_packs::SharedConfirmations) -> Self {
+    pub fn confirmations(mut self, shared: toolwright::SharedConfirmations) -> Self {
         self.confirmations = Some(shared);
         self
     }
@@ -491,7 +489,6 @@ impl McpServerBuilder {
             .tool_search
             .then(|| toolwright::search::ToolSearch::new(&self.dispatcher));
         let consent = calls::Consent::Local(self.dispatcher.clone());
-        #[cfg(feature = "packs")]
         let consent = match self.confirmations {
             Some(shared) => calls::Consent::Shared(shared),
             None => consent,

@@ -29,15 +29,13 @@
 //! | calling | [`Gateway`], [`GatewayBuilder`], [`Caller`], [`PackSession`], [`GatewayError`], [`codes`], [`MAX_CALL_DEPTH`], [`SHOW_SUBSCRIBE_CARD`] |
 //! | cataloguing | [`catalog_entries`], [`sync_catalog`], [`catalog_markdown`], [`CatalogEntry`], [`SyncReport`], [`schema_hash`], [`usage_example`] |
 //! | limiting | [`RateLimit`], [`Window`], [`RateLimitParseError`] |
-//! | storing | [`SubscriptionStore`], [`QuotaStore`], [`AuditLog`], [`StateStore`], [`AuditedQuotaStore`], [`ConfirmationStore`], [`SqliteStore`], `PgStore` (feature `postgres`), `RedisQuotaStore` (feature `redis`), [`Stores`], [`redact_url`], [`AuditRecord`], [`AuditQuery`], [`AuditId`], [`STARTED_OUTCOME`], [`QuotaDecision`], [`QuotaRequest`], [`StoredConfirmation`], [`TakenConfirmation`], [`SHARED_CONFIRMATION_PREFIX`], [`StoreError`] |
-//! | sharing consent | [`SharedConfirmations`], [`SharedConfirmationError`] |
+//! | storing | [`SubscriptionStore`], [`QuotaStore`], [`AuditLog`], [`StateStore`], [`AuditedQuotaStore`], [`SqliteStore`], `PgStore` (feature `postgres`), `RedisQuotaStore` (feature `redis`), [`Stores`], [`redact_url`], [`AuditRecord`], [`AuditQuery`], [`AuditId`], [`STARTED_OUTCOME`], [`QuotaDecision`], [`QuotaRequest`], [`StoreError`]; the SQLite and PostgreSQL stores also implement `toolwright::ConfirmationStore`, the queue `toolwright::SharedConfirmations` shares consent through |
 
 #![warn(missing_docs, unreachable_pub)]
 
 mod catalog;
 mod check;
 pub mod codes;
-mod confirmations;
 mod declare;
 mod gateway;
 mod manifest;
@@ -53,7 +51,6 @@ pub use check::{
     assert_manifests_valid, assert_packs_valid, check_manifests, check_packs, PackProblem,
     MIN_DEPRECATION_DAYS,
 };
-pub use confirmations::{SharedConfirmationError, SharedConfirmations};
 pub use gateway::{
     default_database_path, Caller, Gateway, GatewayBuilder, GatewayError, MAX_CALL_DEPTH,
     SHOW_SUBSCRIBE_CARD,
@@ -69,9 +66,8 @@ pub use store::PgStore;
 #[cfg(feature = "redis")]
 pub use store::RedisQuotaStore;
 pub use store::{
-    redact_url, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
-    QuotaDecision, QuotaRequest, QuotaStore, SqliteStore, StateStore, StoreError,
-    StoredConfirmation, Stores, SubscriptionStore, TakenConfirmation, SHARED_CONFIRMATION_PREFIX,
+    redact_url, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, QuotaDecision,
+    QuotaRequest, QuotaStore, SqliteStore, StateStore, StoreError, Stores, SubscriptionStore,
     STARTED_OUTCOME,
 };
 

@@ -299,7 +299,7 @@ fn audit_log(args: &ServeArgs) -> Option<Arc<dyn toolwright_packs::AuditLog>> {
 fn console_state(
     dispatcher: &Dispatcher,
     pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
-    shared: Option<toolwright_packs::SharedConfirmations>,
+    shared: Option<toolwright::SharedConfirmations>,
     filter: toolwright::ToolFilter,
     context: SkillContext,
     options: &HttpOptions,
@@ -384,7 +384,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     }
     // Calls waiting for consent live in the shared store, for MCP and the console alike.
     let shared = stores.as_ref().map(|stores| {
-        toolwright_packs::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
+        toolwright::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
     });
     let mut builder = McpServer::builder(dispatcher.clone())
         .context(context.clone())

@@ -351,10 +351,8 @@ fn mcp_server_worker_process() {
             )
             .build()
             .unwrap();
-        let shared = toolwright_packs::SharedConfirmations::new(
-            dispatcher.clone(),
-            stores.confirmations.clone(),
-        );
+        let shared =
+            toolwright::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone());
         let mut server = toolwright_mcp::McpServer::builder(dispatcher.clone())
             .confirmations(shared)
             .request_state_key(worker.state_key.into_bytes());
@@ -577,7 +575,7 @@ fn a_call_parked_on_one_server_is_consented_to_on_another() {
     let pending = &waiting["result"]["_meta"][toolwright_mcp::META_PENDING];
     let id = pending["id"].as_str().unwrap_or_default();
     assert!(
-        id.starts_with(toolwright_packs::SHARED_CONFIRMATION_PREFIX),
+        id.starts_with(toolwright::SHARED_CONFIRMATION_PREFIX),
         "{waiting}"
     );
     assert!(

@@ -1,5 +1,6 @@
 //! Calls that wait for a person's confirmation: parking, confirming, rejecting.
 
+use std::fmt::Display;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -7,7 +8,9 @@ use serde_json::json;
 use super::execute::elapsed_ms;
 use super::Dispatcher;
 use crate::args::parse_for_tool;
-use crate::confirm::{ConfirmationError, Confirmed, ExpiredConfirmation, PendingConfirmation};
+use crate::confirm::{
+    ConfirmationError, Confirmed, Decision, ExpiredConfirmation, PendingConfirmation,
+};
 use crate::context::SkillContext;
 use crate::error::{codes, SkillError};
 use crate::outcome::Outcome;
@@ -76,17 +79,7 @@ impl Dispatcher {
         pending_id: &str,
         ctx: &SkillContext,
     ) -> Result<SkillResult, ConfirmationError> {
-        let pending = self.inner.confirmations.take(pending_id)?;
-        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call confirmed");
-        let ctx = ctx.clone().with(Confirmed);
-        Ok(self
-            .run(
-                &pending.skill_id,
-                CallArgs::Value(&pending.arguments),
-                &ctx,
-                pending.mode,
-            )
-            .await)
+        self.decide(pending_id, Decision::Approve, ctx).await
     }
 
     /// Drops a call that waited for confirmation; the result tells the model it was refused.
@@ -96,10 +89,77 @@ impl Dispatcher {
         reason: Option<&str>,
     ) -> Result<SkillResult, ConfirmationError> {
         let pending = self.inner.confirmations.take(pending_id)?;
-        tracing::info!(skill = %pending.skill_id, pending = pending_id, "call rejected");
-        let wire = self
-            .registration(&pending.skill_id)
-            .map_or(pending.skill_id.as_str(), |s| s.wire_name);
+        Ok(self.rejection(&pending, reason))
+    }
+
+    /// The one place a person's decision on a call in this dispatcher's queue becomes the
+    /// result the model (or the client) reads: approved calls run, rejected ones are
+    /// refused, a decision the host already applied is passed on. A call that no longer
+    /// waits (expired, decided elsewhere) is an error and nothing runs; see
+    /// [`not_decided`](Self::not_decided) for the result that says so.
+    pub async fn decide(
+        &self,
+        pending_id: &str,
+        decision: Decision,
+        ctx: &SkillContext,
+    ) -> Result<SkillResult, ConfirmationError> {
+        if let Decision::Decided(result) = decision {
+            return Ok(result);
+        }
+        let pending = self.inner.confirmations.take(pending_id)?;
+        Ok(self.apply_decision(pending, decision, ctx).await)
+    }
+
+    /// Applies a decision to a call already taken out of the queue that held it (this
+    /// dispatcher's, or a store several servers share): an approved call runs with the
+    /// arguments it was parked with and the preparation it was parked for.
+    pub async fn apply_decision(
+        &self,
+        pending: PendingConfirmation,
+        decision: Decision,
+        ctx: &SkillContext,
+    ) -> SkillResult {
+        match decision {
+            Decision::Approve => {
+                tracing::info!(skill = %pending.skill_id, pending = %pending.id, "call confirmed");
+                let ctx = ctx.clone().with(Confirmed);
+                self.run(
+                    &pending.skill_id,
+                    CallArgs::Value(&pending.arguments),
+                    &ctx,
+                    pending.mode,
+                )
+                .await
+            }
+            Decision::Reject(reason) => self.rejection(&pending, reason.as_deref()),
+            Decision::Decided(result) => result,
+        }
+    }
+
+    /// The result of a decision that could not be applied (`why`): call `pending_id` of
+    /// `skill_id` no longer waits, so nothing ran; the model reads it as a refusal.
+    pub fn not_decided(&self, skill_id: &str, pending_id: &str, why: &dyn Display) -> SkillResult {
+        let skill_id = self.registration(skill_id).map_or_else(
+            || std::borrow::Cow::Owned(skill_id.to_string()),
+            |s| std::borrow::Cow::Borrowed(s.id),
+        );
+        SkillResult::err(
+            skill_id,
+            SkillError::new(
+                codes::CONFIRMATION_REJECTED,
+                format!(
+                    "request {pending_id} no longer waits for a decision ({why}); this decision ran nothing"
+                ),
+            ),
+            0.0,
+        )
+    }
+
+    /// The refusal of a parked call a person rejected.
+    fn rejection(&self, pending: &PendingConfirmation, reason: Option<&str>) -> SkillResult {
+        tracing::info!(skill = %pending.skill_id, pending = %pending.id, "call rejected");
+        let registration = self.registration(&pending.skill_id);
+        let wire = registration.map_or(pending.skill_id.as_str(), |s| s.wire_name);
         let mut message = format!("the user rejected the call of `{wire}`");
         if let Some(reason) = reason {
             message.push_str(": ");
@@ -108,10 +168,10 @@ impl Dispatcher {
         message.push_str("; do not retry it unless the user asks");
         let err = SkillError::new(codes::CONFIRMATION_REJECTED, message)
             .with_details(json!({ "pending_confirmation": pending }));
-        let skill_id = self.registration(&pending.skill_id).map_or_else(
+        let skill_id = registration.map_or_else(
             || std::borrow::Cow::Owned(pending.skill_id.clone()),
             |s| std::borrow::Cow::Borrowed(s.id),
         );
-        Ok(SkillResult::err(skill_id, err, 0.0))
+        SkillResult::err(skill_id, err, 0.0)
     }
 }

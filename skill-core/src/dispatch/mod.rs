@@ -11,13 +11,15 @@
 //! | `execute.rs` | one call: fast path, lenient retry, panics, time limits |
 //! | `call_threads.rs` | the pool of reused threads timed calls start on |
 //! | `series.rs` | several calls on one hand-over to a call thread |
-//! | `confirmation.rs` | calls parked for a person's decision |
+//! | `confirmation.rs` | calls parked for a person's decision, and the one place a decision becomes a result ([`Dispatcher::decide`]) |
+//! | `shared_confirmations.rs` | those calls kept in a store several servers share ([`SharedConfirmations`]) |
 
 mod call_threads;
 mod confirmation;
 mod execute;
 mod registry;
 mod series;
+mod shared_confirmations;
 mod tool_set;
 
 use std::collections::HashMap;
@@ -29,6 +31,10 @@ use serde_json::Value;
 pub use call_threads::{CallThreadStats, DEFAULT_MAX_CALL_THREADS};
 pub use registry::{validate_skill_id, DispatcherBuilder, RegistryError};
 pub use series::SeriesCall;
+pub use shared_confirmations::{
+    ConfirmationStore, ConfirmationStoreError, SharedConfirmationError, SharedConfirmations,
+    StoredConfirmation, TakenConfirmation, SHARED_CONFIRMATION_PREFIX,
+};
 pub use tool_set::ToolSet;
 
 use crate::args::{parse_arguments, ArgumentParse};

@@ -311,3 +311,57 @@ async fn a_host_that_has_asked_already_runs_the_call_directly() {
     assert!(outcome.pending_tool_calls.is_empty());
     assert_eq!(ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn every_host_decides_through_the_dispatcher_and_a_stale_decision_runs_nothing() {
+    let dispatcher = dispatcher();
+    let ctx = SkillContext::new().with(Deleted::default());
+    let deleted = || ctx.get::<Deleted>().unwrap().0.load(Ordering::SeqCst);
+    let park = || async {
+        let parked = dispatcher
+            .call("notes.delete", &json!({"note_id": 7}), &ctx)
+            .await;
+        parked.pending_confirmation().expect("the delete waits").id
+    };
+
+    let approved = park().await;
+    let ran = dispatcher
+        .decide(&approved, Decision::Approve, &ctx)
+        .await
+        .expect("it waits");
+    assert_eq!(ran.data_value(), "note 7 deleted");
+    assert_eq!(deleted(), 1);
+
+    let rejected = park().await;
+    let refused = dispatcher
+        .decide(&rejected, Decision::Reject(Some("keep it".into())), &ctx)
+        .await
+        .expect("it waits");
+    assert_eq!(refused.error_code(), Some(codes::CONFIRMATION_REJECTED));
+    assert!(refused.to_model_json().contains("keep it"));
+    assert_eq!(deleted(), 1, "a rejected call does not run");
+
+    // Decided twice: the queue no longer has it, nothing runs, the result says why.
+    let why = dispatcher
+        .decide(&approved, Decision::Approve, &ctx)
+        .await
+        .expect_err("decided already");
+    let stale = dispatcher.not_decided("notes.delete", &approved, &why);
+    assert_eq!(stale.error_code(), Some(codes::CONFIRMATION_REJECTED));
+    assert!(
+        stale.to_model_json().contains("no longer waits"),
+        "{stale:?}"
+    );
+    assert_eq!(deleted(), 1);
+
+    // A result the host already has is passed on without touching the queue.
+    let waiting = park().await;
+    let data = serde_json::value::to_raw_value(&json!("decided in the console")).unwrap();
+    let given = SkillResult::ok("notes.delete", data, 0.0);
+    let passed = dispatcher
+        .decide(&waiting, Decision::Decided(given), &ctx)
+        .await
+        .expect("passed on");
+    assert_eq!(passed.data_value(), "decided in the console");
+    assert_eq!(dispatcher.pending_confirmations().len(), 1);
+}

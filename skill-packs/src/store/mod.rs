@@ -7,9 +7,9 @@
 //! `redis`) the quota counters in Redis. [`Stores::connect`] picks them by URL.
 //!
 //! The same SQLite and PostgreSQL stores also keep the calls parked for a person's
-//! consent ([`ConfirmationStore`]), so a call parked on one server is decided on another,
-//! and count a quota unit and append its audit record in one transaction
-//! ([`AuditedQuotaStore`]).
+//! consent (`toolwright`'s [`ConfirmationStore`], which `SharedConfirmations` reads), so a
+//! call parked on one server is decided on another, and count a quota unit and append its
+//! audit record in one transaction ([`AuditedQuotaStore`]).
 
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -24,6 +24,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::rate::Window;
+pub(crate) use toolwright::{
+    ConfirmationStore, ConfirmationStoreError, StoredConfirmation, TakenConfirmation,
+    SHARED_CONFIRMATION_PREFIX,
+};
 
 #[cfg(feature = "postgres")]
 pub use postgres::PgStore;
@@ -261,57 +265,23 @@ pub trait AuditedQuotaStore: Send + Sync {
     ) -> Result<Result<AuditId, usize>, StoreError>;
 }
 
-/// A call parked for a person's consent, as a store shared by several servers keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredConfirmation {
-    /// Its id, given by the store (`shared-<n>`); unique across the servers sharing it.
-    pub id: String,
-    /// The skill to run.
-    pub skill_id: String,
-    /// The arguments it runs with (already checked and leniently fixed).
-    pub arguments: Value,
-    /// The sentence a person is asked to agree to.
-    pub summary: String,
-    /// Whether it fills left-out arguments from the host's state when it runs.
-    pub from_state: bool,
-    /// When it was parked.
-    pub parked_at: DateTime<Utc>,
-    /// When it is dropped without running if nobody decided.
-    pub expires_at: DateTime<Utc>,
+impl From<StoreError> for ConfirmationStoreError {
+    fn from(err: StoreError) -> Self {
+        let message = err.to_string();
+        Self {
+            message,
+            source: err.source,
+        }
+    }
 }
 
-/// What taking a parked call out of the store found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TakenConfirmation {
-    /// The call, now removed: the taker decides it, no one else can.
-    Taken(StoredConfirmation),
-    /// The call waited past its expiry: it stays listed as expired and never runs.
-    Expired(StoredConfirmation),
-    /// No call has this id (never parked, or already decided).
-    Unknown,
+/// Runs one operation of the shared consent queue ([`ConfirmationStore`], whose trait is
+/// the dispatcher's) on these stores, its failure as that queue reads it.
+pub(crate) async fn consent_op<T>(
+    op: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, ConfirmationStoreError> {
+    op.await.map_err(Into::into)
 }
-
-/// Calls parked for a person's consent, shared by every server on the store: parked by one,
-/// listed, confirmed or rejected by any, each decided exactly once.
-#[async_trait]
-pub trait ConfirmationStore: Send + Sync {
-    /// Parks `call` (its `id` is ignored) and returns the id the store gave it.
-    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError>;
-    /// Takes the call `id` out, atomically: of several servers taking it at once, one gets
-    /// it. An expired call is not taken.
-    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError>;
-    /// The calls waiting at `now`, oldest first.
-    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError>;
-    /// The calls that expired undecided, newest first, at most `limit`.
-    async fn expired(
-        &self,
-        now: DateTime<Utc>,
-        limit: usize,
-    ) -> Result<Vec<StoredConfirmation>, StoreError>;
-}
-
-/// The prefix of the ids a [`ConfirmationStore`] gives.
-pub const SHARED_CONFIRMATION_PREFIX: &str = "shared-";
 
 /// How long expired calls stay listed before parking removes them.
 pub(crate) const EXPIRED_KEPT_FOR: chrono::TimeDelta = chrono::TimeDelta::days(1);

@@ -18,9 +18,9 @@ use tokio_postgres::NoTls;
 
 use super::sqlite::{shared_id, shared_number};
 use super::{
-    AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
-    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
-    SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, STARTED_OUTCOME,
+    consent_op, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
+    ConfirmationStoreError, QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError,
+    StoredConfirmation, SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -600,59 +600,78 @@ impl AuditedQuotaStore for PgStore {
 
 #[async_trait]
 impl ConfirmationStore for PgStore {
-    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError> {
-        let client = self.pool.get().await?;
-        client
-            .execute(
-                &self.sql.forget_expired,
-                &[&(call.parked_at - EXPIRED_KEPT_FOR)],
-            )
-            .await?;
-        let row = client
-            .query_one(
-                &self.sql.park,
-                &[
-                    &call.skill_id,
-                    &call.arguments,
-                    &call.summary,
-                    &call.from_state,
-                    &call.parked_at,
-                    &call.expires_at,
-                ],
-            )
-            .await?;
-        Ok(shared_id(row.get(0)))
-    }
-
-    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError> {
-        let Some(n) = shared_number(id) else {
-            return Ok(TakenConfirmation::Unknown);
-        };
-        let client = self.pool.get().await?;
-        if let Some(row) = client.query_opt(&self.sql.take, &[&n, &now]).await? {
-            return Ok(TakenConfirmation::Taken(read_confirmation(&row)));
-        }
-        Ok(match client.query_opt(&self.sql.find, &[&n]).await? {
-            Some(row) => TakenConfirmation::Expired(read_confirmation(&row)),
-            None => TakenConfirmation::Unknown,
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, ConfirmationStoreError> {
+        consent_op(async {
+            let client = self.pool.get().await?;
+            client
+                .execute(
+                    &self.sql.forget_expired,
+                    &[&(call.parked_at - EXPIRED_KEPT_FOR)],
+                )
+                .await?;
+            let row = client
+                .query_one(
+                    &self.sql.park,
+                    &[
+                        &call.skill_id,
+                        &call.arguments,
+                        &call.summary,
+                        &call.from_state,
+                        &call.parked_at,
+                        &call.expires_at,
+                    ],
+                )
+                .await?;
+            Ok(shared_id(row.get(0)))
         })
+        .await
     }
 
-    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
-        let client = self.pool.get().await?;
-        let rows = client.query(&self.sql.pending, &[&now]).await?;
-        Ok(rows.iter().map(read_confirmation).collect())
+    async fn take(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<TakenConfirmation, ConfirmationStoreError> {
+        consent_op(async {
+            let Some(n) = shared_number(id) else {
+                return Ok(TakenConfirmation::Unknown);
+            };
+            let client = self.pool.get().await?;
+            if let Some(row) = client.query_opt(&self.sql.take, &[&n, &now]).await? {
+                return Ok(TakenConfirmation::Taken(read_confirmation(&row)));
+            }
+            Ok(match client.query_opt(&self.sql.find, &[&n]).await? {
+                Some(row) => TakenConfirmation::Expired(read_confirmation(&row)),
+                None => TakenConfirmation::Unknown,
+            })
+        })
+        .await
+    }
+
+    async fn pending(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
+        consent_op(async {
+            let client = self.pool.get().await?;
+            let rows = client.query(&self.sql.pending, &[&now]).await?;
+            Ok(rows.iter().map(read_confirmation).collect())
+        })
+        .await
     }
 
     async fn expired(
         &self,
         now: DateTime<Utc>,
         limit: usize,
-    ) -> Result<Vec<StoredConfirmation>, StoreError> {
-        let client = self.pool.get().await?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = client.query(&self.sql.expired, &[&now, &limit]).await?;
-        Ok(rows.iter().map(read_confirmation).collect())
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
+        consent_op(async {
+            let client = self.pool.get().await?;
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = client.query(&self.sql.expired, &[&now, &limit]).await?;
+            Ok(rows.iter().map(read_confirmation).collect())
+        })
+        .await
     }
 }
 

@@ -15,10 +15,10 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 
 use super::{
-    AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
-    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
-    SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, SHARED_CONFIRMATION_PREFIX,
-    STARTED_OUTCOME,
+    consent_op, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
+    ConfirmationStoreError, QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError,
+    StoredConfirmation, SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR,
+    SHARED_CONFIRMATION_PREFIX, STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -579,73 +579,91 @@ const CONFIRMATION_COLUMNS: &str =
 
 #[async_trait]
 impl ConfirmationStore for SqliteStore {
-    async fn park(&self, call: &StoredConfirmation) -> Result<String, StoreError> {
-        let call = call.clone();
-        self.with_conn(move |conn| {
-            let forget_before = (call.parked_at - EXPIRED_KEPT_FOR).timestamp_millis();
-            conn.execute(
-                "DELETE FROM pending_confirmations WHERE expires_ms < ?1",
-                params![forget_before],
-            )?;
-            conn.execute(
-                "INSERT INTO pending_confirmations
-                 (skill_id, arguments, summary, from_state, parked_ms, expires_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    call.skill_id,
-                    call.arguments.to_string(),
-                    call.summary,
-                    call.from_state,
-                    call.parked_at.timestamp_millis(),
-                    call.expires_at.timestamp_millis()
-                ],
-            )?;
-            Ok(shared_id(conn.last_insert_rowid()))
-        })
-        .await
-    }
-
-    async fn take(&self, id: &str, now: DateTime<Utc>) -> Result<TakenConfirmation, StoreError> {
-        let Some(n) = shared_number(id) else {
-            return Ok(TakenConfirmation::Unknown);
-        };
-        let now = now.timestamp_millis();
-        self.with_conn(move |conn| {
-            let taken = confirmations(
-                conn,
-                &format!(
-                    "DELETE FROM pending_confirmations WHERE id = ?1 AND expires_ms > ?2
-                     RETURNING {CONFIRMATION_COLUMNS}"
-                ),
-                params![n, now],
-            )?;
-            if let Some(call) = taken.into_iter().next() {
-                return Ok(TakenConfirmation::Taken(call));
-            }
-            let expired = confirmations(
-                conn,
-                &format!("SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations WHERE id = ?1"),
-                params![n],
-            )?;
-            Ok(match expired.into_iter().next() {
-                Some(call) => TakenConfirmation::Expired(call),
-                None => TakenConfirmation::Unknown,
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, ConfirmationStoreError> {
+        consent_op(async {
+            let call = call.clone();
+            self.with_conn(move |conn| {
+                let forget_before = (call.parked_at - EXPIRED_KEPT_FOR).timestamp_millis();
+                conn.execute(
+                    "DELETE FROM pending_confirmations WHERE expires_ms < ?1",
+                    params![forget_before],
+                )?;
+                conn.execute(
+                    "INSERT INTO pending_confirmations
+                     (skill_id, arguments, summary, from_state, parked_ms, expires_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        call.skill_id,
+                        call.arguments.to_string(),
+                        call.summary,
+                        call.from_state,
+                        call.parked_at.timestamp_millis(),
+                        call.expires_at.timestamp_millis()
+                    ],
+                )?;
+                Ok(shared_id(conn.last_insert_rowid()))
             })
+            .await
         })
         .await
     }
 
-    async fn pending(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
-        let now = now.timestamp_millis();
-        self.with_conn(move |conn| {
-            confirmations(
-                conn,
-                &format!(
-                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
-                     WHERE expires_ms > ?1 ORDER BY id"
-                ),
-                params![now],
-            )
+    async fn take(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<TakenConfirmation, ConfirmationStoreError> {
+        consent_op(async {
+            let Some(n) = shared_number(id) else {
+                return Ok(TakenConfirmation::Unknown);
+            };
+            let now = now.timestamp_millis();
+            self.with_conn(move |conn| {
+                let taken = confirmations(
+                    conn,
+                    &format!(
+                        "DELETE FROM pending_confirmations WHERE id = ?1 AND expires_ms > ?2
+                         RETURNING {CONFIRMATION_COLUMNS}"
+                    ),
+                    params![n, now],
+                )?;
+                if let Some(call) = taken.into_iter().next() {
+                    return Ok(TakenConfirmation::Taken(call));
+                }
+                let expired = confirmations(
+                    conn,
+                    &format!(
+                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations WHERE id = ?1"
+                    ),
+                    params![n],
+                )?;
+                Ok(match expired.into_iter().next() {
+                    Some(call) => TakenConfirmation::Expired(call),
+                    None => TakenConfirmation::Unknown,
+                })
+            })
+            .await
+        })
+        .await
+    }
+
+    async fn pending(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
+        consent_op(async {
+            let now = now.timestamp_millis();
+            self.with_conn(move |conn| {
+                confirmations(
+                    conn,
+                    &format!(
+                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                         WHERE expires_ms > ?1 ORDER BY id"
+                    ),
+                    params![now],
+                )
+            })
+            .await
         })
         .await
     }
@@ -654,18 +672,21 @@ impl ConfirmationStore for SqliteStore {
         &self,
         now: DateTime<Utc>,
         limit: usize,
-    ) -> Result<Vec<StoredConfirmation>, StoreError> {
-        let now = now.timestamp_millis();
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.with_conn(move |conn| {
-            confirmations(
-                conn,
-                &format!(
-                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
-                     WHERE expires_ms <= ?1 ORDER BY expires_ms DESC, id DESC LIMIT ?2"
-                ),
-                params![now, limit],
-            )
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
+        consent_op(async {
+            let now = now.timestamp_millis();
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            self.with_conn(move |conn| {
+                confirmations(
+                    conn,
+                    &format!(
+                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                         WHERE expires_ms <= ?1 ORDER BY expires_ms DESC, id DESC LIMIT ?2"
+                    ),
+                    params![now, limit],
+                )
+            })
+            .await
         })
         .await
     }

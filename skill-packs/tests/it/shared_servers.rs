@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use toolwright::prelude::*;
+use toolwright::SharedConfirmations;
 use toolwright::{DispatcherBuilder, Outcome};
-use toolwright_packs::{SharedConfirmations, Stores};
+use toolwright_packs::Stores;
 
 use crate::support::temp_db;
 
@@ -192,7 +193,7 @@ fn consent_crosses_processes(store: &str) {
     );
     let id = parked["id"].as_str().unwrap().to_string();
     assert!(
-        id.starts_with(toolwright_packs::SHARED_CONFIRMATION_PREFIX),
+        id.starts_with(toolwright::SHARED_CONFIRMATION_PREFIX),
         "{parked}"
     );
     assert_eq!(

@@ -65,8 +65,11 @@
 //! ```
 
 mod budget;
+mod delegate;
 mod metered;
+mod node;
 mod outcome;
+mod plan;
 mod run;
 mod worker;
 

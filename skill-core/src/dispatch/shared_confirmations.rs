@@ -1,26 +1,107 @@
 //! Calls parked for a person's consent, shared by several servers through a
 //! [`ConfirmationStore`]: a call one server parks is listed, confirmed or rejected by any
-//! server on the same store, exactly once.
+//! server on the same store, exactly once. It sits beside the dispatcher's own queue
+//! because it is the same consent: a shared call is decided by the dispatcher's
+//! [`Dispatcher::apply_decision`], as one of its own queue by [`Dispatcher::decide`].
 //!
 //! The dispatcher parks a call in its own queue (one process); [`SharedConfirmations::adopt`]
 //! moves it into the store, under an id the store gives (`shared-<n>`), with the expiry the
 //! dispatcher's time to live gives it. Confirming takes the call out of the store atomically
 //! and runs it on this server's dispatcher, exactly as the dispatcher would have run it.
+//! The stores themselves (SQLite, PostgreSQL) are the packs crate's.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use chrono::Utc;
-use serde_json::json;
-use toolwright::{
-    codes, ConfirmationError, Confirmed, Dispatcher, PendingConfirmation, SkillContext, SkillError,
-    SkillResult,
-};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::store::{
-    ConfirmationStore, StoreError, StoredConfirmation, TakenConfirmation,
-    SHARED_CONFIRMATION_PREFIX,
-};
+use super::Dispatcher;
+use crate::confirm::{ConfirmationError, Decision, PendingConfirmation};
+use crate::context::SkillContext;
+use crate::result::SkillResult;
+
+/// A failure of the store shared consent is kept in; nothing was decided.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ConfirmationStoreError {
+    /// What went wrong.
+    pub message: String,
+    /// The underlying error.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl ConfirmationStoreError {
+    /// An error with a message only.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            source: None,
+        }
+    }
+}
+
+/// A call parked for a person's consent, as a store shared by several servers keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredConfirmation {
+    /// Its id, given by the store (`shared-<n>`); unique across the servers sharing it.
+    pub id: String,
+    /// The skill to run.
+    pub skill_id: String,
+    /// The arguments it runs with (already checked and leniently fixed).
+    pub arguments: Value,
+    /// The sentence a person is asked to agree to.
+    pub summary: String,
+    /// Whether it fills left-out arguments from the host's state when it runs.
+    pub from_state: bool,
+    /// When it was parked.
+    pub parked_at: DateTime<Utc>,
+    /// When it is dropped without running if nobody decided.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What taking a parked call out of the store found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TakenConfirmation {
+    /// The call, now removed: the taker decides it, no one else can.
+    Taken(StoredConfirmation),
+    /// The call waited past its expiry: it stays listed as expired and never runs.
+    Expired(StoredConfirmation),
+    /// No call has this id (never parked, or already decided).
+    Unknown,
+}
+
+/// Calls parked for a person's consent, shared by every server on the store: parked by one,
+/// listed, confirmed or rejected by any, each decided exactly once.
+#[async_trait]
+pub trait ConfirmationStore: Send + Sync {
+    /// Parks `call` (its `id` is ignored) and returns the id the store gave it.
+    async fn park(&self, call: &StoredConfirmation) -> Result<String, ConfirmationStoreError>;
+    /// Takes the call `id` out, atomically: of several servers taking it at once, one gets
+    /// it. An expired call is not taken.
+    async fn take(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<TakenConfirmation, ConfirmationStoreError>;
+    /// The calls waiting at `now`, oldest first.
+    async fn pending(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError>;
+    /// The calls that expired undecided, newest first, at most `limit`.
+    async fn expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError>;
+}
+
+/// The prefix of the ids a [`ConfirmationStore`] gives.
+pub const SHARED_CONFIRMATION_PREFIX: &str = "shared-";
 
 /// Why a shared call could not be decided.
 #[derive(Debug, thiserror::Error)]
@@ -31,7 +112,7 @@ pub enum SharedConfirmationError {
     Decision(#[from] ConfirmationError),
     /// The store could not be read or written; nothing ran.
     #[error("the shared confirmation store failed, so nothing ran: {0}")]
-    Store(#[from] StoreError),
+    Store(#[from] ConfirmationStoreError),
 }
 
 /// How many recent moves into the store are remembered (local id → stored call), so a call
@@ -78,7 +159,7 @@ impl SharedConfirmations {
     pub async fn adopt(
         &self,
         pending: &PendingConfirmation,
-    ) -> Result<StoredConfirmation, StoreError> {
+    ) -> Result<StoredConfirmation, ConfirmationStoreError> {
         let mut adopted = self.adopted.lock().await;
         if let Some((_, stored)) = adopted.iter().find(|(local, _)| *local == pending.id) {
             return Ok(stored.clone());
@@ -89,7 +170,7 @@ impl SharedConfirmations {
             .iter()
             .any(|p| p.id == pending.id)
         {
-            return Err(StoreError::new(format!(
+            return Err(ConfirmationStoreError::new(format!(
                 "the parked call `{}` no longer waits on this server (decided or expired), so it was not shared",
                 pending.id
             )));
@@ -129,7 +210,7 @@ impl SharedConfirmations {
 
     /// Moves every call waiting in the dispatcher's own queue into the store (calls parked by
     /// this server's other clients, such as its console).
-    pub async fn adopt_all(&self) -> Result<(), StoreError> {
+    pub async fn adopt_all(&self) -> Result<(), ConfirmationStoreError> {
         for pending in self.dispatcher.pending_confirmations() {
             self.adopt(&pending).await?;
         }
@@ -138,13 +219,16 @@ impl SharedConfirmations {
 
     /// The calls waiting for a decision on any server, oldest first (this server's own
     /// parked calls are shared first).
-    pub async fn pending(&self) -> Result<Vec<StoredConfirmation>, StoreError> {
+    pub async fn pending(&self) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
         self.adopt_all().await?;
         self.store.pending(Utc::now()).await
     }
 
     /// The calls that expired undecided, newest first, at most `limit`.
-    pub async fn expired(&self, limit: usize) -> Result<Vec<StoredConfirmation>, StoreError> {
+    pub async fn expired(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
         self.store.expired(Utc::now(), limit).await
     }
 
@@ -172,21 +256,7 @@ impl SharedConfirmations {
         id: &str,
         ctx: &SkillContext,
     ) -> Result<SkillResult, SharedConfirmationError> {
-        if !id.starts_with(SHARED_CONFIRMATION_PREFIX) {
-            return Ok(self.dispatcher.confirm(id, ctx).await?);
-        }
-        let call = self.take(id).await?;
-        tracing::info!(skill = %call.skill_id, pending = id, "shared call confirmed");
-        let ctx = ctx.clone().with(Confirmed);
-        Ok(if call.from_state {
-            self.dispatcher
-                .call(&call.skill_id, &call.arguments, &ctx)
-                .await
-        } else {
-            self.dispatcher
-                .call_unprepared(&call.skill_id, &call.arguments, &ctx)
-                .await
-        })
+        self.decide(id, Decision::Approve, ctx).await
     }
 
     /// Drops a parked call a person refused; the result tells the model not to retry.
@@ -195,31 +265,31 @@ impl SharedConfirmations {
         id: &str,
         reason: Option<&str>,
     ) -> Result<SkillResult, SharedConfirmationError> {
-        if !id.starts_with(SHARED_CONFIRMATION_PREFIX) {
-            return Ok(self.dispatcher.reject(id, reason)?);
+        let decision = Decision::Reject(reason.map(str::to_string));
+        self.decide(id, decision, &SkillContext::new()).await
+    }
+
+    /// A person's decision on call `id`, wherever it waits: a shared call is taken out of
+    /// the store (so no other server decides it too) and decided by this server's
+    /// dispatcher ([`Dispatcher::apply_decision`]) exactly as a call of its own queue
+    /// ([`Dispatcher::decide`]).
+    pub async fn decide(
+        &self,
+        id: &str,
+        decision: Decision,
+        ctx: &SkillContext,
+    ) -> Result<SkillResult, SharedConfirmationError> {
+        if !id.starts_with(SHARED_CONFIRMATION_PREFIX) || matches!(decision, Decision::Decided(_)) {
+            return Ok(self.dispatcher.decide(id, decision, ctx).await?);
         }
         let call = self.take(id).await?;
-        tracing::info!(skill = %call.skill_id, pending = id, "shared call rejected");
-        let registration = self.dispatcher.registration(&call.skill_id);
-        let wire = registration.map_or(call.skill_id.as_str(), |s| s.wire_name);
-        let mut message = format!("the user rejected the call of `{wire}`");
-        if let Some(reason) = reason {
-            message.push_str(": ");
-            message.push_str(reason);
-        }
-        message.push_str("; do not retry it unless the user asks");
-        let err = SkillError::new(codes::CONFIRMATION_REJECTED, message).with_details(json!({
-            "pending_confirmation": {
-                "id": call.id,
-                "skill_id": call.skill_id,
-                "arguments": call.arguments,
-                "summary": call.summary,
-            }
-        }));
-        let skill_id = registration.map_or_else(
-            || std::borrow::Cow::Owned(call.skill_id.clone()),
-            |s| std::borrow::Cow::Borrowed(s.id),
+        let pending = PendingConfirmation::parked_elsewhere(
+            call.id,
+            call.skill_id,
+            call.arguments,
+            call.summary,
+            call.from_state,
         );
-        Ok(SkillResult::err(skill_id, err, 0.0))
+        Ok(self.dispatcher.apply_decision(pending, decision, ctx).await)
     }
 }
