@@ -15,9 +15,10 @@ use regex::Regex;
 use super::kinds::{Denial, Provision as Kind};
 use super::playbook::Playbook;
 use super::provisions::{self, Bound};
-use super::{Finding, RiskKind, RiskLevel};
 use crate::detect::model::{Detection, ModelError, ProvisionModel};
 use crate::document::Clause;
+use crate::review::engine::parallel_map;
+use crate::review::types::{Finding, RiskKind, RiskLevel};
 use crate::state::ReviewState;
 use crate::text::truncate_chars;
 
@@ -71,7 +72,7 @@ pub(crate) struct Reading {
 }
 
 /// The classifier: what each clause is. The playbook that levels its findings is a review
-/// option ([`ReviewOptions::playbook`](super::ReviewOptions::playbook)), shared with the rules.
+/// option ([`ReviewOptions::playbook`](crate::review::ReviewOptions::playbook)), shared with the rules.
 #[derive(Debug, Clone)]
 pub struct LearnedStage {
     model: Model,
@@ -136,7 +137,7 @@ impl LearnedStage {
             .iter_clauses()
             .filter(|c| reads(&[&c.title, &c.text]))
             .collect();
-        let found = super::parallel_map(&clauses, |clause| {
+        let found = parallel_map(&clauses, |clause| {
             let mut found = self.model.classify_clause(&index, clause, None).0;
             found.retain(|p| !negated(p.kind, &p.sentence));
             found

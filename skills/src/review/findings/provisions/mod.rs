@@ -33,7 +33,9 @@ pub use parties::{
 };
 
 use super::kinds::Provision;
-use super::{Domain, Playbook, RiskLevel};
+use super::Playbook;
+use crate::review::types::RiskLevel;
+use crate::state::Domain;
 
 /// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
 /// not a registered skill).

@@ -34,7 +34,6 @@ use serde_json::Value;
 use toolwright::Skill;
 
 use super::kinds::Provision;
-use super::{Finding, RiskKind, RiskLevel, Subject, DOCUMENT_ANCHOR};
 use crate::fidic::check_pc_consistency::{ConsistencyReport, FidicCheckPcConsistency};
 use crate::fidic::merge_gc_pc::{FidicMergeGcPc, MergedClause};
 use crate::fidic::search_er::FidicSearchEr;
@@ -51,6 +50,7 @@ use crate::generic::get_clause_context::GetClauseContext;
 use crate::generic::load_review_criteria::LoadReviewCriteria;
 use crate::generic::resolve_definition::{DefinitionResolution, ResolveDefinition};
 use crate::generic::search_reference_doc::SearchReferenceDoc;
+use crate::review::types::{Finding, RiskKind, RiskLevel, Subject, DOCUMENT_ANCHOR};
 use crate::sha_spa::common::Observation;
 use crate::sha_spa::extract_conditions::{ConditionsReport, SpaExtractConditions};
 use crate::sha_spa::extract_reps_warranties::{SpaExtractRepsWarranties, WarrantiesReport};
