@@ -258,36 +258,56 @@ fn add_provisions(
                 }
             }
         }
-        for reading in model_found.into_iter().flatten() {
-            let (kind, finding) = (reading.kind, reading.finding);
-            classified.insert(kind.clone());
-            let Some(finding) = finding else {
-                continue;
-            };
-            let same = |r: &Risk| {
-                r.finding.kind == kind
-                    || matches!(kind, RiskKind::Provision(p) if same_family(p, &r.finding.kind))
-            };
-            let confirmed = report.clauses[i]
-                .risks
-                .iter_mut()
-                .chain(added.iter_mut())
-                .find(|r| same(r));
-            match confirmed {
-                Some(risk) => {
-                    risk.finding
-                        .probability
-                        .get_or_insert(finding.probability.unwrap_or(0.0));
-                }
-                None => added.push(Risk::new(report.clauses[i].clause_id.clone(), finding)),
-            }
-        }
+        let clause = &mut report.clauses[i];
+        let readings = model_found.into_iter().flatten();
+        add_readings(
+            &mut clause.risks,
+            &mut added,
+            &clause.clause_id,
+            readings,
+            &mut classified,
+        );
         found.extend(added.into_iter().map(|risk| (i, risk)));
     }
     for (i, risk) in found {
         report.clauses[i].risks.push(risk);
     }
     learned.filter(|(_, c)| c.read_any()).map(|_| classified)
+}
+
+/// Adds the classifier's readings of one clause: a reading of a kind already reported
+/// there (by a skill in `existing`, or by the scan in `added`) confirms it with its
+/// probability; any other is added. Every kind read goes into `classified`.
+fn add_readings(
+    existing: &mut [Risk],
+    added: &mut Vec<Risk>,
+    clause_id: &str,
+    readings: impl Iterator<Item = learned::Reading>,
+    classified: &mut HashSet<RiskKind>,
+) {
+    for reading in readings {
+        let (kind, finding) = (reading.kind, reading.finding);
+        classified.insert(kind.clone());
+        let Some(finding) = finding else {
+            continue;
+        };
+        let same = |r: &Risk| {
+            r.finding.kind == kind
+                || matches!(kind, RiskKind::Provision(p) if same_family(p, &r.finding.kind))
+        };
+        match existing
+            .iter_mut()
+            .chain(added.iter_mut())
+            .find(|r| same(r))
+        {
+            Some(risk) => {
+                risk.finding
+                    .probability
+                    .get_or_insert(finding.probability.unwrap_or(0.0));
+            }
+            None => added.push(Risk::new(clause_id.to_string(), finding)),
+        }
+    }
 }
 
 /// The agreement-level findings of kinds the playbook reports when absent and that nothing
