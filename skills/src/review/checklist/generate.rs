@@ -6,7 +6,7 @@ use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
 use crate::review::engine::parallel_map;
 use crate::review::findings::Playbook;
-use crate::review::RiskLevel;
+use crate::review::types::RiskLevel;
 use crate::state::{ChecklistItem, Domain, Priority};
 
 /// Topics that make a clause critical for any party.
