@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clausewright_skills::review::{
-    build_review_state, render, review_until, ReportFormat, ReviewInputs, ReviewOptions,
+    build_review_state, render, review_with_agent, ReportFormat, ReviewInputs, ReviewOptions,
 };
 use toolwright::Dispatcher;
 
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
         references: Vec::new(),
         criteria_file: None,
         checklist_file: None,
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: String::new(),
         language: "en".into(),
         material_type: String::new(),
@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         }
     };
     let reviewing = Instant::now();
-    let report = runtime.block_on(review_until(
+    let report = runtime.block_on(review_with_agent(
         &dispatcher,
         &state,
         &ReviewOptions::default(),

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clausewright_skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
+use clausewright_skills::review::{review_with_agent, AgentSettings, ReviewAgent, ReviewMode};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
 use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig};
@@ -65,11 +65,12 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let run = |concurrency: usize| {
-        runtime.block_on(review(
+        runtime.block_on(review_with_agent(
             &dispatcher,
             &state,
             &support::options(concurrency),
             Some(&agent),
+            std::future::pending(),
         ))
     };
 

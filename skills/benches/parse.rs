@@ -17,7 +17,7 @@ use generated::contract;
 
 fn state(text: &str) -> ReviewState {
     ReviewState {
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: "Contractor".into(),
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,

@@ -212,7 +212,7 @@ fn state(inputs: &Inputs, reference_tag: usize) -> ReviewState {
         documents.push(d);
     }
     ReviewState {
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: "Contractor".into(),
         documents,
         ..Default::default()

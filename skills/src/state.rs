@@ -4,7 +4,89 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::document::DocumentStructure;
+
+/// The domain of a review: which domain skills, checklist items and prompts apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// No domain: the generic skills only.
+    #[default]
+    Generic,
+    /// FIDIC construction contracts.
+    Fidic,
+    /// Share purchase and shareholders' agreements.
+    ShaSpa,
+}
+
+impl Domain {
+    /// The named domains, as a host offers them.
+    pub const NAMED: [Domain; 2] = [Domain::Fidic, Domain::ShaSpa];
+
+    /// The domain id skills and reports use: `fidic`, `sha_spa`, or empty for none.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Domain::Generic => "",
+            Domain::Fidic => "fidic",
+            Domain::ShaSpa => "sha_spa",
+        }
+    }
+}
+
+impl fmt::Display for Domain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A domain id that names no domain.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown domain `{0}`; expected `fidic` or `sha_spa`")]
+pub struct UnknownDomain(pub String);
+
+impl FromStr for Domain {
+    type Err = UnknownDomain;
+
+    /// `fidic`, `sha_spa`, or empty for [`Domain::Generic`].
+    fn from_str(id: &str) -> Result<Self, Self::Err> {
+        match id {
+            "" => Ok(Domain::Generic),
+            "fidic" => Ok(Domain::Fidic),
+            "sha_spa" => Ok(Domain::ShaSpa),
+            other => Err(UnknownDomain(other.to_string())),
+        }
+    }
+}
+
+impl Serialize for Domain {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Domain {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        id.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Domain {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Domain".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids = [Domain::Generic, Domain::Fidic, Domain::ShaSpa].map(Domain::as_str);
+        schemars::json_schema!({
+            "type": "string",
+            "enum": ids,
+            "description": "The domain id: `fidic`, `sha_spa`, or empty for none."
+        })
+    }
+}
 
 /// What a document is for in a review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -102,9 +184,9 @@ pub struct ReviewCriterion {
 /// Everything a review knows; injected into skills, never shown to the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewState {
-    /// Domain of the contract: `fidic`, `sha_spa`, or empty.
-    #[serde(default)]
-    pub domain_id: String,
+    /// Domain of the contract (JSON: `domain_id`, `fidic`, `sha_spa`, or empty).
+    #[serde(default, rename = "domain_id")]
+    pub domain: Domain,
     /// The party the review acts for (`Contractor`, `Buyer`, `承包商`).
     #[serde(default)]
     pub our_party: String,

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clausewright_skills::review::{
-    review, AgentSettings, ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
+    review_with_agent, AgentSettings, ProgressHook, ReviewAgent, ReviewMode, ReviewOptions,
+    ReviewReport,
 };
 use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockUsage};
 use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
@@ -78,7 +79,14 @@ async fn clauses_overlap_up_to_the_limit_and_never_beyond() {
     let agent = agent_for(&model);
     let state = contract(12);
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let report = review(&dispatcher, &state, &options(3, None), Some(&agent)).await;
+    let report = review_with_agent(
+        &dispatcher,
+        &state,
+        &options(3, None),
+        Some(&agent),
+        std::future::pending(),
+    )
+    .await;
 
     assert_every_clause_reviewed_in_order(&report, 12);
     let log = model.log();
@@ -135,7 +143,14 @@ async fn results_keep_clause_order_whatever_order_they_finish_in() {
             .push((clause.clause_id.clone(), done, total));
     }));
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let report = review(&dispatcher, &state, &options(4, Some(hook)), Some(&agent)).await;
+    let report = review_with_agent(
+        &dispatcher,
+        &state,
+        &options(4, Some(hook)),
+        Some(&agent),
+        std::future::pending(),
+    )
+    .await;
 
     assert_every_clause_reviewed_in_order(&report, 8);
     let finished = finished.lock().unwrap().clone();
@@ -163,7 +178,13 @@ fn a_dropped_review_leaves_no_task_running() {
     runtime.block_on(async {
         let agent = agent_for(&model);
         let four = options(4, None);
-        let run = review(&dispatcher, &state, &four, Some(&agent));
+        let run = review_with_agent(
+            &dispatcher,
+            &state,
+            &four,
+            Some(&agent),
+            std::future::pending(),
+        );
         let cut = tokio::time::timeout(Duration::from_millis(600), run).await;
         assert!(cut.is_err(), "the review was still running when dropped");
         // The agent (and its connection pool) goes too.
@@ -222,7 +243,14 @@ async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
     );
     let state = contract(8);
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let report = review(&dispatcher, &state, &options(4, None), Some(&agent)).await;
+    let report = review_with_agent(
+        &dispatcher,
+        &state,
+        &options(4, None),
+        Some(&agent),
+        std::future::pending(),
+    )
+    .await;
     assert_every_clause_reviewed_in_order(&report, 8);
 
     let log = model.log();
@@ -253,7 +281,6 @@ async fn a_429_pauses_every_clause_of_the_client_and_one_probe_goes_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
-    use clausewright_skills::review::review_until;
     // Clauses 1 and 2 answer at once; every other request waits a minute.
     let model = MockModel::start(|req| {
         let clause = clause_of(&req.user_text());
@@ -288,7 +315,7 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
         }
     };
     let six = options(6, None);
-    let run = review_until(&dispatcher, &state, &six, Some(&agent), async {
+    let run = review_with_agent(&dispatcher, &state, &six, Some(&agent), async {
         cancelled.await.ok();
     });
     let (report, ()) = tokio::join!(run, watcher);
@@ -330,7 +357,14 @@ async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
     let agent = agent_for(&model);
     let state = contract(2);
     let dispatcher = Dispatcher::from_inventory().unwrap();
-    let report = review(&dispatcher, &state, &options(2, None), Some(&agent)).await;
+    let report = review_with_agent(
+        &dispatcher,
+        &state,
+        &options(2, None),
+        Some(&agent),
+        std::future::pending(),
+    )
+    .await;
     let text = clausewright_skills::review::render_table(&report);
     let row = |first: &str| -> Vec<String> {
         text.lines()

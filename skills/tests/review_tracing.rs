@@ -10,7 +10,7 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clausewright_skills::review::{review, AgentSettings, ReviewAgent, ReviewMode};
+use clausewright_skills::review::{review_with_agent, AgentSettings, ReviewAgent, ReviewMode};
 use toolwright::agent::mock::{react_answer, MockAnswer, MockModel, MockReply, MockUsage};
 use toolwright::agent::{LlmClient, OpenAiClient, OpenAiConfig, RetryPolicy};
 use toolwright::Dispatcher;
@@ -129,11 +129,12 @@ fn a_review_its_clauses_model_turns_and_tool_calls_are_genai_spans() {
         .build()
         .unwrap();
     let report = tracing::subscriber::with_default(subscriber, || {
-        runtime.block_on(review(
+        runtime.block_on(review_with_agent(
             &dispatcher,
             &state,
             &support::options(3),
             Some(&agent),
+            std::future::pending(),
         ))
     });
     let modes: Vec<ReviewMode> = report.clauses.iter().map(|c| c.mode).collect();

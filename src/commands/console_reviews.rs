@@ -12,7 +12,7 @@ use toolwright_console::{
 
 use super::review::ClassifierOptions;
 use clausewright_skills::review::{
-    render_json, render_markdown, review_orchestrated, run_review, ContractFolder, Domain,
+    render_json, render_markdown, review_orchestrated, review_with_agent, ContractFolder, Domain,
     OrchestrateSettings, Orchestration, PlanDepth, ProgressHook, ReviewAgent, ReviewInputError,
     ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
 };
@@ -280,22 +280,31 @@ impl ReviewRunner for LibraryReviews {
             _ => None,
         };
         let report = std::thread::scope(|scope| {
-            let worker = scope.spawn(|| match &orchestrate {
-                Some(settings) => tokio::runtime::Builder::new_multi_thread()
+            let worker = scope.spawn(|| {
+                let runtime = tokio::runtime::Builder::new_multi_thread()
                     .thread_name("clausewright-review")
                     .enable_all()
                     .build()
-                    .map(|runtime| {
-                        runtime.block_on(review_orchestrated(
-                            &self.dispatcher,
-                            &state,
-                            &review_options,
-                            settings,
-                            std::future::pending(),
-                        ))
-                    })
-                    .map_err(|e| ReviewError(format!("cannot start the review runtime: {e}"))),
-                None => Ok(run_review(&self.dispatcher, &state, &review_options, agent)),
+                    .map_err(|e| ReviewError(format!("cannot start the review runtime: {e}")))?;
+                let (dispatcher, cancel) = (&self.dispatcher, std::future::pending());
+                Ok(runtime.block_on(async {
+                    match &orchestrate {
+                        Some(settings) => {
+                            review_orchestrated(
+                                dispatcher,
+                                &state,
+                                &review_options,
+                                settings,
+                                cancel,
+                            )
+                            .await
+                        }
+                        None => {
+                            review_with_agent(dispatcher, &state, &review_options, agent, cancel)
+                                .await
+                        }
+                    }
+                }))
             });
             // The hook sends from the review's tasks; progress is told here, in order.
             while !worker.is_finished() {

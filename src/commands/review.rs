@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clausewright_skills::review::{
-    render, render_table_within, review_orchestrated, review_until, AgentSettings, Domain,
+    render, render_table_within, review_orchestrated, review_with_agent, AgentSettings, Domain,
     LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
     ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
 };
@@ -521,7 +521,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             orchestrate,
             ctrl_c(),
         )),
-        None => runtime.block_on(review_until(
+        None => runtime.block_on(review_with_agent(
             dispatcher,
             &state,
             &options,

@@ -34,7 +34,7 @@ fn description(domain: Domain) -> &'static str {
 /// The tools the checklist review runs for every clause of `domain`, in its order.
 fn every_clause(domain: Domain) -> Vec<String> {
     let document = parse_text("neutral", NEUTRAL_CLAUSE);
-    generate_checklist(&document, domain.as_str())
+    generate_checklist(&document, domain)
         .into_iter()
         .next()
         .map(|item| item.required_skills)
@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn the_neutral_clause_is_one_clause_with_the_tools_every_clause_gets() {
         let document = parse_text("neutral", NEUTRAL_CLAUSE);
-        let checklist = generate_checklist(&document, "fidic");
+        let checklist = generate_checklist(&document, Domain::Fidic);
         assert_eq!(checklist.len(), 1, "{checklist:?}");
         let every = every_clause(Domain::Fidic);
         assert!(

@@ -23,10 +23,11 @@ use std::ops::Range;
 use serde::Serialize;
 use toolwright::Dispatcher;
 
-use super::kinds::Provision as Kind;
-use super::learned::LearnedStage;
-use super::provisions::document_parties;
-use super::{review, ReviewOptions, RiskKind, RiskLevel};
+use super::agent::review_with_agent;
+use super::findings::kinds::Provision as Kind;
+use super::findings::learned::LearnedStage;
+use super::findings::provisions::document_parties;
+use super::types::{ReviewOptions, RiskKind, RiskLevel};
 use crate::detect::corpus::LabelledContract;
 use crate::detect::curve::{excerpt_key, Scored};
 use crate::detect::cv::{mean, ratio};
@@ -226,7 +227,13 @@ fn score_contract(
     let mut said_absent: HashSet<RiskKind> = HashSet::new();
     for party in parties {
         state.our_party = party;
-        let report = runtime.block_on(review(dispatcher, &state, &options, None));
+        let report = runtime.block_on(review_with_agent(
+            dispatcher,
+            &state,
+            &options,
+            None,
+            std::future::pending(),
+        ));
         for risk in report.risks() {
             let f = &risk.finding;
             if !f.is_absence() {

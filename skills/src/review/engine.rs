@@ -1,5 +1,6 @@
-//! The review engine shared by both modes: one async runtime for the whole review, each
-//! clause a task, a bounded number of them in flight, results in checklist order.
+//! The review engine shared by the checklist and agent modes (and under the orchestrated
+//! mode's first pass): one async runtime for the whole review, each clause a task, a
+//! bounded number of them in flight, results in checklist order.
 //!
 //! The review is prepared (state copied, checklist made, reference index built) and
 //! finished (document-level risks) on the blocking pool, as both are CPU work of a whole
@@ -15,9 +16,11 @@ use toolwright::{Dispatcher, SkillContext};
 use tracing::field::Empty;
 use tracing::Instrument;
 
-use super::{
-    agent, consolidate, generated_checklist_for, not_run, review_items, summarize, ClauseReview,
-    ProgressHook, ReviewAgent, ReviewMode, ReviewOptions, ReviewReport,
+use super::agent::{self, ReviewAgent};
+use super::checklist::{generated_checklist_for, review_items};
+use super::findings::{consolidate, Classified, LearnedStage, Playbook};
+use super::types::{
+    ClauseReview, ProgressHook, ReviewMode, ReviewOptions, ReviewReport, ReviewSummary,
 };
 use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ReviewState};
@@ -54,9 +57,9 @@ struct Job {
     agent: Option<ReviewAgent>,
     progress: Option<ProgressHook>,
     /// The classifier's stage and what it found in the contract.
-    classified: Option<(super::LearnedStage, super::learned::Classified)>,
+    classified: Option<(LearnedStage, Classified)>,
     /// Levels of the provisions found.
-    playbook: Arc<super::Playbook>,
+    playbook: Arc<Playbook>,
     next: AtomicUsize,
     finished: AtomicUsize,
     results: Mutex<Vec<Option<ClauseReview>>>,
@@ -91,10 +94,10 @@ fn prepare(
         .learned
         .as_ref()
         .map(|stage| (stage.clone(), stage.classify_all(&state)));
-    let playbook = options.playbook.clone().unwrap_or_else(|| {
-        let domain = state.domain_id.parse().unwrap_or(super::Domain::Generic);
-        Arc::new(super::Playbook::shipped(domain).clone())
-    });
+    let playbook = options
+        .playbook
+        .clone()
+        .unwrap_or_else(|| Arc::new(Playbook::shipped(state.domain).clone()));
     let checklist: Vec<ChecklistItem> =
         if state.review_checklist.is_empty() && options.generate_checklist {
             checklist_generated = true;
@@ -193,17 +196,19 @@ impl Job {
             .into_iter()
             .chain(std::iter::repeat(None))
             .zip(&self.checklist)
-            .map(|(review, item)| review.unwrap_or_else(|| not_run(item, code, message)))
+            .map(|(review, item)| {
+                review.unwrap_or_else(|| ClauseReview::not_run(item, code, message))
+            })
             .collect();
         let incomplete = clauses.iter().any(|c| c.mode == ReviewMode::NotRun);
-        let summary = summarize(&clauses);
+        let summary = ReviewSummary::of(&clauses);
         let mut report = ReviewReport {
             document_id: self
                 .state
                 .primary()
                 .map(|d| d.document_id.clone())
                 .unwrap_or_default(),
-            domain_id: self.state.domain_id.clone(),
+            domain: self.state.domain,
             our_party: self.state.our_party.clone(),
             checklist_generated: self.checklist_generated,
             incomplete,
@@ -265,11 +270,11 @@ fn mode_name(mode: ReviewMode) -> &'static str {
     }
 }
 
-/// The review until `cancel` completes: see [`super::review_until`]. The whole review is
+/// The review until `cancel` completes: see [`super::review_with_agent`]. The whole review is
 /// one `review` span (with a model, an `invoke_agent` operation of the OpenTelemetry GenAI
 /// conventions), each clause a `review_clause` span in it, each model turn and tool call a
 /// `chat` / `execute_tool` span in the clause's.
-pub(super) async fn run(
+pub(crate) async fn run(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
@@ -294,7 +299,7 @@ pub(super) async fn run(
         gen_ai.agent.name = agent.is_some().then_some("contract_review"),
         gen_ai.request.model = (!model.is_empty()).then_some(model),
         clausewright.review.document = state.primary().map(|d| d.document_id.as_str()),
-        clausewright.review.domain = state.domain_id.as_str(),
+        clausewright.review.domain = state.domain.as_str(),
         clausewright.review.clauses = Empty,
         clausewright.review.concurrency = Empty,
         clausewright.review.incomplete = Empty,
@@ -361,15 +366,14 @@ async fn run_in_span(
     off_runtime(move || job.finish(NotFinished::Cancelled)).await
 }
 
-/// The review for a synchronous caller: [`run`] on a new multi-threaded runtime (one
-/// worker thread per core), on a thread of its own when the caller is itself inside a
-/// runtime (where blocking on another would panic). When no runtime can be started, every
-/// clause is reported as not run.
-pub(super) fn run_blocking(
+/// The checklist review for a synchronous caller: [`run`] without a model on a new
+/// multi-threaded runtime (one worker thread per core), on a thread of its own when the
+/// caller is itself inside a runtime (where blocking on another would panic). When no
+/// runtime can be started, every clause is reported as not run.
+pub(crate) fn run_blocking(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
-    agent: Option<&ReviewAgent>,
 ) -> ReviewReport {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores())
@@ -385,7 +389,7 @@ pub(super) fn run_blocking(
                 .finish(NotFinished::NoRuntime);
         }
     };
-    let review = run(dispatcher, state, options, agent, std::future::pending());
+    let review = run(dispatcher, state, options, None, std::future::pending());
     if tokio::runtime::Handle::try_current().is_ok() {
         std::thread::scope(
             |scope| match scope.spawn(|| runtime.block_on(review)).join() {
@@ -396,4 +400,28 @@ pub(super) fn run_blocking(
     } else {
         runtime.block_on(review)
     }
+}
+
+/// `f` over every item on one worker thread per CPU core (contiguous chunks), results in
+/// item order: for per-clause steps outside the worker pool (checklist, provisions).
+pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = cores();
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(part) => part,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
 }

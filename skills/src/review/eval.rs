@@ -20,10 +20,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolwright::Dispatcher;
 
-use super::kinds::CATALOGUE;
-use super::provisions::document_parties;
-use super::RiskKind;
-use super::{build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, RiskLevel};
+use super::checklist::run_checklist_review;
+use super::findings::kinds::CATALOGUE;
+use super::findings::provisions::document_parties;
+use super::inputs::{build_review_state, ReviewInputs};
+use super::types::{ReviewOptions, RiskKind, RiskLevel};
+use crate::state::Domain;
 
 /// A category scored by the harness and the kinds of finding that count as finding it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +110,7 @@ pub struct Expectation {
     pub document: String,
     /// Review domain (`fidic`, `sha_spa` or empty).
     #[serde(default)]
-    pub domain: String,
+    pub domain: Domain,
     /// The party the review acts for.
     #[serde(default)]
     pub our_party: String,
@@ -128,7 +130,7 @@ pub struct DocumentResult {
     /// Its group (`construction-like`, `sha-like`, `commercial`, `expectations`).
     pub group: String,
     /// Review domain used.
-    pub domain: String,
+    pub domain: Domain,
     /// The parties it was reviewed for.
     pub perspectives: Vec<String>,
     /// Clauses the review read.
@@ -243,11 +245,10 @@ pub fn evaluate(
             .join("contracts")
             .join(format!("{}.txt", labels.id));
         let domain = match labels.domain_hint.as_str() {
-            "construction-like" => super::Domain::Fidic,
-            "sha-like" => super::Domain::ShaSpa,
-            _ => super::Domain::Generic,
-        }
-        .as_str();
+            "construction-like" => Domain::Fidic,
+            "sha-like" => Domain::ShaSpa,
+            _ => Domain::Generic,
+        };
         let mut positives = Vec::new();
         let mut negatives = Vec::new();
         for category in categories() {
@@ -292,7 +293,7 @@ pub fn evaluate(
             &corpus.join(&expectation.document),
             expectation.document.clone(),
             "expectations".into(),
-            &expectation.domain,
+            expectation.domain,
             Some(expectation.our_party.clone()),
             expectation.must_find.clone(),
             expectation.must_not_find.clone(),
@@ -363,7 +364,7 @@ fn review_document(
     path: &Path,
     id: String,
     group: String,
-    domain: &str,
+    domain: Domain,
     our_party: Option<String>,
     positives: Vec<String>,
     negatives: Vec<String>,
@@ -371,7 +372,7 @@ fn review_document(
     let started = Instant::now();
     let inputs = ReviewInputs {
         primary: path.to_path_buf(),
-        domain_id: domain.to_string(),
+        domain,
         our_party: our_party.clone().unwrap_or_default(),
         language: "en".into(),
         ..Default::default()
@@ -421,7 +422,7 @@ fn review_document(
     Ok(DocumentResult {
         id,
         group,
-        domain: domain.to_string(),
+        domain,
         perspectives,
         clauses,
         found,
@@ -555,7 +556,7 @@ mod tests {
         DocumentResult {
             id: "d".into(),
             group: "g".into(),
-            domain: String::new(),
+            domain: Domain::Generic,
             perspectives: Vec::new(),
             clauses: 1,
             missed: positives

@@ -3,12 +3,10 @@
 //! General Conditions, the Particular Conditions and Employer's Requirements, the checklist,
 //! the criteria) is decided here, once, by [`ContractFolder::read`].
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use crate::document::{load_document, DocumentError};
-use crate::state::{ChecklistItem, DocumentRole, ReviewDocument, ReviewState};
+use crate::state::{ChecklistItem, DocumentRole, Domain, ReviewDocument, ReviewState};
 
 /// The files and settings of a review.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,8 +22,8 @@ pub struct ReviewInputs {
     /// A checklist (`.json`: an array of `{clause_id, clause_name, priority, required_skills,
     /// description}`); generated from the contract when absent.
     pub checklist_file: Option<PathBuf>,
-    /// `fidic`, `sha_spa` or empty.
-    pub domain_id: String,
+    /// The contract's domain (generic by default).
+    pub domain: Domain,
     /// The party the review acts for.
     pub our_party: String,
     /// `en` or `zh-CN`.
@@ -34,57 +32,6 @@ pub struct ReviewInputs {
     pub material_type: String,
     /// Domain sub-type (`yellow_book`, `spa`, `sha`).
     pub domain_subtype: String,
-}
-
-/// The domain of a review: which domain skills, checklist items and prompts apply.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Domain {
-    /// No domain: the generic skills only.
-    #[default]
-    Generic,
-    /// FIDIC construction contracts.
-    Fidic,
-    /// Share purchase and shareholders' agreements.
-    ShaSpa,
-}
-
-impl Domain {
-    /// The named domains, as a host offers them.
-    pub const NAMED: [Domain; 2] = [Domain::Fidic, Domain::ShaSpa];
-
-    /// The domain id skills and reports use: `fidic`, `sha_spa`, or empty for none.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Domain::Generic => "",
-            Domain::Fidic => "fidic",
-            Domain::ShaSpa => "sha_spa",
-        }
-    }
-}
-
-impl fmt::Display for Domain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A domain id that names no domain.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown domain `{0}`; expected `fidic` or `sha_spa`")]
-pub struct UnknownDomain(pub String);
-
-impl FromStr for Domain {
-    type Err = UnknownDomain;
-
-    /// `fidic`, `sha_spa`, or empty for [`Domain::Generic`].
-    fn from_str(id: &str) -> Result<Self, Self::Err> {
-        match id {
-            "" => Ok(Domain::Generic),
-            "fidic" => Ok(Domain::Fidic),
-            "sha_spa" => Ok(Domain::ShaSpa),
-            other => Err(UnknownDomain(other.to_string())),
-        }
-    }
 }
 
 /// The files of a contract folder by role, from their names (sorted, case ignored):
@@ -266,13 +213,13 @@ impl ReviewInputs {
                 references: folder.references,
                 checklist_file: folder.checklist,
                 criteria_file: folder.criteria,
-                domain_id: domain.or(guessed).unwrap_or_default().as_str().into(),
+                domain: domain.or(guessed).unwrap_or_default(),
                 ..Self::default()
             }
         } else {
             Self {
                 primary: path.to_path_buf(),
-                domain_id: domain.unwrap_or_default().as_str().into(),
+                domain: domain.unwrap_or_default(),
                 ..Self::default()
             }
         };
@@ -393,7 +340,7 @@ pub fn build_review_state(inputs: &ReviewInputs) -> Result<ReviewState, ReviewIn
         }
     }
     Ok(ReviewState {
-        domain_id: inputs.domain_id.clone(),
+        domain: inputs.domain,
         our_party: inputs.our_party.clone(),
         language: if inputs.language.is_empty() {
             "en".into()
@@ -439,11 +386,12 @@ mod tests {
         assert_eq!(inputs.checklist_file, Some(dir.join("checklist.json")));
         assert_eq!(inputs.criteria_file, Some(dir.join("criteria.csv")));
         assert_eq!(
-            inputs.domain_id, "fidic",
+            inputs.domain,
+            Domain::Fidic,
             "General Conditions make a FIDIC review"
         );
         let chosen = ReviewInputs::for_path(&dir, Some(Domain::ShaSpa)).unwrap();
-        assert_eq!(chosen.domain_id, "sha_spa");
+        assert_eq!(chosen.domain, Domain::ShaSpa);
         std::fs::remove_dir_all(&dir).unwrap();
         let empty = std::env::temp_dir().join(format!("empty-folder-{}", std::process::id()));
         std::fs::create_dir_all(&empty).unwrap();
@@ -543,5 +491,26 @@ mod tests {
             "construction".parse::<Domain>().unwrap_err().to_string(),
             "unknown domain `construction`; expected `fidic` or `sha_spa`"
         );
+    }
+
+    #[test]
+    fn a_state_writes_and_reads_its_domain_as_the_id_string() {
+        let state = ReviewState {
+            domain: Domain::ShaSpa,
+            ..ReviewState::default()
+        };
+        let json = serde_json::to_value(&state).unwrap();
+        assert_eq!(json["domain_id"], "sha_spa", "{json}");
+        assert_eq!(json.get("domain"), None, "{json}");
+        let back: ReviewState = serde_json::from_value(json).unwrap();
+        assert_eq!(back.domain, Domain::ShaSpa);
+        let generic: ReviewState = serde_json::from_str(r#"{"domain_id": ""}"#).unwrap();
+        assert_eq!(generic.domain, Domain::Generic);
+        let absent: ReviewState = serde_json::from_str("{}").unwrap();
+        assert_eq!(absent.domain, Domain::Generic);
+        let err = serde_json::from_str::<ReviewState>(r#"{"domain_id": "maritime"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown domain `maritime`"), "{err}");
     }
 }

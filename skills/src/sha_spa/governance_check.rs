@@ -7,7 +7,7 @@ use regex::Regex;
 use toolwright::prelude::*;
 
 use super::common::{percentages, scope, sort_findings, word_number, Observation, Side};
-use crate::review::RiskLevel;
+use crate::review::{provisions, RiskLevel};
 use crate::state::ReviewState;
 use crate::text::{enumerated_items, excerpt, sentences};
 
@@ -120,7 +120,7 @@ pub fn sha_governance_check(
             && (lower_clause.contains("reserved matters are")
                 || lower_clause.contains("reserved matters:")
                 || clause.text.contains("保留事项")
-                || crate::review::provisions::reserves_matters(&lower_clause))
+                || provisions::reserves_matters(&lower_clause))
         {
             report.reserved_matters = enumerated_items(&clause.text)
                 .into_iter()
@@ -174,7 +174,7 @@ pub fn sha_governance_check(
                     report.veto_holders.push(holder);
                 }
             }
-            if lower.contains("deadlock") || sentence.contains("僵局") {
+            if provisions::names_deadlock(&lower) {
                 for (cue, name) in DEADLOCK_MECHANISMS {
                     if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name)
                     {
@@ -187,21 +187,10 @@ pub fn sha_governance_check(
                 clause_id: clause.clause_id.clone(),
                 text: excerpt(s, 240),
             };
-            if (lower.contains("drag-along")
-                || lower.contains("drag along")
-                || sentence.contains("领售")
-                || sentence.contains("拖售"))
-                && report.drag_along.is_none()
-            {
+            if report.drag_along.is_none() && provisions::names_drag_along(&lower) {
                 report.drag_along = Some(right(sentence));
             }
-            if (lower.contains("tag-along")
-                || lower.contains("tag along")
-                || lower.contains("co-sale")
-                || sentence.contains("随售")
-                || sentence.contains("共同出售"))
-                && report.tag_along.is_none()
-            {
+            if report.tag_along.is_none() && provisions::names_tag_along(&lower) {
                 report.tag_along = Some(right(sentence));
             }
         }

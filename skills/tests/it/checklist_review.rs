@@ -187,7 +187,7 @@ fn no_checklist_and_generation_off_reviews_nothing() {
 #[test]
 fn checklist_generation_picks_skills_and_priorities() {
     let doc = clausewright_skills::document::parse_text("pc", PARTICULAR_CONDITIONS);
-    let list = generate_checklist(&doc, "fidic");
+    let list = generate_checklist(&doc, clausewright_skills::review::Domain::Fidic);
     let item = |id: &str| list.iter().find(|i| i.clause_id == id).unwrap();
     assert_eq!(
         item("14.7").required_skills,
@@ -216,7 +216,7 @@ fn checklist_generation_picks_skills_and_priorities() {
             "spa",
             "1 Indemnities\nThe Seller shall indemnify the Buyer.",
         ),
-        "sha_spa",
+        clausewright_skills::review::Domain::ShaSpa,
     );
     assert!(spa[0]
         .required_skills
@@ -258,7 +258,7 @@ fn state_is_built_from_files() {
             "checklist.json",
             r#"[{"clause_id": "4.2", "priority": "high", "required_skills": ["assess_deviation"]}]"#,
         )),
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         ..Default::default()
     };
     let state = build_review_state(&inputs).unwrap();
@@ -340,7 +340,7 @@ fn sha_report(our_party: &str) -> ReviewReport {
     std::fs::write(&path, SHA).unwrap();
     let state = build_review_state(&ReviewInputs {
         primary: path,
-        domain_id: "sha_spa".into(),
+        domain: clausewright_skills::review::Domain::ShaSpa,
         our_party: our_party.into(),
         language: "en".into(),
         ..Default::default()

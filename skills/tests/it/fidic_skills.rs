@@ -14,7 +14,7 @@ use crate::samples_common::*;
 
 fn review() -> ReviewState {
     ReviewState {
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: "Contractor".into(),
         language: "en".into(),
         material_type: "design-build water treatment plant".into(),
@@ -403,7 +403,7 @@ async fn time_bars_elsewhere_and_none_in_notices() {
 #[tokio::test]
 async fn chinese_claim_time_bar() {
     let review = ReviewState {
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         documents: vec![doc(
             DocumentRole::Primary,
             "epc_contract_zh.md",

@@ -129,7 +129,7 @@ pub fn document(role: DocumentRole, filename: &str, text: &str) -> ReviewDocumen
 /// Contract, standard form, reference and three inline criteria.
 pub fn state() -> ReviewState {
     ReviewState {
-        domain_id: String::new(),
+        domain: clausewright_skills::review::Domain::Generic,
         our_party: "Contractor".into(),
         language: "en".into(),
         documents: vec![

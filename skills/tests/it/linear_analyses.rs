@@ -56,7 +56,7 @@ fn a_one_line_contract_of_a_mebibyte_is_read_limit_by_limit() {
 async fn the_time_bar_skill_reads_a_long_clause_given_as_text() {
     let text = one_line(256 << 10);
     let state = ReviewState {
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: "Contractor".into(),
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,

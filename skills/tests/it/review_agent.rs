@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use clausewright_skills::review::DomainPrompt;
 use clausewright_skills::review::{
-    build_review_state, normalize_risk_level, run_checklist_review, run_review, AgentSettings,
-    ClauseReview, ReviewAgent, ReviewInputs, ReviewMode, ReviewOptions, ReviewReport,
+    build_review_state, normalize_risk_level, review_with_agent, run_checklist_review,
+    AgentSettings, ClauseReview, ReviewAgent, ReviewInputs, ReviewMode, ReviewOptions,
+    ReviewReport,
 };
 use clausewright_skills::{ChecklistItem, Priority, ReviewState};
 use toolwright::agent::{ChatMessage, LlmError, LlmResponse, ScriptedClient};
@@ -32,7 +33,7 @@ fn fidic_state(language: &str) -> ReviewState {
         ],
         criteria_file: Some(sample("criteria.json")),
         checklist_file: Some(sample("checklist.json")),
-        domain_id: "fidic".into(),
+        domain: clausewright_skills::review::Domain::Fidic,
         our_party: "Contractor".into(),
         language: language.into(),
         ..Default::default()
@@ -240,6 +241,26 @@ fn domain_prompts_name_registered_skills_of_their_domain() {
 }
 
 // --- SPEC-20 section 7.1.3: node integration and fallback -----------------------------
+
+/// The agent-mode review of `state`, blocking on a runtime of the test's own.
+fn run_review(
+    dispatcher: &Dispatcher,
+    state: &ReviewState,
+    options: &ReviewOptions,
+    agent: Option<&ReviewAgent>,
+) -> ReviewReport {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(review_with_agent(
+            dispatcher,
+            state,
+            options,
+            agent,
+            std::future::pending(),
+        ))
+}
 
 #[test]
 fn react_disabled_uses_the_checklist() {

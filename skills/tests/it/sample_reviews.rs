@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clausewright_skills::review::{
-    build_review_state, run_checklist_review, ReviewInputs, ReviewOptions, ReviewReport,
+    build_review_state, run_checklist_review, Domain, ReviewInputs, ReviewOptions, ReviewReport,
 };
 use toolwright::Dispatcher;
 
@@ -20,14 +20,14 @@ fn review(inputs: ReviewInputs) -> ReviewReport {
     run_checklist_review(&dispatcher, &state, &ReviewOptions::default())
 }
 
-fn inputs(primary: &str, domain: &str, our_party: &str, language: &str) -> ReviewInputs {
+fn inputs(primary: &str, domain: Domain, our_party: &str, language: &str) -> ReviewInputs {
     ReviewInputs {
         primary: sample(primary),
         baseline: None,
         references: Vec::new(),
         criteria_file: None,
         checklist_file: None,
-        domain_id: domain.into(),
+        domain,
         our_party: our_party.into(),
         language: language.into(),
         material_type: String::new(),
@@ -59,7 +59,12 @@ fn fidic_sample() {
         ],
         criteria_file: Some(sample("fidic/criteria.json")),
         checklist_file: Some(sample("fidic/checklist.json")),
-        ..inputs("fidic/general_conditions.md", "fidic", "Contractor", "en")
+        ..inputs(
+            "fidic/general_conditions.md",
+            Domain::Fidic,
+            "Contractor",
+            "en",
+        )
     });
     assert_clean(&report);
     let first = report
@@ -79,7 +84,12 @@ fn spa_sample() {
     let report = review(ReviewInputs {
         criteria_file: Some(sample("spa/criteria.json")),
         checklist_file: Some(sample("spa/checklist.json")),
-        ..inputs("spa/share_purchase_agreement.md", "sha_spa", "Buyer", "en")
+        ..inputs(
+            "spa/share_purchase_agreement.md",
+            Domain::ShaSpa,
+            "Buyer",
+            "en",
+        )
     });
     assert_clean(&report);
     snapshot("spa_review", &report);
@@ -89,7 +99,12 @@ fn spa_sample() {
 fn sha_sample() {
     let report = review(ReviewInputs {
         checklist_file: Some(sample("sha/checklist.json")),
-        ..inputs("sha/shareholders_agreement.md", "sha_spa", "Investor", "en")
+        ..inputs(
+            "sha/shareholders_agreement.md",
+            Domain::ShaSpa,
+            "Investor",
+            "en",
+        )
     });
     assert_clean(&report);
     snapshot("sha_review", &report);
@@ -99,7 +114,7 @@ fn sha_sample() {
 fn chinese_sample() {
     let report = review(ReviewInputs {
         checklist_file: Some(sample("zh/checklist.json")),
-        ..inputs("zh/epc_contract_zh.md", "fidic", "承包商", "zh-CN")
+        ..inputs("zh/epc_contract_zh.md", Domain::Fidic, "承包商", "zh-CN")
     });
     assert_clean(&report);
     snapshot("zh_review", &report);
@@ -109,7 +124,7 @@ fn chinese_sample() {
 fn generated_checklist_when_none_is_given() {
     let report = review(inputs(
         "sha/shareholders_agreement.md",
-        "sha_spa",
+        Domain::ShaSpa,
         "Investor",
         "en",
     ));

@@ -17,7 +17,7 @@ use crate::samples_common::*;
 fn review(path: &str, our_party: &str) -> ReviewState {
     let filename = path.rsplit('/').next().unwrap();
     ReviewState {
-        domain_id: "sha_spa".into(),
+        domain: clausewright_skills::review::Domain::ShaSpa,
         our_party: our_party.into(),
         documents: vec![doc(DocumentRole::Primary, filename, path)],
         ..Default::default()

@@ -120,7 +120,7 @@ fn pdf_text() -> String {
 
 fn review_of(name: &str, doc: DocumentStructure) -> ReviewState {
     ReviewState {
-        domain_id: "sha_spa".into(),
+        domain: clausewright_skills::review::Domain::ShaSpa,
         our_party: "Purchaser".into(),
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,

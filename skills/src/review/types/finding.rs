@@ -9,8 +9,8 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::kinds::Provision;
 use super::RiskLevel;
+use crate::review::findings::kinds::Provision;
 
 macro_rules! risk_kinds {
     ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {

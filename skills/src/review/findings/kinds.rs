@@ -8,7 +8,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Domain, RiskKind};
+use crate::review::types::RiskKind;
+use crate::state::Domain;
 
 /// The group a kind belongs to, for readers who scan a report by subject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

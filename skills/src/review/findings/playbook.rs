@@ -15,7 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::kinds::Provision;
-use super::{Domain, RiskLevel};
+use crate::review::types::RiskLevel;
+use crate::state::Domain;
 
 /// The levels of one kind of provision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -139,9 +140,9 @@ impl Playbook {
     /// The shipped playbook's JSON text for `domain`, to copy and edit.
     pub fn text_for(domain: Domain) -> &'static str {
         match domain {
-            Domain::Generic => include_str!("../../playbooks/generic.json"),
-            Domain::Fidic => include_str!("../../playbooks/fidic.json"),
-            Domain::ShaSpa => include_str!("../../playbooks/sha_spa.json"),
+            Domain::Generic => include_str!("../../../playbooks/generic.json"),
+            Domain::Fidic => include_str!("../../../playbooks/fidic.json"),
+            Domain::ShaSpa => include_str!("../../../playbooks/sha_spa.json"),
         }
     }
 

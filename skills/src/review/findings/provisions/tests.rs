@@ -212,3 +212,44 @@ fn levels_come_from_the_playbook_and_a_rule_moves_them_one_step() {
         "the generic playbook reports it"
     );
 }
+
+#[test]
+fn a_named_drag_or_tag_along_is_what_the_scan_finds_and_the_governance_check_reads() {
+    for (text, drag, tag) in [
+        (
+            "the investors may exercise their drag-along right.",
+            true,
+            false,
+        ),
+        ("创始股东享有领售权。", true, false),
+        ("the minority shall have a tag along right.", false, true),
+        ("投资方享有随售权。", false, true),
+        ("a co-sale right applies to any transfer.", false, true),
+    ] {
+        assert_eq!(names_drag_along(text), drag, "{text}");
+        assert_eq!(names_tag_along(text), tag, "{text}");
+        assert_eq!(has(text, Provision::DragAlong), drag, "{text}");
+        assert_eq!(has(text, Provision::TagAlong), tag, "{text}");
+    }
+    // Described by its effect only: the scan finds it, the check reads no named right.
+    let described =
+        "holders of 60% of the shares may require the other shareholders to sell their shares.";
+    assert!(has(described, Provision::DragAlong));
+    assert!(!names_drag_along(described) && !names_tag_along(described));
+}
+
+#[test]
+fn a_named_deadlock_is_what_the_scan_finds_and_the_governance_check_reads() {
+    for text in [
+        "if a deadlock arises, the matter goes to mediation.",
+        "董事会出现僵局的，提交调解。",
+    ] {
+        assert!(names_deadlock(text), "{text}");
+        assert!(has(text, Provision::Deadlock), "{text}");
+    }
+    let described =
+        "if the board is unable to reach a decision on a reserved matter, it is referred.";
+    assert!(has(described, Provision::Deadlock));
+    assert!(!names_deadlock(described));
+    assert!(!names_deadlock("the board meets quarterly."));
+}

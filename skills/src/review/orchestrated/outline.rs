@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ClauseReview, ReviewReport, RiskLevel, DOCUMENT_ANCHOR};
+use crate::review::types::{ClauseReview, ReviewReport, Risk, RiskLevel, DOCUMENT_ANCHOR};
 use crate::state::ReviewState;
 
 /// One rule finding as the outline shows it: level, kind and a short description.
@@ -64,7 +64,7 @@ impl ClauseOutline {
     pub fn new(state: &Arc<ReviewState>, report: &ReviewReport) -> Self {
         let lookup = crate::index::lookup_for(state);
         let primary = lookup.primary();
-        let mut by_clause: BTreeMap<&str, Vec<&super::Risk>> = BTreeMap::new();
+        let mut by_clause: BTreeMap<&str, Vec<&Risk>> = BTreeMap::new();
         for risk in report.risks() {
             by_clause
                 .entry(risk.clause_id.as_str())

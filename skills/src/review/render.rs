@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use super::{Finding, ReviewReport, Risk};
+use super::types::{DeepRun, Finding, PlanDepth, ReviewReport, Risk};
+use crate::state::Domain;
 
 /// Output format of a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,10 +138,9 @@ pub fn render_table_within(report: &ReviewReport, width: usize) -> String {
         out,
         "Review of {} ({})",
         report.document_id,
-        if report.domain_id.is_empty() {
-            "generic"
-        } else {
-            &report.domain_id
+        match report.domain {
+            Domain::Generic => "generic",
+            named => named.as_str(),
         }
     );
     if rows.is_empty() {
@@ -183,14 +183,14 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
     } else {
         ("\n", "  ")
     };
-    let count = |d: super::PlanDepth| o.plan.iter().filter(|p| p.depth == d).count();
+    let count = |d: PlanDepth| o.plan.iter().filter(|p| p.depth == d).count();
     let _ = writeln!(out, "{h2}Orchestration\n");
     let _ = writeln!(
         out,
         "{bullet}plan: {} deep, {} quick, {} not reviewed; planner {} turn(s), {} token(s)",
-        count(super::PlanDepth::Deep),
-        count(super::PlanDepth::Quick),
-        count(super::PlanDepth::None),
+        count(PlanDepth::Deep),
+        count(PlanDepth::Quick),
+        count(PlanDepth::None),
         o.planner_turns,
         o.planner_usage.total()
     );
@@ -220,7 +220,7 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
     if let Some(summary) = &o.summary {
         let _ = writeln!(out, "\n{}", text(summary, 2000));
     }
-    let deep: std::collections::HashMap<&str, &super::DeepRun> =
+    let deep: std::collections::HashMap<&str, &DeepRun> =
         o.deep.iter().map(|d| (d.clause_id.as_str(), d)).collect();
     let header = ["CLAUSE", "DEPTH", "TURNS", "TOKENS", "WHY"];
     let rows: Vec<[String; 5]> = o
@@ -231,9 +231,9 @@ fn orchestration_text(report: &ReviewReport, markdown: bool) -> String {
             [
                 p.clause_id.clone(),
                 match p.depth {
-                    super::PlanDepth::Deep => "deep",
-                    super::PlanDepth::Quick => "quick",
-                    super::PlanDepth::None => "none",
+                    PlanDepth::Deep => "deep",
+                    PlanDepth::Quick => "quick",
+                    PlanDepth::None => "none",
                 }
                 .to_string(),
                 run.map_or(String::new(), |r| r.turns.to_string()),
@@ -352,7 +352,7 @@ const USAGE_HEADER: [&str; 8] = [
 ];
 
 fn usage_rows(report: &ReviewReport) -> Option<UsageRows> {
-    use crate::review::ReviewMode;
+    use crate::review::types::ReviewMode;
     let clauses: Vec<_> = report
         .clauses
         .iter()
@@ -362,8 +362,9 @@ fn usage_rows(report: &ReviewReport) -> Option<UsageRows> {
         return None;
     }
     // `+ 0.0`: an empty sum of floats is -0.0, which would print as "-0.0".
-    let tool_ms =
-        |c: &crate::review::ClauseReview| c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>() + 0.0;
+    let tool_ms = |c: &crate::review::types::ClauseReview| {
+        c.skills.iter().map(|s| s.elapsed_ms).sum::<f64>() + 0.0
+    };
     let mut rows: Vec<[String; 8]> = clauses
         .iter()
         .map(|c| {

@@ -1,6 +1,6 @@
 //! The initial messages of a ReAct clause review (SPEC-20 section 4): the review's role,
 //! the clause fenced against prompt injection, the output format the final answer is read
-//! in ([`super::answer`]), in Chinese or English.
+//! in ([`answer`](super::answer)), in Chinese or English.
 //!
 //! Domain instructions (which tools to use for FIDIC, SHA/SPA, ...) are data, given by the
 //! caller or registered at link time next to the domain's skills with [`crate::domain_prompt!`].

@@ -1,6 +1,9 @@
-//! The ReAct branch of the clause review (SPEC-20 section 5): the model reads the clause,
-//! chooses the skills itself, and writes the risks. Off by default; when it fails for a
-//! clause (model error, no tool to offer) the checklist reviews that clause instead.
+//! The agent mode, the ReAct branch of the clause review (SPEC-20 section 5): the model
+//! reads the clause, chooses the skills itself, and writes the risks. Off by default; when
+//! it fails for a clause (model error, no tool to offer) the checklist reviews that clause
+//! instead.
+//!
+//! Entry point: [`review_with_agent`].
 //!
 //! ```
 //! use clausewright_skills::review::AgentSettings;
@@ -26,13 +29,21 @@ use toolwright::agent::{
 use toolwright::fence::{fenced_body, TOOL_OUTPUT_TAG};
 use toolwright::{Dispatcher, SkillContext, ToolFilter};
 
-use super::answer::{parse_final_response, ModelRisk};
-use super::react_prompt::{build_react_agent_messages, Language, ReactPromptInput};
-use super::{
-    review_item, ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskKind, RiskLevel,
-    SkillRun,
+mod answer;
+mod prompts;
+mod react_prompt;
+
+pub use answer::{parse_final_response, FinalAnswerError, ModelRisk};
+pub use react_prompt::{
+    build_react_agent_messages, DomainPrompt, Language, ReactPromptInput, CLAUSE_END, CLAUSE_START,
 };
-use crate::state::{ChecklistItem, ClauseFocus, Priority, ReviewState};
+
+use super::checklist::review_item;
+use super::engine;
+use super::types::{
+    ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, RiskKind, RiskLevel, SkillRun,
+};
+use crate::state::{ChecklistItem, ClauseFocus, Domain, Priority, ReviewState};
 
 /// `source_skill` of risks the model wrote.
 pub const REACT_SOURCE: &str = "react_agent";
@@ -283,19 +294,60 @@ impl std::fmt::Debug for ReviewAgent {
     }
 }
 
-/// Runs the review: per checklist item the ReAct branch when `agent` is given and its
-/// settings switch it on (and the state has a primary document), the checklist otherwise.
-/// A clause whose ReAct run fails (model error, no tool passes the domain filter) is
-/// reviewed by the checklist and marked [`ReviewMode::ReactFallback`], its conversation
-/// and the reason kept. Blocks: [`super::review`] on a runtime of its own; from async
-/// code, await [`super::review`] instead.
-pub fn run_review(
+/// Reviews the contract of `state`, clause by clause: by the ReAct branch when `agent` is
+/// given, its settings switch it on and the state has a primary document, by the checklist
+/// otherwise. A clause whose ReAct run fails (model error, no tool passes the domain
+/// filter) is reviewed by the checklist and marked [`ReviewMode::ReactFallback`], its
+/// conversation and the reason kept.
+///
+/// One runtime serves the whole review, the caller's: each clause is reviewed by a task,
+/// at most `options.concurrency` at once (0: [`DEFAULT_AGENT_CONCURRENCY`] with a model,
+/// one per CPU core without), all sharing `agent`'s client and its connection pool. The
+/// report keeps checklist order whatever order clauses finish in; `options.progress` hears
+/// of each as it finishes. Preparing the review (checklist, reference index) and the
+/// document-level pass run on the blocking pool. The checklist mode is CPU work: on a
+/// current-thread runtime its clauses run one at a time, on a multi-threaded one in
+/// parallel.
+///
+/// The review runs until `cancel` completes (Ctrl-C, a deadline, a shutdown signal; give
+/// [`std::future::pending`] for none), or until it is done. On cancellation, or when the
+/// future is dropped, every clause task is aborted at once and the model requests in flight
+/// are dropped; a cancelled report holds the clauses already finished, the others marked
+/// [`ReviewMode::NotRun`], with [`ReviewReport::incomplete`] set, and its document-level
+/// risks are drawn from the finished clauses only.
+///
+/// [`DEFAULT_AGENT_CONCURRENCY`]: crate::review::DEFAULT_AGENT_CONCURRENCY
+///
+/// ```no_run
+/// # async fn demo(state: clausewright_skills::ReviewState) -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use toolwright::agent::{OpenAiClient, OpenAiConfig};
+/// use toolwright::Dispatcher;
+/// use clausewright_skills::review::{review_with_agent, AgentSettings, ReviewAgent, ReviewOptions};
+///
+/// let client = OpenAiClient::new(OpenAiConfig::from_env())?;
+/// let settings = AgentSettings { use_react_agent: true, ..AgentSettings::from_env()? };
+/// let agent = ReviewAgent::new(Arc::new(client), settings);
+/// let dispatcher = Dispatcher::from_inventory()?;
+/// // At most ten minutes; a CLI would wait on `tokio::signal::ctrl_c()` instead.
+/// let deadline = tokio::time::sleep(std::time::Duration::from_secs(600));
+/// let report =
+///     review_with_agent(&dispatcher, &state, &ReviewOptions::default(), Some(&agent), deadline)
+///         .await;
+/// if report.incomplete {
+///     eprintln!("interrupted: {} clause(s) not reviewed", report.summary.clauses_not_run);
+/// }
+/// println!("{} risks", report.summary.total_risks);
+/// # Ok(()) }
+/// ```
+pub async fn review_with_agent(
     dispatcher: &Dispatcher,
     state: &ReviewState,
     options: &ReviewOptions,
     agent: Option<&ReviewAgent>,
+    cancel: impl std::future::Future<Output = ()>,
 ) -> ReviewReport {
-    super::engine::run_blocking(dispatcher, state, options, agent)
+    engine::run(dispatcher, state, options, agent, cancel).await
 }
 
 /// SPEC-20 `_normalize_risk_level`: `high`/`medium`/`low` in any case (and the Chinese
@@ -305,7 +357,7 @@ pub fn normalize_risk_level(level: &str) -> &'static str {
 }
 
 /// The ReAct branch for one item, falling back to the checklist branch when it fails.
-pub(super) async fn review_item_react(
+pub(crate) async fn review_item_react(
     client: &dyn LlmClient,
     settings: &AgentSettings,
     dispatcher: &Dispatcher,
@@ -316,7 +368,7 @@ pub(super) async fn review_item_react(
     let language = Language::from_tag(&state.language);
     let clause_text = clause_text(state, item);
     let suggested: Vec<&str> = item.required_skills.iter().map(String::as_str).collect();
-    let domain_id = (!state.domain_id.is_empty()).then_some(state.domain_id.as_str());
+    let domain_id = (state.domain != Domain::Generic).then_some(state.domain.as_str());
     let messages = build_react_agent_messages(&ReactPromptInput {
         language,
         our_party: &state.our_party,
@@ -358,7 +410,7 @@ pub(super) async fn review_item_react(
         StopReason::LlmError(err) => Some(format!("model error: {err}")),
         StopReason::NoTools => Some(format!(
             "no tool passes the filter of domain `{}`",
-            state.domain_id
+            state.domain
         )),
         StopReason::AwaitingConfirmation => Some(format!(
             "the model called {} tool(s) that wait for a person's confirmation; a review does not wait",
@@ -441,7 +493,7 @@ fn clause_text(state: &Arc<ReviewState>, item: &ChecklistItem) -> String {
     }
 }
 
-pub(super) fn priority_name(priority: Priority) -> &'static str {
+pub(crate) fn priority_name(priority: Priority) -> &'static str {
     match priority {
         Priority::Critical => "critical",
         Priority::High => "high",
@@ -452,7 +504,7 @@ pub(super) fn priority_name(priority: Priority) -> &'static str {
 
 /// The model's risks in the report's shape: levels normalised, most serious first, ids
 /// `R-{clause}-{n}` as in checklist mode.
-pub(super) fn react_risks<'a>(
+pub(crate) fn react_risks<'a>(
     answer: impl Iterator<Item = &'a ModelRisk>,
     clause_id: &str,
     language: Language,

@@ -49,13 +49,45 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// The words that name a drag-along right.
+const DRAG_NAMED: &str = r"drag[- ]?along|bring[- ]along|领售|拖售|强制出售|强卖权";
+
+/// A drag-along right named, or described by its effect (the others must sell or vote
+/// for the sale).
 static DRAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"drag[- ]?along|bring[- ]along|(?:require|compel|force|obliged?)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|remaining|minority)\s+(?:shareholders|stockholders|holders|members|investors|parties)\s+to\s+(?:sell|transfer|vote|consent|join)|(?:vote|sell|transfer)\s+(?:all\s+)?(?:of\s+)?(?:their|its|his)\s+shares[^.;]{0,80}(?:approved\s+by|in\s+favou?r\s+of)[^.;]{0,40}(?:sale|acquisition|merger)|领售|拖售|强制出售|强卖权").unwrap()
+    Regex::new(&format!(
+        r"{DRAG_NAMED}|(?:require|compel|force|obliged?)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:other|remaining|minority)\s+(?:shareholders|stockholders|holders|members|investors|parties)\s+to\s+(?:sell|transfer|vote|consent|join)|(?:vote|sell|transfer)\s+(?:all\s+)?(?:of\s+)?(?:their|its|his)\s+shares[^.;]{{0,80}}(?:approved\s+by|in\s+favou?r\s+of)[^.;]{{0,40}}(?:sale|acquisition|merger)"
+    ))
+    .unwrap()
 });
 
+/// The words that name a tag-along (co-sale) right.
+const TAG_NAMED: &str = r"tag[- ]?along|co-?\s?sale|随售|共同出售|跟售";
+
+/// A tag-along right named, or described by its effect (the others may join the sale).
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"tag[- ]?along|co-?\s?sale|right\s+to\s+participate\s+(?:in|pro\s+rata)[^.;]{0,40}(?:sale|transfer)|sell\s+(?:\w+\s+){0,3}shares\s+(?:alongside|together\s+with|on\s+the\s+same\s+terms)|随售|共同出售|跟售").unwrap()
+    Regex::new(&format!(
+        r"{TAG_NAMED}|right\s+to\s+participate\s+(?:in|pro\s+rata)[^.;]{{0,40}}(?:sale|transfer)|sell\s+(?:\w+\s+){{0,3}}shares\s+(?:alongside|together\s+with|on\s+the\s+same\s+terms)"
+    ))
+    .unwrap()
 });
+
+static DRAG_NAME: LazyLock<Regex> = LazyLock::new(|| Regex::new(DRAG_NAMED).unwrap());
+static TAG_NAME: LazyLock<Regex> = LazyLock::new(|| Regex::new(TAG_NAMED).unwrap());
+
+/// Whether a lower-cased sentence names a drag-along right: the family's own words, which
+/// the scan's test (`DRAG`) starts from and the governance check of a shareholders'
+/// agreement reads the right's threshold by.
+pub(crate) fn names_drag_along(lower: &str) -> bool {
+    DRAG_NAME.is_match(lower)
+}
+
+/// Whether a lower-cased sentence names a tag-along (co-sale) right: the family's own
+/// words, which the scan's test (`TAG`) starts from and the governance check of a
+/// shareholders' agreement reads the right's threshold by.
+pub(crate) fn names_tag_along(lower: &str) -> bool {
+    TAG_NAME.is_match(lower)
+}
 
 static PRE_EMPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"pre-?\s?emptive|pre-?\s?emption|right\s+of\s+participation|participation\s+right|right\s+to\s+(?:purchase|subscribe\s+for|participate\s+in)[^.;]{0,60}(?:new\s+(?:securities|shares|issu)|future\s+(?:issu|financ|offering)|subsequent\s+(?:issu|financ|offering))|participat\w*\s+(?:on\s+a\s+)?pro\s+rata\s+(?:basis\s+)?in\s+(?:\w+\s+){0,2}(?:issu|offering|financ)|pro\s+rata\s+(?:right|share\s+of\s+(?:new|future|any)\s+(?:securities|issu))|优先认购|优先认缴|优先增资").unwrap()

@@ -1,6 +1,6 @@
 //! The last step of a review: findings a reviewer would sign.
 //!
-//! - The provisions of [`super::provisions`] are found in every reviewed clause's own text
+//! - The provisions of [`provisions`] are found in every reviewed clause's own text
 //!   and added to that clause (checklist mode), unless a skill already reported the same
 //!   words (a FIDIC time bar, uncapped delay damages).
 //! - A finding about the whole agreement ("the agreement has no quorum provision") is
@@ -18,16 +18,18 @@ use super::kinds::Provision;
 use super::learned::{self, Classified, LearnedStage};
 use super::provisions;
 use super::rules::UNDEFINED_TERMS_PREFIX;
-use super::{
-    summarize, ClauseReview, Finding, Playbook, ReviewMode, ReviewReport, Risk, RiskKind,
-    RiskLevel, Subject, DOCUMENT_ANCHOR,
+use super::Playbook;
+use crate::review::engine::parallel_map;
+use crate::review::types::{
+    ClauseReview, Finding, ReviewMode, ReviewReport, ReviewSummary, Risk, RiskKind, RiskLevel,
+    Subject, DOCUMENT_ANCHOR,
 };
 use crate::state::{Priority, ReviewState};
 use crate::text::truncate_chars;
 
 /// Finishes `report`: provisions (when `scan` is set; with the classifier's stage when
 /// `learned` is given), anchoring, undefined terms, duplicates.
-pub(super) fn finalize(
+pub(crate) fn finalize(
     report: &mut ReviewReport,
     state: &Arc<ReviewState>,
     scan: bool,
@@ -119,7 +121,7 @@ pub(super) fn finalize(
             },
         );
     }
-    report.summary = summarize(&report.clauses);
+    report.summary = ReviewSummary::of(&report.clauses);
 }
 
 /// Kinds that report the same words as a provision: its readings in the catalogue, and for
@@ -174,7 +176,7 @@ fn add_provisions(
         .collect();
     // The scans are independent and the most expensive part: run them in parallel, then
     // take their findings in document order as before.
-    let scanned = super::parallel_map(&reviewed, |(_, clause)| {
+    let scanned = parallel_map(&reviewed, |(_, clause)| {
         let text = if clause.title.trim().is_empty() {
             clause.text.clone()
         } else {
@@ -256,36 +258,56 @@ fn add_provisions(
                 }
             }
         }
-        for reading in model_found.into_iter().flatten() {
-            let (kind, finding) = (reading.kind, reading.finding);
-            classified.insert(kind.clone());
-            let Some(finding) = finding else {
-                continue;
-            };
-            let same = |r: &Risk| {
-                r.finding.kind == kind
-                    || matches!(kind, RiskKind::Provision(p) if same_family(p, &r.finding.kind))
-            };
-            let confirmed = report.clauses[i]
-                .risks
-                .iter_mut()
-                .chain(added.iter_mut())
-                .find(|r| same(r));
-            match confirmed {
-                Some(risk) => {
-                    risk.finding
-                        .probability
-                        .get_or_insert(finding.probability.unwrap_or(0.0));
-                }
-                None => added.push(Risk::new(report.clauses[i].clause_id.clone(), finding)),
-            }
-        }
+        let clause = &mut report.clauses[i];
+        let readings = model_found.into_iter().flatten();
+        add_readings(
+            &mut clause.risks,
+            &mut added,
+            &clause.clause_id,
+            readings,
+            &mut classified,
+        );
         found.extend(added.into_iter().map(|risk| (i, risk)));
     }
     for (i, risk) in found {
         report.clauses[i].risks.push(risk);
     }
     learned.filter(|(_, c)| c.read_any()).map(|_| classified)
+}
+
+/// Adds the classifier's readings of one clause: a reading of a kind already reported
+/// there (by a skill in `existing`, or by the scan in `added`) confirms it with its
+/// probability; any other is added. Every kind read goes into `classified`.
+fn add_readings(
+    existing: &mut [Risk],
+    added: &mut Vec<Risk>,
+    clause_id: &str,
+    readings: impl Iterator<Item = learned::Reading>,
+    classified: &mut HashSet<RiskKind>,
+) {
+    for reading in readings {
+        let (kind, finding) = (reading.kind, reading.finding);
+        classified.insert(kind.clone());
+        let Some(finding) = finding else {
+            continue;
+        };
+        let same = |r: &Risk| {
+            r.finding.kind == kind
+                || matches!(kind, RiskKind::Provision(p) if same_family(p, &r.finding.kind))
+        };
+        match existing
+            .iter_mut()
+            .chain(added.iter_mut())
+            .find(|r| same(r))
+        {
+            Some(risk) => {
+                risk.finding
+                    .probability
+                    .get_or_insert(finding.probability.unwrap_or(0.0));
+            }
+            None => added.push(Risk::new(clause_id.to_string(), finding)),
+        }
+    }
 }
 
 /// The agreement-level findings of kinds the playbook reports when absent and that nothing

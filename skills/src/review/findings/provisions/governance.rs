@@ -17,11 +17,20 @@ static RESERVED: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// The words that name a deadlock (a macro, so the scan's pattern is built from them).
+macro_rules! deadlock_named {
+    () => {
+        r"deadlock|stalemate|僵局"
+    };
+}
+
+/// A deadlock named, or described (the board cannot agree), or a way out of one.
 static DEADLOCK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"deadlock|stalemate|casting\s+vote|(?:unable|fail(?:s|ed)?)\s+to\s+(?:agree|reach\s+(?:a\s+)?(?:decision|agreement|consensus|resolution))[^.;]{0,120}(?:board|directors|shareholders|members|committee|parties|matter)",
+        deadlock_named!(),
+        r"|casting\s+vote|(?:unable|fail(?:s|ed)?)\s+to\s+(?:agree|reach\s+(?:a\s+)?(?:decision|agreement|consensus|resolution))[^.;]{0,120}(?:board|directors|shareholders|members|committee|parties|matter)",
         r"|(?:board|directors|shareholders|members|committee)[^.;]{0,80}(?:unable|fail(?:s|ed)?)\s+to\s+(?:agree|reach|resolve|decide)|russian\s+roulette|texas\s+shoot|shoot[- ]out|buy[- ]sell\s+(?:provision|procedure|mechanism)",
-        r"|僵局|(?:无法|不能|未能)(?:达成|形成)(?:一致|决议|协议)|决定票",
+        r"|(?:无法|不能|未能)(?:达成|形成)(?:一致|决议|协议)|决定票",
     ))
     .unwrap()
 });
@@ -30,6 +39,14 @@ static DEADLOCK: LazyLock<Regex> = LazyLock::new(|| {
 /// by the cue the scan uses: the governance skill reads its list where the scan finds one.
 pub(crate) fn reserves_matters(lower: &str) -> bool {
     RESERVED.is_match(lower)
+}
+
+static DEADLOCK_NAME: LazyLock<Regex> = LazyLock::new(|| Regex::new(deadlock_named!()).unwrap());
+
+/// Whether `lower` (lower-cased text) names a deadlock: the family's own words, which the
+/// scan's test starts from and the governance check looks for the way out by.
+pub(crate) fn names_deadlock(lower: &str) -> bool {
+    DEADLOCK_NAME.is_match(lower)
 }
 
 pub(super) fn scan(window: &Window<'_>, hits: &mut Vec<Hit>) {

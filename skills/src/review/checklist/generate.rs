@@ -2,11 +2,12 @@
 
 use toolwright::Skill;
 
-use super::Domain;
-
 use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
-use crate::state::{ChecklistItem, Priority};
+use crate::review::engine::parallel_map;
+use crate::review::findings::Playbook;
+use crate::review::types::RiskLevel;
+use crate::state::{ChecklistItem, Domain, Priority};
 
 /// Topics that make a clause critical for any party.
 const CRITICAL_TOPICS: [&str; 22] = [
@@ -107,15 +108,15 @@ const DOMAIN_SKILLS: [(Domain, &str, &[&str]); 8] = [
 /// Priority: `critical` for payment, price, liability, indemnity, termination, delay damages,
 /// claims and similar topics; `low` for definitions; `high` when the clause states figures;
 /// `medium` otherwise.
-pub fn generate_checklist(doc: &DocumentStructure, domain: &str) -> Vec<ChecklistItem> {
+pub fn generate_checklist(doc: &DocumentStructure, domain: Domain) -> Vec<ChecklistItem> {
     let clauses: Vec<&Clause> = doc
         .iter_clauses()
         .filter(|c| !c.text.trim().is_empty())
         .collect();
-    super::parallel_map(&clauses, |clause| item_for(clause, domain))
+    parallel_map(&clauses, |clause| item_for(clause, domain))
 }
 
-fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
+fn item_for(clause: &Clause, domain: Domain) -> ChecklistItem {
     let text = &clause.text;
     let lower_title = clause.title.to_lowercase();
     let lower = format!("{lower_title} {}", text.to_lowercase());
@@ -136,7 +137,7 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
     skills.push(<crate::generic::assess_deviation::AssessDeviation as Skill>::ID.into());
     skills.push(<crate::generic::search_reference_doc::SearchReferenceDoc as Skill>::ID.into());
     for (skill_domain, skill, triggers) in DOMAIN_SKILLS {
-        if skill_domain.as_str() == domain
+        if skill_domain == domain
             && (triggers.is_empty() || triggers.iter().any(|t| lower.contains(t)))
         {
             skills.push(skill.to_string());
@@ -177,7 +178,7 @@ fn item_for(clause: &Clause, domain: &str) -> ChecklistItem {
 pub(super) fn guide_by_provisions(
     item: &mut ChecklistItem,
     found: &[crate::detect::model::Detection],
-    playbook: &super::Playbook,
+    playbook: &Playbook,
     domain: Domain,
 ) {
     let mut named: Vec<&str> = Vec::new();
@@ -192,9 +193,9 @@ pub(super) fn guide_by_provisions(
             }
         }
         let floor = match level {
-            super::RiskLevel::High => Priority::Critical,
-            super::RiskLevel::Medium => Priority::High,
-            super::RiskLevel::Low => Priority::Low,
+            RiskLevel::High => Priority::Critical,
+            RiskLevel::Medium => Priority::High,
+            RiskLevel::Low => Priority::Low,
         };
         // Declared most important first: a smaller priority is a more important one.
         if floor < item.priority {

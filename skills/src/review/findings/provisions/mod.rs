@@ -26,14 +26,17 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub(crate) use governance::reserves_matters;
+pub(crate) use governance::{names_deadlock, reserves_matters};
 pub use parties::{
     defined_by_reference, document_parties, incorporates_definitions, is_standard_role,
     names_the_document,
 };
+pub(crate) use transfer::{names_drag_along, names_tag_along};
 
 use super::kinds::Provision;
-use super::{Domain, Playbook, RiskLevel};
+use super::Playbook;
+use crate::review::types::RiskLevel;
+use crate::state::Domain;
 
 /// The `source_skill` of the risks the provision scan gives (it is a pass of the review,
 /// not a registered skill).

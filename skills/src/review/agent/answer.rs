@@ -1,12 +1,12 @@
 //! Reading the model's final answer of a ReAct clause review: the JSON list of risks the
-//! prompt ([`super::react_prompt`]) asked for, wherever in the text it put it (bare, in a
-//! ```json fence, or inside prose). The agent turns each into a report [`Risk`](super::Risk).
+//! prompt ([`react_prompt`](super::react_prompt)) asked for, wherever in the text it put it (bare, in a
+//! ```json fence, or inside prose). The agent turns each into a report [`Risk`](crate::review::Risk).
 
 use serde_json::{Map, Value};
 use toolwright::agent::extract_json;
 
-use super::agent::REACT_SOURCE;
-use super::{Finding, RiskKind, RiskLevel};
+use super::REACT_SOURCE;
+use crate::review::types::{Finding, RiskKind, RiskLevel};
 
 /// One risk as the model wrote it, read leniently into a [`Finding`]: the level normalised
 /// ([`RiskLevel::from_model_answer`]), the kind read by name (empty when the model gave
