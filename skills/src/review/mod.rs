@@ -76,4 +76,5 @@ pub use types::{
     RiskKind, RiskLevel, SkillRun, Subject, UnknownRiskLevel, DOCUMENT_ANCHOR,
 };
 
+#[cfg(feature = "train")]
 pub(crate) use findings::learned;
