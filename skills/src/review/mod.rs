@@ -525,7 +525,7 @@ fn clause_review(
     item: &ChecklistItem,
     results: impl Iterator<Item = SkillResult>,
 ) -> ClauseReview {
-    let mut skills = Vec::new();
+    let mut skills = Vec::with_capacity(item.required_skills.len());
     let mut skipped_skills = Vec::new();
     let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
     for (skill_id, result) in item.required_skills.iter().zip(results) {
@@ -550,10 +550,9 @@ fn clause_review(
             outputs.push((skill_id.clone(), data));
         }
     }
-    let clause_text = crate::index::lookup_for(state)
-        .primary()
-        .and_then(|d| d.full_text(&item.clause_id))
-        .unwrap_or_default();
+    // The clause's text is quoted only by a finding without words of its own: looked up
+    // (and its sub-clauses joined) only then, once.
+    let mut clause_text: Option<String> = None;
     let mut findings = rules::risks_from_outputs(&outputs);
     findings.sort_by_key(|f| std::cmp::Reverse(f.level));
     let risks = findings
@@ -562,7 +561,13 @@ fn clause_review(
         .map(|(n, mut finding)| {
             // A finding about another clause or the whole agreement does not quote this one.
             if finding.quote.is_empty() && finding.anchor.is_none() {
-                finding.quote = truncate_chars(&clause_text, 200);
+                let text = clause_text.get_or_insert_with(|| {
+                    crate::index::lookup_for(state)
+                        .primary()
+                        .and_then(|d| d.full_text(&item.clause_id))
+                        .unwrap_or_default()
+                });
+                finding.quote = truncate_chars(text, 200);
             }
             Risk {
                 id: format!("R-{}-{}", item.clause_id, n + 1),
