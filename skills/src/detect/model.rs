@@ -32,8 +32,9 @@ use super::features::{
     counts_of, distinct, hash_of_term, term_counts, tf_idf, word_hashes, TermCounts,
 };
 use super::logistic::{Linear, Platt};
-use super::segment::{segment, sentence_ranges, Segmented};
+use super::segment::{segment, Segmented};
 use crate::document::{Clause, DocumentStructure, Index};
+use crate::text::sentence_units;
 
 const MAGIC: &[u8; 8] = b"SKPROV02";
 /// The first version's header: no `serious` threshold.
@@ -325,7 +326,7 @@ impl ProvisionModel {
     ) -> (Vec<Detection>, usize) {
         let heading = heading_of(doc, &clause.clause_id, &clause.title);
         let title = clause.title.trim();
-        let mut sentences: Vec<&str> = sentence_ranges(&clause.text)
+        let mut sentences: Vec<&str> = sentence_units(&clause.text)
             .into_iter()
             .map(|r| &clause.text[r])
             .collect();

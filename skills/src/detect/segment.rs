@@ -4,7 +4,8 @@
 //! paragraph, and a sentence is what a finding quotes); a clause's categories are those of
 //! its sentences. Each sentence carries the heading of its clause (or of the nearest
 //! ancestor with one), since "Governing Law" or "Insurance" in a heading says much about an
-//! untitled sub-clause below it.
+//! untitled sub-clause below it. The sentences are the text toolkit's classifier units
+//! ([`crate::text::sentence_units`]), the one splitter's reading the model was trained on.
 //!
 //! For training and evaluation every unit is also located in the source text
 //! ([`segment_aligned`]): the parser reflows lines and drops page furniture, so a unit's text
@@ -16,18 +17,12 @@ use std::ops::Range;
 use std::hash::Hasher as _;
 
 use rustc_hash::{FxHashMap, FxHasher};
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::document::{Clause, DocumentStructure};
+use crate::text::sentence_units;
 
 /// The id given to the unnumbered text before the first clause.
 pub const PREAMBLE_ID: &str = "preamble";
-
-/// Sentences shorter than this (bytes) are joined to the next one: list labels, "(a)",
-/// stray numbers.
-const MIN_SENTENCE: usize = 40;
-/// Sentences longer than this (bytes) are cut after their semicolons: long enumerations.
-const MAX_SENTENCE: usize = 600;
 
 /// One clause and the sentences of its own text (children are clauses of their own).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +128,7 @@ fn push_clause(
         _ => None,
     };
     extend(&title_span);
-    let pieces = sentence_ranges(text);
+    let pieces = sentence_units(text);
     // A clause with a heading and no text is a unit of its own: its heading is its sentence.
     if pieces.is_empty() && !title.is_empty() {
         out.sentences.push(Sentence {
@@ -158,64 +153,6 @@ fn push_clause(
         span,
         sentences: first..out.sentences.len(),
     });
-}
-
-/// Byte ranges of the sentences of a clause text: UAX #29 sentence boundaries inside each
-/// line, short pieces joined to the next, very long ones cut after semicolons.
-pub fn sentence_ranges(text: &str) -> Vec<Range<usize>> {
-    let mut raw: Vec<Range<usize>> = Vec::new();
-    let mut line_start = 0;
-    for line in text.split('\n') {
-        for (offset, piece) in line.split_sentence_bound_indices() {
-            let start = line_start + offset;
-            cut_long(text, trimmed(text, start..start + piece.len()), &mut raw);
-        }
-        line_start += line.len() + 1;
-    }
-    raw.retain(|r| text[r.clone()].chars().any(char::is_alphanumeric));
-    // Join short pieces to the next one (or, for the last, to the one before).
-    let mut out: Vec<Range<usize>> = Vec::new();
-    let mut pending: Option<usize> = None;
-    for range in raw {
-        let start = pending.take().unwrap_or(range.start);
-        if range.end - start < MIN_SENTENCE {
-            pending = Some(start);
-            continue;
-        }
-        out.push(start..range.end);
-    }
-    if let Some(start) = pending {
-        match out.last_mut() {
-            Some(last) => last.end = text.trim_end().len().max(last.end),
-            None => out.push(start..text.trim_end().len()),
-        }
-    }
-    out
-}
-
-fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
-    let piece = &text[range.clone()];
-    let start = range.start + (piece.len() - piece.trim_start().len());
-    let end = range.start + piece.trim_end().len();
-    start..end.max(start)
-}
-
-fn cut_long(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
-    if range.len() <= MAX_SENTENCE {
-        out.push(range);
-        return;
-    }
-    let mut start = range.start;
-    for (i, _) in text[range.clone()].match_indices("; ") {
-        let end = range.start + i + 1;
-        if end - start >= MIN_SENTENCE {
-            out.push(start..end);
-            start = end + 1;
-        }
-    }
-    if start < range.end {
-        out.push(start..range.end);
-    }
 }
 
 /// A word of the source: its lowercased hash and byte range.
@@ -351,30 +288,6 @@ fn word_hash(word: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::document::parse_text;
-
-    #[test]
-    fn sentences_are_cut_at_boundaries_and_short_pieces_joined() {
-        let text = "(a) The Supplier shall deliver the goods on time. The Buyer shall pay within thirty days of invoice.\n(b)\nEach party shall keep the other's information confidential.";
-        let ranges = sentence_ranges(text);
-        let pieces: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
-        assert_eq!(
-            pieces,
-            [
-                "(a) The Supplier shall deliver the goods on time.",
-                "The Buyer shall pay within thirty days of invoice.",
-                "(b)\nEach party shall keep the other's information confidential."
-            ]
-        );
-    }
-
-    #[test]
-    fn long_enumerations_are_cut_after_semicolons() {
-        let item = "the Licensee shall not copy, modify or distribute the Software to anyone";
-        let text = [item; 12].join("; ");
-        let ranges = sentence_ranges(&text);
-        assert!(ranges.len() >= 10, "{ranges:?}");
-        assert!(ranges.iter().all(|r| r.len() <= MAX_SENTENCE));
-    }
 
     #[test]
     fn units_are_located_in_the_source_despite_reflowed_lines() {

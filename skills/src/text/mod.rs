@@ -6,7 +6,7 @@
 //! | module | what it owns |
 //! |---|---|
 //! | `words` | whole-word matching (Unicode letters, CJK terms anywhere), term indexes |
-//! | `sentences` | the one sentence splitter ([`sentences`]), by lines or joining broken lines |
+//! | `sentences` | the one sentence splitter: by lines ([`sentences`]), joining broken lines, or as the classifier's units ([`sentence_units`]) |
 //! | `enumeration` | list items `(a)`, `(i)`, `(1)`, `（一）`, `1)`, displayed or inline ([`enumerated_items`]) |
 //! | `definitions` | `"Term" means ...` / `“术语”是指……` ([`definitions_in`]) |
 //!
@@ -21,8 +21,8 @@ mod words;
 pub use definitions::definitions_in;
 pub(crate) use enumeration::cited_labels;
 pub use enumeration::enumerated_items;
-pub use sentences::sentences;
 pub(crate) use sentences::{continues, joined_sentences, sentence_spans, Sentence};
+pub use sentences::{sentence_units, sentences};
 pub(crate) use words::{contains_any, contains_term, first_of, is_cjk, TermIndex};
 
 /// Shortens text to at most `max` characters with its whitespace collapsed, marking the cut.

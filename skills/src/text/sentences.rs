@@ -8,7 +8,23 @@
 //!   of a displayed list and each heading is one sentence;
 //! - joined ([`joined_sentences`]): a line break inside a paragraph is a space (PDF and Word
 //!   extractions break lines anywhere), a blank line ends the sentence, and a clause number
-//!   or a single letter before a full stop (`4.`, `A.`) is a label, not an ending.
+//!   or a single letter before a full stop (`4.`, `A.`) is a label, not an ending;
+//! - as the classifier's units ([`sentence_units`]): Unicode (UAX #29) sentence boundaries
+//!   inside each line, pieces shorter than 40 bytes joined to the next, pieces longer than
+//!   600 bytes cut after their semicolons. The embedded provision model was trained on
+//!   these units (its features are their words), so this reading changes only with a
+//!   retrained model.
+
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Units shorter than this (bytes) are joined to the next one: list labels, "(a)", stray
+/// numbers ([`sentence_units`]).
+const MIN_UNIT: usize = 40;
+/// Units longer than this (bytes) are cut after their semicolons: long enumerations
+/// ([`sentence_units`]).
+const MAX_UNIT: usize = 600;
 
 /// A sentence with its lower-cased form, whitespace collapsed (from [`joined_sentences`]).
 pub(crate) struct Sentence {
@@ -158,11 +174,71 @@ pub(crate) fn logical_lines(text: &str) -> Vec<String> {
 }
 
 fn push_span(text: &str, out: &mut Vec<(usize, usize)>, start: usize, end: usize) {
-    let piece = &text[start..end];
-    if piece.chars().any(char::is_alphanumeric) {
-        let lead = piece.len() - piece.trim_start().len();
-        let trail = piece.len() - piece.trim_end().len();
-        out.push((start + lead, end - trail));
+    if text[start..end].chars().any(char::is_alphanumeric) {
+        let trimmed = trimmed(text, start..end);
+        out.push((trimmed.start, trimmed.end));
+    }
+}
+
+/// `range` of `text` without the whitespace at either end (empty where it holds only
+/// whitespace).
+fn trimmed(text: &str, range: Range<usize>) -> Range<usize> {
+    let piece = &text[range.clone()];
+    let start = range.start + (piece.len() - piece.trim_start().len());
+    let end = range.start + piece.trim_end().len();
+    start..end.max(start)
+}
+
+/// Byte ranges of the classifier's units of a clause text (see the module doc): the
+/// sentences it scores, as its model was trained on them.
+pub fn sentence_units(text: &str) -> Vec<Range<usize>> {
+    let mut raw: Vec<Range<usize>> = Vec::new();
+    let mut line_start = 0;
+    for line in text.split('\n') {
+        for (offset, piece) in line.split_sentence_bound_indices() {
+            let start = line_start + offset;
+            cut_long(text, trimmed(text, start..start + piece.len()), &mut raw);
+        }
+        line_start += line.len() + 1;
+    }
+    raw.retain(|r| text[r.clone()].chars().any(char::is_alphanumeric));
+    // Join short pieces to the next one (or, for the last, to the one before).
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(raw.len());
+    let mut pending: Option<usize> = None;
+    for range in raw {
+        let start = pending.take().unwrap_or(range.start);
+        if range.end - start < MIN_UNIT {
+            pending = Some(start);
+            continue;
+        }
+        out.push(start..range.end);
+    }
+    if let Some(start) = pending {
+        match out.last_mut() {
+            Some(last) => last.end = text.trim_end().len().max(last.end),
+            None => out.push(start..text.trim_end().len()),
+        }
+    }
+    out
+}
+
+/// Pushes `range`, cut after its semicolons into pieces of [`MIN_UNIT`] bytes or more when
+/// it is longer than [`MAX_UNIT`].
+fn cut_long(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
+    if range.len() <= MAX_UNIT {
+        out.push(range);
+        return;
+    }
+    let mut start = range.start;
+    for (i, _) in text[range.clone()].match_indices("; ") {
+        let end = range.start + i + 1;
+        if end - start >= MIN_UNIT {
+            out.push(start..end);
+            start = end + 1;
+        }
+    }
+    if start < range.end {
+        out.push(start..range.end);
     }
 }
 
@@ -175,13 +251,18 @@ fn ends_with_abbreviation(current: &str, breaks: Breaks) -> bool {
         .next()
         .unwrap_or("");
     // Every abbreviation is short: longer words are not lower-cased at all.
-    let lower = if last.len() <= 5 {
-        last.to_ascii_lowercase()
-    } else {
-        String::new()
+    // Lower-cased in place on the stack: this runs at every full stop of every text.
+    let mut buf = [0u8; 5];
+    let lower = match buf.get_mut(..last.len()) {
+        Some(short) => {
+            short.copy_from_slice(last.as_bytes());
+            short.make_ascii_lowercase();
+            std::str::from_utf8(short).unwrap_or("")
+        }
+        None => "",
     };
     let named = matches!(
-        lower.as_str(),
+        lower,
         "inc"
             | "ltd"
             | "co"
@@ -274,5 +355,29 @@ mod tests {
             ]
         );
         assert_eq!(found[2].lower, "either party may end it.");
+    }
+
+    #[test]
+    fn units_are_cut_at_boundaries_and_short_pieces_joined() {
+        let text = "(a) The Supplier shall deliver the goods on time. The Buyer shall pay within thirty days of invoice.\n(b)\nEach party shall keep the other's information confidential.";
+        let ranges = sentence_units(text);
+        let pieces: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(
+            pieces,
+            [
+                "(a) The Supplier shall deliver the goods on time.",
+                "The Buyer shall pay within thirty days of invoice.",
+                "(b)\nEach party shall keep the other's information confidential."
+            ]
+        );
+    }
+
+    #[test]
+    fn long_enumerations_are_cut_into_units_after_semicolons() {
+        let item = "the Licensee shall not copy, modify or distribute the Software to anyone";
+        let text = [item; 12].join("; ");
+        let ranges = sentence_units(&text);
+        assert!(ranges.len() >= 10, "{ranges:?}");
+        assert!(ranges.iter().all(|r| r.len() <= MAX_UNIT));
     }
 }

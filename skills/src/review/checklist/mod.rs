@@ -138,7 +138,7 @@ fn clause_review(
     item: &ChecklistItem,
     results: impl Iterator<Item = SkillResult>,
 ) -> ClauseReview {
-    let mut skills = Vec::new();
+    let mut skills = Vec::with_capacity(item.required_skills.len());
     let mut skipped_skills = Vec::new();
     let mut outputs: Vec<(String, Box<RawValue>)> = Vec::new();
     for (skill_id, result) in item.required_skills.iter().zip(results) {
@@ -163,10 +163,9 @@ fn clause_review(
             outputs.push((skill_id.clone(), data));
         }
     }
-    let clause_text = crate::index::lookup_for(state)
-        .primary()
-        .and_then(|d| d.full_text(&item.clause_id))
-        .unwrap_or_default();
+    // The clause's text is quoted only by a finding without words of its own: looked up
+    // (and its sub-clauses joined) only then, once.
+    let mut clause_text: Option<String> = None;
     let reading = rules::read_outputs(&outputs);
     mark_unreadable(&mut skills, &reading.unreadable);
     let mut findings = reading.findings;
@@ -177,7 +176,13 @@ fn clause_review(
         .map(|(n, mut finding)| {
             // A finding about another clause or the whole agreement does not quote this one.
             if finding.quote.is_empty() && finding.anchor.is_none() {
-                finding.quote = truncate_chars(&clause_text, 200);
+                let text = clause_text.get_or_insert_with(|| {
+                    crate::index::lookup_for(state)
+                        .primary()
+                        .and_then(|d| d.full_text(&item.clause_id))
+                        .unwrap_or_default()
+                });
+                finding.quote = truncate_chars(text, 200);
             }
             Risk {
                 id: format!("R-{}-{}", item.clause_id, n + 1),

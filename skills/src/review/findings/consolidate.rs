@@ -99,9 +99,14 @@ pub(crate) fn finalize(
     for clause in &mut report.clauses {
         dedup(&mut clause.risks);
         renumber(&clause.clause_id.clone(), &mut clause.risks);
+        // The report outlives the review (it is rendered next): a clause's risks grew by
+        // pushes, so most lists hold room for several more findings than they have.
+        clause.risks.shrink_to_fit();
     }
     if !document.is_empty() {
         renumber(DOCUMENT_ANCHOR, &mut document);
+        // One entry more, not twice the clauses' room.
+        report.clauses.reserve_exact(1);
         report.clauses.insert(
             0,
             ClauseReview {
@@ -177,10 +182,10 @@ fn add_provisions(
     // The scans are independent and the most expensive part: run them in parallel, then
     // take their findings in document order as before.
     let scanned = parallel_map(&reviewed, |(_, clause)| {
-        let text = if clause.title.trim().is_empty() {
-            clause.text.clone()
+        let text: std::borrow::Cow<'_, str> = if clause.title.trim().is_empty() {
+            clause.text.as_str().into()
         } else {
-            format!("{}\n\n{}", clause.title, clause.text)
+            format!("{}\n\n{}", clause.title, clause.text).into()
         };
         let rules = provisions::scan_clause_for(&text, &state.our_party, &parties, playbook);
         let learned = learned.and_then(|(stage, classified)| {
