@@ -23,7 +23,7 @@ pub use crate::prepare::{PrepareScope, Preparer};
 pub use crate::registration::{
     ParamInfo, RegisteredSkill, SkillRegistration, SkillStatus, SourceLocation,
 };
-pub use crate::schema::{input_schema_of, output_schema_of};
+pub use crate::schema::{input_schema_of, output_schema_of, root_schema_of};
 pub use crate::skill::Skill;
 
 #[path = "rules.rs"]
@@ -41,39 +41,108 @@ pub fn invoke<'a, S: Skill>(
     mode: PrepareMode,
 ) -> BoxFuture<'a, Result<Box<RawValue>, InvokeError>> {
     Box::pin(async move {
-        let input = S::prepare_args(ctx, args, mode).map_err(InvokeError::Input)?;
-        let output = S::run(input, ctx).await.map_err(InvokeError::Run)?;
-        to_raw(&output)
+        match S::prepare_args(ctx, args, mode) {
+            Ok(input) => finish(S::run(input, ctx).await),
+            Err(err) => Err(InvokeError::Input(err)),
+        }
     })
 }
 
-/// The canonical input schema of `I`, built on first use into the skill's own `cell`.
-pub fn cached_input_schema<I: JsonSchema>(
+/// A run's result as the dispatcher takes it: the output serialized, or the error. Generic
+/// over the output type only, so skills of one output type share it.
+fn finish<O: Serialize>(output: Result<O, SkillError>) -> Result<Box<RawValue>, InvokeError> {
+    match output {
+        Ok(output) => to_raw(&output),
+        Err(err) => Err(InvokeError::Run(err)),
+    }
+}
+
+/// The canonical input schema of a skill, built on first use into the skill's own `cell`
+/// from `root` (`root_schema_of::<Input>`). Not generic: a skill instantiates only `root`.
+pub fn cached_input_schema(
     cell: &'static OnceLock<Value>,
+    root: fn() -> Value,
     prepared: &[&str],
 ) -> &'static Value {
-    cell.get_or_init(|| input_schema_of::<I>(prepared))
+    cell.get_or_init(|| crate::schema::canonical_input_schema(root(), prepared))
 }
 
 /// The output schema of `O`, built on first use into the skill's own `cell`.
 pub fn cached_output_schema<O: JsonSchema>(cell: &'static OnceLock<Value>) -> &'static Value {
-    cell.get_or_init(output_schema_of::<O>)
+    cached_schema(
+        cell,
+        root_schema_of::<O>,
+        crate::schema::canonical_output_schema,
+    )
+}
+
+/// `cell`'s schema, built on first use as `canonical(root())`; one copy for every skill.
+fn cached_schema(
+    cell: &'static OnceLock<Value>,
+    root: fn() -> Value,
+    canonical: fn(Value) -> Value,
+) -> &'static Value {
+    cell.get_or_init(|| canonical(root()))
 }
 
 /// Reads the input (or wire) struct from the call's arguments: one `serde_json` pass on the
 /// text fast path, and only on failure a second, path-tracking pass over the parsed value
 /// that names the offending argument. Parsed values (Anthropic's `input`, MCP's
 /// `arguments`) are read once, with the path tracked, so each skill's `Deserialize` is
-/// instantiated for two deserializers only.
+/// instantiated for two deserializers only. The generic part is those two reads
+/// ([`ArgsSlot`]); choosing between them and wording the errors is one non-generic fn,
+/// [`read_args`], shared by every skill.
 pub fn deserialize_args<W: DeserializeOwned>(
     args: CallArgs<'_>,
     skill_id: &str,
 ) -> Result<W, SkillError> {
+    let mut slot = ArgsSlot::<W>(None);
+    read_args(args, skill_id, &mut slot)?;
+    Ok(slot
+        .0
+        .expect("read_args returns Ok only after a read that kept the input"))
+}
+
+/// The two reads of a skill's input [`read_args`] chooses between; each keeps what it read.
+trait ReadArgs {
+    /// One `serde_json` pass over JSON text.
+    fn text(&mut self, text: &str) -> Result<(), serde_json::Error>;
+    /// A pass over a parsed value that tracks the path of the first error.
+    fn tracked(
+        &mut self,
+        value: &Value,
+    ) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
+}
+
+/// The input of type `W` once read.
+struct ArgsSlot<W>(Option<W>);
+
+impl<W: DeserializeOwned> ReadArgs for ArgsSlot<W> {
+    fn text(&mut self, text: &str) -> Result<(), serde_json::Error> {
+        self.0 = Some(serde_json::from_str::<W>(text)?);
+        Ok(())
+    }
+
+    fn tracked(
+        &mut self,
+        value: &Value,
+    ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
+        self.0 = Some(serde_path_to_error::deserialize::<_, W>(value)?);
+        Ok(())
+    }
+}
+
+/// [`deserialize_args`] without the type: reads through `read` and words every failure.
+fn read_args(
+    args: CallArgs<'_>,
+    skill_id: &str,
+    read: &mut dyn ReadArgs,
+) -> Result<(), SkillError> {
     match args {
         CallArgs::Text(text) if !text.trim().is_empty() => {
-            serde_json::from_str::<W>(text).map_err(|err| {
-                match serde_json::from_str::<serde_json::Value>(text) {
-                    Ok(value) => retrace_error::<W>(&value, skill_id, &err),
+            read.text(text).map_err(
+                |err| match serde_json::from_str::<serde_json::Value>(text) {
+                    Ok(value) => retrace_error(read, &value, skill_id, &err),
                     Err(_) => argument_problem(
                         "invalid_json_arguments",
                         "$".into(),
@@ -85,24 +154,23 @@ pub fn deserialize_args<W: DeserializeOwned>(
                     ),
                     )
                     .with_details(serde_json::json!({ "serde": err.to_string() })),
-                }
-            })
+                },
+            )
         }
-        CallArgs::Value(value) => {
-            serde_path_to_error::deserialize::<_, W>(value).map_err(|located| {
-                let serde = located.inner().to_string();
-                let path = located.path().to_string();
-                argument_error(
-                    value,
-                    skill_id,
-                    path,
-                    without_position(located.inner()),
-                    serde,
-                )
-            })
-        }
-        _ => serde_json::from_str::<W>("{}").map_err(|err| {
-            retrace_error::<W>(
+        CallArgs::Value(value) => read.tracked(value).map_err(|located| {
+            let serde = located.inner().to_string();
+            let path = located.path().to_string();
+            argument_error(
+                value,
+                skill_id,
+                path,
+                without_position(located.inner()),
+                serde,
+            )
+        }),
+        _ => read.text("{}").map_err(|err| {
+            retrace_error(
+                read,
                 &serde_json::Value::Object(Default::default()),
                 skill_id,
                 &err,
@@ -122,8 +190,14 @@ pub fn deserialize_args_checked<W: DeserializeOwned>(
     schema: &Value,
 ) -> Result<W, SkillError> {
     let input = deserialize_args::<W>(args, skill_id)?;
+    refuse_undeclared(args, skill_id, schema)?;
+    Ok(input)
+}
+
+/// An error naming the first argument that `schema` does not declare, if any.
+fn refuse_undeclared(args: CallArgs<'_>, skill_id: &str, schema: &Value) -> Result<(), SkillError> {
     let Some(declared) = declared_properties(schema) else {
-        return Ok(input);
+        return Ok(());
     };
     let unknown = match args {
         CallArgs::Text(text) if !text.trim().is_empty() => {
@@ -137,7 +211,7 @@ pub fn deserialize_args_checked<W: DeserializeOwned>(
         _ => None,
     };
     match unknown {
-        None => Ok(input),
+        None => Ok(()),
         Some(key) => Err(argument_problem(
             "unknown_argument",
             crate::args::coerce::child_path("$", &key),
@@ -161,17 +235,18 @@ fn declared_properties(schema: &Value) -> Option<&serde_json::Map<String, Value>
 }
 
 /// Reads `value` again with the path tracked, to say where the first read failed.
-fn retrace_error<W: DeserializeOwned>(
+fn retrace_error(
+    read: &mut dyn ReadArgs,
     value: &serde_json::Value,
     skill_id: &str,
     err: &serde_json::Error,
 ) -> SkillError {
-    let (path, message) = match serde_path_to_error::deserialize::<_, W>(value) {
+    let (path, message) = match read.tracked(value) {
         Err(located) => (
             located.path().to_string(),
             without_position(located.inner()),
         ),
-        Ok(_) => (String::from("."), without_position(err)),
+        Ok(()) => (String::from("."), without_position(err)),
     };
     argument_error(value, skill_id, path, message, err.to_string())
 }

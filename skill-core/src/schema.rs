@@ -14,10 +14,21 @@ const RUST_NUMERIC_FORMATS: &[&str] = &[
     "uint128", "uint", "float", "double",
 ];
 
+/// The root schema of `T` as schemars writes it: the one step of building a schema that
+/// depends on the type. Everything after it is done once, by the non-generic fns below, so
+/// each skill instantiates only this.
+pub fn root_schema_of<T: JsonSchema>() -> Value {
+    schemars::schema_for!(T).to_value()
+}
+
 /// Canonical input schema of `T`; names in `prepared` are dropped from `required` because the
 /// host fills them in when the model leaves them out.
 pub fn input_schema_of<T: JsonSchema>(prepared: &[&str]) -> Value {
-    let mut schema = schemars::schema_for!(T).to_value();
+    canonical_input_schema(root_schema_of::<T>(), prepared)
+}
+
+/// The canonical input schema from schemars' root schema (see [`input_schema_of`]).
+pub fn canonical_input_schema(mut schema: Value, prepared: &[&str]) -> Value {
     if let Value::Object(root) = &mut schema {
         root.remove("$schema");
         root.remove("title");
@@ -40,7 +51,11 @@ pub fn input_schema_of<T: JsonSchema>(prepared: &[&str]) -> Value {
 
 /// Canonical output schema of `T`.
 pub fn output_schema_of<T: JsonSchema>() -> Value {
-    let mut schema = schemars::schema_for!(T).to_value();
+    canonical_output_schema(root_schema_of::<T>())
+}
+
+/// The canonical output schema from schemars' root schema (see [`output_schema_of`]).
+pub fn canonical_output_schema(mut schema: Value) -> Value {
     if let Value::Object(root) = &mut schema {
         root.remove("$schema");
     }

@@ -655,7 +655,7 @@ fn registration(skill: &SkillFn, cfg: &Config, names: &Names) -> TokenStream {
     quote! {
         fn __input_schema() -> &'static #p::Value {
             static SCHEMA: #p::OnceLock<#p::Value> = #p::OnceLock::new();
-            #p::cached_input_schema::<#input_ident>(&SCHEMA, &[#(#prepared_names),*])
+            #p::cached_input_schema(&SCHEMA, #p::root_schema_of::<#input_ident>, &[#(#prepared_names),*])
         }
 
         fn __output_schema() -> &'static #p::Value {
