@@ -1,3 +1,7 @@
+// Over 700 lines, kept whole: the review page's handlers, its run registry and the view of
+// the report it renders. The view mirrors the report's fields because the console links no
+// review library (it knows no contract domain); the host converts once.
+
 //! Reviews: the console knows no contract domain; a host plugs one in as a [`ReviewRunner`].
 //! A review runs on a blocking thread of its own; its page shows a progress bar (refreshed
 //! by the browser, no script) while it runs, then the risks by clause with their evidence

@@ -1,3 +1,7 @@
+// Over 700 lines, kept whole: one recursive walk of the shape tree whose arms per JSON kind
+// share the path and the warning list; split apart, each part would take that state as
+// arguments and the rules would no longer read as one table.
+
 //! Lenient coercion of one JSON value against a compiled [`Shape`] ("lenient in, strict
 //! out"): every fix is recorded as a [`ParseWarning`], every value that cannot be fixed as a
 //! [`ParseError`], each with its JSON path, the expected kind and the raw value.
