@@ -187,7 +187,6 @@ impl McpServer {
             skills_dir: None,
             #[cfg(feature = "packs")]
             pack: None,
-            #[cfg(feature = "packs")]
             confirmations: None,
         }
     }
