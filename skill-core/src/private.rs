@@ -90,8 +90,8 @@ fn cached_schema(
 /// that names the offending argument. Parsed values (Anthropic's `input`, MCP's
 /// `arguments`) are read once, with the path tracked, so each skill's `Deserialize` is
 /// instantiated for two deserializers only. The generic part is those two reads
-/// ([`ArgsSlot`]); choosing between them and wording the errors is one non-generic fn,
-/// [`read_args`], shared by every skill.
+/// (`ArgsSlot`); choosing between them and wording the errors is one non-generic fn,
+/// `read_args`, shared by every skill.
 pub fn deserialize_args<W: DeserializeOwned>(
     args: CallArgs<'_>,
     skill_id: &str,
