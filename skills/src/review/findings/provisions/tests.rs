@@ -225,6 +225,13 @@ fn a_named_drag_or_tag_along_is_what_the_scan_finds_and_the_governance_check_rea
         ("the minority shall have a tag along right.", false, true),
         ("投资方享有随售权。", false, true),
         ("a co-sale right applies to any transfer.", false, true),
+        ("the investors have a co sale right.", false, true),
+        // A word that merely ends in "co" before "sale" names no right.
+        (
+            "the tobacco sale completes on the closing date.",
+            false,
+            false,
+        ),
     ] {
         assert_eq!(names_drag_along(text), drag, "{text}");
         assert_eq!(names_tag_along(text), tag, "{text}");

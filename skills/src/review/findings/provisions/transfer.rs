@@ -62,7 +62,8 @@ static DRAG: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The words that name a tag-along (co-sale) right.
-const TAG_NAMED: &str = r"tag[- ]?along|co-?\s?sale|随售|共同出售|跟售";
+/// `co-sale` starts a word: "tobacco sale" names no right.
+const TAG_NAMED: &str = r"tag[- ]?along|\bco-?\s?sale|随售|共同出售|跟售";
 
 /// A tag-along right named, or described by its effect (the others may join the sale).
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
