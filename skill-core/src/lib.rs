@@ -20,8 +20,8 @@
 //! The items a skill author and a host use are at the crate root (and the most common in
 //! [`prelude`]); subsystems with their own vocabulary are modules: [`agent`] (model clients
 //! and the ReAct loop), [`args`] (lenient argument reading), [`catalog`] (typed tool
-//! metadata), [`lint`], [`schema`] (canonical schemas), [`search`] (ranking tools against a
-//! request) and [`testing`].
+//! metadata), [`lint`], [`runs`] (durable runs: lease, record, replay), [`schema`]
+//! (canonical schemas), [`search`] (ranking tools against a request) and [`testing`].
 
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
@@ -41,6 +41,7 @@ mod outcome;
 mod prepare;
 mod registration;
 mod result;
+pub mod runs;
 pub mod schema;
 pub mod search;
 mod skill;

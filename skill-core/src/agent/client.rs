@@ -62,6 +62,10 @@ pub enum LlmError {
     /// A scripted failure (tests and examples).
     #[error("{0}")]
     Scripted(String),
+    /// The answer came, but the durable run it belongs to could not record it (so it is not
+    /// used: the run would otherwise depend on an answer a resume cannot replay).
+    #[error("the model's answer could not be recorded in the run: {0}")]
+    Record(String),
 }
 
 /// A chat model that can call tools.

@@ -15,14 +15,23 @@ use serde::{Deserialize, Serialize};
 use super::openai::{de_tool_calls, ser_tool_calls};
 use crate::tools::ToolCall;
 
-/// What the model answered in one turn.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What the model answered in one turn. Its serde form (calls in the OpenAI Chat shape) is
+/// how a durable run records it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LlmResponse {
     /// The text it wrote (empty when it only called tools).
+    #[serde(default)]
     pub text: String,
     /// The tools it asked for, in order, in neutral form.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "ser_tool_calls",
+        deserialize_with = "de_tool_calls"
+    )]
     pub tool_calls: Vec<ToolCall>,
     /// The tokens the provider says the turn cost (`None` when it did not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TokenUsage>,
 }
 

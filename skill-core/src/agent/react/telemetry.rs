@@ -31,6 +31,7 @@ fn llm_error_type(err: &LlmError) -> String {
         LlmError::Timeout { .. } => "timeout".into(),
         LlmError::InvalidResponse { .. } => "invalid_response".into(),
         LlmError::ScriptExhausted { .. } | LlmError::Scripted(_) => "scripted".into(),
+        LlmError::Record(_) => "run_record".into(),
     }
 }
 
