@@ -1,6 +1,10 @@
-//! Checks a crate's `cargo test` can run over the skills linked into it.
+//! Checks a crate's `cargo test` can run over the skills linked into it, and the contract
+//! every [`RunStore`](crate::runs::RunStore) engine keeps.
 
 use serde_json::Value;
+
+mod run_store;
+pub use run_store::check_run_store;
 
 use crate::dispatch::{validate_skill_id, Dispatcher};
 use crate::registration::SkillRegistration;

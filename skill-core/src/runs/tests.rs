@@ -312,3 +312,8 @@ fn a_status_is_read_back_and_a_dead_lease_reads_interrupted() {
     let err = "done".parse::<RunStatus>().unwrap_err().to_string();
     assert!(err.contains("`done`") && err.contains("succeeded"), "{err}");
 }
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_contract() {
+    crate::testing::check_run_store(Arc::new(MemoryRunStore::new()), "mem").await;
+}

@@ -24,6 +24,8 @@ use super::{
 };
 use crate::rate::Window;
 
+mod runs;
+
 /// The migrations, in order: (version, SQL with `{schema}` for the schema name).
 pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../../migrations/postgres/0001_packs.sql")),
@@ -35,6 +37,7 @@ pub(crate) const MIGRATIONS: &[(i32, &str)] = &[
         3,
         include_str!("../../migrations/postgres/0003_shared_servers.sql"),
     ),
+    (4, include_str!("../../migrations/postgres/0004_runs.sql")),
 ];
 
 /// How long to wait for a connection before a call is refused.

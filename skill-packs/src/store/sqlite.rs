@@ -25,6 +25,8 @@ use super::{
 };
 use crate::rate::Window;
 
+mod runs;
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS pack_subscriptions (
     user_id  TEXT NOT NULL,
@@ -127,6 +129,7 @@ impl SqliteStore {
             conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         conn.execute_batch(SCHEMA)?;
+        conn.execute_batch(runs::SCHEMA)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             path,

@@ -257,6 +257,16 @@ mod postgres {
     }
 
     #[tokio::test]
+    async fn postgres_keeps_the_run_store_contract() {
+        let Some(url) = postgres() else { return };
+        let schema = TestSchema::new(&url, "runs");
+        let store = PgStore::connect_in_schema(&url, &schema.name)
+            .await
+            .unwrap();
+        toolwright::testing::check_run_store(Arc::new(store), "pg").await;
+    }
+
+    #[tokio::test]
     async fn migrations_are_applied_once_and_the_audit_is_append_only() {
         let Some(url) = postgres() else { return };
         let schema = TestSchema::new(&url, "migrate");
@@ -281,7 +291,7 @@ mod postgres {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        assert_eq!(versions, [1, 2, 3]);
+        assert_eq!(versions, [1, 2, 3, 4]);
         let record = AuditRecord {
             consumer: "c".into(),
             provider: "p".into(),

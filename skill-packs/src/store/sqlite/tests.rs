@@ -76,3 +76,9 @@ async fn state_round_trips_json() {
     );
     assert_eq!(store.read("other", "skills.a.x").await.unwrap(), None);
 }
+
+#[tokio::test]
+async fn the_sqlite_store_keeps_the_run_store_contract() {
+    let store = SqliteStore::open_in_memory().unwrap();
+    toolwright::testing::check_run_store(std::sync::Arc::new(store), "sqlite").await;
+}

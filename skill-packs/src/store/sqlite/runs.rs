@@ -1,0 +1,539 @@
+//! Durable runs ([`toolwright::runs::RunStore`]) in the SQLite file: the run, its finished
+//! units and its answered model requests, each write checked against the lease in the same
+//! `BEGIN IMMEDIATE` transaction, so a process that lost the lease cannot write.
+
+use async_trait::async_trait;
+use chrono::{DateTime, TimeZone, Utc};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use toolwright::agent::TokenUsage;
+use toolwright::runs::{
+    Lease, NewRun, RunEnd, RunRecord, RunRequest, RunStatus, RunStore, RunStoreError, RunUnit,
+};
+
+use super::SqliteStore;
+use crate::store::StoreError;
+
+/// The run tables (created with the store's other tables).
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id               TEXT PRIMARY KEY,
+    kind             TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    started_ms       INTEGER NOT NULL,
+    updated_ms       INTEGER NOT NULL,
+    finished_ms      INTEGER,
+    fingerprint      TEXT NOT NULL,
+    spec             TEXT NOT NULL,
+    units_total      INTEGER NOT NULL,
+    units_done       INTEGER NOT NULL DEFAULT 0,
+    model_requests   INTEGER NOT NULL DEFAULT 0,
+    input_tokens     INTEGER NOT NULL DEFAULT 0,
+    output_tokens    INTEGER NOT NULL DEFAULT 0,
+    lease_holder     TEXT,
+    lease_until_ms   INTEGER,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    error            TEXT,
+    result           TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_started ON runs (started_ms);
+CREATE TABLE IF NOT EXISTS run_units (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    kind   TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    counts INTEGER NOT NULL,
+    body   TEXT NOT NULL,
+    PRIMARY KEY (run_id, kind, key)
+);
+CREATE TABLE IF NOT EXISTS run_requests (
+    run_id        TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    key           TEXT NOT NULL,
+    occurrence    INTEGER NOT NULL,
+    label         TEXT NOT NULL,
+    response      TEXT NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    PRIMARY KEY (run_id, key, occurrence)
+);
+";
+
+const RUN_COLUMNS: &str = "id, kind, status, started_ms, updated_ms, finished_ms, fingerprint, \
+     spec, units_total, units_done, model_requests, input_tokens, output_tokens, lease_holder, \
+     lease_until_ms, cancel_requested, error";
+
+fn at(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+fn count(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+fn signed(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Reads a row selected with [`RUN_COLUMNS`]; the stored status and spec are checked.
+fn read_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<RunRecord, RunStoreError>> {
+    let status: String = r.get(2)?;
+    let spec: String = r.get(7)?;
+    let id: String = r.get(0)?;
+    let status = match status.parse::<RunStatus>() {
+        Ok(status) => status,
+        Err(err) => return Ok(Err(err)),
+    };
+    let spec = match serde_json::from_str(&spec) {
+        Ok(spec) => spec,
+        Err(err) => {
+            return Ok(Err(RunStoreError::Corrupt(format!(
+                "run `{id}`: its options are not JSON: {err}"
+            ))))
+        }
+    };
+    Ok(Ok(RunRecord {
+        kind: r.get(1)?,
+        status,
+        started_at: at(r.get(3)?),
+        updated_at: at(r.get(4)?),
+        finished_at: r.get::<_, Option<i64>>(5)?.map(at),
+        fingerprint: r.get(6)?,
+        spec,
+        units_total: count(r.get(8)?),
+        units_done: count(r.get(9)?),
+        model_requests: count(r.get(10)?),
+        input_tokens: count(r.get(11)?),
+        output_tokens: count(r.get(12)?),
+        lease_holder: r.get(13)?,
+        lease_until: r.get::<_, Option<i64>>(14)?.map(at),
+        cancel_requested: r.get::<_, i64>(15)? != 0,
+        error: r.get(16)?,
+        id,
+    }))
+}
+
+fn backend(err: StoreError) -> RunStoreError {
+    RunStoreError::Backend {
+        message: err.message,
+        source: err.source,
+    }
+}
+
+fn sql(err: rusqlite::Error) -> StoreError {
+    StoreError::from(err)
+}
+
+/// In a write transaction: refuses unless `holder` holds run `id`'s lease.
+fn check_holder(conn: &Connection, id: &str, holder: &str) -> Result<(), RunStoreError> {
+    let current: Option<Option<String>> = conn
+        .query_row(
+            "SELECT lease_holder FROM runs WHERE id = ?1",
+            params![id],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(|e| backend(sql(e)))?;
+    match current {
+        None => Err(RunStoreError::NotFound(id.to_string())),
+        Some(Some(h)) if h == holder => Ok(()),
+        Some(_) => Err(RunStoreError::LeaseLost {
+            run: id.to_string(),
+        }),
+    }
+}
+
+impl SqliteStore {
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction on the blocking pool.
+    async fn run_tx<T, F>(&self, f: F) -> Result<T, RunStoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>) -> Result<T, RunStoreError> + Send + 'static,
+    {
+        self.with_conn(move |conn| {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sql)?;
+            let out = f(&tx);
+            if out.is_ok() {
+                tx.commit().map_err(sql)?;
+            }
+            Ok(out)
+        })
+        .await
+        .map_err(backend)?
+    }
+
+    /// Runs a read `f` on the blocking pool.
+    async fn run_read<T, F>(&self, f: F) -> Result<T, RunStoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, RunStoreError> + Send + 'static,
+    {
+        self.with_conn(move |conn| Ok(f(conn)))
+            .await
+            .map_err(backend)?
+    }
+}
+
+#[async_trait]
+impl RunStore for SqliteStore {
+    async fn create(
+        &self,
+        run: &NewRun,
+        holder: &str,
+        lease_until: DateTime<Utc>,
+    ) -> Result<(), RunStoreError> {
+        let (run, holder) = (run.clone(), holder.to_string());
+        self.run_tx(move |tx| {
+            let now = Utc::now().timestamp_millis();
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO runs (id, kind, status, started_ms, updated_ms, \
+                     fingerprint, spec, units_total, lease_holder, lease_until_ms) \
+                     VALUES (?1, ?2, 'running', ?3, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        run.id,
+                        run.kind,
+                        now,
+                        run.fingerprint,
+                        run.spec.to_string(),
+                        signed(run.units_total),
+                        holder,
+                        lease_until.timestamp_millis()
+                    ],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            if inserted == 0 {
+                return Err(RunStoreError::Exists(run.id));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<RunRecord>, RunStoreError> {
+        let id = id.to_string();
+        self.run_read(move |conn| {
+            conn.query_row(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
+                params![id],
+                read_run,
+            )
+            .optional()
+            .map_err(|e| backend(sql(e)))?
+            .transpose()
+        })
+        .await
+    }
+
+    async fn list(&self, limit: usize) -> Result<Vec<RunRecord>, RunStoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run_read(move |conn| {
+            let mut stmt = conn
+                .prepare(&format!(
+                    "SELECT {RUN_COLUMNS} FROM runs ORDER BY started_ms DESC, rowid DESC LIMIT ?1"
+                ))
+                .map_err(|e| backend(sql(e)))?;
+            let rows = stmt
+                .query_map(params![limit], read_run)
+                .map_err(|e| backend(sql(e)))?;
+            rows.map(|r| r.map_err(|e| backend(sql(e)))?).collect()
+        })
+        .await
+    }
+
+    async fn acquire(
+        &self,
+        id: &str,
+        holder: &str,
+        until: DateTime<Utc>,
+        now: DateTime<Utc>,
+        takeover: Option<&str>,
+    ) -> Result<Lease, RunStoreError> {
+        let (id, holder) = (id.to_string(), holder.to_string());
+        let takeover = takeover.map(str::to_string);
+        self.run_tx(move |tx| {
+            let current: Option<(Option<String>, Option<i64>)> = tx
+                .query_row(
+                    "SELECT lease_holder, lease_until_ms FROM runs WHERE id = ?1",
+                    params![id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .map_err(|e| backend(sql(e)))?;
+            let Some((current, until_ms)) = current else {
+                return Err(RunStoreError::NotFound(id));
+            };
+            if let (Some(other), Some(ms)) = (&current, until_ms) {
+                let free = *other == holder
+                    || takeover.as_deref() == Some(other.as_str())
+                    || ms < now.timestamp_millis();
+                if !free {
+                    return Ok(Lease::Held {
+                        holder: other.clone(),
+                        until: at(ms),
+                    });
+                }
+            }
+            tx.execute(
+                "UPDATE runs SET lease_holder = ?2, lease_until_ms = ?3, status = 'running', \
+                 cancel_requested = 0, finished_ms = NULL, error = NULL, updated_ms = ?4 \
+                 WHERE id = ?1",
+                params![id, holder, until.timestamp_millis(), now.timestamp_millis()],
+            )
+            .map_err(|e| backend(sql(e)))?;
+            Ok(Lease::Acquired)
+        })
+        .await
+    }
+
+    async fn renew(
+        &self,
+        id: &str,
+        holder: &str,
+        until: DateTime<Utc>,
+    ) -> Result<bool, RunStoreError> {
+        let (id, holder) = (id.to_string(), holder.to_string());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            tx.execute(
+                "UPDATE runs SET lease_until_ms = ?2 WHERE id = ?1",
+                params![id, until.timestamp_millis()],
+            )
+            .map_err(|e| backend(sql(e)))?;
+            tx.query_row(
+                "SELECT cancel_requested FROM runs WHERE id = ?1",
+                params![id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|c| c != 0)
+            .map_err(|e| backend(sql(e)))
+        })
+        .await
+    }
+
+    async fn record_units(
+        &self,
+        id: &str,
+        holder: &str,
+        units: &[RunUnit],
+    ) -> Result<(), RunStoreError> {
+        let (id, holder, units) = (id.to_string(), holder.to_string(), units.to_vec());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO run_units (run_id, kind, key, counts, body) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(|e| backend(sql(e)))?;
+            let mut counted = 0i64;
+            for unit in &units {
+                let added = insert
+                    .execute(params![id, unit.kind, unit.key, unit.counts, unit.body])
+                    .map_err(|e| backend(sql(e)))?;
+                if added > 0 && unit.counts {
+                    counted += 1;
+                }
+            }
+            tx.execute(
+                "UPDATE runs SET units_done = units_done + ?2, updated_ms = ?3 WHERE id = ?1",
+                params![id, counted, Utc::now().timestamp_millis()],
+            )
+            .map_err(|e| backend(sql(e)))?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn units(&self, id: &str) -> Result<Vec<RunUnit>, RunStoreError> {
+        let id = id.to_string();
+        self.run_read(move |conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT kind, key, counts, body FROM run_units WHERE run_id = ?1 ORDER BY rowid",
+                )
+                .map_err(|e| backend(sql(e)))?;
+            let rows = stmt
+                .query_map(params![id], |r| {
+                    Ok(RunUnit {
+                        kind: r.get(0)?,
+                        key: r.get(1)?,
+                        counts: r.get(2)?,
+                        body: r.get(3)?,
+                    })
+                })
+                .map_err(|e| backend(sql(e)))?;
+            rows.map(|r| r.map_err(|e| backend(sql(e)))).collect()
+        })
+        .await
+    }
+
+    async fn record_request(
+        &self,
+        id: &str,
+        holder: &str,
+        request: &RunRequest,
+    ) -> Result<(), RunStoreError> {
+        let (id, holder, request) = (id.to_string(), holder.to_string(), request.clone());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            let usage = request.usage;
+            let added = tx
+                .execute(
+                    "INSERT OR IGNORE INTO run_requests (run_id, key, occurrence, label, \
+                     response, input_tokens, output_tokens, cached_tokens) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        id,
+                        request.key,
+                        request.occurrence,
+                        request.label,
+                        request.response.to_string(),
+                        signed(usage.prompt_tokens),
+                        signed(usage.completion_tokens),
+                        signed(usage.cached_tokens)
+                    ],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            if added > 0 {
+                tx.execute(
+                    "UPDATE runs SET model_requests = model_requests + 1, \
+                     input_tokens = input_tokens + ?2, output_tokens = output_tokens + ?3, \
+                     updated_ms = ?4 WHERE id = ?1",
+                    params![
+                        id,
+                        signed(usage.prompt_tokens),
+                        signed(usage.completion_tokens),
+                        Utc::now().timestamp_millis()
+                    ],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn requests(&self, id: &str) -> Result<Vec<RunRequest>, RunStoreError> {
+        let id = id.to_string();
+        self.run_read(move |conn| {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT key, occurrence, label, response, input_tokens, output_tokens, \
+                     cached_tokens FROM run_requests WHERE run_id = ?1 ORDER BY rowid",
+                )
+                .map_err(|e| backend(sql(e)))?;
+            let rows = stmt
+                .query_map(params![id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, u32>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                        TokenUsage {
+                            prompt_tokens: count(r.get(4)?),
+                            completion_tokens: count(r.get(5)?),
+                            cached_tokens: count(r.get(6)?),
+                        },
+                    ))
+                })
+                .map_err(|e| backend(sql(e)))?;
+            rows.map(|row| {
+                let (key, occurrence, label, response, usage) = row.map_err(|e| backend(sql(e)))?;
+                let response = serde_json::from_str(&response).map_err(|e| {
+                    RunStoreError::Corrupt(format!("a recorded model answer is not JSON: {e}"))
+                })?;
+                Ok(RunRequest {
+                    key,
+                    occurrence,
+                    label,
+                    response,
+                    usage,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn finish(&self, id: &str, holder: &str, end: &RunEnd) -> Result<(), RunStoreError> {
+        let (id, holder, end) = (id.to_string(), holder.to_string(), end.clone());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            let now = Utc::now().timestamp_millis();
+            tx.execute(
+                "UPDATE runs SET status = ?2, result = ?3, error = ?4, finished_ms = ?5, \
+                 updated_ms = ?5, lease_holder = NULL, lease_until_ms = NULL WHERE id = ?1",
+                params![id, end.status.as_str(), end.result, end.error, now],
+            )
+            .map_err(|e| backend(sql(e)))?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn result(&self, id: &str) -> Result<Option<String>, RunStoreError> {
+        let id = id.to_string();
+        self.run_read(move |conn| {
+            conn.query_row("SELECT result FROM runs WHERE id = ?1", params![id], |r| {
+                r.get::<_, Option<String>>(0)
+            })
+            .optional()
+            .map_err(|e| backend(sql(e)))?
+            .ok_or(RunStoreError::NotFound(id))
+        })
+        .await
+    }
+
+    async fn request_cancel(&self, id: &str) -> Result<bool, RunStoreError> {
+        let id = id.to_string();
+        self.run_tx(move |tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE runs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
+                    params![id],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            if changed == 0 {
+                let known: Option<i64> = tx
+                    .query_row("SELECT 1 FROM runs WHERE id = ?1", params![id], |r| {
+                        r.get(0)
+                    })
+                    .optional()
+                    .map_err(|e| backend(sql(e)))?;
+                if known.is_none() {
+                    return Err(RunStoreError::NotFound(id));
+                }
+            }
+            Ok(changed > 0)
+        })
+        .await
+    }
+
+    async fn prune(&self, keep: usize, ended_before: DateTime<Utc>) -> Result<u64, RunStoreError> {
+        let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        self.run_tx(move |tx| {
+            // Children first: the file may have been opened without foreign keys enforced.
+            let doomed = "SELECT id FROM runs WHERE status <> 'running' AND \
+                 (COALESCE(finished_ms, updated_ms) < ?1 OR id NOT IN \
+                 (SELECT id FROM runs WHERE status <> 'running' \
+                  ORDER BY started_ms DESC, rowid DESC LIMIT ?2))";
+            let cutoff = ended_before.timestamp_millis();
+            for table in ["run_units", "run_requests"] {
+                tx.execute(
+                    &format!("DELETE FROM {table} WHERE run_id IN ({doomed})"),
+                    params![cutoff, keep],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            }
+            let deleted = tx
+                .execute(
+                    &format!("DELETE FROM runs WHERE id IN ({doomed})"),
+                    params![cutoff, keep],
+                )
+                .map_err(|e| backend(sql(e)))?;
+            Ok(deleted as u64)
+        })
+        .await
+    }
+}
