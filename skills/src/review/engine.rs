@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinSet;
+use toolwright::runs::{RunJournal, RunUnit};
 use toolwright::{Dispatcher, SkillContext};
 use tracing::field::Empty;
 use tracing::Instrument;
@@ -60,9 +61,46 @@ struct Job {
     classified: Option<(LearnedStage, Classified)>,
     /// Levels of the provisions found.
     playbook: Arc<Playbook>,
+    /// The durable run it records in, if any.
+    run: Option<Arc<RunJournal>>,
+    /// Indexes of the clauses still to review (all of them unless a run recorded some).
+    todo: Vec<usize>,
     next: AtomicUsize,
     finished: AtomicUsize,
     results: Mutex<Vec<Option<ClauseReview>>>,
+}
+
+/// The unit kind a finished clause is recorded under in a durable run.
+pub const CLAUSE_UNIT: &str = "clause";
+
+/// The key of checklist item `i` in a durable run: its place and id, so a resume matches
+/// a recorded review only to the same item.
+fn clause_key(i: usize, item: &ChecklistItem) -> String {
+    format!("{i}/{}", item.clause_id)
+}
+
+/// The clause reviews `run` recorded, in checklist places; a record that does not read
+/// back is reviewed again (and said so).
+fn recorded_reviews(run: &RunJournal, checklist: &[ChecklistItem]) -> Vec<Option<ClauseReview>> {
+    let mut results = vec![None; checklist.len()];
+    let places: std::collections::HashMap<String, usize> = checklist
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (clause_key(i, item), i))
+        .collect();
+    for unit in run.recorded_units().iter().filter(|u| u.kind == CLAUSE_UNIT) {
+        let Some(&i) = places.get(&unit.key) else {
+            continue;
+        };
+        match serde_json::from_str::<ClauseReview>(&unit.body) {
+            Ok(review) => results[i] = Some(review),
+            Err(err) => tracing::warn!(
+                run = run.id(), clause = %unit.key, error = %err,
+                "a recorded clause review is unreadable; reviewing the clause again"
+            ),
+        }
+    }
+    results
 }
 
 /// Clause tasks in flight for `options` over `items` clauses: `options.concurrency`, or
@@ -108,7 +146,15 @@ fn prepare(
     let base = SkillContext::new()
         .with(ReferenceIndex::build(&state))
         .with_arc(Arc::clone(&state));
-    let results = Mutex::new(vec![None; checklist.len()]);
+    let results = match &options.run {
+        Some(run) => recorded_reviews(run, &checklist),
+        None => vec![None; checklist.len()],
+    };
+    let todo: Vec<usize> = (0..checklist.len())
+        .filter(|&i| results[i].is_none())
+        .collect();
+    let done_before = checklist.len() - todo.len();
+    let results = Mutex::new(results);
     Job {
         dispatcher,
         state,
@@ -119,8 +165,10 @@ fn prepare(
         progress: options.progress.clone(),
         classified,
         playbook,
+        run: options.run.clone(),
+        todo,
         next: AtomicUsize::new(0),
-        finished: AtomicUsize::new(0),
+        finished: AtomicUsize::new(done_before),
         results,
     }
 }
@@ -135,14 +183,23 @@ impl Job {
             CLAUSES_PER_SERIES
         };
         loop {
-            let first = self.next.fetch_add(take, Ordering::Relaxed);
-            let Some(items) = self
-                .checklist
-                .get(first..(first + take).min(self.checklist.len()))
-                .filter(|items| !items.is_empty())
+            let start = self.next.fetch_add(take, Ordering::Relaxed);
+            let Some(places) = self
+                .todo
+                .get(start..(start + take).min(self.todo.len()))
+                .filter(|places| !places.is_empty())
             else {
                 break;
             };
+            let first = places[0];
+            // Places are consecutive unless a resumed run recorded some clauses between them.
+            let items: std::borrow::Cow<'_, [ChecklistItem]> =
+                if places[places.len() - 1] - first + 1 == places.len() {
+                    std::borrow::Cow::Borrowed(&self.checklist[first..first + places.len()])
+                } else {
+                    places.iter().map(|&i| self.checklist[i].clone()).collect()
+                };
+            let items = &*items;
             let spans: Vec<tracing::Span> = items.iter().map(clause_span).collect();
             match &self.agent {
                 Some(agent) => {
@@ -163,16 +220,28 @@ impl Job {
                     let reviews =
                         review_items(&self.dispatcher, &self.base, &self.state, items, &spans)
                             .await;
-                    for (n, (review, span)) in reviews.into_iter().zip(&spans).enumerate() {
-                        self.record(first + n, review, span);
+                    for ((review, span), &i) in reviews.into_iter().zip(&spans).zip(places) {
+                        self.record(i, review, span);
                     }
                 }
             }
         }
     }
 
-    /// Keeps clause `i`'s review: its span's fields, the progress hook, the result.
+    /// Keeps clause `i`'s review: its span's fields, the progress hook, the durable run,
+    /// the result.
     fn record(&self, i: usize, review: ClauseReview, span: &tracing::Span) {
+        if let Some(run) = &self.run {
+            match serde_json::to_string(&review) {
+                Ok(body) => run.record_unit(RunUnit {
+                    kind: CLAUSE_UNIT.into(),
+                    key: clause_key(i, &self.checklist[i]),
+                    counts: true,
+                    body,
+                }),
+                Err(err) => tracing::warn!(run = run.id(), error = %err, "cannot record a clause review"),
+            }
+        }
         span.record("clausewright.clause.mode", mode_name(review.mode));
         span.record("clausewright.clause.risks", review.risks.len());
         if !review.usage.is_empty() {
@@ -333,7 +402,7 @@ async fn run_in_span(
     let (dispatcher, state, prepared_options) =
         (dispatcher.clone(), Arc::new(state.clone()), options.clone());
     let job = off_runtime(move || prepare(dispatcher, state, &prepared_options, agent)).await;
-    let workers = tasks_in_flight(options, job.agent.is_some(), job.checklist.len());
+    let workers = tasks_in_flight(options, job.agent.is_some(), job.todo.len());
     let span = tracing::Span::current();
     span.record("clausewright.review.clauses", job.checklist.len());
     span.record("clausewright.review.concurrency", workers);

@@ -15,7 +15,8 @@
 //! [`Risk`] a placed [`Finding`]; [`Orchestration`] for the planner's part), rendered with
 //! [`render`], and shares the findings pipeline: the [`rules`], the [`provisions`]
 //! scan, the classifier stage ([`LearnedStage`]), the [`Playbook`] and consolidation.
-//! [`build_review_state`] reads a review's files.
+//! [`build_review_state`] reads a review's files. Any mode runs as a durable run with
+//! [`review_as_run`]: recorded as it goes, resumed after a crash without paying twice.
 //!
 //! ```no_run
 //! use clausewright_skills::review::{build_review_state, run_checklist_review, render, Domain, ReportFormat, ReviewInputs, ReviewOptions};
@@ -36,6 +37,7 @@
 
 mod agent;
 mod checklist;
+mod durable;
 #[cfg(feature = "train")]
 pub mod cv;
 mod engine;
@@ -55,6 +57,7 @@ pub use agent::{
     ENV_USE_REACT_AGENT, MODEL_ENV_VARS, REACT_SOURCE,
 };
 pub use checklist::{generate_checklist, run_checklist_review};
+pub use durable::{review_as_run, RunModel, RunReview, CLAUSE_UNIT, REVIEW_RUN_KIND};
 pub use engine::DEFAULT_AGENT_CONCURRENCY;
 pub use findings::{
     kinds, provisions, rules, KindLevels, LearnedStage, LearnedStageError, Playbook, PlaybookError,

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use toolwright::runs::RunJournal;
+
 use super::ClauseReview;
 use crate::review::findings::{LearnedStage, Playbook};
 
@@ -29,7 +31,7 @@ impl PartialEq for ProgressHook {
 impl Eq for ProgressHook {}
 
 /// How to run a review.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ReviewOptions {
     /// Clauses reviewed at the same time (tasks in flight); 0 means
     /// [`DEFAULT_AGENT_CONCURRENCY`](crate::review::DEFAULT_AGENT_CONCURRENCY) when a model reviews and one per CPU core otherwise.
@@ -44,6 +46,10 @@ pub struct ReviewOptions {
     /// Levels of every provision found, the rules' and the classifier's, by kind; `None`:
     /// the shipped playbook of the contract's domain.
     pub playbook: Option<Arc<Playbook>>,
+    /// The durable run the review records itself in: each finished clause is written to it,
+    /// and clauses it recorded before are taken from it instead of reviewed again (set by
+    /// [`review_as_run`](crate::review::review_as_run)).
+    pub run: Option<Arc<RunJournal>>,
 }
 
 impl Default for ReviewOptions {
@@ -54,6 +60,7 @@ impl Default for ReviewOptions {
             generate_checklist: true,
             learned: None,
             playbook: None,
+            run: None,
         }
     }
 }
