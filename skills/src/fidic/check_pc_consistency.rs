@@ -9,7 +9,7 @@ use toolwright::prelude::*;
 
 use super::documents::FidicDocuments;
 use super::merge_gc_pc::merged_tree;
-use super::pc_instructions::{merge, ClauseStatus, ModificationKind};
+use super::pc_instructions::{merge, ClauseStatus, Merged, ModificationKind};
 use super::periods::find_periods;
 use crate::document::normalize_clause_id;
 use crate::document::{find_references, DocumentStructure, FoundReference};
@@ -110,7 +110,6 @@ pub fn fidic_check_pc_consistency(
         .filter(|c| c.status == ClauseStatus::Deleted)
         .map(|c| c.id.as_str())
         .collect();
-    let exists = |id: &str| docs.has_clause(id);
     let pairs = docs.clause_pairs(&clause_id);
     let pc_status = merged_tree(&clause_id, &pairs).status;
     let requested = clause_id;
@@ -127,160 +126,16 @@ pub fn fidic_check_pc_consistency(
         let clause_id = pair.clause_id.clone();
         let pc_own = pair.pc_text.clone();
         let merged = merge(&pair.gc_text, &pc_own);
-
-        let refers_to =
-            |target: &str, id: &str| target == id || target.starts_with(&format!("{id}."));
         // 1. Other clauses pointing at this clause once the PC delete it.
         if merged.status == ClauseStatus::Deleted {
-            for c in contract
-                .iter()
-                .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, &clause_id))
-            {
-                let found = conditions_references(&c.text);
-                let mut spans = None;
-                for r in found.iter().filter(|r| refers_to(r.clause(), &clause_id)) {
-                    let spans = spans.get_or_insert_with(|| sentence_spans(&c.text));
-                    conflicts.push(Conflict {
-                        kind: ConflictKind::ReferenceToDeletedClause,
-                        severity: RiskLevel::High,
-                        clause_id: c.id.clone(),
-                        related_to: clause_id.clone(),
-                        description: format!(
-                        "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
-                        c.id, r.text
-                    ),
-                        evidence: excerpt(sentence_with(&c.text, spans, r.start), 240),
-                    });
-                }
-            }
+            references_to_deleted(&contract, &clause_id, &mut conflicts);
         }
         // 2. References made by the clause as it now reads.
-        let merged_spans = sentence_spans(&merged.text);
-        for r in conditions_references(&merged.text) {
-            if refers_to(r.clause(), &clause_id) {
-                continue;
-            }
-            let (kind, severity, why) = if deleted.iter().any(|d| refers_to(r.clause(), d)) {
-                (
-                    ConflictKind::ReferenceToDeletedClause,
-                    RiskLevel::High,
-                    "which the Particular Conditions delete",
-                )
-            } else if !exists(r.clause()) {
-                (
-                    ConflictKind::BrokenReference,
-                    RiskLevel::Medium,
-                    "which exists in no contract document",
-                )
-            } else {
-                continue;
-            };
-            conflicts.push(Conflict {
-                kind,
-                severity,
-                clause_id: clause_id.clone(),
-                related_to: r.clause().to_string(),
-                description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
-                evidence: excerpt(sentence_with(&merged.text, &merged_spans, r.start), 240),
-            });
-        }
+        references_made(&docs, &deleted, &clause_id, &merged.text, &mut conflicts);
         // 3. Periods changed here but still quoted where other clauses refer to this one.
-        // The sentences citing this clause are found once, not once per changed period.
-        let changed: Vec<_> = merged
-            .modifications
-            .iter()
-            .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
-            .filter_map(|m| {
-                Some((
-                    find_periods(&m.gc_text).into_iter().next()?,
-                    find_periods(&m.pc_text).into_iter().next()?,
-                ))
-            })
-            .collect();
-        let citing: Vec<(&str, &str, Vec<u32>)> = if changed.is_empty() {
-            Vec::new()
-        } else {
-            contract
-                .iter()
-                .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
-                .flat_map(|c| sentences(&c.text).into_iter().map(move |s| (c, s)))
-                .filter(|(_, sentence)| {
-                    conditions_references(sentence)
-                        .iter()
-                        .any(|r| r.clause() == clause_id)
-                })
-                .map(|(c, sentence)| {
-                    let days = find_periods(sentence).iter().map(|p| p.days).collect();
-                    (c.id.as_str(), sentence, days)
-                })
-                .collect()
-        };
-        for (old, new) in &changed {
-            for (id, sentence, days) in &citing {
-                if days.contains(&old.days) {
-                    conflicts.push(Conflict {
-                        kind: ConflictKind::StalePeriodReference,
-                        severity: RiskLevel::High,
-                        clause_id: id.to_string(),
-                        related_to: clause_id.clone(),
-                        description: format!(
-                            "Sub-Clause {id} quotes {} for Sub-Clause {clause_id}, but the Particular Conditions changed it to {}",
-                            old.raw, new.raw
-                        ),
-                        evidence: excerpt(sentence, 240),
-                    });
-                }
-            }
-        }
-        // 4. Defined terms the PC (re)define in this clause: the clauses using each are found
-        // in one pass over the contract for all of them.
-        let defined = definitions_in(&pc_own);
-        let mut users_of: HashMap<String, Vec<&str>> = HashMap::new();
-        if !defined.is_empty() {
-            let index = TermIndex::new(defined.iter().map(|(term, _)| term));
-            for c in contract
-                .iter()
-                .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
-            {
-                for term in index.found_in(&c.text) {
-                    users_of
-                        .entry(term.to_string())
-                        .or_default()
-                        .push(c.id.as_str());
-                }
-            }
-        }
-        for (term, definition) in &defined {
-            let (term, definition) = (term.clone(), definition.clone());
-            let users: Vec<&str> = users_of.get(&term).cloned().unwrap_or_default();
-            let used_in = if users.is_empty() {
-                "no other clause".to_string()
-            } else {
-                format!(
-                    "Sub-Clause(s) {}",
-                    users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
-                )
-            };
-            match gc_terms.get(term.as_str()) {
-            Some(old) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
-                kind: ConflictKind::RedefinedTerm,
-                severity: if users.is_empty() { RiskLevel::Medium } else { RiskLevel::High },
-                clause_id: clause_id.clone(),
-                related_to: term.clone(),
-                description: format!("the Particular Conditions redefine \"{term}\", which changes the meaning of {used_in}"),
-                evidence: format!("GC: {} | PC: {}", excerpt(old, 110), excerpt(&definition, 110)),
-            }),
-            Some(_) => {}
-            None => conflicts.push(Conflict {
-                kind: ConflictKind::NewDefinedTerm,
-                severity: RiskLevel::Low,
-                clause_id: clause_id.clone(),
-                related_to: term.clone(),
-                description: format!("the Particular Conditions introduce the defined term \"{term}\", used in {used_in}"),
-                evidence: excerpt(&definition, 200),
-            }),
-        }
-        }
+        stale_periods(&contract, &clause_id, &merged, &mut conflicts);
+        // 4. Defined terms the PC (re)define in this clause.
+        defined_terms(&contract, &gc_terms, &clause_id, &pc_own, &mut conflicts);
         // 5. Instructions that do not fit the GC wording.
         for m in merged.modifications.iter().filter(|m| !m.applied) {
             conflicts.push(Conflict {
@@ -293,17 +148,7 @@ pub fn fidic_check_pc_consistency(
             });
         }
     }
-    conflicts.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then(a.kind.cmp(&b.kind))
-            .then(a.clause_id.cmp(&b.clause_id))
-            .then(a.related_to.cmp(&b.related_to))
-    });
-    // The same problem seen from both ends (the deleted clause and the clause citing it).
-    conflicts.dedup_by(|a, b| {
-        a.kind == b.kind && a.clause_id == b.clause_id && a.related_to == b.related_to
-    });
+    sort_and_dedup(&mut conflicts);
     let high_count = conflicts
         .iter()
         .filter(|c| c.severity == RiskLevel::High)
@@ -318,6 +163,213 @@ pub fn fidic_check_pc_consistency(
         conflicts,
         summary,
     })
+}
+
+/// Whether a reference to `target` points at clause `id` or one of its sub-clauses.
+fn refers_to(target: &str, id: &str) -> bool {
+    target == id || target.starts_with(&format!("{id}."))
+}
+
+/// The references other clauses still make to `clause_id`, which the PC delete: each now
+/// points at nothing.
+fn references_to_deleted(
+    contract: &[EffectiveClause],
+    clause_id: &str,
+    conflicts: &mut Vec<Conflict>,
+) {
+    for c in contract
+        .iter()
+        .filter(|c| c.status != ClauseStatus::Deleted && !refers_to(&c.id, clause_id))
+    {
+        let found = conditions_references(&c.text);
+        let mut spans = None;
+        for r in found.iter().filter(|r| refers_to(r.clause(), clause_id)) {
+            let spans = spans.get_or_insert_with(|| sentence_spans(&c.text));
+            conflicts.push(Conflict {
+                kind: ConflictKind::ReferenceToDeletedClause,
+                severity: RiskLevel::High,
+                clause_id: c.id.clone(),
+                related_to: clause_id.to_string(),
+                description: format!(
+                    "Sub-Clause {} still refers to {}, which the Particular Conditions delete",
+                    c.id, r.text
+                ),
+                evidence: excerpt(sentence_with(&c.text, spans, r.start), 240),
+            });
+        }
+    }
+}
+
+/// The references the clause makes, as it now reads, to sub-clauses the PC delete or that
+/// exist in no document.
+fn references_made(
+    docs: &FidicDocuments,
+    deleted: &BTreeSet<&str>,
+    clause_id: &str,
+    merged_text: &str,
+    conflicts: &mut Vec<Conflict>,
+) {
+    let merged_spans = sentence_spans(merged_text);
+    for r in conditions_references(merged_text) {
+        if refers_to(r.clause(), clause_id) {
+            continue;
+        }
+        let (kind, severity, why) = if deleted.iter().any(|d| refers_to(r.clause(), d)) {
+            (
+                ConflictKind::ReferenceToDeletedClause,
+                RiskLevel::High,
+                "which the Particular Conditions delete",
+            )
+        } else if !docs.has_clause(r.clause()) {
+            (
+                ConflictKind::BrokenReference,
+                RiskLevel::Medium,
+                "which exists in no contract document",
+            )
+        } else {
+            continue;
+        };
+        conflicts.push(Conflict {
+            kind,
+            severity,
+            clause_id: clause_id.to_string(),
+            related_to: r.clause().to_string(),
+            description: format!("Sub-Clause {clause_id} refers to {}, {why}", r.text),
+            evidence: excerpt(sentence_with(merged_text, &merged_spans, r.start), 240),
+        });
+    }
+}
+
+/// The periods the PC change in the clause that other clauses, citing it, still quote at
+/// their old length. The sentences citing the clause are found once, not once per changed
+/// period.
+fn stale_periods(
+    contract: &[EffectiveClause],
+    clause_id: &str,
+    merged: &Merged,
+    conflicts: &mut Vec<Conflict>,
+) {
+    let changed: Vec<_> = merged
+        .modifications
+        .iter()
+        .filter(|m| m.kind == ModificationKind::WordsReplaced && m.applied)
+        .filter_map(|m| {
+            Some((
+                find_periods(&m.gc_text).into_iter().next()?,
+                find_periods(&m.pc_text).into_iter().next()?,
+            ))
+        })
+        .collect();
+    let citing: Vec<(&str, &str, Vec<u32>)> = if changed.is_empty() {
+        Vec::new()
+    } else {
+        contract
+            .iter()
+            .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+            .flat_map(|c| sentences(&c.text).into_iter().map(move |s| (c, s)))
+            .filter(|(_, sentence)| {
+                conditions_references(sentence)
+                    .iter()
+                    .any(|r| r.clause() == clause_id)
+            })
+            .map(|(c, sentence)| {
+                let days = find_periods(sentence).iter().map(|p| p.days).collect();
+                (c.id.as_str(), sentence, days)
+            })
+            .collect()
+    };
+    for (old, new) in &changed {
+        for (id, sentence, days) in &citing {
+            if days.contains(&old.days) {
+                conflicts.push(Conflict {
+                    kind: ConflictKind::StalePeriodReference,
+                    severity: RiskLevel::High,
+                    clause_id: id.to_string(),
+                    related_to: clause_id.to_string(),
+                    description: format!(
+                        "Sub-Clause {id} quotes {} for Sub-Clause {clause_id}, but the Particular Conditions changed it to {}",
+                        old.raw, new.raw
+                    ),
+                    evidence: excerpt(sentence, 240),
+                });
+            }
+        }
+    }
+}
+
+/// The terms the PC define in the clause: a redefinition of a GC term changes the meaning
+/// of the clauses using it, a new term is noted. The clauses using each are found in one
+/// pass over the contract for all of them.
+fn defined_terms(
+    contract: &[EffectiveClause],
+    gc_terms: &HashMap<&str, &str>,
+    clause_id: &str,
+    pc_own: &str,
+    conflicts: &mut Vec<Conflict>,
+) {
+    let defined = definitions_in(pc_own);
+    let mut users_of: HashMap<String, Vec<&str>> = HashMap::new();
+    if !defined.is_empty() {
+        let index = TermIndex::new(defined.iter().map(|(term, _)| term));
+        for c in contract
+            .iter()
+            .filter(|c| c.id != clause_id && c.status != ClauseStatus::Deleted)
+        {
+            for term in index.found_in(&c.text) {
+                users_of
+                    .entry(term.to_string())
+                    .or_default()
+                    .push(c.id.as_str());
+            }
+        }
+    }
+    for (term, definition) in &defined {
+        let (term, definition) = (term.clone(), definition.clone());
+        let users: Vec<&str> = users_of.get(&term).cloned().unwrap_or_default();
+        let used_in = if users.is_empty() {
+            "no other clause".to_string()
+        } else {
+            format!(
+                "Sub-Clause(s) {}",
+                users.iter().take(6).cloned().collect::<Vec<_>>().join(", ")
+            )
+        };
+        match gc_terms.get(term.as_str()) {
+            Some(old) if normalize_ws(old) != normalize_ws(&definition) => conflicts.push(Conflict {
+                kind: ConflictKind::RedefinedTerm,
+                severity: if users.is_empty() { RiskLevel::Medium } else { RiskLevel::High },
+                clause_id: clause_id.to_string(),
+                related_to: term.clone(),
+                description: format!("the Particular Conditions redefine \"{term}\", which changes the meaning of {used_in}"),
+                evidence: format!("GC: {} | PC: {}", excerpt(old, 110), excerpt(&definition, 110)),
+            }),
+            Some(_) => {}
+            None => conflicts.push(Conflict {
+                kind: ConflictKind::NewDefinedTerm,
+                severity: RiskLevel::Low,
+                clause_id: clause_id.to_string(),
+                related_to: term.clone(),
+                description: format!("the Particular Conditions introduce the defined term \"{term}\", used in {used_in}"),
+                evidence: excerpt(&definition, 200),
+            }),
+        }
+    }
+}
+
+/// Orders the conflicts most serious first and drops the same problem seen from both ends
+/// (the deleted clause and the clause citing it).
+fn sort_and_dedup(conflicts: &mut Vec<Conflict>) {
+    conflicts.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.kind.cmp(&b.kind))
+            .then(a.clause_id.cmp(&b.clause_id))
+            .then(a.related_to.cmp(&b.related_to))
+    });
+    // The same problem seen from both ends (the deleted clause and the clause citing it).
+    conflicts.dedup_by(|a, b| {
+        a.kind == b.kind && a.clause_id == b.clause_id && a.related_to == b.related_to
+    });
 }
 
 /// One clause of the contract as it applies.

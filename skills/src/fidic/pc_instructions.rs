@@ -104,120 +104,24 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
         };
     }
     if gc_text.is_empty() {
-        let body = body_after_instruction(pc_text).unwrap_or_else(|| pc_text.to_string());
-        return Merged {
-            status: ClauseStatus::Added,
-            text: body.clone(),
-            modifications: vec![Modification {
-                kind: ModificationKind::NewSubClause,
-                gc_text: String::new(),
-                pc_text: body,
-                applied: true,
-                description: "new sub-clause introduced by the Particular Conditions".into(),
-            }],
-        };
+        return new_sub_clause(pc_text);
     }
     if let Some(m) = REPLACE_ALL.find(pc_text) {
-        let new_text = unquote(&pc_text[m.end()..]);
-        return Merged {
-            status: ClauseStatus::Replaced,
-            text: new_text.clone(),
-            modifications: vec![Modification {
-                kind: ModificationKind::Replaced,
-                gc_text: gc_text.to_string(),
-                pc_text: new_text,
-                applied: true,
-                description: "sub-clause replaced in full".into(),
-            }],
-        };
+        return replaced(gc_text, unquote(&pc_text[m.end()..]));
     }
-    let mut text = gc_text.to_string();
-    let mut modifications = Vec::new();
-    // The substitutions' places in the PC text, in order and apart (a binary search finds
-    // whether a deletion is part of one).
-    let mut substituted: Vec<(usize, usize)> = Vec::new();
-    // Each word instruction reads the whole text; past the bound they are listed unapplied.
-    let mut word_instructions = 0;
-    for c in SUBSTITUTE.captures_iter(pc_text) {
-        let whole = c.get(0).expect("match");
-        substituted.push((whole.start(), whole.end()));
-        let (old, new) = match (c.get(1), c.get(2)) {
-            (Some(o), Some(n)) => (o.as_str(), n.as_str()),
-            _ => (&c[3], &c[4]),
-        };
-        word_instructions += 1;
-        if word_instructions > MAX_WORD_INSTRUCTIONS {
-            modifications.push(too_many(ModificationKind::WordsReplaced, old, new));
-            continue;
-        }
-        let applied = text.contains(old);
-        if applied {
-            text = text.replace(old, new);
-        }
-        modifications.push(Modification {
-            kind: ModificationKind::WordsReplaced,
-            gc_text: old.to_string(),
-            pc_text: new.to_string(),
-            applied,
-            description: if applied {
-                format!("\"{old}\" replaced by \"{new}\"")
-            } else {
-                format!("the PC replace \"{old}\" but the General Conditions do not contain it")
-            },
-        });
-    }
-    let inside_substitution = |at: usize| {
-        let after = substituted.partition_point(|&(s, _)| s <= at);
-        after.checked_sub(1).is_some_and(|i| at < substituted[i].1)
+    let mut amending = Amending {
+        text: gc_text.to_string(),
+        modifications: Vec::new(),
+        word_instructions: 0,
     };
-    let mut consumed = substituted.clone();
-    for c in DELETE_WORDS.captures_iter(pc_text) {
-        let whole = c.get(0).expect("match");
-        // Deletions do not overlap each other: only the substitutions can hold one.
-        if inside_substitution(whole.start()) {
-            continue;
-        }
-        consumed.push((whole.start(), whole.end()));
-        let old = c.get(1).or(c.get(2)).expect("one group").as_str();
-        word_instructions += 1;
-        if word_instructions > MAX_WORD_INSTRUCTIONS {
-            modifications.push(too_many(ModificationKind::WordsDeleted, old, ""));
-            continue;
-        }
-        let applied = text.contains(old);
-        text = text
-            .replace(old, "")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        modifications.push(Modification {
-            kind: ModificationKind::WordsDeleted,
-            gc_text: old.to_string(),
-            pc_text: String::new(),
-            applied,
-            description: format!("\"{old}\" deleted"),
-        });
-    }
-    if let Some(m) = ADD.find(pc_text) {
-        if !consumed
-            .iter()
-            .any(|&(s, e)| m.start() >= s && m.start() < e)
-        {
-            let added = unquote(&pc_text[m.end()..]);
-            text = format!("{text}\n{added}");
-            modifications.push(Modification {
-                kind: ModificationKind::Added,
-                gc_text: String::new(),
-                pc_text: added,
-                applied: true,
-                description: format!(
-                    "text added ({})",
-                    m.as_str().trim_end_matches([':', '：']).trim()
-                ),
-            });
-            consumed.push((m.start(), pc_text.len()));
-        }
-    }
+    let substituted = amending.substitute(pc_text);
+    let mut consumed = amending.delete_words(pc_text, &substituted);
+    amending.add(pc_text, &mut consumed);
+    let Amending {
+        mut text,
+        mut modifications,
+        ..
+    } = amending;
     if modifications.is_empty() {
         if DELETE_ALL.is_match(pc_text) {
             return Merged {
@@ -245,6 +149,159 @@ pub fn merge(gc_text: &str, pc_text: &str) -> Merged {
         status: ClauseStatus::Amended,
         text,
         modifications,
+    }
+}
+
+/// A sub-clause the General Conditions do not have: the PC text, after any instruction
+/// introducing it, is the whole of it.
+fn new_sub_clause(pc_text: &str) -> Merged {
+    let body = body_after_instruction(pc_text).unwrap_or_else(|| pc_text.to_string());
+    Merged {
+        status: ClauseStatus::Added,
+        text: body.clone(),
+        modifications: vec![Modification {
+            kind: ModificationKind::NewSubClause,
+            gc_text: String::new(),
+            pc_text: body,
+            applied: true,
+            description: "new sub-clause introduced by the Particular Conditions".into(),
+        }],
+    }
+}
+
+/// A sub-clause the PC replace in full by `new_text`.
+fn replaced(gc_text: &str, new_text: String) -> Merged {
+    Merged {
+        status: ClauseStatus::Replaced,
+        text: new_text.clone(),
+        modifications: vec![Modification {
+            kind: ModificationKind::Replaced,
+            gc_text: gc_text.to_string(),
+            pc_text: new_text,
+            applied: true,
+            description: "sub-clause replaced in full".into(),
+        }],
+    }
+}
+
+/// The GC text as the PC's word instructions and additions amend it, one kind of
+/// instruction after another.
+struct Amending {
+    /// The text so far.
+    text: String,
+    /// The modifications so far, in the order they were read.
+    modifications: Vec<Modification>,
+    /// Word instructions read so far: each reads the whole text, so past
+    /// [`MAX_WORD_INSTRUCTIONS`] they are listed unapplied.
+    word_instructions: usize,
+}
+
+impl Amending {
+    /// Applies the PC's "replace these words with those" instructions; returns their places
+    /// in the PC text, in order and apart (a binary search finds whether a deletion is part
+    /// of one).
+    fn substitute(&mut self, pc_text: &str) -> Vec<(usize, usize)> {
+        let mut substituted: Vec<(usize, usize)> = Vec::new();
+        for c in SUBSTITUTE.captures_iter(pc_text) {
+            let whole = c.get(0).expect("match");
+            substituted.push((whole.start(), whole.end()));
+            let (old, new) = match (c.get(1), c.get(2)) {
+                (Some(o), Some(n)) => (o.as_str(), n.as_str()),
+                _ => (&c[3], &c[4]),
+            };
+            self.word_instructions += 1;
+            if self.word_instructions > MAX_WORD_INSTRUCTIONS {
+                self.modifications
+                    .push(too_many(ModificationKind::WordsReplaced, old, new));
+                continue;
+            }
+            let applied = self.text.contains(old);
+            if applied {
+                self.text = self.text.replace(old, new);
+            }
+            self.modifications.push(Modification {
+                kind: ModificationKind::WordsReplaced,
+                gc_text: old.to_string(),
+                pc_text: new.to_string(),
+                applied,
+                description: if applied {
+                    format!("\"{old}\" replaced by \"{new}\"")
+                } else {
+                    format!("the PC replace \"{old}\" but the General Conditions do not contain it")
+                },
+            });
+        }
+        substituted
+    }
+
+    /// Applies the PC's "delete these words" instructions that are not part of a
+    /// substitution; returns the places in the PC text read so far (substitutions and
+    /// deletions).
+    fn delete_words(
+        &mut self,
+        pc_text: &str,
+        substituted: &[(usize, usize)],
+    ) -> Vec<(usize, usize)> {
+        let inside_substitution = |at: usize| {
+            let after = substituted.partition_point(|&(s, _)| s <= at);
+            after.checked_sub(1).is_some_and(|i| at < substituted[i].1)
+        };
+        let mut consumed = substituted.to_vec();
+        for c in DELETE_WORDS.captures_iter(pc_text) {
+            let whole = c.get(0).expect("match");
+            // Deletions do not overlap each other: only the substitutions can hold one.
+            if inside_substitution(whole.start()) {
+                continue;
+            }
+            consumed.push((whole.start(), whole.end()));
+            let old = c.get(1).or(c.get(2)).expect("one group").as_str();
+            self.word_instructions += 1;
+            if self.word_instructions > MAX_WORD_INSTRUCTIONS {
+                self.modifications
+                    .push(too_many(ModificationKind::WordsDeleted, old, ""));
+                continue;
+            }
+            let applied = self.text.contains(old);
+            self.text = self
+                .text
+                .replace(old, "")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.modifications.push(Modification {
+                kind: ModificationKind::WordsDeleted,
+                gc_text: old.to_string(),
+                pc_text: String::new(),
+                applied,
+                description: format!("\"{old}\" deleted"),
+            });
+        }
+        consumed
+    }
+
+    /// Appends the text the PC add ("Add the following at the end: ..."), unless the words
+    /// introducing it belong to an instruction already read.
+    fn add(&mut self, pc_text: &str, consumed: &mut Vec<(usize, usize)>) {
+        if let Some(m) = ADD.find(pc_text) {
+            if !consumed
+                .iter()
+                .any(|&(s, e)| m.start() >= s && m.start() < e)
+            {
+                let added = unquote(&pc_text[m.end()..]);
+                self.text = format!("{}\n{added}", self.text);
+                self.modifications.push(Modification {
+                    kind: ModificationKind::Added,
+                    gc_text: String::new(),
+                    pc_text: added,
+                    applied: true,
+                    description: format!(
+                        "text added ({})",
+                        m.as_str().trim_end_matches([':', '：']).trim()
+                    ),
+                });
+                consumed.push((m.start(), pc_text.len()));
+            }
+        }
     }
 }
 

@@ -82,7 +82,48 @@ pub fn spa_extract_conditions(
     let lookup = crate::index::lookup_for(&review.0);
     let scope = scope(&lookup, "spa_extract_conditions", &clause_id)?;
     let side = Side::of(&review.our_party);
-    let mut conditions: Vec<Condition> = enumerated_items(&scope.text)
+    let mut conditions = conditions_in(&scope.text);
+    let (waiver_rights, non_waivable) = read_waivers(&scope.text, &mut conditions);
+    let (long_stop_date, long_stop_consequence) = long_stop(&scope.text, scope.doc);
+    let mut findings = Vec::new();
+    if !conditions.is_empty() {
+        findings.extend(long_stop_finding(
+            &scope.clause_id,
+            long_stop_date.as_deref(),
+            long_stop_consequence.as_deref(),
+        ));
+        findings.extend(condition_findings(side, &scope.clause_id, &conditions));
+        findings.extend(waiver_findings(
+            &scope.clause_id,
+            &conditions,
+            &non_waivable,
+        ));
+    }
+    sort_findings(&mut findings);
+    let summary = summarize(
+        &scope.clause_id,
+        &conditions,
+        long_stop_date.as_deref(),
+        waiver_rights.len(),
+        &findings,
+    );
+    Ok(ConditionsReport {
+        clause_id: scope.clause_id,
+        condition_count: conditions.len(),
+        conditions,
+        long_stop_date,
+        long_stop_consequence,
+        waiver_rights,
+        non_waivable,
+        findings,
+        summary,
+    })
+}
+
+/// The listed conditions of `text`, each with its kind; none when the text does not make
+/// anything conditional (a list of covenants is no list of conditions).
+fn conditions_in(text: &str) -> Vec<Condition> {
+    let mut conditions: Vec<Condition> = enumerated_items(text)
         .into_iter()
         .filter(|(_, text)| is_condition_like(text))
         .map(|(label, text)| Condition {
@@ -92,13 +133,18 @@ pub fn spa_extract_conditions(
             waivable_by: Vec::new(),
         })
         .collect();
-    if !is_condition_clause(&scope.text) {
+    if !is_condition_clause(text) {
         conditions.clear();
     }
+    conditions
+}
 
+/// The waiver sentences of `text`: who may waive which conditions (recorded on each
+/// condition) and which conditions nobody may waive.
+fn read_waivers(text: &str, conditions: &mut [Condition]) -> (Vec<WaiverRight>, Vec<String>) {
     let mut waiver_rights = Vec::new();
     let mut non_waivable = Vec::new();
-    for sentence in sentences(&scope.text)
+    for sentence in sentences(text)
         .into_iter()
         .filter(|s| s.to_lowercase().contains("waive") || s.contains("豁免"))
     {
@@ -154,100 +200,124 @@ pub fn spa_extract_conditions(
     {
         c.waivable_by.clear();
     }
+    (waiver_rights, non_waivable)
+}
 
-    let (long_stop_date, long_stop_consequence) = long_stop(&scope.text, scope.doc);
-    let mut findings = Vec::new();
-    if !conditions.is_empty() {
-        if long_stop_date.is_none() {
-            findings.push(Observation::new("long_stop_date", RiskLevel::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(&scope.clause_id)));
-        } else if long_stop_consequence.is_none() {
-            findings.push(Observation::new(
-                "long_stop_date",
-                RiskLevel::Medium,
-                "a long-stop date is set but no termination right is attached to it",
-                Some(&scope.clause_id),
-            ));
-        }
-        for c in &conditions {
-            let (topic, why, seller_sev) = match c.category.as_str() {
-                "no_material_adverse_change" => ("mac_condition", "a no-MAC condition gives the Buyer a walk-away right until completion", RiskLevel::High),
-                "warranties_true" => ("warranty_bring_down", "warranties must be repeated true at completion, so a later breach lets the Buyer refuse to complete", RiskLevel::Medium),
-                "financing" => ("financing_condition", "completion depends on the Buyer's financing", RiskLevel::High),
-                _ => continue,
-            };
-            let severity = match side {
-                Side::Buyer => RiskLevel::Low,
-                Side::Seller => seller_sev,
-                Side::Unknown => RiskLevel::Medium,
-            };
-            findings.push(Observation::new(
-                topic,
-                severity,
-                format!("condition ({}): {why}", c.label),
-                Some(&scope.clause_id),
-            ));
-        }
-        let unwaivable: Vec<&str> = conditions
-            .iter()
-            .filter(|c| c.waivable_by.is_empty() && !mandatory.contains(&c.label))
-            .map(|c| c.label.as_str())
-            .collect();
-        if !unwaivable.is_empty() {
-            findings.push(Observation::new(
-                "waiver",
-                RiskLevel::Medium,
-                format!(
-                    "no waiver right covers condition(s) {}",
-                    unwaivable.join(", ")
-                ),
-                Some(&scope.clause_id),
-            ));
-        }
-        if !non_waivable.is_empty() {
-            findings.push(Observation::new(
-                "waiver",
-                RiskLevel::Low,
-                format!(
-                    "condition(s) {} may not be waived (mandatory)",
-                    non_waivable.join(", ")
-                ),
-                Some(&scope.clause_id),
-            ));
-        }
+/// The finding on the long-stop date: without one, or without a right attached to it, the
+/// parties stay bound while the conditions remain unsatisfied.
+fn long_stop_finding(
+    clause: &str,
+    long_stop_date: Option<&str>,
+    long_stop_consequence: Option<&str>,
+) -> Option<Observation> {
+    if long_stop_date.is_none() {
+        Some(Observation::new("long_stop_date", RiskLevel::High, "no long-stop date: the conditions could remain unsatisfied indefinitely with no right to walk away", Some(clause)))
+    } else if long_stop_consequence.is_none() {
+        Some(Observation::new(
+            "long_stop_date",
+            RiskLevel::Medium,
+            "a long-stop date is set but no termination right is attached to it",
+            Some(clause),
+        ))
+    } else {
+        None
     }
-    sort_findings(&mut findings);
-    let summary = if conditions.is_empty() {
-        format!("Clause {} sets no conditions precedent.", scope.clause_id)
+}
+
+/// Findings on the kinds of condition that let the buyer walk away or delay completion,
+/// weighed for the side the review acts for.
+fn condition_findings(side: Side, clause: &str, conditions: &[Condition]) -> Vec<Observation> {
+    let mut findings = Vec::new();
+    for c in conditions {
+        let (topic, why, seller_sev) = match c.category.as_str() {
+            "no_material_adverse_change" => ("mac_condition", "a no-MAC condition gives the Buyer a walk-away right until completion", RiskLevel::High),
+            "warranties_true" => ("warranty_bring_down", "warranties must be repeated true at completion, so a later breach lets the Buyer refuse to complete", RiskLevel::Medium),
+            "financing" => ("financing_condition", "completion depends on the Buyer's financing", RiskLevel::High),
+            _ => continue,
+        };
+        let severity = match side {
+            Side::Buyer => RiskLevel::Low,
+            Side::Seller => seller_sev,
+            Side::Unknown => RiskLevel::Medium,
+        };
+        findings.push(Observation::new(
+            topic,
+            severity,
+            format!("condition ({}): {why}", c.label),
+            Some(clause),
+        ));
+    }
+    findings
+}
+
+/// Findings on waivers: conditions no waiver right covers, and those nobody may waive.
+fn waiver_findings(
+    clause: &str,
+    conditions: &[Condition],
+    non_waivable: &[String],
+) -> Vec<Observation> {
+    let mandatory: HashSet<String> = non_waivable.iter().cloned().collect();
+    let mut findings = Vec::new();
+    let unwaivable: Vec<&str> = conditions
+        .iter()
+        .filter(|c| c.waivable_by.is_empty() && !mandatory.contains(&c.label))
+        .map(|c| c.label.as_str())
+        .collect();
+    if !unwaivable.is_empty() {
+        findings.push(Observation::new(
+            "waiver",
+            RiskLevel::Medium,
+            format!(
+                "no waiver right covers condition(s) {}",
+                unwaivable.join(", ")
+            ),
+            Some(clause),
+        ));
+    }
+    if !non_waivable.is_empty() {
+        findings.push(Observation::new(
+            "waiver",
+            RiskLevel::Low,
+            format!(
+                "condition(s) {} may not be waived (mandatory)",
+                non_waivable.join(", ")
+            ),
+            Some(clause),
+        ));
+    }
+    findings
+}
+
+/// The one-paragraph summary of the conditions, for the reader, naming the key issue when
+/// the most serious finding is high.
+fn summarize(
+    clause: &str,
+    conditions: &[Condition],
+    long_stop_date: Option<&str>,
+    waiver_count: usize,
+    findings: &[Observation],
+) -> String {
+    if conditions.is_empty() {
+        format!("Clause {} sets no conditions precedent.", clause)
     } else {
         format!(
             "Clause {} sets {} condition(s) ({}); long-stop date: {}; {} waiver provision(s){}.",
-            scope.clause_id,
+            clause,
             conditions.len(),
             conditions
                 .iter()
                 .map(|c| format!("{}: {}", c.label, c.category))
                 .collect::<Vec<_>>()
                 .join(", "),
-            long_stop_date.as_deref().unwrap_or("none"),
-            waiver_rights.len(),
+            long_stop_date.unwrap_or("none"),
+            waiver_count,
             findings
                 .first()
                 .filter(|f| f.severity == RiskLevel::High)
                 .map(|f| format!("; key issue: {}", f.message))
                 .unwrap_or_default()
         )
-    };
-    Ok(ConditionsReport {
-        clause_id: scope.clause_id,
-        condition_count: conditions.len(),
-        conditions,
-        long_stop_date,
-        long_stop_consequence,
-        waiver_rights,
-        non_waivable,
-        findings,
-        summary,
-    })
+    }
 }
 
 fn is_condition_clause(text: &str) -> bool {

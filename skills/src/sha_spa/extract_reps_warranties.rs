@@ -124,6 +124,41 @@ pub fn spa_extract_reps_warranties(
         .iter()
         .map(|c| (c.clause_id.clone(), c.text.clone()))
         .collect();
+    let (warranties, general_qualifiers, knowledge_definition) = read_clauses(&clauses);
+    let mut findings = Vec::new();
+    for w in &warranties {
+        warranty_findings(side, w, &mut findings);
+    }
+    qualifier_findings(
+        side,
+        &scope.clause_id,
+        &warranties,
+        &general_qualifiers,
+        knowledge_definition.is_some(),
+        &mut findings,
+    );
+    sort_findings(&mut findings);
+    let count = |f: fn(&Warranty) -> bool| warranties.iter().filter(|w| f(w)).count();
+    let mut report = WarrantiesReport {
+        clause_id: scope.clause_id,
+        warranty_count: warranties.len(),
+        knowledge_qualified_count: count(|w| w.knowledge_qualifier.is_some()),
+        materiality_qualified_count: count(|w| w.materiality_qualifier.is_some()),
+        disclosure_qualified_count: count(|w| w.disclosure_carve_out.is_some()),
+        unqualified_count: count(|w| w.unqualified),
+        warranties,
+        general_qualifiers,
+        knowledge_definition,
+        findings,
+        summary: String::new(),
+    };
+    report.summary = summarize(&report);
+    Ok(report)
+}
+
+/// Reads each clause as a knowledge definition, a general qualifier or a warranty: the
+/// warranties, the general qualifiers and the knowledge definition, in that order.
+fn read_clauses(clauses: &[(String, String)]) -> (Vec<Warranty>, Vec<String>, Option<String>) {
     let mut warranties = Vec::new();
     let mut general_qualifiers = Vec::new();
     let mut knowledge_definition = None;
@@ -155,53 +190,81 @@ pub fn spa_extract_reps_warranties(
         if !is_warranty(&lower) {
             continue;
         }
-        let knowledge = first_of(&lower, KNOWLEDGE).map(str::to_string);
-        let materiality = first_of(&lower, MATERIALITY).map(str::to_string);
-        let disclosure = first_of(&lower, DISCLOSURE).map(str::to_string);
-        let topic = topic(&lower);
-        warranties.push(Warranty {
-            clause_id: id.clone(),
-            fundamental: topic == "title_and_capacity",
-            topic: topic.into(),
-            text: excerpt(text, 240),
-            unqualified: knowledge.is_none() && materiality.is_none() && disclosure.is_none(),
-            knowledge_qualifier: knowledge,
-            materiality_qualifier: materiality,
-            disclosure_carve_out: disclosure,
-        });
+        warranties.push(warranty(id, text, &lower));
     }
+    (warranties, general_qualifiers, knowledge_definition)
+}
 
-    let mut findings = Vec::new();
-    let buyer_view = side != Side::Seller;
-    for w in &warranties {
-        if w.fundamental && !w.unqualified && buyer_view {
-            findings.push(Observation::new(
-                "fundamental_warranty_qualified",
-                RiskLevel::High,
-                format!("fundamental warranty {} is qualified", w.clause_id),
-                Some(&w.clause_id),
-            ));
-        }
-        if let Some(k) = &w.knowledge_qualifier {
-            let severity = if buyer_view {
-                RiskLevel::Medium
-            } else {
-                RiskLevel::Low
-            };
-            findings.push(Observation::new(
-                "knowledge_qualifier",
-                severity,
-                format!(
-                    "warranty {} ({}) only covers what the Seller knows: \"{k}\"",
-                    w.clause_id, w.topic
-                ),
-                Some(&w.clause_id),
-            ));
-        }
-        if w.unqualified && side == Side::Seller && !w.fundamental {
-            findings.push(Observation::new("unqualified_warranty", RiskLevel::Medium, format!("warranty {} ({}) is given without knowledge, materiality or disclosure qualifier", w.clause_id, w.topic), Some(&w.clause_id)));
-        }
+/// A warranty clause with its topic and the qualifiers written into it.
+fn warranty(id: &str, text: &str, lower: &str) -> Warranty {
+    let knowledge = first_of(lower, KNOWLEDGE).map(str::to_string);
+    let materiality = first_of(lower, MATERIALITY).map(str::to_string);
+    let disclosure = first_of(lower, DISCLOSURE).map(str::to_string);
+    let topic = topic(lower);
+    Warranty {
+        clause_id: id.to_string(),
+        fundamental: topic == "title_and_capacity",
+        topic: topic.into(),
+        text: excerpt(text, 240),
+        unqualified: knowledge.is_none() && materiality.is_none() && disclosure.is_none(),
+        knowledge_qualifier: knowledge,
+        materiality_qualifier: materiality,
+        disclosure_carve_out: disclosure,
     }
+}
+
+/// Findings on one warranty: a qualified fundamental warranty or a knowledge qualifier
+/// weakens it for the buyer; an unqualified one exposes the seller.
+fn warranty_findings(side: Side, w: &Warranty, findings: &mut Vec<Observation>) {
+    let buyer_view = side != Side::Seller;
+    if w.fundamental && !w.unqualified && buyer_view {
+        findings.push(Observation::new(
+            "fundamental_warranty_qualified",
+            RiskLevel::High,
+            format!("fundamental warranty {} is qualified", w.clause_id),
+            Some(&w.clause_id),
+        ));
+    }
+    if let Some(k) = &w.knowledge_qualifier {
+        let severity = if buyer_view {
+            RiskLevel::Medium
+        } else {
+            RiskLevel::Low
+        };
+        findings.push(Observation::new(
+            "knowledge_qualifier",
+            severity,
+            format!(
+                "warranty {} ({}) only covers what the Seller knows: \"{k}\"",
+                w.clause_id, w.topic
+            ),
+            Some(&w.clause_id),
+        ));
+    }
+    if w.unqualified && side == Side::Seller && !w.fundamental {
+        findings.push(Observation::new(
+            "unqualified_warranty",
+            RiskLevel::Medium,
+            format!(
+                "warranty {} ({}) is given without knowledge, materiality or disclosure qualifier",
+                w.clause_id, w.topic
+            ),
+            Some(&w.clause_id),
+        ));
+    }
+}
+
+/// Findings on what qualifies every warranty at once: a general disclosure, and knowledge
+/// qualifiers with no definition of whose knowledge counts.
+fn qualifier_findings(
+    side: Side,
+    clause: &str,
+    warranties: &[Warranty],
+    general_qualifiers: &[String],
+    knowledge_defined: bool,
+    findings: &mut Vec<Observation>,
+) {
+    let buyer_view = side != Side::Seller;
     for q in general_qualifiers
         .iter()
         .filter(|q| first_of(&q.to_lowercase(), GENERAL_DISCLOSURE).is_some())
@@ -218,40 +281,31 @@ pub fn spa_extract_reps_warranties(
             None,
         ));
     }
-    if knowledge_definition.is_none() && warranties.iter().any(|w| w.knowledge_qualifier.is_some())
-    {
-        findings.push(Observation::new("knowledge_definition", RiskLevel::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(&scope.clause_id)));
+    if !knowledge_defined && warranties.iter().any(|w| w.knowledge_qualifier.is_some()) {
+        findings.push(Observation::new("knowledge_definition", RiskLevel::Medium, "knowledge qualifiers are used but whose knowledge counts (and after what enquiry) is not defined", Some(clause)));
     }
-    sort_findings(&mut findings);
-    let count = |f: fn(&Warranty) -> bool| warranties.iter().filter(|w| f(w)).count();
-    let knowledge_qualified_count = count(|w| w.knowledge_qualifier.is_some());
-    let materiality_qualified_count = count(|w| w.materiality_qualifier.is_some());
-    let disclosure_qualified_count = count(|w| w.disclosure_carve_out.is_some());
-    let unqualified_count = count(|w| w.unqualified);
-    let summary = if warranties.is_empty() {
-        format!("Clause {} gives no warranties.", scope.clause_id)
-    } else {
-        format!(
-            "Clause {}: {} warranties; {knowledge_qualified_count} knowledge-qualified, {materiality_qualified_count} materiality-qualified, {disclosure_qualified_count} with a disclosure carve-out, {unqualified_count} unqualified; {} general qualifier(s); {} high finding(s).",
-            scope.clause_id,
-            warranties.len(),
-            general_qualifiers.len(),
-            findings.iter().filter(|f| f.severity == RiskLevel::High).count()
-        )
-    };
-    Ok(WarrantiesReport {
-        clause_id: scope.clause_id,
-        warranty_count: warranties.len(),
-        warranties,
+}
+
+/// The one-paragraph summary of the warranties and their qualifiers, for the reader.
+fn summarize(report: &WarrantiesReport) -> String {
+    let WarrantiesReport {
         knowledge_qualified_count,
         materiality_qualified_count,
         disclosure_qualified_count,
         unqualified_count,
-        general_qualifiers,
-        knowledge_definition,
-        findings,
-        summary,
-    })
+        ..
+    } = report;
+    if report.warranties.is_empty() {
+        format!("Clause {} gives no warranties.", report.clause_id)
+    } else {
+        format!(
+            "Clause {}: {} warranties; {knowledge_qualified_count} knowledge-qualified, {materiality_qualified_count} materiality-qualified, {disclosure_qualified_count} with a disclosure carve-out, {unqualified_count} unqualified; {} general qualifier(s); {} high finding(s).",
+            report.clause_id,
+            report.warranties.len(),
+            report.general_qualifiers.len(),
+            report.findings.iter().filter(|f| f.severity == RiskLevel::High).count()
+        )
+    }
 }
 
 /// A statement of fact about the target or the seller (not a covenant or a definition).

@@ -7,6 +7,7 @@ use regex::Regex;
 use toolwright::prelude::*;
 
 use super::common::{percentages, scope, sort_findings, word_number, Observation, Side};
+use crate::document::{Clause, DocumentStructure};
 use crate::review::{provisions, RiskLevel};
 use crate::state::ReviewState;
 use crate::text::{enumerated_items, excerpt, sentences};
@@ -112,8 +113,34 @@ pub fn sha_governance_check(
         findings: Vec::new(),
         summary: String::new(),
     };
-    let mut quorum_clause = None;
-    let mut reserved_clause = None;
+    let anchors = read_agreement(doc, &mut report);
+    report.missing = missing_terms(&report);
+    let mut findings = findings_for(&report, side, &anchors);
+    let focus = requested.clause_id.clone();
+    let in_focus = |f: &Observation| {
+        f.clause_id
+            .as_deref()
+            .is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")))
+    };
+    sort_findings(&mut findings);
+    findings.sort_by_key(|f| !in_focus(f));
+    report.summary = summarize(&report);
+    report.findings = findings;
+    Ok(report)
+}
+
+/// Where the quorum rule and the reserved matters were found: the findings on them point
+/// there.
+#[derive(Default)]
+struct Anchors {
+    quorum_clause: Option<String>,
+    reserved_clause: Option<String>,
+}
+
+/// Reads the governance terms of every clause into `report`; governance terms are spread
+/// over the agreement, so every clause is read whatever was requested.
+fn read_agreement(doc: &DocumentStructure, report: &mut GovernanceReport) -> Anchors {
+    let mut anchors = Anchors::default();
     for clause in doc.iter_clauses() {
         let lower_clause = clause.text.to_lowercase();
         if report.reserved_matters.is_empty()
@@ -129,34 +156,11 @@ pub fn sha_governance_check(
                     text: excerpt(&text, 160),
                 })
                 .collect();
-            reserved_clause = Some(clause.clause_id.clone());
+            anchors.reserved_clause = Some(clause.clause_id.clone());
         }
         for sentence in sentences(&clause.text) {
             let lower = sentence.to_lowercase();
-            if let Some(c) = BOARD_SIZE.captures(&lower) {
-                report.board_size = report
-                    .board_size
-                    .or_else(|| word_number(c.get(1).or(c.get(2)).map_or("", |m| m.as_str())));
-            }
-            if let Some(c) = APPOINT.captures(sentence) {
-                if let Some(seats) = word_number(&c[2].to_lowercase()) {
-                    report.board_seats.push(BoardSeat {
-                        appointed_by: c[1].to_string(),
-                        seats,
-                    });
-                }
-            } else if let Some(c) = APPOINTED_BY.captures(sentence) {
-                if let Some(seats) = word_number(&c[1].to_lowercase()) {
-                    report.board_seats.push(BoardSeat {
-                        appointed_by: c[2].to_string(),
-                        seats,
-                    });
-                }
-            }
-            if lower.contains("casting vote") || sentence.contains("决定票") {
-                report.chair_casting_vote = !lower.contains("no casting vote")
-                    && !lower.contains("not have a casting vote");
-            }
+            read_board(report, sentence, &lower);
             if lower.contains("quorum") || sentence.contains("法定人数") {
                 if lower.contains("adjourned") {
                     report.adjourned_quorum = report
@@ -165,36 +169,84 @@ pub fn sha_governance_check(
                         .or(Some(excerpt(sentence, 200)));
                 } else if report.quorum.is_none() {
                     report.quorum = Some(excerpt(sentence, 200));
-                    quorum_clause = Some(clause.clause_id.clone());
+                    anchors.quorum_clause = Some(clause.clause_id.clone());
                 }
             }
-            if let Some(c) = CONSENT_OF.captures(sentence) {
-                let holder = c[1].trim().to_string();
-                if !report.veto_holders.contains(&holder) {
-                    report.veto_holders.push(holder);
-                }
-            }
-            if provisions::names_deadlock(&lower) {
-                for (cue, name) in DEADLOCK_MECHANISMS {
-                    if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name)
-                    {
-                        report.deadlock_mechanisms.push(name.to_string());
-                    }
-                }
-            }
-            let right = |s: &str| TransferRight {
-                threshold_percent: percentages(s).into_iter().next(),
-                clause_id: clause.clause_id.clone(),
-                text: excerpt(s, 240),
-            };
-            if report.drag_along.is_none() && provisions::names_drag_along(&lower) {
-                report.drag_along = Some(right(sentence));
-            }
-            if report.tag_along.is_none() && provisions::names_tag_along(&lower) {
-                report.tag_along = Some(right(sentence));
+            read_vetoes_and_deadlock(report, sentence, &lower);
+            read_transfer_rights(report, clause, sentence, &lower);
+        }
+    }
+    anchors
+}
+
+/// The board terms of a sentence: its size, who appoints how many, the chair's casting vote.
+fn read_board(report: &mut GovernanceReport, sentence: &str, lower: &str) {
+    if let Some(c) = BOARD_SIZE.captures(lower) {
+        report.board_size = report
+            .board_size
+            .or_else(|| word_number(c.get(1).or(c.get(2)).map_or("", |m| m.as_str())));
+    }
+    if let Some(c) = APPOINT.captures(sentence) {
+        if let Some(seats) = word_number(&c[2].to_lowercase()) {
+            report.board_seats.push(BoardSeat {
+                appointed_by: c[1].to_string(),
+                seats,
+            });
+        }
+    } else if let Some(c) = APPOINTED_BY.captures(sentence) {
+        if let Some(seats) = word_number(&c[1].to_lowercase()) {
+            report.board_seats.push(BoardSeat {
+                appointed_by: c[2].to_string(),
+                seats,
+            });
+        }
+    }
+    if lower.contains("casting vote") || sentence.contains("决定票") {
+        report.chair_casting_vote =
+            !lower.contains("no casting vote") && !lower.contains("not have a casting vote");
+    }
+}
+
+/// Whose consent a sentence requires, and the deadlock mechanisms it names, each once.
+fn read_vetoes_and_deadlock(report: &mut GovernanceReport, sentence: &str, lower: &str) {
+    if let Some(c) = CONSENT_OF.captures(sentence) {
+        let holder = c[1].trim().to_string();
+        if !report.veto_holders.contains(&holder) {
+            report.veto_holders.push(holder);
+        }
+    }
+    if provisions::names_deadlock(lower) {
+        for (cue, name) in DEADLOCK_MECHANISMS {
+            if lower.contains(cue) && !report.deadlock_mechanisms.iter().any(|m| m == name) {
+                report.deadlock_mechanisms.push(name.to_string());
             }
         }
     }
+}
+
+/// The first drag-along and the first tag-along the agreement sets, with their thresholds.
+fn read_transfer_rights(
+    report: &mut GovernanceReport,
+    clause: &Clause,
+    sentence: &str,
+    lower: &str,
+) {
+    let right = |s: &str| TransferRight {
+        threshold_percent: percentages(s).into_iter().next(),
+        clause_id: clause.clause_id.clone(),
+        text: excerpt(s, 240),
+    };
+    if report.drag_along.is_none() && provisions::names_drag_along(lower) {
+        report.drag_along = Some(right(sentence));
+    }
+    if report.tag_along.is_none() && provisions::names_tag_along(lower) {
+        report.tag_along = Some(right(sentence));
+    }
+}
+
+/// The governance terms the agreement lacks, each of which is a finding.
+fn missing_terms(report: &GovernanceReport) -> Vec<String> {
+    let mut missing = Vec::new();
     for (name, present) in [
         (
             "board_composition",
@@ -207,9 +259,14 @@ pub fn sha_governance_check(
         ("tag_along", report.tag_along.is_some()),
     ] {
         if !present {
-            report.missing.push(name.to_string());
+            missing.push(name.to_string());
         }
     }
+    missing
+}
+
+/// The findings on the terms read, in the order they are weighed, before sorting.
+fn findings_for(report: &GovernanceReport, side: Side, anchors: &Anchors) -> Vec<Observation> {
     let mut findings = Vec::new();
     for m in &report.missing {
         findings.push(Observation::new(
@@ -219,6 +276,14 @@ pub fn sha_governance_check(
             None,
         ));
     }
+    transfer_findings(report, side, &mut findings);
+    control_findings(report, side, anchors, &mut findings);
+    findings
+}
+
+/// Findings on the drag-along and tag-along thresholds: a low drag threshold lets a
+/// minority be forced out.
+fn transfer_findings(report: &GovernanceReport, side: Side, findings: &mut Vec<Observation>) {
     if let Some(drag) = &report.drag_along {
         match drag.threshold_percent {
             Some(p) if p < 75.0 => findings.push(Observation::new(
@@ -241,6 +306,16 @@ pub fn sha_governance_check(
             ));
         }
     }
+}
+
+/// Findings on who controls decisions: the casting vote, a quorum without the protected
+/// director, a buy-sell deadlock ending, the vetoes over reserved matters.
+fn control_findings(
+    report: &GovernanceReport,
+    side: Side,
+    anchors: &Anchors,
+    findings: &mut Vec<Observation>,
+) {
     if report.chair_casting_vote {
         let severity = if report.deadlock_mechanisms.is_empty() {
             RiskLevel::High
@@ -261,7 +336,7 @@ pub fn sha_governance_check(
                 format!(
                     "an adjourned meeting is quorate without the protected director: {adjourned}"
                 ),
-                quorum_clause.as_deref(),
+                anchors.quorum_clause.as_deref(),
             ));
         }
     }
@@ -285,18 +360,14 @@ pub fn sha_governance_check(
                 report.reserved_matters.len(),
                 report.veto_holders.join(", ")
             ),
-            reserved_clause.as_deref(),
+            anchors.reserved_clause.as_deref(),
         ));
     }
-    let focus = requested.clause_id.clone();
-    let in_focus = |f: &Observation| {
-        f.clause_id
-            .as_deref()
-            .is_some_and(|c| c == focus || c.starts_with(&format!("{focus}.")))
-    };
-    sort_findings(&mut findings);
-    findings.sort_by_key(|f| !in_focus(f));
-    report.summary = format!(
+}
+
+/// The one-paragraph summary of the terms read, for the reader.
+fn summarize(report: &GovernanceReport) -> String {
+    format!(
         "Board: {} seat(s){}{}; quorum: {}; {} reserved matter(s), veto: {}; deadlock: {}; drag-along: {}; tag-along: {}{}.",
         report.board_size.map_or("?".into(), |n| n.to_string()),
         if report.board_seats.is_empty() { String::new() } else { format!(" ({})", report.board_seats.iter().map(|s| format!("{} {}", s.appointed_by, s.seats)).collect::<Vec<_>>().join(", ")) },
@@ -308,9 +379,7 @@ pub fn sha_governance_check(
         report.drag_along.as_ref().map_or("none".into(), |d| d.threshold_percent.map_or("threshold not stated".into(), |p| format!("{p}%"))),
         report.tag_along.as_ref().map_or("none".into(), |d| d.threshold_percent.map_or("threshold not stated".into(), |p| format!("{p}%"))),
         if report.missing.is_empty() { String::new() } else { format!("; missing: {}", report.missing.join(", ")) }
-    );
-    report.findings = findings;
-    Ok(report)
+    )
 }
 
 const DEADLOCK_MECHANISMS: &[(&str, &str)] = &[
