@@ -40,6 +40,8 @@ enum Command {
     /// Review a contract with the skill library and print the risks found.
     #[command(after_help = commands::review::REVIEW_ENV_HELP)]
     Review(Box<commands::review::ReviewArgs>),
+    /// The recorded review runs of a store: list them, show one, ask one to stop.
+    Runs(commands::runs::RunsArgs),
     /// Measure the review against a labelled corpus (recall, false alarms), or
     /// cross-validate the provision classifier (`--cv K`).
     Eval(commands::eval::EvalArgs),
@@ -166,6 +168,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Check(args) => commands::check::run(&dispatcher, &args),
         Command::Parse(args) => commands::parse::run(&args),
         Command::Review(args) => commands::review::run(&dispatcher, &args),
+        Command::Runs(args) => commands::runs::run(&args),
         Command::Eval(args) => commands::eval::run(&dispatcher, &args),
         Command::Train(args) => commands::train::run(&args),
         Command::Playbook(args) => commands::playbook::run(&args),

@@ -9,6 +9,8 @@ pub mod list;
 pub mod parse;
 pub mod playbook;
 pub mod review;
+pub mod run_store;
+pub mod runs;
 pub mod search;
 pub mod serve;
 pub mod serve_skills;

@@ -10,15 +10,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clausewright_skills::review::{
-    render, render_table_within, review_orchestrated, review_with_agent, AgentSettings, Domain,
-    LearnedStage, ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReportFormat,
-    ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport,
+    render, render_table_within, review_as_run, review_orchestrated, review_with_agent,
+    AgentSettings, Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook,
+    ProgressHook, ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions,
+    ReviewReport, RunModel,
 };
 use toolwright::agent::orchestrate::Budget;
 use toolwright::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
 use toolwright::Dispatcher;
 
+use super::run_store::{RetentionArgs, StoreArgs};
 use super::CliError;
+
+mod as_run;
+mod spec;
 
 /// Which documents make up a contract review, and for whom (shared by `review` and `call`).
 #[derive(Debug, Clone, clap::Args)]
@@ -52,8 +57,10 @@ pub struct ContractOptions {
 pub struct ReviewArgs {
     /// The contract to review (`.docx`, `.pdf`, `.md`, `.txt`, `.json`; at most 50 MiB), or a
     /// folder whose files get their roles by name: `checklist.json`, `criteria.json|csv`, general conditions as baseline and
-    /// contract, particular conditions and employer's requirements as references.
-    path: PathBuf,
+    /// contract, particular conditions and employer's requirements as references. Left
+    /// out with `--resume`.
+    #[arg(required_unless_present = "resume")]
+    path: Option<PathBuf>,
     #[command(flatten)]
     contract: ContractOptions,
     /// Output format.
@@ -126,6 +133,26 @@ pub struct ReviewArgs {
     budget_output_tokens: Option<u64>,
     #[command(flatten)]
     classifier: ClassifierOptions,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// How a review is recorded as a run, and which run to resume.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// Go on with run RUN (its id, from `clausewright runs list`) after a crash, Ctrl-C or
+    /// a lost connection: the recorded options apply (any option given must agree with
+    /// them), recorded clauses and model answers are not done or paid for again. A run
+    /// whose documents changed is refused.
+    #[arg(long, value_name = "RUN")]
+    resume: Option<String>,
+    /// Do not record the review as a run (nothing to resume, nothing written).
+    #[arg(long, conflicts_with = "resume")]
+    no_record: bool,
+    #[command(flatten)]
+    retention: RetentionArgs,
 }
 
 /// How the provision classifier takes part in a review (shared by `review` and the console).
@@ -450,14 +477,42 @@ async fn ctrl_c() {
     }
 }
 
-/// Runs the review and writes the report.
+/// Runs the review (as a recorded run unless `--no-record`) and writes the report.
 pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliError> {
-    let inputs = contract_inputs(&args.path, &args.contract)?;
-    let format: ReportFormat = args
-        .format
-        .parse()
-        .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
-    let settings = AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    // One runtime for the whole review: the store, every clause task, the model
+    // connections, the Ctrl-C listener.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("clausewright-review")
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;
+    let recording = runtime.block_on(as_run::recording(args))?;
+    let resumed;
+    let args = match &recording {
+        as_run::Recording::Resume {
+            record, recorded, ..
+        } => {
+            if record.status == toolwright::runs::RunStatus::Succeeded {
+                let report = runtime.block_on(as_run::recorded_report(&recording))?;
+                eprintln!(
+                    "run {} had finished; its recorded report follows",
+                    record.id
+                );
+                return write_report(&report, args);
+            }
+            resumed = spec::resumed_args(args, recorded)?;
+            &resumed
+        }
+        _ => args,
+    };
+    let path = args.path.as_deref().unwrap_or(Path::new(""));
+    let inputs = contract_inputs(path, &args.contract)?;
+    let mut settings = AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
+    if let as_run::Recording::Resume { recorded, .. } = &recording {
+        settings.react_max_iterations = recorded.max_iterations;
+        settings.react_temperature = recorded.temperature;
+        settings.react_final_answer_at_limit = recorded.final_answer_at_limit;
+    }
     let provider = if args.orchestrate {
         None
     } else {
@@ -506,28 +561,52 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     } else {
         None
     };
-    // One runtime for the whole review: every clause task, the model connections, the
-    // Ctrl-C listener.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("clausewright-review")
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;
-    let report = match &orchestrate {
-        Some(orchestrate) => runtime.block_on(review_orchestrated(
-            dispatcher,
-            &state,
-            &options,
-            orchestrate,
-            ctrl_c(),
-        )),
-        None => runtime.block_on(review_with_agent(
-            dispatcher,
-            &state,
-            &options,
-            agent.as_ref(),
-            ctrl_c(),
-        )),
+    let model = match (&orchestrate, &agent) {
+        (Some(orchestrate), _) => RunModel::Orchestrated(orchestrate),
+        (None, Some(agent)) => RunModel::Agent(agent),
+        (None, None) => RunModel::Checklist,
+    };
+    let spec = as_run::spec_of(args, model, &settings)?;
+    let journal = runtime.block_on(as_run::start(&recording, &spec, total))?;
+    let (report, run_id) = match journal {
+        Some(journal) => {
+            let id = journal.id().to_string();
+            if !matches!(model, RunModel::Checklist) {
+                eprintln!("run {id} (resume with `clausewright review --resume {id}`)");
+            }
+            let review = runtime.block_on(review_as_run(
+                dispatcher,
+                &state,
+                &options,
+                model,
+                journal,
+                ctrl_c(),
+            ));
+            if let Some(err) = &review.record_error {
+                eprintln!("warning: the run's record is incomplete: {err}");
+            }
+            runtime.block_on(as_run::prune(&recording, &args.run.retention));
+            (review.report, Some(id))
+        }
+        None => {
+            let report = match &orchestrate {
+                Some(orchestrate) => runtime.block_on(review_orchestrated(
+                    dispatcher,
+                    &state,
+                    &options,
+                    orchestrate,
+                    ctrl_c(),
+                )),
+                None => runtime.block_on(review_with_agent(
+                    dispatcher,
+                    &state,
+                    &options,
+                    agent.as_ref(),
+                    ctrl_c(),
+                )),
+            };
+            (report, None)
+        }
     };
     // Requests still open (none after a finished review) are dropped, not awaited.
     runtime.shutdown_background();
@@ -543,11 +622,32 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     {
         eprintln!("warning: the planner failed ({reason}); clauses it had not sent to a deep review were reviewed by the checklist");
     }
+    let code = write_report(&report, args)?;
+    if report.incomplete {
+        let resume = run_id
+            .map(|id| format!("; resume with `clausewright review --resume {id}`"))
+            .unwrap_or_default();
+        eprintln!(
+            "interrupted: {} of {} clause(s) reviewed; the report is marked incomplete{resume}",
+            report.summary.clauses_reviewed,
+            report.summary.clauses_reviewed + report.summary.clauses_not_run
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(code)
+}
+
+/// Writes `report` in the format and to the place `args` ask for.
+fn write_report(report: &ReviewReport, args: &ReviewArgs) -> Result<ExitCode, CliError> {
+    let format: ReportFormat = args
+        .format
+        .parse()
+        .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
     let text = match (format, &args.out) {
         (ReportFormat::Table, None) => {
-            render_table_within(&report, usize::from(super::table_width()))
+            render_table_within(report, usize::from(super::table_width()))
         }
-        _ => render(&report, format),
+        _ => render(report, format),
     };
     // The table and the Markdown quote the document: its control characters are shown
     // escaped, never sent to the terminal (JSON escapes them itself).
@@ -569,14 +669,6 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             );
         }
         None => super::print(text)?,
-    }
-    if report.incomplete {
-        eprintln!(
-            "interrupted: {} of {} clause(s) reviewed; the report is marked incomplete",
-            report.summary.clauses_reviewed,
-            report.summary.clauses_reviewed + report.summary.clauses_not_run
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -59,7 +59,7 @@ fn reachable(what: &str, url: &str, default_port: u16) -> Option<String> {
     None
 }
 
-fn postgres() -> Option<String> {
+pub(crate) fn postgres() -> Option<String> {
     let url = std::env::var("TOOLWRIGHT_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://root@127.0.0.1:5432/test".into());
     reachable("PostgreSQL", &url, 5432)
@@ -72,7 +72,7 @@ fn redis() -> Option<String> {
 }
 
 /// A name of this test run only.
-fn unique(base: &str) -> String {
+pub(crate) fn unique(base: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -82,13 +82,13 @@ fn unique(base: &str) -> String {
 }
 
 /// A PostgreSQL schema of one test, dropped with everything in it when this goes away.
-struct Schema {
-    url: String,
-    name: String,
+pub(crate) struct Schema {
+    pub(crate) url: String,
+    pub(crate) name: String,
 }
 
 impl Schema {
-    fn store_url(&self) -> String {
+    pub(crate) fn store_url(&self) -> String {
         format!("{}?schema={}", self.url, self.name)
     }
 

@@ -412,7 +412,7 @@ fn host_name() -> String {
 
 /// Whether `holder` names a process of this host that no longer exists (read from `/proc`
 /// where there is one; elsewhere never: the lease must lapse).
-fn holder_is_gone(holder: &str) -> bool {
+pub(super) fn holder_is_gone(holder: &str) -> bool {
     let mut parts = holder.split('/');
     let (Some(host), Some(pid)) = (parts.next(), parts.next()) else {
         return false;

@@ -135,6 +135,17 @@ impl RunRecord {
             (status, _) => status,
         }
     }
+
+    /// The status now, as well as this process can tell: also `interrupted` when the holder
+    /// is a process of this host that no longer exists (killed before its lease lapsed).
+    pub fn status_now(&self) -> RunStatus {
+        match (self.status_at(Utc::now()), self.lease_holder.as_deref()) {
+            (RunStatus::Running, Some(holder)) if journal::holder_is_gone(holder) => {
+                RunStatus::Interrupted
+            }
+            (status, _) => status,
+        }
+    }
 }
 
 /// A run to create.

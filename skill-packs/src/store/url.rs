@@ -48,6 +48,8 @@ pub struct Stores {
     /// Quotas and audit in one database (SQLite, PostgreSQL): a quota unit and its audit
     /// record in one transaction. `None` when quotas live elsewhere (Redis).
     pub audited_quotas: Option<Arc<dyn AuditedQuotaStore>>,
+    /// Where durable runs (reviews) are recorded, resumed and listed.
+    pub runs: Arc<dyn toolwright::runs::RunStore>,
     /// The URLs, passwords hidden: (main store, quota store).
     pub urls: (String, String),
 }
@@ -144,6 +146,7 @@ impl Stores {
             audit: store.clone(),
             state: store.clone(),
             confirmations: store.clone(),
+            runs: store.clone(),
             audited_quotas: Some(store),
             urls: (url.clone(), url),
         }
@@ -201,6 +204,7 @@ impl Stores {
             audit: store.clone(),
             state: store.clone(),
             confirmations: store.clone(),
+            runs: store.clone(),
             audited_quotas: Some(store),
             urls: (shown.clone(), shown),
         })

@@ -83,7 +83,7 @@ pub async fn review_as_run(
             super::review_with_agent(dispatcher, state, &options, None, stop).await
         }
         RunModel::Agent(agent) => {
-            let agent = ReviewAgent::new(recorded(&agent.client, "clause"), agent.settings.clone());
+            let agent = ReviewAgent::new(recorded(&agent.client, "clause"), agent.settings);
             super::review_with_agent(dispatcher, state, &options, Some(&agent), stop).await
         }
         RunModel::Orchestrated(settings) => {

@@ -88,7 +88,11 @@ fn recorded_reviews(run: &RunJournal, checklist: &[ChecklistItem]) -> Vec<Option
         .enumerate()
         .map(|(i, item)| (clause_key(i, item), i))
         .collect();
-    for unit in run.recorded_units().iter().filter(|u| u.kind == CLAUSE_UNIT) {
+    for unit in run
+        .recorded_units()
+        .iter()
+        .filter(|u| u.kind == CLAUSE_UNIT)
+    {
         let Some(&i) = places.get(&unit.key) else {
             continue;
         };
@@ -239,7 +243,9 @@ impl Job {
                     counts: true,
                     body,
                 }),
-                Err(err) => tracing::warn!(run = run.id(), error = %err, "cannot record a clause review"),
+                Err(err) => {
+                    tracing::warn!(run = run.id(), error = %err, "cannot record a clause review")
+                }
             }
         }
         span.record("clausewright.clause.mode", mode_name(review.mode));

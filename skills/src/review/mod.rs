@@ -37,9 +37,9 @@
 
 mod agent;
 mod checklist;
-mod durable;
 #[cfg(feature = "train")]
 pub mod cv;
+mod durable;
 mod engine;
 pub mod eval;
 mod findings;

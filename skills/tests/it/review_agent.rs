@@ -52,6 +52,7 @@ fn sequential() -> ReviewOptions {
         progress: None,
         learned: None,
         playbook: None,
+        run: None,
     }
 }
 
@@ -857,6 +858,7 @@ fn clauses_share_the_model_across_workers() {
         )),
         learned: None,
         playbook: None,
+        run: None,
     };
     let report = run_review(
         &dispatcher(),

@@ -65,5 +65,6 @@ pub fn options(concurrency: usize) -> ReviewOptions {
         progress: None,
         learned: None,
         playbook: None,
+        run: None,
     }
 }

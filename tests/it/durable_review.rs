@@ -1,0 +1,419 @@
+//! Reviews that outlive their process: `clausewright review` killed with SIGKILL at several
+//! moments (some chosen at random, the seed printed) against a local model server, then
+//! `--resume`d. The finished report equals an uninterrupted run's (wall times aside), no
+//! model request recorded before the kill is sent again (counted at the server), and the
+//! run's spending counts every request once. For the agent and the orchestrated review, on
+//! the embedded SQLite store and on PostgreSQL.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use toolwright::agent::mock::{
+    react_answer, MockAnswer, MockModel, MockReply, MockRequest, MockUsage,
+};
+use toolwright::ToolCall;
+
+use crate::shared_store::{postgres, unique, Schema};
+
+const CLAUSES: usize = 8;
+
+fn clausewright(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().expect("clausewright runs")
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clausewright"));
+    cmd.current_dir(dir)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("USE_REACT_AGENT")
+        .env_remove("CLAUSEWRIGHT_STORE")
+        .env("HOME", dir)
+        .args(args);
+    cmd
+}
+
+/// A contract of [`CLAUSES`] clauses and its checklist, in a folder of its own.
+fn contract(tag: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("clausewright-durable-{tag}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from("SUPPLY AGREEMENT\n\n");
+    let mut checklist = Vec::new();
+    for n in 1..=CLAUSES {
+        text.push_str(&format!(
+            "{n} Topic {n}\n\nThe Supplier shall deliver lot {n} within {} days and pay liquidated damages of {n}% per week.\n\n",
+            7 * n
+        ));
+        checklist.push(json!({
+            "clause_id": n.to_string(), "clause_name": format!("Topic {n}"), "priority": "high",
+            "required_skills": ["get_clause_context"], "description": ""
+        }));
+    }
+    std::fs::write(dir.join("contract.md"), text).unwrap();
+    std::fs::write(dir.join("list.json"), Value::from(checklist).to_string()).unwrap();
+    dir
+}
+
+fn usage() -> Option<MockUsage> {
+    Some(MockUsage {
+        prompt: 100,
+        completion: 10,
+        cached: None,
+    })
+}
+
+/// Each clause: one tool round, then one risk naming the clause's first words.
+fn agent_script(req: &MockRequest) -> MockReply {
+    let clause = req
+        .user_text()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(3)
+        .collect::<String>();
+    MockReply {
+        delay: Duration::from_millis(40),
+        answer: react_answer(
+            req,
+            1,
+            "get_clause_context",
+            &json!([{"risk_level": "high", "risk_type": "probe", "description": format!("risk {clause}")}]).to_string(),
+        ),
+        usage: usage(),
+    }
+}
+
+fn call(id: &str, name: &str, args: Value) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+/// The planner sends four clauses deep, two at a time, then writes a synthesis; each deep
+/// review takes one tool round.
+fn planner_script(req: &MockRequest) -> MockReply {
+    let planner = req.body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|m| {
+            m["role"] == "system"
+                && m["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("You organise the legal review")
+        });
+    let answer = if planner {
+        match req.tool_results() {
+            0 => MockAnswer::ToolCalls(vec![
+                call(
+                    "d1",
+                    "review_deep",
+                    json!({"clause_id": "1", "focus": "delay"}),
+                ),
+                call(
+                    "d2",
+                    "review_deep",
+                    json!({"clause_id": "2", "focus": "damages"}),
+                ),
+            ]),
+            2 => MockAnswer::ToolCalls(vec![
+                call(
+                    "d3",
+                    "review_deep",
+                    json!({"clause_id": "5", "focus": "delay"}),
+                ),
+                call(
+                    "d4",
+                    "review_deep",
+                    json!({"clause_id": "7", "focus": "damages"}),
+                ),
+            ]),
+            _ => MockAnswer::Text(
+                json!({"summary": "Delay damages need a cap.",
+                       "risks": [{"clause_id": "7", "risk_level": "high", "risk_type": "cap",
+                                  "description": "No cap on delay damages."}]})
+                .to_string(),
+            ),
+        }
+    } else {
+        react_answer(
+            req,
+            1,
+            "get_clause_context",
+            r#"[{"risk_level": "medium", "risk_type": "deep", "description": "deep finding"}]"#,
+        )
+    };
+    MockReply {
+        delay: Duration::from_millis(60),
+        answer,
+        usage: usage(),
+    }
+}
+
+/// The report without what differs from run to run however it is run: wall times.
+fn without_times(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.retain(|k, _| !k.ends_with("_ms"));
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+fn read_report(path: &Path) -> Value {
+    without_times(serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
+}
+
+fn runs(dir: &Path, store: &str) -> Vec<Value> {
+    let out = clausewright(dir, &["runs", "list", "--format", "json", "--store", store]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A pseudo-random number below `n` from `seed` (xorshift).
+fn pick(seed: &mut u64, n: usize) -> usize {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    (*seed % n as u64) as usize
+}
+
+/// Runs the review once uninterrupted, then once per kill point: killed with SIGKILL once
+/// that many model answers came back, resumed, and checked.
+fn kill_and_resume(
+    tag: &str,
+    store: Option<&str>,
+    mode: &[&str],
+    script: fn(&MockRequest) -> MockReply,
+) {
+    let dir = contract(tag);
+    let sqlite = dir.join("runs.db").display().to_string();
+    let store = store.unwrap_or(&sqlite);
+    let base_args = |store: &str, out: &str| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "review",
+            "contract.md",
+            "--checklist",
+            "list.json",
+            "--format",
+            "json",
+            "--concurrency",
+            "2",
+            "--out",
+            out,
+            "--store",
+            store,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(mode.iter().map(|s| s.to_string()));
+        args
+    };
+    // The uninterrupted run: its report and how many requests it takes.
+    let model = MockModel::start(script).unwrap();
+    let url = model.base_url();
+    let mut args = base_args(store, "whole.json");
+    args.extend([
+        "--base-url".into(),
+        url.clone(),
+        "--model".into(),
+        "mock-model".into(),
+    ]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = clausewright(&dir, &argv);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let whole = read_report(&dir.join("whole.json"));
+    let needed = model.requests();
+    assert!(
+        needed >= 4,
+        "the review asks the model several times ({needed})"
+    );
+    drop(model);
+
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    eprintln!("{tag}: random kill points from seed {seed}");
+    let mut points = vec![1, needed / 2];
+    points.push(1 + pick(&mut seed, needed - 1));
+    points.push(1 + pick(&mut seed, needed - 1));
+    for answered in points {
+        let model = MockModel::start(script).unwrap();
+        let url = model.base_url();
+        let mut args = base_args(store, "resumed.json");
+        args.extend([
+            "--base-url".into(),
+            url.clone(),
+            "--model".into(),
+            "mock-model".into(),
+        ]);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = command(&dir, &argv)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let guard = Instant::now() + Duration::from_secs(60);
+        while model.log().iter().filter(|e| e.finished.is_some()).count() < answered {
+            assert!(
+                Instant::now() < guard,
+                "{tag}: the review never got {answered} answers"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        child.kill().unwrap(); // SIGKILL: no handler runs
+        child.wait().unwrap();
+        let sent_before = model.requests();
+        let listed = runs(&dir, store);
+        let run = &listed[0];
+        let id = run["id"].as_str().unwrap().to_string();
+        let recorded = run["model_requests"].as_u64().unwrap() as usize;
+        if recorded < needed {
+            assert_eq!(
+                run["status"], "interrupted",
+                "{tag}: a killed run reads interrupted: {run}"
+            );
+        }
+        // Resume by id alone: the recorded options apply.
+        let out = clausewright(
+            &dir,
+            &[
+                "review",
+                "--resume",
+                &id,
+                "--store",
+                store,
+                "--format",
+                "json",
+                "--out",
+                "resumed.json",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{tag} kill after {answered}: {stderr}"
+        );
+        let resumed = read_report(&dir.join("resumed.json"));
+        assert_eq!(
+            resumed, whole,
+            "{tag} kill after {answered}: the resumed report differs"
+        );
+        let sent_after = model.requests() - sent_before;
+        eprintln!(
+            "{tag}: killed after {answered} answers; {sent_before} sent, {recorded} recorded, {sent_after} sent on resume, {needed} in all"
+        );
+        assert_eq!(
+            sent_after,
+            needed - recorded,
+            "{tag} kill after {answered}: only the requests not recorded are sent again"
+        );
+        assert!(
+            sent_before - recorded <= 2,
+            "{tag}: at most the requests in flight at the kill were lost ({sent_before} sent, {recorded} recorded)"
+        );
+        let run = runs(&dir, store)
+            .into_iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap();
+        assert_eq!(run["status"], "succeeded", "{run}");
+        assert_eq!(
+            run["model_requests"], needed,
+            "each request counted once: {run}"
+        );
+        assert_eq!(run["input_tokens"], 100 * needed, "{run}");
+        assert_eq!(run["clauses_done"], CLAUSES, "{run}");
+        if let Some(spent) = resumed.pointer("/orchestration/spent/model_requests") {
+            assert_eq!(
+                spent, needed,
+                "the budget spent before the kill stays spent"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn an_agent_review_killed_at_any_point_resumes_on_sqlite() {
+    kill_and_resume("agent-sqlite", None, &["--agent"], agent_script);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_orchestrated_review_killed_at_any_point_resumes_on_sqlite() {
+    kill_and_resume("orchestrate-sqlite", None, ORCHESTRATE, planner_script);
+}
+
+const ORCHESTRATE: &[&str] = &[
+    "--orchestrate",
+    "--max-workers",
+    "2",
+    "--budget-requests",
+    "40",
+];
+
+/// A schema of its own on the tests' PostgreSQL server, dropped afterwards.
+fn postgres_schema(base: &str) -> Option<Schema> {
+    let url = postgres()?;
+    Some(Schema {
+        url,
+        name: unique(base),
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn an_agent_review_killed_at_any_point_resumes_on_postgres() {
+    let Some(schema) = postgres_schema("durable_agent") else {
+        return;
+    };
+    kill_and_resume(
+        "agent-pg",
+        Some(&schema.store_url()),
+        &["--agent"],
+        agent_script,
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_orchestrated_review_killed_at_any_point_resumes_on_postgres() {
+    let Some(schema) = postgres_schema("durable_orch") else {
+        return;
+    };
+    kill_and_resume(
+        "orchestrate-pg",
+        Some(&schema.store_url()),
+        ORCHESTRATE,
+        planner_script,
+    );
+}
