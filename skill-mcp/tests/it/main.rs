@@ -15,4 +15,5 @@ mod wire;
 mod limits;
 mod mcp;
 mod skills_extension;
+mod tasks;
 mod tool_search;
