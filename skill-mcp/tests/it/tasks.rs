@@ -46,6 +46,8 @@ struct Counter {
     store: Arc<dyn RunStore>,
     gate: Arc<Semaphore>,
     started: AtomicUsize,
+    /// Calls of `resume`, and runs it took over.
+    resume_calls: AtomicUsize,
     resumed: AtomicUsize,
 }
 
@@ -55,6 +57,7 @@ impl Counter {
             store,
             gate,
             started: AtomicUsize::new(0),
+            resume_calls: AtomicUsize::new(0),
             resumed: AtomicUsize::new(0),
         })
     }
@@ -85,6 +88,9 @@ impl TaskRunner for Counter {
     }
 
     async fn resume(&self, run_id: &str) -> Result<(), TaskError> {
+        self.resume_calls.fetch_add(1, Ordering::SeqCst);
+        // Slow enough for a second poll to arrive while the first resumes.
+        tokio::time::sleep(Duration::from_millis(100)).await;
         let journal =
             RunJournal::resume(Arc::clone(&self.store), run_id, journal_options()).await?;
         let record = self
@@ -368,7 +374,7 @@ async fn another_server_on_the_same_store_answers_for_the_task() {
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["structuredContent"], json!({"counted": 4}));
     assert_eq!(
-        second.resumed.load(Ordering::SeqCst),
+        second.resume_calls.load(Ordering::SeqCst),
         0,
         "a live run is not taken over"
     );
@@ -407,12 +413,32 @@ async fn an_interrupted_run_is_resumed_once_when_polled() {
     let runner = Counter::new(Arc::clone(&store), Arc::clone(&gate));
     let server = server_on(Arc::clone(&store), Arc::clone(&runner));
     let mut client = LineClient::connect(server, Era::Modern, tasks_caps()).await;
-    let resumed = get(&mut client, &run.id).await;
-    assert_eq!(resumed["status"], "working", "{resumed}");
-    assert_eq!(resumed["statusMessage"], "2 of 4 units done", "{resumed}");
-    // Polled again meanwhile: held by this process now, not resumed twice.
+    // Two polls at once: one resumes, the other finds it being resumed.
+    let first = client
+        .send_request("tasks/get", json!({"taskId": run.id}))
+        .await;
+    let second = client
+        .send_request("tasks/get", json!({"taskId": run.id}))
+        .await;
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let message = client.next_message().await;
+        let id = message["id"].to_string();
+        if [&first, &second].iter().any(|i| **i == id) {
+            answers.push(message);
+        }
+    }
+    for resumed in answers {
+        assert_eq!(resumed["result"]["status"], "working", "{resumed}");
+        assert_eq!(resumed["result"]["statusMessage"], "2 of 4 units done");
+    }
     let again = get(&mut client, &run.id).await;
     assert_eq!(again["status"], "working", "{again}");
+    assert_eq!(
+        runner.resume_calls.load(Ordering::SeqCst),
+        1,
+        "resumed once"
+    );
     assert_eq!(runner.resumed.load(Ordering::SeqCst), 1);
 
     gate.add_permits(2);
