@@ -4,9 +4,10 @@
 //! errors. The runs live in a `MemoryRunStore`; the work is a counter that records one unit
 //! per permit the test hands it.
 
+use crate::counter::{count_tool, Counter, KIND};
 use crate::{schema, wire};
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,154 +16,13 @@ use chrono::Utc;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use toolwright::runs::{
-    JournalOptions, MemoryRunStore, NewRun, RunEnd, RunJournal, RunRecord, RunStatus, RunStore,
-    RunStoreError, RunUnit,
+    MemoryRunStore, NewRun, RunEnd, RunRecord, RunStatus, RunStore, RunStoreError, RunUnit,
 };
 use toolwright::{Dispatcher, SkillContext};
-use toolwright_mcp::{McpServer, TaskError, TaskRunner, TaskTool};
+use toolwright_mcp::{McpServer, TaskTool};
 
 use schema::Era;
 use wire::LineClient;
-
-/// The run kind of the counter.
-const KIND: &str = "count";
-
-fn journal_options() -> JournalOptions {
-    JournalOptions {
-        lease: Duration::from_secs(5),
-        heartbeat: Duration::from_millis(20),
-        flush_every: Duration::from_millis(10),
-    }
-}
-
-/// Unique run ids across every server of the test binary.
-fn next_run_id() -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    format!("count-{}", NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// Counts to `units`, one unit per permit of `gate`; with `fail`, ends with an error.
-struct Counter {
-    store: Arc<dyn RunStore>,
-    gate: Arc<Semaphore>,
-    started: AtomicUsize,
-    /// Calls of `resume`, and runs it took over.
-    resume_calls: AtomicUsize,
-    resumed: AtomicUsize,
-}
-
-impl Counter {
-    fn new(store: Arc<dyn RunStore>, gate: Arc<Semaphore>) -> Arc<Self> {
-        Arc::new(Self {
-            store,
-            gate,
-            started: AtomicUsize::new(0),
-            resume_calls: AtomicUsize::new(0),
-            resumed: AtomicUsize::new(0),
-        })
-    }
-}
-
-#[async_trait]
-impl TaskRunner for Counter {
-    async fn start(&self, arguments: Value) -> Result<String, TaskError> {
-        let units = arguments
-            .get("units")
-            .and_then(Value::as_u64)
-            .filter(|n| (1..=50).contains(n))
-            .ok_or_else(|| {
-                TaskError::invalid_argument("$.units", "expected an integer from 1 to 50")
-            })?;
-        let fail = arguments.get("fail").and_then(Value::as_bool) == Some(true);
-        let run = NewRun {
-            id: next_run_id(),
-            kind: KIND.into(),
-            fingerprint: format!("units={units}"),
-            spec: json!({"units": units, "fail": fail}),
-            units_total: units,
-        };
-        let journal = RunJournal::create(Arc::clone(&self.store), &run, journal_options()).await?;
-        self.started.fetch_add(1, Ordering::SeqCst);
-        tokio::spawn(count(journal, units, fail, Arc::clone(&self.gate)));
-        Ok(run.id)
-    }
-
-    async fn resume(&self, run_id: &str) -> Result<(), TaskError> {
-        self.resume_calls.fetch_add(1, Ordering::SeqCst);
-        // Slow enough for a second poll to arrive while the first resumes.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let journal =
-            RunJournal::resume(Arc::clone(&self.store), run_id, journal_options()).await?;
-        let record = self
-            .store
-            .get(run_id)
-            .await?
-            .ok_or_else(|| TaskError::Refused(format!("run `{run_id}` is gone")))?;
-        let units = record.spec["units"].as_u64().unwrap_or(record.units_total);
-        let fail = record.spec["fail"] == true;
-        self.resumed.fetch_add(1, Ordering::SeqCst);
-        tokio::spawn(count(journal, units, fail, Arc::clone(&self.gate)));
-        Ok(())
-    }
-}
-
-/// The work: the units not yet recorded, one per permit, stopping at the next unit when
-/// asked to.
-async fn count(journal: Arc<RunJournal>, units: u64, fail: bool, gate: Arc<Semaphore>) {
-    let done = journal.recorded_units().len() as u64;
-    for unit in done..units {
-        tokio::select! {
-            () = journal.stopped() => {
-                let end = RunEnd {
-                    status: RunStatus::Cancelled,
-                    result: None,
-                    error: Some(format!("stopped on request after {unit} units")),
-                };
-                journal.finish(&end).await.expect("run ends");
-                return;
-            }
-            permit = gate.acquire() => permit.expect("gate open").forget(),
-        }
-        journal.record_unit(RunUnit {
-            kind: "unit".into(),
-            key: unit.to_string(),
-            counts: true,
-            body: "{}".into(),
-        });
-    }
-    let end = if fail {
-        RunEnd {
-            status: RunStatus::Failed,
-            result: None,
-            error: Some("the counter was asked to fail".into()),
-        }
-    } else {
-        RunEnd {
-            status: RunStatus::Succeeded,
-            result: Some(json!({"counted": units}).to_string()),
-            error: None,
-        }
-    };
-    journal.finish(&end).await.expect("run ends");
-}
-
-fn count_tool() -> TaskTool {
-    TaskTool::new(
-        "count",
-        "Count to a number, one unit at a time.",
-        json!({
-            "type": "object",
-            "properties": {
-                "units": {"type": "integer", "minimum": 1, "maximum": 50},
-                "fail": {"type": "boolean"}
-            },
-            "required": ["units"]
-        }),
-    )
-    .expect("valid task tool")
-    .run_kind(KIND)
-    .poll_interval(Duration::from_millis(250))
-}
 
 fn server_on(store: Arc<dyn RunStore>, runner: Arc<Counter>) -> McpServer {
     McpServer::builder(Dispatcher::from_inventory().expect("test registry is valid"))
@@ -673,4 +533,79 @@ async fn a_task_tool_cannot_shadow_a_skill_or_another_task_tool() {
     assert!(err.to_string().contains("registered twice"), "{err}");
     let err = TaskTool::new("x", "No schema.", json!({"type": "string"})).unwrap_err();
     assert!(err.to_string().contains("\"type\": \"object\""), "{err}");
+}
+
+/// The official Python SDK's run of `tests/peers/tasks_client.py` against `peer_server
+/// --tasks` at `target`.
+fn run_tasks_client(target: &[&str], token: Option<&str>) -> Value {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/peers/tasks_client.py");
+    let mut command = std::process::Command::new("python3");
+    command.arg(script).args(target);
+    if let Some(token) = token {
+        command.env("TOOLWRIGHT_TOKEN", token);
+    }
+    let output = command.output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "Python SDK tasks client ({target:?}) failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no report from the Python tasks client ({e}): {stdout}"))
+}
+
+fn check_tasks_report(report: &Value) {
+    assert_eq!(report["protocol_version"], "2026-07-28", "{report}");
+    assert!(report["polls"].as_u64().is_some_and(|n| n >= 2), "{report}");
+    assert!(
+        report["cancelled"]
+            .as_str()
+            .is_some_and(|m| m.contains("stopped on request")),
+        "{report}"
+    );
+    assert_eq!(report["unknown_task"], -32602, "{report}");
+    assert_eq!(report["plain"], json!({"counted": 3}), "{report}");
+}
+
+#[test]
+fn python_sdk_client_runs_polls_and_cancels_tasks_over_stdio_and_http() {
+    if !crate::mcp::python_sdk_available() {
+        return;
+    }
+    let Some(server) = crate::mcp::peer_server() else {
+        return;
+    };
+    let server = server.to_str().unwrap();
+    let report = run_tasks_client(&[server, "--stdio", "--tasks"], None);
+    assert_eq!(report["transport"], "stdio");
+    check_tasks_report(&report);
+
+    use std::io::BufRead;
+    let token = "peer-token-0123456789";
+    let mut child = std::process::Command::new(server)
+        .args(["--http", "127.0.0.1:0", "--token", token, "--tasks"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("peer server starts");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
+        .to_string();
+    let outcome = std::panic::catch_unwind(|| run_tasks_client(&[&url], Some(token)));
+    child.kill().ok();
+    child.wait().ok();
+    match outcome {
+        Ok(report) => {
+            assert_eq!(report["transport"], "http");
+            check_tasks_report(&report);
+        }
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
