@@ -34,6 +34,11 @@
 //! each `SKILL.md` written from the tools served. A request's `_meta.traceparent` is the
 //! parent of the server's span for it, so a tool call joins the caller's trace.
 //!
+//! Long work is served as tasks (the tasks extension, `io.modelcontextprotocol/tasks`):
+//! [`McpServerBuilder::task_tool`] registers a [`TaskTool`] whose [`TaskRunner`] records runs
+//! in a [`toolwright::runs::RunStore`]; `tasks/get`, `tasks/cancel` and `tasks/update` answer
+//! from the store, so any server on it answers for any task.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on

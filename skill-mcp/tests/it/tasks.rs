@@ -88,6 +88,22 @@ async fn the_task_tool_is_listed_first_and_the_extension_declared() {
         schema::check_tool(era, &tools[0]);
         assert!(tools.len() > 1, "the skills are served too");
     }
+    // With tool search, beside the two search tools.
+    let searching = McpServer::builder(Dispatcher::from_inventory().expect("valid registry"))
+        .tool_search(true)
+        .task_tool(count_tool(), runner.clone(), Arc::clone(&store))
+        .build()
+        .expect("server builds");
+    let mut client = LineClient::connect(searching, Era::Modern, tasks_caps()).await;
+    let list = client.request("tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["count", "search_tools", "call_tool"], "{list}");
+
     let server = server_on(Arc::clone(&store), runner);
     let mut client = LineClient::connect(server, Era::Modern, tasks_caps()).await;
     let discover = client.request("server/discover", json!({})).await;
