@@ -234,15 +234,11 @@ impl TaskTools {
     /// as cancelled here.
     pub(crate) async fn cancel(&self, task_id: &str) -> Result<(), McpError> {
         let (served, record) = self.find(task_id).await?;
-        let store_error = |e: RunStoreError| store_error(&served.tool.name, &e);
+        let failed = |e: RunStoreError| store_error(&served.tool.name, &e);
         let now = Utc::now();
         match record.status_at(now) {
             RunStatus::Running => {
-                served
-                    .store
-                    .request_cancel(task_id)
-                    .await
-                    .map_err(store_error)?;
+                served.store.request_cancel(task_id).await.map_err(failed)?;
                 tracing::info!(run = %task_id, "stop of the task requested");
             }
             RunStatus::Interrupted => {
@@ -252,7 +248,7 @@ impl TaskTools {
                     .store
                     .acquire(task_id, &holder, until, now, None)
                     .await
-                    .map_err(store_error)?
+                    .map_err(failed)?
                 {
                     Lease::Acquired => {
                         let end = RunEnd {
@@ -264,16 +260,12 @@ impl TaskTools {
                             .store
                             .finish(task_id, &holder, &end)
                             .await
-                            .map_err(store_error)?;
+                            .map_err(failed)?;
                         tracing::info!(run = %task_id, "interrupted task ended as cancelled");
                     }
                     // Resumed meanwhile: its new holder reads the request.
                     Lease::Held { .. } => {
-                        served
-                            .store
-                            .request_cancel(task_id)
-                            .await
-                            .map_err(store_error)?;
+                        served.store.request_cancel(task_id).await.map_err(failed)?;
                     }
                 }
             }
