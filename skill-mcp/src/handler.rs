@@ -12,6 +12,7 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, SealOptions, ServerCapabilities, ServerConfig,
     SubscriptionFilter, Tool,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
@@ -293,7 +294,7 @@ fn decode_cursor(cursor: &str, fingerprint: u64, len: usize, page_size: usize) -
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.inner.skill_sources.any() {
+        let mut capabilities = if self.inner.skill_sources.any() {
             // Skills ride on resources (SEP-2640): their files are read with resources/read.
             ServerCapabilities::builder()
                 .enable_tools()
@@ -307,6 +308,13 @@ impl ServerHandler for McpServer {
                 .enable_tool_list_changed()
                 .build()
         };
+        if self.inner.tasks.any() {
+            // SEP-2663: task tools answer with tasks to clients that declare it too.
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.into(), Default::default());
+        }
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.inner.name.clone(),
             self.inner.version.clone(),
@@ -318,6 +326,9 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if let Some(tool) = self.inner.tasks.tool(name) {
+            return Some(tool);
+        }
         if self.inner.search.is_some() {
             if let Some(tool) = search::tool(name) {
                 return Some(tool);
@@ -436,7 +447,54 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let span = trace::request_span("tools/call", Some(&request.name), &cx)?;
+        if self.inner.tasks.serves(&request.name) {
+            return self
+                .inner
+                .tasks
+                .call(&request.name, request.arguments, &cx)
+                .instrument(span)
+                .await;
+        }
         self.call_tool_in(request, cx).instrument(span).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let span = trace::request_span("tasks/get", Some(&request.task_id), &cx)?;
+        self.inner
+            .tasks
+            .get(&request.task_id)
+            .instrument(span)
+            .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let span = trace::request_span("tasks/cancel", Some(&request.task_id), &cx)?;
+        self.inner
+            .tasks
+            .cancel(&request.task_id)
+            .instrument(span)
+            .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let span = trace::request_span("tasks/update", Some(&request.task_id), &cx)?;
+        self.inner
+            .tasks
+            .update(&request.task_id)
+            .instrument(span)
+            .await
     }
 }
 
@@ -456,7 +514,9 @@ impl McpServer {
                     Some(json!({ "cursor": cursor })),
                 ));
             }
-            return Ok(ListToolsResult::with_all_items(search::tools().to_vec())
+            let mut tools = self.inner.tasks.tools();
+            tools.extend(search::tools().iter().cloned());
+            return Ok(ListToolsResult::with_all_items(tools)
                 .with_ttl_ms(LIST_TTL_MS)
                 .with_cache_scope(CacheScope::Public));
         }
@@ -473,13 +533,22 @@ impl McpServer {
                 })?,
         };
         let end = (start + list.page_size).min(len);
-        let mut page = if self.pages && pages::token_fits(&cx.id) {
+        // Task tools lead the first page; it is answered typed (the pre-rendered pages hold
+        // the dispatcher's tools only).
+        let task_tools = if start == 0 {
+            self.inner.tasks.tools()
+        } else {
+            Vec::new()
+        };
+        let mut page = if self.pages && pages::token_fits(&cx.id) && task_tools.is_empty() {
             // The transport writes the page's pre-rendered JSON in place of the token.
             let mut page = ListToolsResult::with_all_items(Vec::new());
             page.meta = Some(pages::token_meta(&list, start / list.page_size));
             page
         } else {
-            ListToolsResult::with_all_items(list.typed_tools(start, end))
+            let mut tools = task_tools;
+            tools.extend(list.typed_tools(start, end));
+            ListToolsResult::with_all_items(tools)
         };
         page.next_cursor = (end < len).then(|| encode_cursor(list.fingerprint, end));
         Ok(page

@@ -34,6 +34,11 @@
 //! each `SKILL.md` written from the tools served. A request's `_meta.traceparent` is the
 //! parent of the server's span for it, so a tool call joins the caller's trace.
 //!
+//! Long work is served as tasks (the tasks extension, `io.modelcontextprotocol/tasks`):
+//! [`McpServerBuilder::task_tool`] registers a [`TaskTool`] whose [`TaskRunner`] records runs
+//! in a [`toolwright::runs::RunStore`]; `tasks/get`, `tasks/cancel` and `tasks/update` answer
+//! from the store, so any server on it answers for any task.
+//!
 //! The served tool set can change while serving ([`McpServer::set_filter`], a pack's set
 //! changing with the date): the cached list is replaced and connected clients get
 //! `notifications/tools/list_changed` (handshake sessions directly, 2026-07-28 clients on
@@ -51,6 +56,7 @@ mod registry;
 mod search;
 mod skills;
 mod stdio;
+mod tasks;
 mod trace;
 
 use std::sync::{Arc, Mutex, RwLock};
@@ -71,6 +77,7 @@ pub use http::{
 pub use search::CALL_TOOL;
 pub use skills::{SkillFile, SkillSpec};
 pub use stdio::{serve_io, serve_stdio, serve_stdio_with, MAX_LINE_BYTES};
+pub use tasks::{TaskError, TaskRunner, TaskTool, DEFAULT_POLL_INTERVAL, META_PROGRESS};
 
 /// Tools per `tools/list` page unless [`McpServerBuilder::page_size`] says otherwise.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -115,6 +122,8 @@ struct Inner {
     search: Option<toolwright::search::ToolSearch>,
     /// Where calls waiting for consent are kept and decided.
     consent: calls::Consent,
+    /// Tools whose calls start long work, served as tasks.
+    tasks: tasks::TaskTools,
 }
 
 /// What a server serves.
@@ -188,6 +197,7 @@ impl McpServer {
             #[cfg(feature = "packs")]
             pack: None,
             confirmations: None,
+            task_tools: Vec::new(),
         }
     }
 
@@ -365,6 +375,22 @@ pub struct McpServerBuilder {
     #[cfg(feature = "packs")]
     pack: Option<(toolwright_packs::Gateway, toolwright_packs::Caller)>,
     confirmations: Option<toolwright::SharedConfirmations>,
+    task_tools: Vec<TaskToolEntry>,
+}
+
+/// A task tool as registered on the builder.
+struct TaskToolEntry {
+    tool: TaskTool,
+    runner: Arc<dyn TaskRunner>,
+    store: Arc<dyn toolwright::runs::RunStore>,
+}
+
+impl std::fmt::Debug for TaskToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskToolEntry")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
 }
 
 impl McpServerBuilder {
@@ -482,8 +508,62 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serves `tool` as a task tool (the tasks extension, `io.modelcontextprotocol/tasks`):
+    /// a call starts its work through `runner`, which records the run in `store`. A client
+    /// that declared the extension on a 2026-07-28 request gets the task at once and polls
+    /// `tasks/get`; any other gets the tool result when the run ends. Every server built on
+    /// the same store answers for the task, and resumes it when the process working on it
+    /// died. Listed first in `tools/list` (also with tool search); never a skill of the
+    /// dispatcher, so never offered to an agent inside the work.
+    #[must_use]
+    pub fn task_tool(
+        mut self,
+        tool: TaskTool,
+        runner: Arc<dyn TaskRunner>,
+        store: Arc<dyn toolwright::runs::RunStore>,
+    ) -> Self {
+        self.task_tools.push(TaskToolEntry {
+            tool,
+            runner,
+            store,
+        });
+        self
+    }
+
+    /// The task tools, checked against each other and the names the dispatcher serves.
+    fn task_tools(&mut self) -> Result<tasks::TaskTools, ServeError> {
+        let mut served = tasks::TaskTools::default();
+        for entry in std::mem::take(&mut self.task_tools) {
+            let name = entry.tool.name().to_string();
+            if self
+                .dispatcher
+                .registration(&name)
+                .is_some_and(|s| s.wire_name == name)
+            {
+                return Err(ServeError::Config(format!(
+                    "task tool `{name}` has the name of a skill of the dispatcher; give it another"
+                )));
+            }
+            if self.tool_search
+                && [toolwright::search::tool::SEARCH_TOOLS, search::CALL_TOOL]
+                    .contains(&name.as_str())
+            {
+                return Err(ServeError::Config(format!(
+                    "task tool `{name}` has the name of a tool-search tool; give it another"
+                )));
+            }
+            served
+                .add(entry.tool, entry.runner, entry.store)
+                .map_err(|name| {
+                    ServeError::Config(format!("task tool `{name}` is registered twice"))
+                })?;
+        }
+        Ok(served)
+    }
+
     /// Renders the tool list and builds the server.
-    pub fn build(self) -> Result<McpServer, ServeError> {
+    pub fn build(mut self) -> Result<McpServer, ServeError> {
+        let task_tools = self.task_tools()?;
         let search = self
             .tool_search
             .then(|| toolwright::search::ToolSearch::new(&self.dispatcher));
@@ -541,6 +621,7 @@ impl McpServerBuilder {
                 state_codec,
                 search,
                 consent,
+                tasks: task_tools,
             }),
             pages: false,
         })

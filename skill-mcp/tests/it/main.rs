@@ -3,6 +3,8 @@
 //! registry (`eras`, `packs`, `trace`) stay separate binaries, so the tool lists asserted
 //! here are the same test skills' alone.
 
+#[path = "../support/counter.rs"]
+mod counter;
 #[allow(dead_code)]
 #[path = "../support/schema.rs"]
 mod schema;
@@ -15,4 +17,5 @@ mod wire;
 mod limits;
 mod mcp;
 mod skills_extension;
+mod tasks;
 mod tool_search;

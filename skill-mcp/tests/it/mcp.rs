@@ -767,7 +767,7 @@ async fn http_refuses_big_bodies_and_unknown_protocol_versions() {
 // The official Python SDK as a peer
 
 /// Whether the Python SDK is importable; without it the peer test is skipped, except on CI.
-fn python_sdk_available() -> bool {
+pub(crate) fn python_sdk_available() -> bool {
     let ok = std::process::Command::new("python3")
         .args(["-c", "import mcp"])
         .output()
@@ -783,7 +783,7 @@ fn python_sdk_available() -> bool {
 
 /// The `peer_server` example, which `cargo test -p toolwright-mcp` builds next to the tests
 /// (`--test mcp` alone does not: then the peer test is skipped, except on CI).
-fn peer_server() -> Option<std::path::PathBuf> {
+pub(crate) fn peer_server() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(|p| p.parent()).unwrap();
     let path = dir

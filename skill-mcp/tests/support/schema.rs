@@ -106,8 +106,25 @@ pub fn check_server_message(era: Era, method: Option<&str>, message: &Value) {
         let definition = match (era, method) {
             (_, Some("tools/list")) => "ListToolsResult",
             (Era::Legacy, Some("tools/call")) => "CallToolResult",
+            (Era::Modern, Some("tools/call")) if result["resultType"] == "task" => {
+                check_task(result, "task");
+                return;
+            }
             (Era::Modern, Some("tools/call")) => {
                 assert_valid(era, "CallToolResultResponse", message);
+                return;
+            }
+            // The tasks extension's results are not in the base schema: checked against the
+            // extension's shapes (SEP-2663) here.
+            (Era::Modern, Some("tasks/get")) => {
+                check_task(result, "complete");
+                if result["status"] == "completed" {
+                    assert_valid(era, "CallToolResult", &result["result"]);
+                }
+                return;
+            }
+            (Era::Modern, Some("tasks/cancel" | "tasks/update")) => {
+                assert_eq!(result, &json!({"resultType": "complete"}), "an empty ack");
                 return;
             }
             (_, Some("initialize")) => "InitializeResult",
@@ -136,4 +153,61 @@ pub fn check_server_message(era: Era, method: Option<&str>, message: &Value) {
 /// Checks a tool definition on its own (for lists assembled from pages).
 pub fn check_tool(era: Era, tool: &Value) {
     assert_valid(era, "Tool", tool);
+}
+
+/// Checks a task as the tasks extension (SEP-2663) shapes it: `CreateTaskResult`
+/// (`resultType` `task`) or `GetTaskResult` (`complete`, a `DetailedTask`).
+pub fn check_task(task: &Value, result_type: &str) {
+    assert_eq!(task["resultType"], result_type, "resultType: {task}");
+    assert!(
+        task["taskId"].as_str().is_some_and(|t| !t.is_empty()),
+        "taskId: {task}"
+    );
+    let status = task["status"].as_str().unwrap_or_default();
+    assert!(
+        [
+            "working",
+            "input_required",
+            "completed",
+            "failed",
+            "cancelled"
+        ]
+        .contains(&status),
+        "status: {task}"
+    );
+    for stamp in ["createdAt", "lastUpdatedAt"] {
+        let text = task[stamp].as_str().unwrap_or_default();
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+            "{stamp} is ISO 8601: {task}"
+        );
+    }
+    let ttl = task
+        .get("ttlMs")
+        .unwrap_or_else(|| panic!("ttlMs is required: {task}"));
+    assert!(ttl.is_null() || ttl.as_u64().is_some(), "ttlMs: {task}");
+    if let Some(poll) = task.get("pollIntervalMs") {
+        assert!(poll.as_u64().is_some(), "pollIntervalMs: {task}");
+    }
+    if let Some(message) = task.get("statusMessage") {
+        assert!(message.is_string(), "statusMessage: {task}");
+    }
+    match status {
+        "completed" => assert!(
+            task["result"].is_object(),
+            "a completed task has its result: {task}"
+        ),
+        "failed" => {
+            assert!(
+                task["error"]["code"].is_i64(),
+                "a failed task has its error: {task}"
+            );
+            assert!(task["error"]["message"].is_string(), "{task}");
+        }
+        "input_required" => assert!(task["inputRequests"].is_object(), "{task}"),
+        _ => assert!(
+            task.get("result").is_none() && task.get("error").is_none(),
+            "no payload while {status}: {task}"
+        ),
+    }
 }
