@@ -13,7 +13,7 @@ use clausewright_skills::review::{
     render, render_table_within, review_as_run, review_orchestrated, review_with_agent,
     AgentSettings, Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook,
     ProgressHook, ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions,
-    ReviewReport, RunModel,
+    ReviewReport, RunModel, RunReport,
 };
 use toolwright::agent::orchestrate::Budget;
 use toolwright::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
@@ -149,7 +149,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "RUN")]
     resume: Option<String>,
     /// Do not record the review as a run (nothing to resume, nothing written).
-    #[arg(long, conflicts_with = "resume")]
+    #[arg(long, conflicts_with_all = ["resume", "store"])]
     no_record: bool,
     #[command(flatten)]
     retention: RetentionArgs,
@@ -486,25 +486,30 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the review runtime: {e}")))?;
-    let recording = runtime.block_on(as_run::recording(args))?;
+    let mut recording = runtime.block_on(as_run::recording(args))?;
     let resumed;
     let args = match &recording {
-        as_run::Recording::Resume {
-            record, recorded, ..
-        } => {
-            if record.status == toolwright::runs::RunStatus::Succeeded {
-                let report = runtime.block_on(as_run::recorded_report(&recording))?;
-                eprintln!(
-                    "run {} had finished; its recorded report follows",
-                    record.id
-                );
-                return write_report(&report, args);
-            }
+        as_run::Recording::Resume { recorded, .. } => {
             resumed = spec::resumed_args(args, recorded)?;
             &resumed
         }
         _ => args,
     };
+    if let as_run::Recording::Resume { record, .. } = &recording {
+        if record.status == toolwright::runs::RunStatus::Succeeded {
+            let id = record.id.clone();
+            match runtime.block_on(as_run::recorded_report(&recording))? {
+                Some(report) => {
+                    eprintln!("run {id} had finished; its recorded report follows");
+                    return write_report(&report, args);
+                }
+                None => {
+                    eprintln!("run {id} had finished; it kept its summary only (a checklist review gives the same report again), so it is reviewed again, unrecorded");
+                    recording = as_run::Recording::Off;
+                }
+            }
+        }
+    }
     let path = args.path.as_deref().unwrap_or(Path::new(""));
     let inputs = contract_inputs(path, &args.contract)?;
     let mut settings = AgentSettings::from_env().map_err(|e| CliError::Usage(e.to_string()))?;
@@ -525,7 +530,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         state.review_checklist.len()
     };
     let (learned, playbook) = args.classifier.stage()?;
-    let options = ReviewOptions {
+    let mut options = ReviewOptions {
         concurrency: args.concurrency,
         progress: progress_hook(total),
         learned,
@@ -566,6 +571,9 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         (None, Some(agent)) => RunModel::Agent(agent),
         (None, None) => RunModel::Checklist,
     };
+    if matches!(model, RunModel::Checklist) {
+        options.run_report = RunReport::Summary;
+    }
     let spec = as_run::spec_of(args, model, &settings)?;
     let journal = runtime.block_on(as_run::start(&recording, &spec, total))?;
     let (report, run_id) = match journal {

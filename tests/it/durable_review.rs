@@ -417,3 +417,210 @@ fn an_orchestrated_review_killed_at_any_point_resumes_on_postgres() {
         planner_script,
     );
 }
+
+/// A slow model: every answer takes `secs` seconds (a review stays in flight).
+fn slow_model(secs: u64) -> MockModel {
+    MockModel::start(move |req| MockReply {
+        delay: Duration::from_secs(secs),
+        answer: react_answer(req, 0, "get_clause_context", "[]"),
+        usage: usage(),
+    })
+    .unwrap()
+}
+
+/// An agent review killed while its first requests wait, leaving an interrupted run.
+fn interrupted_run(dir: &Path, store: &str, model: &MockModel) -> String {
+    let url = model.base_url();
+    let mut child = command(
+        dir,
+        &[
+            "review",
+            "contract.md",
+            "--checklist",
+            "list.json",
+            "--agent",
+            "--store",
+            store,
+            "--base-url",
+            &url,
+            "--model",
+            "mock-model",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let guard = Instant::now() + Duration::from_secs(60);
+    while model.requests() == 0 {
+        assert!(Instant::now() < guard, "the review never reached the model");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    runs(dir, store)[0]["id"].as_str().unwrap().to_string()
+}
+
+fn fails_with(out: &Output, words: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "expected a refusal: {stderr}");
+    for word in words {
+        assert!(stderr.contains(word), "`{word}` missing from: {stderr}");
+    }
+}
+
+/// What makes a resumed run the same run: a contradicting option, a changed document, an
+/// unknown id and a second process are refused, each with its reason.
+fn refusals(tag: &str, store: Option<&str>) {
+    let dir = contract(tag);
+    let sqlite = dir.join("runs.db").display().to_string();
+    let store = store.unwrap_or(&sqlite);
+    let model = slow_model(30);
+    let id = interrupted_run(&dir, store, &model);
+    let unknown = clausewright(&dir, &["review", "--resume", "r-none", "--store", store]);
+    fails_with(&unknown, &["--resume r-none", "no such run"]);
+    let other_model = clausewright(
+        &dir,
+        &[
+            "review",
+            "--resume",
+            &id,
+            "--store",
+            store,
+            "--model",
+            "another-model",
+        ],
+    );
+    fails_with(&other_model, &["--model", "another-model", "mock-model"]);
+    let other_party = clausewright(
+        &dir,
+        &[
+            "review",
+            "--resume",
+            &id,
+            "--store",
+            store,
+            "--our-party",
+            "Buyer",
+        ],
+    );
+    fails_with(&other_party, &["--our-party", "Buyer"]);
+
+    // Two processes on one run: the first resume holds it, the second is refused.
+    let url = model.base_url();
+    let mut first = command(
+        &dir,
+        &[
+            "review",
+            "--resume",
+            &id,
+            "--store",
+            store,
+            "--base-url",
+            &url,
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let guard = Instant::now() + Duration::from_secs(60);
+    while runs(&dir, store)[0]["status"] != "running" {
+        assert!(
+            Instant::now() < guard,
+            "the first resume never took the run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = clausewright(&dir, &["review", "--resume", &id, "--store", store]);
+    fails_with(&second, &["is being worked on", &id]);
+    first.kill().unwrap();
+    first.wait().unwrap();
+
+    // A document that changed since the run started.
+    let contract = dir.join("contract.md");
+    let text = std::fs::read_to_string(&contract).unwrap();
+    std::fs::write(&contract, text.replace("lot 3", "lot three")).unwrap();
+    let changed = clausewright(&dir, &["review", "--resume", &id, "--store", store]);
+    fails_with(&changed, &["cannot go on", "contract.md changed"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_resume_that_is_not_the_same_run_is_refused_on_sqlite() {
+    refusals("refusals-sqlite", None);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_resume_that_is_not_the_same_run_is_refused_on_postgres() {
+    let Some(schema) = postgres_schema("durable_refusals") else {
+        return;
+    };
+    refusals("refusals-pg", Some(&schema.store_url()));
+}
+
+#[test]
+fn runs_of_an_empty_store_and_an_unknown_run_are_answered_plainly() {
+    let dir = contract("runs-cli");
+    let store = dir.join("runs.db").display().to_string();
+    let out = clausewright(&dir, &["runs", "list", "--store", &store]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no runs in"));
+    let out = clausewright(&dir, &["runs", "show", "r-missing", "--store", &store]);
+    fails_with(&out, &["no run `r-missing`", "runs list"]);
+    // A checklist review is recorded, listed, shown, and resuming it prints its report.
+    let out = clausewright(
+        &dir,
+        &[
+            "review",
+            "contract.md",
+            "--checklist",
+            "list.json",
+            "--store",
+            &store,
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = runs(&dir, &store);
+    assert_eq!(listed.len(), 1);
+    let run = &listed[0];
+    assert_eq!(
+        (run["status"].as_str(), run["mode"].as_str()),
+        (Some("succeeded"), Some("checklist"))
+    );
+    assert_eq!(
+        (run["clauses_done"].as_u64(), run["clauses_total"].as_u64()),
+        (Some(CLAUSES as u64), Some(CLAUSES as u64))
+    );
+    let id = run["id"].as_str().unwrap();
+    let shown = clausewright(&dir, &["runs", "show", id, "--store", &store]);
+    assert!(String::from_utf8_lossy(&shown.stdout)
+        .contains(&format!("clauses    {CLAUSES} of {CLAUSES} done")));
+    let again = clausewright(
+        &dir,
+        &[
+            "review", "--resume", id, "--store", &store, "--format", "json",
+        ],
+    );
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("had finished"));
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let recorded: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(without_times(first), without_times(recorded));
+    let cancel = clausewright(&dir, &["runs", "cancel", id, "--store", &store]);
+    assert!(String::from_utf8_lossy(&cancel.stdout).contains("not running"));
+    let nothing = clausewright(
+        &dir,
+        &["review", "contract.md", "--no-record", "--store", &store],
+    );
+    fails_with(&nothing, &["--no-record", "--store"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -16,7 +16,7 @@ use toolwright::Dispatcher;
 
 use super::agent::ReviewAgent;
 use super::orchestrated::{review_orchestrated, OrchestrateSettings};
-use super::types::{ReviewOptions, ReviewReport};
+use super::types::{ReviewOptions, ReviewReport, RunReport};
 use crate::state::ReviewState;
 
 pub use super::engine::CLAUSE_UNIT;
@@ -107,8 +107,7 @@ pub async fn review_as_run(
     };
     let end = RunEnd {
         status,
-        result: (status == RunStatus::Succeeded)
-            .then(|| serde_json::to_string(&report).unwrap_or_default()),
+        result: (status == RunStatus::Succeeded).then(|| kept(&report, options.run_report)),
         error: match status {
             RunStatus::Cancelled => Some("stopped on request".into()),
             RunStatus::Interrupted if journal.lease_lost() => {
@@ -127,4 +126,19 @@ pub async fn review_as_run(
         status,
         record_error,
     }
+}
+
+/// What a succeeded run keeps of `report`: the report, or a summary object
+/// (`{"kept": "summary", document_id, domain, summary}`), as [`RunReport`] says.
+fn kept(report: &ReviewReport, what: RunReport) -> String {
+    match what {
+        RunReport::Whole => serde_json::to_string(report),
+        RunReport::Summary => serde_json::to_string(&serde_json::json!({
+            "kept": "summary",
+            "document_id": report.document_id,
+            "domain": report.domain,
+            "summary": report.summary,
+        })),
+    }
+    .unwrap_or_default()
 }

@@ -79,8 +79,9 @@ fn clause_key(i: usize, item: &ChecklistItem) -> String {
     format!("{i}/{}", item.clause_id)
 }
 
-/// The clause reviews `run` recorded, in checklist places; a record that does not read
-/// back is reviewed again (and said so).
+/// The clause reviews `run` recorded, in checklist places; a clause recorded without its
+/// review (the checklist's) and a record that does not read back (said so) are reviewed
+/// again.
 fn recorded_reviews(run: &RunJournal, checklist: &[ChecklistItem]) -> Vec<Option<ClauseReview>> {
     let mut results = vec![None; checklist.len()];
     let places: std::collections::HashMap<String, usize> = checklist
@@ -91,7 +92,7 @@ fn recorded_reviews(run: &RunJournal, checklist: &[ChecklistItem]) -> Vec<Option
     for unit in run
         .recorded_units()
         .iter()
-        .filter(|u| u.kind == CLAUSE_UNIT)
+        .filter(|u| u.kind == CLAUSE_UNIT && !u.body.is_empty())
     {
         let Some(&i) = places.get(&unit.key) else {
             continue;
@@ -236,7 +237,14 @@ impl Job {
     /// the result.
     fn record(&self, i: usize, review: ClauseReview, span: &tracing::Span) {
         if let Some(run) = &self.run {
-            match serde_json::to_string(&review) {
+            // A clause the checklist reviewed is recorded as done without its review: it is
+            // cheap and the same when done again, so a resume reviews it again rather than
+            // the run writing every clause twice (here and in the report).
+            let body = match review.mode {
+                ReviewMode::Checklist => Ok(String::new()),
+                _ => serde_json::to_string(&review),
+            };
+            match body {
                 Ok(body) => run.record_unit(RunUnit {
                     kind: CLAUSE_UNIT.into(),
                     key: clause_key(i, &self.checklist[i]),

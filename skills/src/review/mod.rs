@@ -76,7 +76,7 @@ pub use render::{
 pub use types::{
     ClausePlan, ClauseReview, CrossClauseFinding, DeepRun, Finding, Orchestration, PlanDepth,
     ProgressFn, ProgressHook, ReviewMode, ReviewOptions, ReviewReport, ReviewSummary, Risk,
-    RiskKind, RiskLevel, SkillRun, Subject, UnknownRiskLevel, DOCUMENT_ANCHOR,
+    RiskKind, RiskLevel, RunReport, SkillRun, Subject, UnknownRiskLevel, DOCUMENT_ANCHOR,
 };
 
 #[cfg(feature = "train")]

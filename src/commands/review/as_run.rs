@@ -17,8 +17,14 @@ use crate::commands::CliError;
 pub enum Recording {
     /// Not recorded (`--no-record`, or the default store could not be opened).
     Off,
-    /// A new run in this store.
-    New(OpenStore),
+    /// A new run in this store; `named` when the user chose the store (a failure to record
+    /// is then an error, not a warning).
+    New {
+        /// The store.
+        store: OpenStore,
+        /// Whether `--store` or the environment named it.
+        named: bool,
+    },
     /// The run `--resume` names.
     Resume {
         /// Its store.
@@ -40,19 +46,17 @@ pub async fn recording(args: &ReviewArgs) -> Result<Recording, CliError> {
     if args.run.no_record {
         return Ok(Recording::Off);
     }
+    let named = args.run.store.store.is_some() || std::env::var_os(run_store::STORE_ENV).is_some();
     let store = match (run_store::open(&args.run.store).await, &args.run.resume) {
         (Ok(store), _) => store,
-        (Err(err), None)
-            if args.run.store.store.is_none()
-                && std::env::var_os(run_store::STORE_ENV).is_none() =>
-        {
+        (Err(err), None) if !named => {
             eprintln!("warning: {err}; the review is not recorded (nothing to resume)");
             return Ok(Recording::Off);
         }
         (Err(err), _) => return Err(err),
     };
     let Some(id) = &args.run.resume else {
-        return Ok(Recording::New(store));
+        return Ok(Recording::New { store, named });
     };
     let record = store
         .runs
@@ -83,8 +87,8 @@ pub async fn recording(args: &ReviewArgs) -> Result<Recording, CliError> {
     })
 }
 
-/// The report a finished run recorded.
-pub async fn recorded_report(recording: &Recording) -> Result<ReviewReport, CliError> {
+/// The report a finished run recorded; `None` when it kept its summary only.
+pub async fn recorded_report(recording: &Recording) -> Result<Option<ReviewReport>, CliError> {
     let Recording::Resume { store, record, .. } = recording else {
         return Err(CliError::Usage("no run to read a report from".into()));
     };
@@ -99,7 +103,16 @@ pub async fn recorded_report(recording: &Recording) -> Result<ReviewReport, CliE
                 record.id
             ))
         })?;
-    serde_json::from_str(&text).map_err(|e| {
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        CliError::Usage(format!(
+            "run {}: its recorded report is not JSON ({e})",
+            record.id
+        ))
+    })?;
+    if value.get("kept").and_then(serde_json::Value::as_str) == Some("summary") {
+        return Ok(None);
+    }
+    serde_json::from_value(value).map(Some).map_err(|e| {
         CliError::Usage(format!(
             "run {}: its recorded report cannot be read by this version ({e})",
             record.id
@@ -160,7 +173,7 @@ pub async fn start(
     let options = JournalOptions::default();
     match recording {
         Recording::Off => Ok(None),
-        Recording::New(store) => {
+        Recording::New { store, named } => {
             let run = NewRun {
                 id: run_store::new_run_id(),
                 kind: REVIEW_RUN_KIND.into(),
@@ -168,10 +181,17 @@ pub async fn start(
                 spec: serde_json::to_value(spec).map_err(|e| CliError::Usage(e.to_string()))?,
                 units_total: clauses as u64,
             };
-            let journal = RunJournal::create(Arc::clone(&store.runs), &run, options)
-                .await
-                .map_err(|e| store_error(store, e))?;
-            Ok(Some(journal))
+            match RunJournal::create(Arc::clone(&store.runs), &run, options).await {
+                Ok(journal) => Ok(Some(journal)),
+                Err(err) if !*named => {
+                    eprintln!(
+                        "warning: {}; the review is not recorded (nothing to resume)",
+                        store_error(store, err)
+                    );
+                    Ok(None)
+                }
+                Err(err) => Err(store_error(store, err)),
+            }
         }
         Recording::Resume {
             store,
@@ -204,7 +224,7 @@ pub async fn start(
 /// Applies the retention to the store the run was recorded in.
 pub async fn prune(recording: &Recording, retention: &RetentionArgs) {
     match recording {
-        Recording::New(store) | Recording::Resume { store, .. } => {
+        Recording::New { store, .. } | Recording::Resume { store, .. } => {
             run_store::prune(store.runs.as_ref(), retention).await;
         }
         Recording::Off => {}

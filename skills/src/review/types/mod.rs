@@ -15,7 +15,7 @@ use serde_json::Value;
 use toolwright::agent::{ChatMessage, TokenUsage};
 
 pub use finding::{Finding, Risk, RiskKind, Subject, DOCUMENT_ANCHOR};
-pub use options::{ProgressFn, ProgressHook, ReviewOptions};
+pub use options::{ProgressFn, ProgressHook, ReviewOptions, RunReport};
 pub use orchestration::{ClausePlan, CrossClauseFinding, DeepRun, Orchestration, PlanDepth};
 pub use risk::{RiskLevel, UnknownRiskLevel};
 

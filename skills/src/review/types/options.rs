@@ -50,6 +50,19 @@ pub struct ReviewOptions {
     /// and clauses it recorded before are taken from it instead of reviewed again (set by
     /// [`review_as_run`](crate::review::review_as_run)).
     pub run: Option<Arc<RunJournal>>,
+    /// What a run keeps of the report when it succeeds.
+    pub run_report: RunReport,
+}
+
+/// What a durable run keeps of its report when it succeeds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RunReport {
+    /// The whole report (a client reads it from the store: MCP tasks, the console).
+    #[default]
+    Whole,
+    /// Its summary only, for a review that gives the same report when run again without
+    /// cost (the checklist's): a 22,200-clause report is some 40 MB.
+    Summary,
 }
 
 impl Default for ReviewOptions {
@@ -61,6 +74,7 @@ impl Default for ReviewOptions {
             learned: None,
             playbook: None,
             run: None,
+            run_report: RunReport::Whole,
         }
     }
 }
