@@ -53,6 +53,7 @@ fn sequential() -> ReviewOptions {
         learned: None,
         playbook: None,
         run: None,
+        run_report: Default::default(),
     }
 }
 
@@ -859,6 +860,7 @@ fn clauses_share_the_model_across_workers() {
         learned: None,
         playbook: None,
         run: None,
+        run_report: Default::default(),
     };
     let report = run_review(
         &dispatcher(),

@@ -66,5 +66,6 @@ pub fn options(concurrency: usize) -> ReviewOptions {
         learned: None,
         playbook: None,
         run: None,
+        run_report: Default::default(),
     }
 }
