@@ -10,10 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clausewright_skills::review::{
-    render, render_table_within, review_as_run, review_orchestrated, review_with_agent,
-    AgentSettings, Domain, LearnedStage, ModelProvider, OrchestrateSettings, Playbook,
-    ProgressHook, ReportFormat, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions,
-    ReviewReport, RunModel, RunReport,
+    review_as_run, review_orchestrated, review_with_agent, AgentSettings, Domain, LearnedStage,
+    ModelProvider, OrchestrateSettings, Playbook, ProgressHook, ReviewAgent, ReviewInputError,
+    ReviewInputs, ReviewOptions, ReviewReport, RunModel, RunReport,
 };
 use toolwright::agent::orchestrate::Budget;
 use toolwright::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
@@ -23,7 +22,10 @@ use super::run_store::{RetentionArgs, StoreArgs};
 use super::CliError;
 
 mod as_run;
+mod output;
 mod spec;
+
+use output::write_report;
 
 /// Which documents make up a contract review, and for whom (shared by `review` and `call`).
 #[derive(Debug, Clone, clap::Args)]
@@ -537,30 +539,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
         playbook,
         ..ReviewOptions::default()
     };
-    let agent = match provider {
-        None => None,
-        Some(provider) => {
-            let prepared = agent_client(args, provider, None).and_then(|(client, endpoint)| {
-                reachable(&endpoint).map(|()| client).map_err(|why| {
-                    CliError::Usage(format!("the model endpoint cannot be reached: {why}"))
-                })
-            });
-            match prepared {
-                Ok(client) => Some(ReviewAgent::new(
-                    client,
-                    AgentSettings {
-                        use_react_agent: true,
-                        ..settings
-                    },
-                )),
-                Err(err) if args.fallback => {
-                    eprintln!("warning: {err}; reviewing in checklist mode (--fallback)");
-                    None
-                }
-                Err(err) => return Err(err),
-            }
-        }
-    };
+    let agent = review_agent(args, provider, settings)?;
     let orchestrate = if args.orchestrate {
         orchestrate_settings(args, &settings)?
     } else {
@@ -597,31 +576,66 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
             (review.report, Some(id))
         }
         None => {
-            let report = match &orchestrate {
-                Some(orchestrate) => runtime.block_on(review_orchestrated(
-                    dispatcher,
-                    &state,
-                    &options,
-                    orchestrate,
-                    ctrl_c(),
-                )),
-                None => runtime.block_on(review_with_agent(
-                    dispatcher,
-                    &state,
-                    &options,
-                    agent.as_ref(),
-                    ctrl_c(),
-                )),
+            let review = async {
+                match &orchestrate {
+                    Some(o) => review_orchestrated(dispatcher, &state, &options, o, ctrl_c()).await,
+                    None => {
+                        review_with_agent(dispatcher, &state, &options, agent.as_ref(), ctrl_c())
+                            .await
+                    }
+                }
             };
-            (report, None)
+            (runtime.block_on(review), None)
         }
     };
     // Requests still open (none after a finished review) are dropped, not awaited.
     runtime.shutdown_background();
     // The progress bar goes with its hook (cleared, also when interrupted).
     drop(options);
-    if agent.is_some() && !report.incomplete {
-        model_failed(&report, args.fallback)?;
+    finish(&report, args, agent.is_some(), run_id)
+}
+
+/// The agent review `--agent` asks for: `None` for the checklist, or when the model cannot
+/// be reached and `--fallback` accepts the checklist.
+fn review_agent(
+    args: &ReviewArgs,
+    provider: Option<ModelProvider>,
+    settings: AgentSettings,
+) -> Result<Option<ReviewAgent>, CliError> {
+    let Some(provider) = provider else {
+        return Ok(None);
+    };
+    let prepared = agent_client(args, provider, None).and_then(|(client, endpoint)| {
+        reachable(&endpoint)
+            .map(|()| client)
+            .map_err(|why| CliError::Usage(format!("the model endpoint cannot be reached: {why}")))
+    });
+    match prepared {
+        Ok(client) => Ok(Some(ReviewAgent::new(
+            client,
+            AgentSettings {
+                use_react_agent: true,
+                ..settings
+            },
+        ))),
+        Err(err) if args.fallback => {
+            eprintln!("warning: {err}; reviewing in checklist mode (--fallback)");
+            Ok(None)
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// Says what went wrong with the model, writes the report and chooses the exit status
+/// (130 when the review was interrupted, naming the run to resume).
+fn finish(
+    report: &ReviewReport,
+    args: &ReviewArgs,
+    with_agent: bool,
+    run_id: Option<String>,
+) -> Result<ExitCode, CliError> {
+    if with_agent && !report.incomplete {
+        model_failed(report, args.fallback)?;
     }
     if let Some(reason) = report
         .orchestration
@@ -630,7 +644,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     {
         eprintln!("warning: the planner failed ({reason}); clauses it had not sent to a deep review were reviewed by the checklist");
     }
-    let code = write_report(&report, args)?;
+    let code = write_report(report, args)?;
     if report.incomplete {
         let resume = run_id
             .map(|id| format!("; resume with `clausewright review --resume {id}`"))
@@ -645,101 +659,5 @@ pub fn run(dispatcher: &Dispatcher, args: &ReviewArgs) -> Result<ExitCode, CliEr
     Ok(code)
 }
 
-/// Writes `report` in the format and to the place `args` ask for.
-fn write_report(report: &ReviewReport, args: &ReviewArgs) -> Result<ExitCode, CliError> {
-    let format: ReportFormat = args
-        .format
-        .parse()
-        .map_err(|_| CliError::Usage(format!("unknown format `{}`", args.format)))?;
-    let text = match (format, &args.out) {
-        (ReportFormat::Table, None) => {
-            render_table_within(report, usize::from(super::table_width()))
-        }
-        _ => render(report, format),
-    };
-    // The table and the Markdown quote the document: its control characters are shown
-    // escaped, never sent to the terminal (JSON escapes them itself).
-    let text = match format {
-        ReportFormat::Json => text,
-        _ => super::parse::visible(&text).into_owned(),
-    };
-    match &args.out {
-        Some(path) => {
-            std::fs::write(path, text).map_err(|source| CliError::WriteFile {
-                path: path.display().to_string(),
-                source,
-            })?;
-            eprintln!(
-                "wrote {} risks on {} clauses to {}",
-                report.summary.total_risks,
-                report.summary.clauses_reviewed,
-                path.display()
-            );
-        }
-        None => super::print(text)?,
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 #[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use super::*;
-
-    #[derive(Debug, Parser)]
-    struct Review {
-        #[command(flatten)]
-        args: ReviewArgs,
-    }
-
-    fn choice(argv: &[&str], env: &[(&str, &str)]) -> Option<ModelProvider> {
-        let args = Review::try_parse_from(["review", "contract.md"].iter().chain(argv))
-            .unwrap()
-            .args;
-        let lookup = |name: &str| {
-            env.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        };
-        let settings = AgentSettings::from_lookup(lookup).unwrap();
-        agent_choice(&args, &settings, lookup)
-    }
-
-    const ON: (&str, &str) = ("USE_REACT_AGENT", "true");
-    const LOCAL: (&str, &str) = ("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1");
-    const CLAUDE: (&str, &str) = ("ANTHROPIC_API_KEY", "sk-ant");
-
-    #[test]
-    fn the_environment_turns_the_agent_on_only_with_a_model() {
-        assert_eq!(choice(&[], &[ON, LOCAL]), Some(ModelProvider::OpenAi));
-        assert_eq!(choice(&[], &[ON, CLAUDE]), Some(ModelProvider::Anthropic));
-        assert_eq!(
-            choice(&[], &[ON, LOCAL, CLAUDE]),
-            Some(ModelProvider::OpenAi)
-        );
-        assert_eq!(choice(&[], &[ON]), None, "no model configured");
-        assert_eq!(choice(&[], &[LOCAL]), None, "USE_REACT_AGENT unset");
-        assert_eq!(choice(&[], &[("USE_REACT_AGENT", "false"), LOCAL]), None);
-    }
-
-    #[test]
-    fn an_explicit_flag_wins_over_the_environment() {
-        assert_eq!(choice(&["--no-agent"], &[ON, LOCAL]), None);
-        assert_eq!(choice(&["--agent"], &[]), Some(ModelProvider::OpenAi));
-        assert_eq!(
-            choice(&["--agent", "react"], &[CLAUDE]),
-            Some(ModelProvider::Anthropic)
-        );
-        assert_eq!(
-            choice(&["--agent", "--provider", "anthropic"], &[LOCAL]),
-            Some(ModelProvider::Anthropic)
-        );
-        assert_eq!(
-            choice(&["--provider", "anthropic"], &[ON, LOCAL]),
-            Some(ModelProvider::Anthropic)
-        );
-        let both = Review::try_parse_from(["review", "c.md", "--agent", "--no-agent"]);
-        assert!(both.is_err(), "--agent and --no-agent conflict");
-    }
-}
+mod tests;
