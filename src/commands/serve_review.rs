@@ -30,6 +30,17 @@ use super::CliError;
 /// The tool's name on the wire.
 pub const TOOL_NAME: &str = "review_contract";
 
+/// How long a server holds a review run without renewing it: a run whose server died is
+/// resumed this long after its last heartbeat (every second) at the latest.
+const LEASE: std::time::Duration = std::time::Duration::from_secs(10);
+
+fn journal_options() -> JournalOptions {
+    JournalOptions {
+        lease: LEASE,
+        ..JournalOptions::default()
+    }
+}
+
 /// The contract `serve --contract` names, which a call without a document reviews.
 #[derive(Debug, Clone)]
 pub struct ServedContract {
@@ -330,8 +341,7 @@ impl TaskRunner for ReviewRunner {
                 .map_err(|e| TaskError::Refused(format!("the run's spec: {e}")))?,
             units_total: prepared.clauses as u64,
         };
-        let journal =
-            RunJournal::create(Arc::clone(&self.store), &run, JournalOptions::default()).await?;
+        let journal = RunJournal::create(Arc::clone(&self.store), &run, journal_options()).await?;
         self.spawn(prepared, journal);
         Ok(id)
     }
@@ -353,7 +363,7 @@ impl TaskRunner for ReviewRunner {
         }
         let prepared = self.prepare(&spec, run_id)?;
         let journal =
-            RunJournal::resume(Arc::clone(&self.store), run_id, JournalOptions::default()).await?;
+            RunJournal::resume(Arc::clone(&self.store), run_id, journal_options()).await?;
         self.spawn(prepared, journal);
         Ok(())
     }
