@@ -465,3 +465,85 @@ fn tasks_cancel_stops_the_review_run() {
     drop(server);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// One raw HTTP/1.1 POST of a 2026-07-28 request to `/mcp`; returns the status and body.
+fn post(addr: &str, method: &str, name: Option<&str>, body: &Value) -> (u16, String) {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let body = body.to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nAuthorization: Bearer serve-review-token-0123\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n",
+        body.len()
+    );
+    if let Some(name) = name {
+        request.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn over_http_a_tasks_client_gets_the_report_of_a_sent_document() {
+    let dir = folder("http");
+    let store = dir.join("runs.db").display().to_string();
+    let server = crate::http_server::HttpServer::start_with(
+        &["--store", &store, "--no-console"],
+        &[
+            ("TOOLWRIGHT_TOKEN", "serve-review-token-0123"),
+            ("HOME", dir.to_str().unwrap()),
+        ],
+    );
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "serve-review-tests", "version": "0"},
+    });
+    let text = "LEASE\n\n1 Rent\n\nThe Tenant shall pay the rent monthly.\n\n2 Term\n\nThe term is two years.\n";
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "review_contract", "_meta": meta,
+        "arguments": {"document": {"name": "lease.md", "text": text}}}});
+    let (status, body) = post(&server.addr, "tools/call", Some("review_contract"), &call);
+    assert_eq!(status, 200, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        created["result"]["resultType"],
+        "task",
+        "{}",
+        short(&created)
+    );
+    let task = created["result"]["taskId"].as_str().unwrap().to_string();
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+                         "params": {"taskId": task, "_meta": meta}});
+        let (status, body) = post(&server.addr, "tasks/get", Some(&task), &get);
+        assert_eq!(status, 200, "{body}");
+        let got: Value = serde_json::from_str(&body).unwrap();
+        let result = &got["result"];
+        if result["status"] == "completed" {
+            let ids: Vec<&str> = result["result"]["structuredContent"]["clauses"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| c["clause_id"].as_str())
+                .collect();
+            assert!(ids.contains(&"1") && ids.contains(&"2"), "{ids:?}");
+            break;
+        }
+        assert_eq!(result["status"], "working", "{}", short(&got));
+        assert!(Instant::now() < until, "still working: {}", short(&got));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).ok();
+}
