@@ -15,15 +15,16 @@ use clausewright_skills::review::{
     ReviewInputs, ReviewOptions, ReviewReport, RunModel, RunReport,
 };
 use toolwright::agent::orchestrate::Budget;
-use toolwright::agent::{AnthropicClient, AnthropicConfig, LlmClient, OpenAiClient, OpenAiConfig};
+use toolwright::agent::LlmClient;
 use toolwright::Dispatcher;
 
+use super::model_client::{model_client, ModelChoice};
 use super::run_store::{RetentionArgs, StoreArgs};
 use super::CliError;
 
 mod as_run;
 mod output;
-mod spec;
+pub(super) mod spec;
 
 use output::write_report;
 
@@ -221,54 +222,20 @@ fn agent_client(
     provider: ModelProvider,
     model: Option<&str>,
 ) -> Result<(Arc<dyn LlmClient>, String), CliError> {
-    let model = model.or(args.model.as_deref());
     let flag = if args.orchestrate {
         "--orchestrate"
     } else {
         "--agent"
     };
-    let usage = |e: toolwright::agent::LlmError| CliError::Usage(e.to_string());
-    match provider {
-        ModelProvider::Anthropic => {
-            let mut config = AnthropicConfig::from_env().map_err(|_| {
-                CliError::Usage(format!(
-                    "{flag} with --provider anthropic needs ANTHROPIC_API_KEY in the environment"
-                ))
-            })?;
-            if let Some(model) = model {
-                config.model = model.to_string();
-            }
-            if let Some(url) = &args.base_url {
-                config.base_url = url.clone();
-            }
-            let config = config.with_requests_per_minute(args.rpm);
-            let endpoint = config.base_url.clone();
-            Ok((
-                Arc::new(AnthropicClient::new(config).map_err(usage)?),
-                endpoint,
-            ))
-        }
-        ModelProvider::OpenAi => {
-            let mut config = OpenAiConfig::from_env();
-            if let Some(model) = model {
-                config.model = model.to_string();
-            }
-            if let Some(url) = &args.base_url {
-                config.base_url = url.clone();
-            }
-            if config.api_key.is_none() && config.base_url.contains("api.openai.com") {
-                return Err(CliError::Usage(format!(
-                    "{flag} with the OpenAI API needs OPENAI_API_KEY in the environment (or --base-url of a local server)"
-                )));
-            }
-            let config = config.with_requests_per_minute(args.rpm);
-            let endpoint = config.base_url.clone();
-            Ok((
-                Arc::new(OpenAiClient::new(config).map_err(usage)?),
-                endpoint,
-            ))
-        }
-    }
+    model_client(
+        provider,
+        &ModelChoice {
+            model: model.or(args.model.as_deref()),
+            base_url: args.base_url.as_deref(),
+            rpm: args.rpm,
+        },
+        flag,
+    )
 }
 
 /// The orchestrated review's models and budget from the flags (`--orchestrate`); `None`

@@ -15,6 +15,7 @@ use toolwright_mcp::{ConnectionLimits, HttpOptions, McpServer, SessionLimits};
 
 use super::call::contract_context;
 use super::review::ContractOptions;
+use super::serve_review::ServedContract;
 use super::{CliError, FilterArgs};
 
 /// Options of `clausewright serve`. Options of the HTTP transport conflict with `--stdio`
@@ -137,6 +138,10 @@ pub struct ServeArgs {
     /// a review skill (`contract-review`, `fidic-review`, `sha-spa-review`) replaces it.
     #[arg(long, value_name = "DIR")]
     skills: Option<PathBuf>,
+    /// Leave out the `review_contract` tool (the review itself as an MCP task, recorded in
+    /// the --store given, else the default run store).
+    #[arg(long)]
+    no_review_tool: bool,
     /// How the console's reviews use the provision classifier.
     #[command(flatten)]
     classifier: super::review::ClassifierOptions,
@@ -400,6 +405,23 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     }
     if let Some(shared) = &shared {
         builder = builder.confirmations(shared.clone());
+    }
+    // The review itself as a task tool; not with --pack, whose calls all go through the
+    // gateway.
+    if args.pack.is_none() && !args.no_review_tool {
+        let served = args.contract.as_deref().map(|path| ServedContract {
+            path: super::review::spec::absolute(path),
+            domain: args.filter.domain.clone(),
+        });
+        let runs = stores.as_ref().map(|stores| stores.runs.clone());
+        builder = super::serve_review::register(
+            builder,
+            dispatcher,
+            runs,
+            served,
+            &args.classifier,
+            &runtime,
+        )?;
     }
     let mut gateway_audit = None;
     let mut console_pack = None;

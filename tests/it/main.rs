@@ -24,6 +24,7 @@ mod python_peer;
 mod readme;
 mod search;
 mod serve;
+mod serve_review;
 mod shared_store;
 mod train;
 mod unix;

@@ -136,6 +136,14 @@ impl RunRecord {
         }
     }
 
+    /// The holder of the lease when it is a process of this host that no longer exists (its
+    /// lease may be taken over at once).
+    pub fn dead_holder(&self) -> Option<&str> {
+        self.lease_holder
+            .as_deref()
+            .filter(|holder| journal::holder_is_gone(holder))
+    }
+
     /// The status now, as well as this process can tell: also `interrupted` when the holder
     /// is a process of this host that no longer exists (killed before its lease lapsed).
     pub fn status_now(&self) -> RunStatus {

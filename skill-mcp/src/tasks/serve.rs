@@ -236,7 +236,7 @@ impl TaskTools {
         let (served, record) = self.find(task_id).await?;
         let failed = |e: RunStoreError| store_error(&served.tool.name, &e);
         let now = Utc::now();
-        match record.status_at(now) {
+        match record.status_now() {
             RunStatus::Running => {
                 served.store.request_cancel(task_id).await.map_err(failed)?;
                 tracing::info!(run = %task_id, "stop of the task requested");
@@ -246,7 +246,7 @@ impl TaskTools {
                 let until = now + CANCEL_LEASE;
                 match served
                     .store
-                    .acquire(task_id, &holder, until, now, None)
+                    .acquire(task_id, &holder, until, now, record.dead_holder())
                     .await
                     .map_err(failed)?
                 {
@@ -334,7 +334,7 @@ impl TaskTools {
     /// (once per process) and working.
     async fn view(&self, served: &Served, record: &RunRecord) -> Result<View, McpError> {
         let id = &record.id;
-        Ok(match record.status_at(Utc::now()) {
+        Ok(match record.status_now() {
             RunStatus::Running => View::Working,
             RunStatus::Succeeded => {
                 let text = served
