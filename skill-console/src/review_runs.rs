@@ -467,7 +467,7 @@ async fn rebuilt(
             spec.model.as_deref().unwrap_or_default(),
             runner
                 .agent_model()
-                .map_or_else(|| "none configured".to_string(), |m| format!("{m}"))
+                .unwrap_or_else(|| "none configured".to_string())
         ));
     }
     let source = match &spec.sample {
