@@ -384,48 +384,9 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
             }
         }
     }
-    let model = runner.agent_model();
-    let (label, spec) = if !sample.is_empty() {
-        let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
-            return bad_request(&format!("no sample `{sample}`"));
-        };
-        let spec = ConsoleSpec::of_form(&FormReview {
-            label: &found.title,
-            sample: Some(&sample),
-            files: &[],
-            request: &request,
-            model,
-        });
-        request.source = ReviewSource::Sample(sample);
-        (found.title, spec)
-    } else if !files.is_empty() {
-        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        if names.len() > 1 {
-            if let Err(why) = runner.check_upload(&crate::uploads::saved_names(&names)) {
-                return bad_request(&why);
-            }
-        }
-        let label = names.join(", ");
-        let spec = ConsoleSpec::of_form(&FormReview {
-            label: &label,
-            sample: None,
-            files: &files,
-            request: &request,
-            model,
-        });
-        match save_upload(&state, files).await {
-            Ok(saved) => request.source = ReviewSource::Upload(saved),
-            Err(why) => {
-                return (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    error_page("Review not started", &why),
-                )
-                    .into_response()
-            }
-        }
-        (label, spec)
-    } else {
-        return bad_request("choose a sample or upload a contract");
+    let (label, spec) = match contract(&state, runner.as_ref(), sample, files, &mut request).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
     };
     tracing::debug!(contract = %label, "console review asked for");
     let target = RunTarget::New {
@@ -436,6 +397,61 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
         Ok(id) => Redirect::to(&format!("/reviews/{id}")).into_response(),
         Err(refused) => refused,
     }
+}
+
+/// What to review: the sample chosen, or the files uploaded saved in a private folder; its
+/// label and the spec its run records, or the page saying why not.
+async fn contract(
+    state: &ConsoleState,
+    runner: &dyn ReviewRunner,
+    sample: String,
+    files: Vec<(String, Vec<u8>)>,
+    request: &mut ReviewRequest,
+) -> Result<(String, ConsoleSpec), Response> {
+    let model = runner.agent_model();
+    let (label, spec) = if !sample.is_empty() {
+        let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
+            return Err(bad_request(&format!("no sample `{sample}`")));
+        };
+        let spec = ConsoleSpec::of_form(&FormReview {
+            label: &found.title,
+            sample: Some(&sample),
+            files: &[],
+            request,
+            model,
+        });
+        request.source = ReviewSource::Sample(sample);
+        (found.title, spec)
+    } else if !files.is_empty() {
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        if names.len() > 1 {
+            if let Err(why) = runner.check_upload(&crate::uploads::saved_names(&names)) {
+                return Err(bad_request(&why));
+            }
+        }
+        let label = names.join(", ");
+        let spec = ConsoleSpec::of_form(&FormReview {
+            label: &label,
+            sample: None,
+            files: &files,
+            request,
+            model,
+        });
+        match save_upload(state, files).await {
+            Ok(saved) => request.source = ReviewSource::Upload(saved),
+            Err(why) => {
+                return Err((
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    error_page("Review not started", &why),
+                )
+                    .into_response())
+            }
+        }
+        (label, spec)
+    } else {
+        return Err(bad_request("choose a sample or upload a contract"));
+    };
+    Ok((label, spec))
 }
 
 /// Saves uploaded files in a private folder of their own, or says why they could not be.
