@@ -327,12 +327,21 @@ impl ReviewRunner for LibraryReviews {
     }
 
     fn outcome(&self, record: &RunRecord, result: &str) -> Result<ReviewOutcome, ReviewError> {
-        let report: ReviewReport = serde_json::from_str(result).map_err(|e| {
+        let unreadable = |e: serde_json::Error| {
             ReviewError(format!(
                 "run {}: its recorded report cannot be read by this version ({e})",
                 record.id
             ))
-        })?;
+        };
+        let value: serde_json::Value = serde_json::from_str(result).map_err(unreadable)?;
+        if value.get("kept").and_then(serde_json::Value::as_str) == Some("summary") {
+            return Err(ReviewError(format!(
+                "run {id} kept its summary only (a checklist review gives the same report \
+                 again); `clausewright review --resume {id}` reviews it again and shows it",
+                id = record.id
+            )));
+        }
+        let report: ReviewReport = serde_json::from_value(value).map_err(unreadable)?;
         let text = |key: &str| record.spec.get(key).and_then(|v| v.as_str());
         let risks = report.risks().map(console_risk).collect();
         Ok(ReviewOutcome {
