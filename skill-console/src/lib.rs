@@ -37,6 +37,9 @@ mod audit;
 mod call;
 mod catalog;
 mod layout;
+mod review_report;
+mod review_runs;
+mod review_spec;
 mod reviews;
 mod security;
 mod uploads;
@@ -49,9 +52,10 @@ use toolwright::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
 use toolwright_http::HttpGuard;
 use toolwright_packs::AuditLog;
 
+pub use review_runs::{ReviewRun, REVIEW_KIND};
 pub use reviews::{
-    CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
-    ReviewOutcome, ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
+    CrossClauseRisk, PlannedClause, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
+    ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
 };
 pub use uploads::{UploadedFile, UploadedFiles};
 
@@ -94,10 +98,12 @@ pub struct ConsoleOptions {
     /// Reviews running at once (default 2); another start is refused with 429 until one
     /// ends, so reviews cannot take every core and all memory.
     pub max_running_reviews: usize,
-    /// Finished reviews kept in memory (default 32); the oldest beyond it are dropped and
-    /// their pages answer 404.
+    /// Finished runs kept in the run store (default 100): at each review start the oldest
+    /// beyond it are deleted from the store (any kind of run, whichever process recorded
+    /// it; running ones stay) and their pages answer 404.
     pub max_kept_reviews: usize,
-    /// How long a finished review is kept (default one hour).
+    /// How long a finished run is kept in the run store (default 30 days): at each review
+    /// start older ones are deleted.
     pub review_ttl: std::time::Duration,
 }
 
@@ -111,8 +117,8 @@ impl ConsoleOptions {
             max_upload_bytes: 16 << 20,
             upload_parent: std::env::temp_dir(),
             max_running_reviews: 2,
-            max_kept_reviews: 32,
-            review_ttl: std::time::Duration::from_secs(3600),
+            max_kept_reviews: 100,
+            review_ttl: std::time::Duration::from_secs(30 * 24 * 3600),
         }
     }
 
@@ -135,8 +141,8 @@ impl ConsoleOptions {
         self
     }
 
-    /// Sets how many reviews run at once (at least one) and how many finished ones are
-    /// kept, for how long.
+    /// Sets how many reviews run at once (at least one) and how many finished runs the
+    /// run store keeps, for how long.
     #[must_use]
     pub fn review_limits(mut self, running: usize, kept: usize, ttl: std::time::Duration) -> Self {
         self.max_running_reviews = running.max(1);
@@ -167,7 +173,10 @@ struct Inner {
     /// Where calls waiting for consent are kept when several servers share them.
     confirmations: Option<toolwright::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
-    jobs: reviews::Jobs,
+    /// Where reviews are recorded and listed from.
+    runs: Arc<dyn toolwright::runs::RunStore>,
+    /// Reviews this console runs now.
+    running: std::sync::atomic::AtomicUsize,
     /// The private folder of uploads (with a review runner only); `Err` says why there is
     /// none.
     uploads: Result<uploads::Root, String>,
@@ -197,6 +206,7 @@ impl ConsoleState {
             audit: None,
             confirmations: None,
             reviews: None,
+            runs: None,
         }
     }
 
@@ -274,6 +284,7 @@ pub struct ConsoleBuilder {
     audit: Option<Arc<dyn AuditLog>>,
     confirmations: Option<toolwright::SharedConfirmations>,
     reviews: Option<Arc<dyn ReviewRunner>>,
+    runs: Option<Arc<dyn toolwright::runs::RunStore>>,
 }
 
 impl std::fmt::Debug for ConsoleBuilder {
@@ -344,6 +355,15 @@ impl ConsoleBuilder {
         self
     }
 
+    /// Records the reviews started here in `store` and lists the review runs it holds (also
+    /// those another process recorded there). Without one, reviews are kept in memory for
+    /// the life of the console.
+    #[must_use]
+    pub fn runs(mut self, store: Arc<dyn toolwright::runs::RunStore>) -> Self {
+        self.runs = Some(store);
+        self
+    }
+
     /// The finished state.
     pub fn build(self) -> ConsoleState {
         // A pack's gateway brings its audit log unless another was given.
@@ -369,7 +389,10 @@ impl ConsoleBuilder {
                 approvals: approvals::Book::default(),
                 confirmations: self.confirmations,
                 reviews: self.reviews,
-                jobs: reviews::Jobs::default(),
+                runs: self
+                    .runs
+                    .unwrap_or_else(|| Arc::new(toolwright::runs::MemoryRunStore::new())),
+                running: std::sync::atomic::AtomicUsize::new(0),
                 uploads,
                 search: toolwright::search::ToolSearch::new(&self.dispatcher),
                 dispatcher: self.dispatcher,
@@ -381,7 +404,8 @@ impl ConsoleBuilder {
 /// The console's routes, to mount at `/`: `GET /` (catalog; `?q=` ranks it), `GET
 /// /api/tools` (the catalog as JSON), `/skills/{id}` (a skill, its
 /// call form), `POST /skills/{id}/call`, `/approvals` and its `approve` / `reject` posts,
-/// `/audit`, `/reviews` (form, start, progress, report, downloads) and `/assets/*`.
+/// `/audit`, `/reviews` (form, start, the runs; a run's progress, report, downloads, its
+/// `cancel` and `resume` posts) and `/assets/*`.
 pub fn router(state: ConsoleState) -> axum::Router {
     // Each POST's own limit is applied when its CSRF field is read (`security::guard`).
     let max_body = state
@@ -399,9 +423,14 @@ pub fn router(state: ConsoleState) -> axum::Router {
         .route("/approvals/{id}/reject", post(approvals::reject))
         .route("/audit", get(audit::audit_page))
         .route("/reviews", get(reviews::reviews_page).post(reviews::start))
-        .route("/reviews/{id}", get(reviews::job_page))
-        .route("/reviews/{id}/report.md", get(reviews::download_markdown))
-        .route("/reviews/{id}/report.json", get(reviews::download_json))
+        .route("/reviews/{id}", get(review_runs::run_page))
+        .route("/reviews/{id}/cancel", post(review_runs::cancel))
+        .route("/reviews/{id}/resume", post(review_runs::resume))
+        .route(
+            "/reviews/{id}/report.md",
+            get(review_runs::download_markdown),
+        )
+        .route("/reviews/{id}/report.json", get(review_runs::download_json))
         .route("/assets/console.css", get(layout::stylesheet))
         .route(
             "/favicon.ico",

@@ -1,23 +1,19 @@
-// Over 700 lines, kept whole: the review page's handlers, its run registry and the view of
-// the report it renders. The view mirrors the report's fields because the console links no
-// review library (it knows no contract domain); the host converts once.
-
 //! Reviews: the console knows no contract domain; a host plugs one in as a [`ReviewRunner`].
-//! A review runs on a blocking thread of its own; its page shows a progress bar (refreshed
-//! by the browser, no script) while it runs, then the risks by clause with their evidence
-//! and the report to download as Markdown or JSON. No page waits for a running review.
+//! A review started here is a durable run in the console's run store
+//! ([`toolwright::runs`]): it runs on a blocking thread of its own, its page shows its
+//! progress as the store records it (refreshed by the browser, no script), then the risks
+//! by clause with their evidence and the report to download as Markdown or JSON. The page
+//! lists every review run in the store, also those another process started. No page waits
+//! for a running review.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-use axum::extract::{Multipart, Path, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{Multipart, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use maud::{html, Markup, PreEscaped};
+use maud::html;
 
 use crate::layout::{csrf_field, error_page, page, Section};
+use crate::review_runs::{self, ReviewRun, RunTarget};
+use crate::review_spec::{ConsoleSpec, FormReview};
 use crate::ConsoleState;
 
 /// A contract that comes with the host, offered on the reviews page.
@@ -189,9 +185,6 @@ pub struct ReviewOutcome {
 #[error("{0}")]
 pub struct ReviewError(pub String);
 
-/// Called after each reviewed clause with the clauses done and the clauses in all.
-pub type ProgressFn<'a> = &'a (dyn Fn(usize, usize) + Send + Sync);
-
 /// Runs reviews for the console; the host implements it with its review library.
 pub trait ReviewRunner: Send + Sync {
     /// The samples offered.
@@ -212,98 +205,21 @@ pub trait ReviewRunner: Send + Sync {
         let _ = names;
         Ok(())
     }
-    /// Runs one review to its end (on a blocking thread), telling `progress` as clauses
-    /// finish.
-    fn run(
+    /// Runs one review to its end on the calling (blocking) thread: reads its inputs,
+    /// records it in the store through [`ReviewRun::journal`] (the console shows its page
+    /// from then on), reviews, and ends the run with the report as its result. An `Err`
+    /// before the journal is taken is shown to the person as why the review did not start.
+    fn run(&self, run: ReviewRun) -> Result<(), ReviewError>;
+    /// The view of the report a finished review run recorded as its result (`record` tells
+    /// how it was run: its spec holds `mode` and `model`).
+    fn outcome(
         &self,
-        request: &ReviewRequest,
-        progress: ProgressFn<'_>,
+        record: &toolwright::runs::RunRecord,
+        result: &str,
     ) -> Result<ReviewOutcome, ReviewError>;
 }
 
-#[derive(Debug, Clone)]
-enum JobState {
-    Running { done: usize, total: usize },
-    Done(Arc<ReviewOutcome>),
-    Failed(String),
-}
-
-#[derive(Debug, Clone)]
-struct Job {
-    label: String,
-    state: JobState,
-    /// When it finished (done or failed); `None` while it runs.
-    finished: Option<Instant>,
-}
-
-/// Reviews started from this console.
-#[derive(Debug, Default)]
-pub(crate) struct Jobs {
-    next: AtomicU64,
-    jobs: Mutex<HashMap<u64, Job>>,
-}
-
-impl Jobs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Job>> {
-        self.jobs.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn set(&self, id: u64, state: JobState) {
-        if let Some(job) = self.lock().get_mut(&id) {
-            if !matches!(state, JobState::Running { .. }) {
-                job.finished = Some(Instant::now());
-            }
-            job.state = state;
-        }
-    }
-
-    /// Registers a review to start, or `Err(running)` when `limits` allow no more at once.
-    /// Finished reviews past their time or beyond the number kept (oldest first) go.
-    fn admit(&self, label: String, limits: &crate::ConsoleOptions) -> Result<u64, usize> {
-        let mut jobs = self.lock();
-        let now = Instant::now();
-        jobs.retain(|_, job| {
-            job.finished
-                .is_none_or(|at| now.duration_since(at) < limits.review_ttl)
-        });
-        let running = jobs.values().filter(|j| j.finished.is_none()).count();
-        if running >= limits.max_running_reviews {
-            return Err(running);
-        }
-        let mut finished: Vec<u64> = jobs
-            .iter()
-            .filter(|(_, j)| j.finished.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        finished.sort_unstable();
-        let excess = finished.len().saturating_sub(limits.max_kept_reviews);
-        for id in &finished[..excess] {
-            jobs.remove(id);
-        }
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        jobs.insert(
-            id,
-            Job {
-                label,
-                state: JobState::Running { done: 0, total: 0 },
-                finished: None,
-            },
-        );
-        Ok(id)
-    }
-
-    fn get(&self, id: u64) -> Option<Job> {
-        self.lock().get(&id).cloned()
-    }
-
-    fn list(&self) -> Vec<(u64, Job)> {
-        let mut all: Vec<(u64, Job)> = self.lock().iter().map(|(k, v)| (*k, v.clone())).collect();
-        all.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
-        all
-    }
-}
-
-fn no_runner(state: &ConsoleState) -> Response {
+pub(crate) fn no_runner(state: &ConsoleState) -> Response {
     (
         StatusCode::NOT_FOUND,
         page(
@@ -316,7 +232,7 @@ fn no_runner(state: &ConsoleState) -> Response {
         .into_response()
 }
 
-/// `GET /reviews`: the form and the reviews started.
+/// `GET /reviews`: the form and the review runs in the store.
 pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response {
     let Some(runner) = state.inner.reviews.clone() else {
         return no_runner(&state);
@@ -325,7 +241,7 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
     let domains = runner.domains();
     let agent_model = runner.agent_model();
     let upload_limit = crate::security::human_bytes(state.inner.options.max_upload_bytes);
-    let jobs = state.inner.jobs.list();
+    let listed = review_runs::list_markup(&state).await;
     let body = html! {
         h1 { "Reviews" }
         form #review-form method="post" action="/reviews" enctype="multipart/form-data" {
@@ -381,36 +297,14 @@ pub(crate) async fn reviews_page(State(state): State<ConsoleState>) -> Response 
             }
             button type="submit" #review-submit { "Start review" }
         }
-        h2 { "Started" }
-        @if jobs.is_empty() {
-            p.hint { "No review yet." }
-        } @else {
-            table #jobs {
-                thead { tr { th { "Review" } th { "Contract" } th { "State" } } }
-                tbody {
-                    @for (id, job) in &jobs {
-                        tr {
-                            td { a href={ "/reviews/" (id) } { "#" (id) } }
-                            td { (job.label) }
-                            td { (state_text(&job.state)) }
-                        }
-                    }
-                }
-            }
-        }
+        h2 { "Runs" }
+        (listed)
     };
     page(&state, Section::Reviews, "Reviews", body).into_response()
 }
 
-fn state_text(state: &JobState) -> String {
-    match state {
-        JobState::Running { done, total } => format!("running: {done} of {total} clauses"),
-        JobState::Done(outcome) => format!("done: {} risks", outcome.risks.len()),
-        JobState::Failed(why) => format!("failed: {why}"),
-    }
-}
-
-/// `POST /reviews` (multipart): starts a review in the background and shows its page.
+/// `POST /reviews` (multipart): records a review as a run, starts it in the background and
+/// shows its page.
 pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart) -> Response {
     let Some(runner) = state.inner.reviews.clone() else {
         return no_runner(&state);
@@ -490,84 +384,99 @@ pub(crate) async fn start(State(state): State<ConsoleState>, mut form: Multipart
             }
         }
     }
-    let label = if !sample.is_empty() {
+    let (label, spec) = match contract(&state, runner.as_ref(), sample, files, &mut request).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    tracing::debug!(contract = %label, "console review asked for");
+    let target = RunTarget::New {
+        fingerprint: spec.fingerprint(),
+        spec: spec.to_value(),
+    };
+    match review_runs::launch(&state, runner, request, None, target).await {
+        Ok(id) => Redirect::to(&format!("/reviews/{id}")).into_response(),
+        Err(refused) => refused,
+    }
+}
+
+/// What to review: the sample chosen, or the files uploaded saved in a private folder; its
+/// label and the spec its run records, or the page saying why not.
+async fn contract(
+    state: &ConsoleState,
+    runner: &dyn ReviewRunner,
+    sample: String,
+    files: Vec<(String, Vec<u8>)>,
+    request: &mut ReviewRequest,
+) -> Result<(String, ConsoleSpec), Response> {
+    let model = runner.agent_model();
+    let (label, spec) = if !sample.is_empty() {
         let Some(found) = runner.samples().into_iter().find(|s| s.id == sample) else {
-            return bad_request(&format!("no sample `{sample}`"));
+            return Err(bad_request(&format!("no sample `{sample}`")));
         };
+        let spec = ConsoleSpec::of_form(&FormReview {
+            label: &found.title,
+            sample: Some(&sample),
+            files: &[],
+            request,
+            model,
+        });
         request.source = ReviewSource::Sample(sample);
-        found.title
+        (found.title, spec)
     } else if !files.is_empty() {
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         if names.len() > 1 {
             if let Err(why) = runner.check_upload(&crate::uploads::saved_names(&names)) {
-                return bad_request(&why);
+                return Err(bad_request(&why));
             }
         }
         let label = names.join(", ");
-        let saver = state.clone();
-        let saved = tokio::task::spawn_blocking(move || match &saver.inner.uploads {
-            Ok(root) => root.save(files).map_err(|err| {
-                tracing::warn!(%err, "upload not saved");
-                format!(
-                    "the upload could not be saved on the server ({})",
-                    err.kind()
-                )
-            }),
-            Err(why) => Err(why.clone()),
-        })
-        .await
-        .unwrap_or_else(|_| Err("the upload could not be saved on the server".into()));
-        match saved {
+        let spec = ConsoleSpec::of_form(&FormReview {
+            label: &label,
+            sample: None,
+            files: &files,
+            request,
+            model,
+        });
+        match save_upload(state, files).await {
             Ok(saved) => request.source = ReviewSource::Upload(saved),
             Err(why) => {
-                return (
+                return Err((
                     StatusCode::INTERNAL_SERVER_ERROR,
                     error_page("Review not started", &why),
                 )
-                    .into_response()
+                    .into_response())
             }
         }
-        label
+        (label, spec)
     } else {
-        return bad_request("choose a sample or upload a contract");
+        return Err(bad_request("choose a sample or upload a contract"));
     };
-    let limits = &state.inner.options;
-    let id = match state.inner.jobs.admit(label, limits) {
-        Ok(id) => id,
-        Err(running) => {
-            return (
-                StatusCode::TOO_MANY_REQUESTS,
-                error_page(
-                    "Review not started",
-                    &format!(
-                        "{running} review(s) are running, the most this console runs at once \
-                         ({}); start this one when one has finished",
-                        limits.max_running_reviews
-                    ),
-                ),
+    Ok((label, spec))
+}
+
+/// Saves uploaded files in a private folder of their own, or says why they could not be.
+pub(crate) async fn save_upload(
+    state: &ConsoleState,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<crate::UploadedFiles, String> {
+    let saver = state.clone();
+    tokio::task::spawn_blocking(move || match &saver.inner.uploads {
+        Ok(root) => root.save(files).map_err(|err| {
+            tracing::warn!(%err, "upload not saved");
+            format!(
+                "the upload could not be saved on the server ({})",
+                err.kind()
             )
-                .into_response()
-        }
-    };
-    let worker = state.clone();
-    tokio::task::spawn_blocking(move || {
-        let report = |done: usize, total: usize| {
-            worker.inner.jobs.set(id, JobState::Running { done, total });
-        };
-        let outcome = runner.run(&request, &report);
-        let next = match outcome {
-            Ok(outcome) => JobState::Done(Arc::new(outcome)),
-            Err(err) => JobState::Failed(without_server_paths(&err.0, &request.source)),
-        };
-        tracing::info!(review = id, state = %state_text(&next), "console review finished");
-        worker.inner.jobs.set(id, next);
-    });
-    Redirect::to(&format!("/reviews/{id}")).into_response()
+        }),
+        Err(why) => Err(why.clone()),
+    })
+    .await
+    .unwrap_or_else(|_| Err("the upload could not be saved on the server".into()))
 }
 
 /// A failure as people should read it: uploaded files by the names they were sent under,
 /// the server's upload folder not shown.
-fn without_server_paths(message: &str, source: &ReviewSource) -> String {
+pub(crate) fn without_server_paths(message: &str, source: &ReviewSource) -> String {
     let ReviewSource::Upload(upload) = source else {
         return message.to_string();
     };
@@ -584,180 +493,4 @@ fn bad_request(message: &str) -> Response {
         error_page("Review not started", message),
     )
         .into_response()
-}
-
-fn find_job(state: &ConsoleState, id: &str) -> Option<Job> {
-    id.parse().ok().and_then(|id| state.inner.jobs.get(id))
-}
-
-fn unknown_job(id: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        error_page(
-            "Unknown review",
-            &format!("no review `{id}` was started here"),
-        ),
-    )
-        .into_response()
-}
-
-/// `GET /reviews/{id}`: progress while it runs (the page refreshes itself), then the report.
-pub(crate) async fn job_page(
-    State(state): State<ConsoleState>,
-    Path(id): Path<String>,
-) -> Response {
-    let Some(job) = find_job(&state, &id) else {
-        return unknown_job(&id);
-    };
-    let body = html! {
-        p { a href="/reviews" { "← Reviews" } }
-        h1 { "Review #" (id) " " span.count { (job.label) } }
-        @match &job.state {
-            JobState::Running { done, total } => {
-                // A meta refresh (no script) polls until the review is done.
-                (PreEscaped("<meta http-equiv=\"refresh\" content=\"1\">"))
-                p #progress-text { "Reviewing: " (done) " of " (total) " clauses." }
-                progress #progress max=((*total).max(1)) value=(done) {}
-            },
-            JobState::Failed(why) => p.error-text #review-error { "The review failed: " (why) },
-            JobState::Done(outcome) => (report(&id, outcome)),
-        }
-    };
-    page(&state, Section::Reviews, &format!("Review #{id}"), body).into_response()
-}
-
-fn report(id: &str, outcome: &ReviewOutcome) -> Markup {
-    let count = |level: ReviewLevel| outcome.risks.iter().filter(|r| r.level == level).count();
-    html! {
-        p #review-summary {
-            (outcome.title) ": " (outcome.clauses) " clauses reviewed, " (outcome.risks.len()) " risks ("
-            span.badge.level-high { (count(ReviewLevel::High)) " high" } " "
-            span.badge.level-medium { (count(ReviewLevel::Medium)) " medium" } " "
-            span.badge.level-low { (count(ReviewLevel::Low)) " low" } ")"
-        }
-        p #review-method.hint { (outcome.method) }
-        @if let Some(plan) = &outcome.plan { (plan_section(plan)) }
-        p {
-            a #download-md href={ "/reviews/" (id) "/report.md" } download { "Download Markdown" } " · "
-            a #download-json href={ "/reviews/" (id) "/report.json" } download { "Download JSON" }
-        }
-        @if outcome.risks.is_empty() {
-            p.hint { "No risk found." }
-        } @else {
-            table #risks {
-                thead { tr { th { "Clause" } th { "Level" } th { "Risk" } } }
-                tbody {
-                    @for r in &outcome.risks {
-                        tr {
-                            td.mono { (r.clause_id) }
-                            td class={ "level-" (r.level.as_str()) } { (r.level.as_str()) }
-                            td {
-                                details {
-                                    summary {
-                                        @if r.missing { span.missing { "missing" } " " }
-                                        (r.description) " " span.hint.mono { (r.risk_type) }
-                                    }
-                                    p { strong { "Why: " } (r.reason) }
-                                    pre.evidence { (r.evidence) }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The plan of an orchestrated review: the budget, the summary, every clause's depth and
-/// reason, the findings across clauses.
-fn plan_section(plan: &ReviewPlan) -> Markup {
-    html! {
-        section #review-plan {
-            h2 { "Plan" }
-            p #plan-budget { "Budget used: " (plan.budget) }
-            @if let Some(why) = &plan.fallback {
-                p.error-text #plan-fallback { "The planner failed; the rules' review stands: " (why) }
-            }
-            @if let Some(summary) = &plan.summary { p #plan-summary { (summary) } }
-            @if !plan.cross_clause.is_empty() {
-                h3 { "Across clauses" }
-                table #cross-clause {
-                    thead { tr { th { "Clauses" } th { "Level" } th { "Finding" } } }
-                    tbody {
-                        @for c in &plan.cross_clause {
-                            tr {
-                                td.mono { (c.clause_ids.join(", ")) }
-                                td class={ "level-" (c.level.as_str()) } { (c.level.as_str()) }
-                                td { (c.description) }
-                            }
-                        }
-                    }
-                }
-            }
-            table #plan-clauses {
-                thead { tr { th { "Clause" } th { "Review" } th { "Turns" } th { "Tokens" } th { "Why" } } }
-                tbody {
-                    @for c in &plan.clauses {
-                        tr {
-                            td.mono { (c.clause_id) }
-                            td { (c.depth) }
-                            td { @if let Some((turns, _)) = c.turns_tokens { (turns) } }
-                            td { @if let Some((_, tokens)) = c.turns_tokens { (tokens) } }
-                            td { (c.reason) }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn download(state: &ConsoleState, id: &str, json: bool) -> Response {
-    let Some(job) = find_job(state, id) else {
-        return unknown_job(id);
-    };
-    let JobState::Done(outcome) = job.state else {
-        return (
-            StatusCode::CONFLICT,
-            error_page("Not finished", &format!("review {id} has no report yet")),
-        )
-            .into_response();
-    };
-    let (kind, ext, text) = if json {
-        ("application/json", "json", outcome.json.clone())
-    } else {
-        (
-            "text/markdown; charset=utf-8",
-            "md",
-            outcome.markdown.clone(),
-        )
-    };
-    (
-        [
-            (header::CONTENT_TYPE, kind.to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"review-{id}.{ext}\""),
-            ),
-        ],
-        text,
-    )
-        .into_response()
-}
-
-/// `GET /reviews/{id}/report.md`.
-pub(crate) async fn download_markdown(
-    State(state): State<ConsoleState>,
-    Path(id): Path<String>,
-) -> Response {
-    download(&state, &id, false)
-}
-
-/// `GET /reviews/{id}/report.json`.
-pub(crate) async fn download_json(
-    State(state): State<ConsoleState>,
-    Path(id): Path<String>,
-) -> Response {
-    download(&state, &id, true)
 }

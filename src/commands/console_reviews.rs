@@ -1,24 +1,26 @@
 //! The console's reviews, run with the contract-review library: bundled samples or uploaded
-//! files, by the checklist or, when the environment configures a model, by the agent.
+//! files, by the checklist or, when the environment configures a model, by the agent, each
+//! a durable run in the console's run store ([`review_as_run`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use toolwright::runs::{MemoryRunStore, RunRecord, RunStore};
 use toolwright::Dispatcher;
 use toolwright_console::{
-    CrossClauseRisk, PlannedClause, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
-    ReviewOutcome, ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
+    CrossClauseRisk, PlannedClause, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
+    ReviewPlan, ReviewRisk, ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
 };
 
 use super::review::ClassifierOptions;
 use clausewright_skills::review::{
-    render_json, render_markdown, review_orchestrated, review_with_agent, ContractFolder, Domain,
-    OrchestrateSettings, Orchestration, PlanDepth, ProgressHook, ReviewAgent, ReviewInputError,
-    ReviewInputs, ReviewOptions, ReviewReport, Risk, RiskLevel,
+    render_json, render_markdown, review_as_run, ContractFolder, Domain, OrchestrateSettings,
+    Orchestration, PlanDepth, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions,
+    ReviewReport, Risk, RiskLevel, RunModel,
 };
 
-/// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, how
-/// many finished ones are kept in memory and for how long.
+/// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, and how
+/// many finished runs the run store keeps and for how long.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReviewLimitArgs {
     /// Console reviews running at once; another start is answered 429 until one ends.
@@ -26,15 +28,17 @@ pub struct ReviewLimitArgs {
           value_parser = clap::value_parser!(u64).range(1..=64),
           requires = "http", conflicts_with = "no_console")]
     max_reviews: u64,
-    /// Finished console reviews kept in memory; at the next start the oldest beyond it are
-    /// dropped (their pages answer 404).
-    #[arg(long, value_name = "N", default_value_t = 32,
+    /// Finished runs kept in the run store: at each console review start the oldest beyond
+    /// it are deleted from the store (runs of any kind, also those `review` recorded there;
+    /// running ones stay), and their pages answer 404.
+    #[arg(long, value_name = "N", default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(0..=10_000),
           requires = "http", conflicts_with = "no_console")]
     keep_reviews: u64,
-    /// Seconds a finished console review is kept; at the next start older ones are dropped.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600,
-          value_parser = clap::value_parser!(u64).range(1..=30 * 24 * 3600),
+    /// Seconds a finished run is kept in the run store: at each console review start older
+    /// ones are deleted from the store.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30 * 24 * 3600,
+          value_parser = clap::value_parser!(u64).range(1..=36_500 * 24 * 3600),
           requires = "http", conflicts_with = "no_console")]
     keep_reviews_for: u64,
 }
@@ -50,6 +54,26 @@ impl ReviewLimitArgs {
             usize::try_from(self.keep_reviews).unwrap_or(usize::MAX),
             std::time::Duration::from_secs(self.keep_reviews_for),
         )
+    }
+}
+
+/// Where the console records its reviews: the main store of `serve --store` when given,
+/// else the store `review` records in by default (`$CLAUSEWRIGHT_STORE`, else the user's
+/// SQLite file); when that cannot be opened, memory (with a warning: the reviews go with
+/// the server).
+pub async fn run_store(stores: Option<&toolwright_packs::Stores>) -> Arc<dyn RunStore> {
+    if let Some(stores) = stores {
+        return Arc::clone(&stores.runs);
+    }
+    match super::run_store::open(&super::run_store::StoreArgs::default()).await {
+        Ok(store) => {
+            tracing::info!(store = %store.shown, "the console records its reviews here");
+            store.runs
+        }
+        Err(err) => {
+            tracing::warn!(%err, "the console keeps its reviews in memory");
+            Arc::new(MemoryRunStore::new())
+        }
     }
 }
 
@@ -104,12 +128,13 @@ impl LibraryReviews {
     }
 }
 
-/// How the report's clauses were judged, in one sentence.
-fn method(report: &ReviewReport, agent: Option<&ReviewAgent>) -> String {
-    let Some(agent) = agent else {
+/// How the report's clauses were judged, in one sentence; `model` names the model of the
+/// agent and orchestrated modes (as the run's spec recorded it).
+fn method(report: &ReviewReport, mode: &str, model: Option<&str>) -> String {
+    if mode == "checklist" && report.summary.model_turns == 0 {
         return "Checklist mode: fixed rules over the skills' outputs.".into();
-    };
-    let model = agent.client.model().unwrap_or("the model");
+    }
+    let model = model.unwrap_or("the model");
     let summary = &report.summary;
     let mut text = match &report.orchestration {
         Some(_) => format!(
@@ -195,26 +220,9 @@ impl ReviewRunner for LibraryReviews {
         })
     }
 
-    fn run(
-        &self,
-        request: &ReviewRequest,
-        progress: ProgressFn<'_>,
-    ) -> Result<ReviewOutcome, ReviewError> {
-        let path = match &request.source {
-            ReviewSource::Sample(id) => {
-                let sample = self
-                    .samples()
-                    .into_iter()
-                    .find(|s| &s.id == id)
-                    .ok_or_else(|| ReviewError(format!("no sample `{id}`")))?;
-                self.samples_dir
-                    .as_ref()
-                    .map(|d| d.join(&sample.id))
-                    .ok_or_else(|| ReviewError("no samples folder".into()))?
-            }
-            // Saved by the console in its private folder, removed when the review is over.
-            ReviewSource::Upload(upload) => upload.review_path().to_path_buf(),
-        };
+    fn run(&self, run: ReviewRun) -> Result<(), ReviewError> {
+        let request = &run.request;
+        let path = self.contract_path(&request.source)?;
         let domain = match request.domain.as_str() {
             "" => None,
             id => Some(
@@ -240,20 +248,11 @@ impl ReviewRunner for LibraryReviews {
         } else {
             state.review_checklist.len()
         };
-        progress(0, total);
-        let (sender, updates) = std::sync::mpsc::channel::<(usize, usize)>();
-        let sender = std::sync::Mutex::new(sender);
-        let hook = ProgressHook(Arc::new(move |_, done, total| {
-            if let Ok(sender) = sender.lock() {
-                let _ = sender.send((done, total));
-            }
-        }));
         let (learned, playbook) = self
             .classifier
             .stage()
             .map_err(|e| ReviewError(e.to_string()))?;
         let review_options = ReviewOptions {
-            progress: Some(hook),
             learned,
             playbook,
             ..ReviewOptions::default()
@@ -279,44 +278,71 @@ impl ReviewRunner for LibraryReviews {
             }
             _ => None,
         };
-        let report = std::thread::scope(|scope| {
-            let worker = scope.spawn(|| {
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .thread_name("clausewright-review")
-                    .enable_all()
-                    .build()
-                    .map_err(|e| ReviewError(format!("cannot start the review runtime: {e}")))?;
-                let (dispatcher, cancel) = (&self.dispatcher, std::future::pending());
-                Ok(runtime.block_on(async {
-                    match &orchestrate {
-                        Some(settings) => {
-                            review_orchestrated(
-                                dispatcher,
-                                &state,
-                                &review_options,
-                                settings,
-                                cancel,
-                            )
-                            .await
-                        }
-                        None => {
-                            review_with_agent(dispatcher, &state, &review_options, agent, cancel)
-                                .await
-                        }
-                    }
-                }))
-            });
-            // The hook sends from the review's tasks; progress is told here, in order.
-            while !worker.is_finished() {
-                match updates.recv_timeout(std::time::Duration::from_millis(100)) {
-                    Ok((done, total)) => progress(done, total),
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-                }
-            }
-            worker.join()
+        let model = match (&orchestrate, agent) {
+            (Some(settings), _) => RunModel::Orchestrated(settings),
+            (None, Some(agent)) => RunModel::Agent(agent),
+            (None, None) => RunModel::Checklist,
+        };
+        // A runtime of its own (on a thread of its own: this one is the server's blocking
+        // pool) for the journal's heartbeat, the store and every clause task of the review.
+        let review = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    let runtime = tokio::runtime::Builder::new_multi_thread()
+                        .thread_name("clausewright-review")
+                        .enable_all()
+                        .build()
+                        .map_err(|e| {
+                            ReviewError(format!("cannot start the review runtime: {e}"))
+                        })?;
+                    runtime.block_on(async {
+                        let journal = run.journal(total as u64).await?;
+                        let cancel = std::future::pending();
+                        Ok(review_as_run(
+                            &self.dispatcher,
+                            &state,
+                            &review_options,
+                            model,
+                            journal,
+                            cancel,
+                        )
+                        .await)
+                    })
+                })
+                .join()
         })
         .map_err(|_| ReviewError("the review stopped on a panic".into()))??;
+        if let Some(err) = review.record_error {
+            return Err(ReviewError(format!(
+                "run {}: its record is incomplete: {err}",
+                run.id()
+            )));
+        }
+        tracing::info!(
+            run = run.id(),
+            status = review.status.as_str(),
+            "console review run ended"
+        );
+        Ok(())
+    }
+
+    fn outcome(&self, record: &RunRecord, result: &str) -> Result<ReviewOutcome, ReviewError> {
+        let unreadable = |e: serde_json::Error| {
+            ReviewError(format!(
+                "run {}: its recorded report cannot be read by this version ({e})",
+                record.id
+            ))
+        };
+        let value: serde_json::Value = serde_json::from_str(result).map_err(unreadable)?;
+        if value.get("kept").and_then(serde_json::Value::as_str) == Some("summary") {
+            return Err(ReviewError(format!(
+                "run {id} kept its summary only (a checklist review gives the same report \
+                 again); `clausewright review --resume {id}` reviews it again and shows it",
+                id = record.id
+            )));
+        }
+        let report: ReviewReport = serde_json::from_value(value).map_err(unreadable)?;
+        let text = |key: &str| record.spec.get(key).and_then(|v| v.as_str());
         let risks = report.risks().map(console_risk).collect();
         Ok(ReviewOutcome {
             title: report.document_id.clone(),
@@ -324,9 +350,30 @@ impl ReviewRunner for LibraryReviews {
             risks,
             markdown: render_markdown(&report),
             json: render_json(&report),
-            method: method(&report, agent),
+            method: method(&report, text("mode").unwrap_or("checklist"), text("model")),
             plan: report.orchestration.as_ref().map(console_plan),
         })
+    }
+}
+
+impl LibraryReviews {
+    /// The file or folder `source` names on this server.
+    fn contract_path(&self, source: &ReviewSource) -> Result<PathBuf, ReviewError> {
+        match source {
+            ReviewSource::Sample(id) => {
+                let sample = self
+                    .samples()
+                    .into_iter()
+                    .find(|s| &s.id == id)
+                    .ok_or_else(|| ReviewError(format!("no sample `{id}`")))?;
+                self.samples_dir
+                    .as_ref()
+                    .map(|d| d.join(&sample.id))
+                    .ok_or_else(|| ReviewError("no samples folder".into()))
+            }
+            // Saved by the console in its private folder, removed when the review is over.
+            ReviewSource::Upload(upload) => Ok(upload.review_path().to_path_buf()),
+        }
     }
 }
 

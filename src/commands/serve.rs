@@ -312,6 +312,7 @@ fn console_state(
     token: String,
     reviews: super::console_reviews::LibraryReviews,
     review_limits: &super::console_reviews::ReviewLimitArgs,
+    runs: Arc<dyn toolwright::runs::RunStore>,
 ) -> ConsoleState {
     let console_options = ConsoleOptions::new(token)
         .max_body_bytes(options.max_body_bytes)
@@ -325,7 +326,8 @@ fn console_state(
         .filter(filter)
         .context(context)
         .options(console_options)
-        .reviews(Arc::new(reviews));
+        .reviews(Arc::new(reviews))
+        .runs(runs);
     if let Some(audit) = audit {
         builder = builder.audit(audit);
     }
@@ -537,6 +539,7 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
                     )
                     .classifier(args.classifier.clone()),
                     &args.review_limits,
+                    runtime.block_on(super::console_reviews::run_store(stores.as_ref())),
                 );
                 eprintln!(
                     "console at http://{}/?token={}",

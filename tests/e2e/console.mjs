@@ -83,7 +83,7 @@ try {
   await page.selectOption('#domain', 'fidic');
   await page.fill('#our_party', 'Contractor');
   await page.click('#review-submit');
-  await page.waitForURL(/\/reviews\/\d+$/);
+  await page.waitForURL(/\/reviews\/r[0-9-]+-[0-9a-f]+$/);
   await page.waitForSelector('#risks', { timeout: 240000 });
   const risks = await page.locator('#risks tbody tr').count();
   check(risks > 0, `the review lists its risks (${risks})`);

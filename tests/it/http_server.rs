@@ -15,6 +15,19 @@ pub(crate) struct HttpServer {
     pub(crate) console: Option<String>,
     /// The first line the server printed (address, and a drawn token).
     pub(crate) banner: String,
+    /// The SQLite file the console records its reviews in (unless `env` names one), deleted
+    /// on drop: never the user's store.
+    run_store: Option<std::path::PathBuf>,
+}
+
+/// A fresh SQLite file for one server's run store.
+fn temp_run_store() -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "clausewright-serve-runs-{}-{n}.db",
+        std::process::id()
+    ))
 }
 
 impl HttpServer {
@@ -25,7 +38,12 @@ impl HttpServer {
 
     /// Starts `clausewright serve --http 127.0.0.1:0 ARGS` with `env` set.
     pub(crate) fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_clausewright"))
+        let run_store = (!env.iter().any(|(k, _)| *k == "CLAUSEWRIGHT_STORE")).then(temp_run_store);
+        let mut command = Command::new(env!("CARGO_BIN_EXE_clausewright"));
+        if let Some(store) = &run_store {
+            command.env("CLAUSEWRIGHT_STORE", store);
+        }
+        let mut child = command
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .envs(env.iter().copied())
@@ -57,6 +75,7 @@ impl HttpServer {
             url,
             console,
             banner,
+            run_store,
         }
     }
 }
@@ -87,6 +106,19 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
+        self.stop();
+        if let Some(store) = &self.run_store {
+            for ext in ["", "-wal", "-shm"] {
+                let mut path = store.clone().into_os_string();
+                path.push(ext);
+                std::fs::remove_file(path).ok();
+            }
+        }
+    }
+}
+
+impl HttpServer {
+    fn stop(&mut self) {
         // Stopped as a supervisor would (SIGTERM, then SIGKILL), so the server removes its
         // upload folder instead of leaving it to the next start.
         #[cfg(unix)]

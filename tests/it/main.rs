@@ -9,6 +9,7 @@ mod cli;
 mod cli_agent;
 mod cli_orchestrate;
 mod console_e2e;
+mod console_runs;
 mod durable_review;
 mod eval;
 #[path = "../../skills/tests/it/format_fixtures.rs"]

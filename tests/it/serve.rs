@@ -172,7 +172,7 @@ fn an_unknown_pack_is_refused_with_the_packs_there_are() {
 }
 
 /// One raw HTTP/1.1 GET; returns the status and the whole response (headers and body).
-fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+pub(crate) fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
@@ -343,7 +343,7 @@ fn no_console_serves_mcp_only() {
 }
 
 /// One raw multipart POST to the console; returns the status and the whole response.
-fn post_multipart(
+pub(crate) fn post_multipart(
     addr: &str,
     path: &str,
     cookie: &str,
@@ -373,7 +373,7 @@ fn post_multipart(
 }
 
 /// The cookie a browser keeps after opening the console's printed address.
-fn console_cookie(server: &HttpServer) -> String {
+pub(crate) fn console_cookie(server: &HttpServer) -> String {
     let console = server
         .console
         .as_deref()
@@ -398,7 +398,7 @@ fn console_cookie(server: &HttpServer) -> String {
 }
 
 /// The CSRF field of a console form.
-fn csrf_of(form: &str) -> String {
+pub(crate) fn csrf_of(form: &str) -> String {
     form.split("name=\"csrf\" value=\"")
         .nth(1)
         .and_then(|rest| rest.split('"').next())
@@ -407,7 +407,7 @@ fn csrf_of(form: &str) -> String {
 }
 
 /// The bundled shareholders' agreement, as uploaded.
-fn sha_contract() -> String {
+pub(crate) fn sha_contract() -> String {
     std::fs::read_to_string(format!(
         "{}/samples/sha/shareholders_agreement.md",
         env!("CARGO_MANIFEST_DIR")
@@ -415,9 +415,22 @@ fn sha_contract() -> String {
     .unwrap()
 }
 
+/// Where a start sent the browser (the run's page), from a raw response.
+pub(crate) fn location_of(response: &str) -> String {
+    response
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
+        .unwrap_or_else(|| panic!("no location in {response}"))
+        .trim()
+        .to_string()
+}
+
 /// Polls a review's page until it shows the report or the failure (no time limit asserted;
 /// gives up after four minutes of a stuck review and returns the last page).
-fn finished_review(addr: &str, cookie: &str, path: &str) -> String {
+pub(crate) fn finished_review(addr: &str, cookie: &str, path: &str) -> String {
     let mut page = String::new();
     for _ in 0..1200 {
         page = get(addr, path, &[("Cookie", cookie)]).1;
@@ -459,7 +472,7 @@ fn review_an_upload(server: &HttpServer) {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    let page = finished_review(&server.addr, &cookie, &location_of(&response));
     assert!(page.contains("id=\"risks\""), "{page}");
 }
 
@@ -590,15 +603,20 @@ fn the_console_reviews_an_uploaded_contract_with_the_library() {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    assert!(response.contains("location: /reviews/1"), "{response}");
-    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    let run = location_of(&response);
+    assert!(run.starts_with("/reviews/r"), "{response}");
+    let page = finished_review(&server.addr, &cookie, &run);
     assert!(page.contains("id=\"risks\""), "{page}");
-    let (status, markdown) = get(&server.addr, "/reviews/1/report.md", &[("Cookie", &cookie)]);
+    let (status, markdown) = get(
+        &server.addr,
+        &format!("{run}/report.md"),
+        &[("Cookie", &cookie)],
+    );
     assert_eq!(status, 200);
     assert!(markdown.contains("# Review of"), "{markdown}");
     let (status, json) = get(
         &server.addr,
-        "/reviews/1/report.json",
+        &format!("{run}/report.json"),
         &[("Cookie", &cookie)],
     );
     assert_eq!(status, 200);
@@ -636,8 +654,8 @@ fn the_console_refuses_an_upload_of_several_contracts_by_name() {
         ),
         "{response}"
     );
-    let (_, list) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
-    assert!(!list.contains("id=\"risks\""), "nothing started: {list}");
+    let (_, list) = get(&server.addr, "/reviews", &[("Cookie", &cookie)]);
+    assert!(!list.contains("/reviews/r"), "nothing started: {list}");
 
     let (status, response) = post_multipart(
         &server.addr,
@@ -651,7 +669,7 @@ fn the_console_refuses_an_upload_of_several_contracts_by_name() {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    let page = finished_review(&server.addr, &cookie, &location_of(&response));
     assert!(page.contains("id=\"risks\""), "{page}");
 }
 
@@ -666,7 +684,7 @@ fn serve_flags_set_the_console_review_limits() {
         ("--max-reviews", "65", "65 is not in 1..=64"),
         ("--keep-reviews", "10001", "10001 is not in 0..=10000"),
         ("--keep-reviews", "many", "invalid digit"),
-        ("--keep-reviews-for", "0", "0 is not in 1..=2592000"),
+        ("--keep-reviews-for", "0", "0 is not in 1..=3153600000"),
         ("--keep-reviews-for", "1h", "invalid digit"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_clausewright"))
@@ -726,8 +744,9 @@ fn serve_flags_set_the_console_review_limits() {
     };
     let (status, response) = upload("long.md", &long);
     assert_eq!(status, 303, "{response}");
+    let first_run = location_of(&response);
     let (status, response) = upload("sha.md", &sha_contract());
-    let first = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).1;
+    let first = get(&server.addr, &first_run, &[("Cookie", &cookie)]).1;
     assert!(
         !first.contains("review-summary"),
         "the first review must still run for this test to mean anything"
@@ -737,12 +756,19 @@ fn serve_flags_set_the_console_review_limits() {
         response.contains("the most this console runs at once (1)"),
         "{response}"
     );
-    let first = finished_review(&server.addr, &cookie, "/reviews/1");
+    let first = finished_review(&server.addr, &cookie, &first_run);
     assert!(first.contains("review-summary"), "{first}");
-    let (status, response) = upload("sha.md", &sha_contract());
+    // The first review's place is given back just after its run is recorded as ended.
+    let (status, response) = (0..100)
+        .map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            upload("sha.md", &sha_contract())
+        })
+        .find(|(status, _)| *status != 429)
+        .expect("a place once the first review ended");
     assert_eq!(status, 303, "{response}");
-    assert!(response.contains("location: /reviews/2"), "{response}");
-    let (status, _) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    assert_ne!(location_of(&response), first_run, "{response}");
+    let (status, _) = get(&server.addr, &first_run, &[("Cookie", &cookie)]);
     assert_eq!(
         status, 404,
         "kept none: the finished review went at the next start"
@@ -764,15 +790,14 @@ fn serve_flags_set_the_console_review_limits() {
             ],
         )
     };
-    assert_eq!(upload().0, 303);
-    assert!(finished_review(&server.addr, &cookie, "/reviews/1").contains("review-summary"));
-    assert_eq!(
-        get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]).0,
-        200
-    );
+    let (status, response) = upload();
+    assert_eq!(status, 303, "{response}");
+    let first_run = location_of(&response);
+    assert!(finished_review(&server.addr, &cookie, &first_run).contains("review-summary"));
+    assert_eq!(get(&server.addr, &first_run, &[("Cookie", &cookie)]).0, 200);
     std::thread::sleep(std::time::Duration::from_millis(1_200));
     assert_eq!(upload().0, 303);
-    let (status, _) = get(&server.addr, "/reviews/1", &[("Cookie", &cookie)]);
+    let (status, _) = get(&server.addr, &first_run, &[("Cookie", &cookie)]);
     assert_eq!(
         status, 404,
         "older than its second: dropped at the next start"
@@ -826,14 +851,15 @@ fn the_console_reviews_with_the_agent_when_a_model_is_configured() {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    let run = location_of(&response);
+    let page = finished_review(&server.addr, &cookie, &run);
     assert!(page.contains("Risk the mock model found"), "{page}");
     assert!(page.contains("Agent mode (mock-model)"), "{page}");
     assert!(!page.contains("by the checklist after"), "{page}");
     assert!(model.requests() > 0);
     let (_, json) = get(
         &server.addr,
-        "/reviews/1/report.json",
+        &format!("{run}/report.json"),
         &[("Cookie", &cookie)],
     );
     let report: Value = serde_json::from_str(json.split_once("\r\n\r\n").unwrap().1).unwrap();
@@ -943,7 +969,7 @@ fn the_console_runs_an_orchestrated_review_within_the_form_budget() {
         ],
     );
     assert_eq!(status, 303, "{response}");
-    let page = finished_review(&server.addr, &cookie, "/reviews/1");
+    let page = finished_review(&server.addr, &cookie, &location_of(&response));
     assert!(page.contains("id=\"review-plan\""), "{page}");
     assert!(page.contains("Planner summary for the client."), "{page}");
     assert!(page.contains("3 of 10 model requests"), "{page}");

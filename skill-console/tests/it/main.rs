@@ -8,5 +8,6 @@ mod approvals;
 mod audit;
 mod console;
 mod packs;
+mod review_runs;
 mod reviews;
 mod tool_search;

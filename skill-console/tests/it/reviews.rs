@@ -6,26 +6,53 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::support::*;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
+use toolwright::runs::{MemoryRunStore, RunEnd, RunRecord, RunStatus, RunStore, RunUnit};
 use toolwright_console::{
-    router, ConsoleOptions, ConsoleState, ProgressFn, ReviewError, ReviewLevel, ReviewMode,
-    ReviewOutcome, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
+    router, ConsoleOptions, ConsoleState, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
+    ReviewRequest, ReviewRisk, ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
 };
 
-/// Reviews one clause per line of the contract; a line with "risk" is a high risk. Waits for
-/// the test to open its gate before finishing, so the test sees the review running. Offers
-/// the agent mode when it has a `model`.
+/// Reviews one clause per line of the contract; a line with "risk" is a high risk. Records
+/// its first clause, then waits for the test to open its gate (or for a stop request)
+/// before recording the others, so the test sees the review running. Offers the agent mode
+/// when it has a `model`.
 #[derive(Default)]
-struct LineRunner {
-    gate: Mutex<bool>,
-    opened: Condvar,
-    seen: Mutex<Vec<ReviewRequest>>,
-    model: Option<String>,
+pub(crate) struct LineRunner {
+    pub(crate) gate: Mutex<bool>,
+    pub(crate) opened: Condvar,
+    pub(crate) seen: Mutex<Vec<ReviewRequest>>,
+    pub(crate) model: Option<String>,
 }
 
 impl LineRunner {
-    fn open(&self) {
+    pub(crate) fn open(&self) {
         *self.gate.lock().unwrap() = true;
         self.opened.notify_all();
+    }
+
+    /// Waits for the gate; `false` when the run was asked to stop first.
+    fn wait(&self, journal: &toolwright::runs::RunJournal) -> bool {
+        let mut gate = self.gate.lock().unwrap();
+        while !*gate {
+            if journal.stop_requested() {
+                return false;
+            }
+            gate = self
+                .opened
+                .wait_timeout(gate, std::time::Duration::from_millis(20))
+                .unwrap()
+                .0;
+        }
+        true
+    }
+}
+
+pub(crate) fn clause(i: usize) -> RunUnit {
+    RunUnit {
+        kind: "clause".into(),
+        key: (i + 1).to_string(),
+        counts: true,
+        body: "{}".into(),
     }
 }
 
@@ -45,11 +72,8 @@ impl ReviewRunner for LineRunner {
         self.model.clone()
     }
 
-    fn run(
-        &self,
-        request: &ReviewRequest,
-        progress: ProgressFn<'_>,
-    ) -> Result<ReviewOutcome, ReviewError> {
+    fn run(&self, run: ReviewRun) -> Result<(), ReviewError> {
+        let request = &run.request;
         self.seen.lock().unwrap().push(request.clone());
         let text = match &request.source {
             ReviewSource::Sample(_) => "1 fine\n2 a risk <script>x</script>\n3 fine".to_string(),
@@ -65,12 +89,37 @@ impl ReviewRunner for LineRunner {
             };
             return Err(ReviewError(format!("{place}the contract has no clauses")));
         }
-        let lines: Vec<&str> = text.lines().collect();
-        progress(1, lines.len());
-        let mut gate = self.gate.lock().unwrap();
-        while !*gate {
-            gate = self.opened.wait(gate).unwrap();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let handle = tokio::runtime::Handle::current();
+        let journal = handle.block_on(run.journal(lines.len() as u64))?;
+        if journal.recorded_units().is_empty() {
+            journal.record_unit(clause(0));
         }
+        let store_error = |e: toolwright::runs::RunStoreError| ReviewError(e.to_string());
+        handle.block_on(journal.flush()).map_err(store_error)?;
+        let end = if self.wait(&journal) {
+            (1..lines.len()).for_each(|i| journal.record_unit(clause(i)));
+            let result = serde_json::json!({"lines": lines, "mode": request.mode.as_str()});
+            RunEnd {
+                status: RunStatus::Succeeded,
+                result: Some(result.to_string()),
+                error: None,
+            }
+        } else {
+            RunEnd {
+                status: RunStatus::Cancelled,
+                result: None,
+                error: Some("stopped on request".into()),
+            }
+        };
+        handle.block_on(journal.finish(&end)).map_err(store_error)
+    }
+
+    fn outcome(&self, _: &RunRecord, result: &str) -> Result<ReviewOutcome, ReviewError> {
+        let value: serde_json::Value =
+            serde_json::from_str(result).map_err(|e| ReviewError(e.to_string()))?;
+        let lines: Vec<String> = serde_json::from_value(value["lines"].clone())
+            .map_err(|e| ReviewError(e.to_string()))?;
         let risks = lines
             .iter()
             .enumerate()
@@ -85,23 +134,48 @@ impl ReviewRunner for LineRunner {
                 evidence: format!("original text: {l}"),
             })
             .collect::<Vec<_>>();
-        progress(lines.len(), lines.len());
         Ok(ReviewOutcome {
             title: "demo".into(),
             clauses: lines.len(),
             markdown: format!("# Review\n\n{} risks\n", risks.len()),
             json: format!("{{\"risks\": {}}}", risks.len()),
-            method: format!("judged in {} mode", request.mode.as_str()),
+            method: format!("judged in {} mode", value["mode"].as_str().unwrap_or("?")),
             risks,
             plan: None,
         })
     }
 }
 
+/// Where a start sent the browser: the run's page.
+pub(crate) fn location(answer: &Answer) -> String {
+    answer.headers[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `page` with the run id and the times masked, for a snapshot.
+fn masked(page: &str, id: &str) -> String {
+    let mut out = page.replace(id, "RUN");
+    while let Some(at) = out.find(" UTC") {
+        let start = at.saturating_sub(19);
+        out.replace_range(start..at + 4, "TIME");
+    }
+    out
+}
+
 fn console(runner: Arc<LineRunner>) -> (ConsoleState, axum::Router) {
+    console_on(runner, Arc::new(MemoryRunStore::new()))
+}
+
+pub(crate) fn console_on(
+    runner: Arc<LineRunner>,
+    store: Arc<dyn RunStore>,
+) -> (ConsoleState, axum::Router) {
     let state = ConsoleState::builder(dispatcher())
         .options(ConsoleOptions::new(TOKEN))
         .reviews(runner)
+        .runs(store)
         .build();
     let app = router(state.clone());
     (state, app)
@@ -125,7 +199,7 @@ fn multipart(fields: &[(&str, Option<&str>, &str)]) -> (String, Vec<u8>) {
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-async fn start(app: &axum::Router, fields: &[(&str, Option<&str>, &str)]) -> Answer {
+pub(crate) async fn start(app: &axum::Router, fields: &[(&str, Option<&str>, &str)]) -> Answer {
     let (kind, body) = multipart(fields);
     send(
         app,
@@ -141,7 +215,7 @@ async fn start(app: &axum::Router, fields: &[(&str, Option<&str>, &str)]) -> Ans
 
 /// Polls the review's page until it shows `marker` (gives up after a minute, so a broken
 /// review fails the test instead of hanging it).
-async fn page_once(app: &axum::Router, path: &str, marker: &str) -> String {
+pub(crate) async fn page_once(app: &axum::Router, path: &str, marker: &str) -> String {
     for _ in 0..6000 {
         let page = get(app, path).await;
         if page.body.contains(marker) {
@@ -173,37 +247,51 @@ async fn a_sample_review_runs_in_the_background_and_reports_its_risks() {
     )
     .await;
     assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.body);
-    assert_eq!(started.headers[header::LOCATION], "/reviews/1");
+    let path = location(&started);
+    let id = path.strip_prefix("/reviews/").unwrap().to_string();
+    assert!(id.starts_with('r') && id.len() == 23, "{id}");
 
-    // The review waits at its gate: the page answers meanwhile, with the progress bar.
-    let running = page_once(&app, "/reviews/1", "1 of 3 clauses").await;
+    // The review waits at its gate: the page answers meanwhile, with the progress bar
+    // read from the run store.
+    let running = page_once(&app, &path, "1 of 3 clauses").await;
     assert!(
         running.contains(r#"<progress id="progress" max="3" value="1">"#),
         "{running}"
     );
     assert!(running.contains(r#"http-equiv="refresh""#));
-    let early = get(&app, "/reviews/1/report.md").await;
+    assert!(running.contains(r#"id="review-cancel""#), "{running}");
+    let early = get(&app, &format!("{path}/report.md")).await;
     assert_eq!(early.status, StatusCode::CONFLICT);
+    let list = get(&app, "/reviews").await.body;
+    assert!(
+        list.contains(&id) && list.contains("Demo contract") && list.contains(">running<"),
+        "{list}"
+    );
 
     runner.open();
-    let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
+    let done = page_once(&app, &path, "id=\"risks\"").await;
     assert!(done.contains("1 high"), "{done}");
     assert!(done.contains(r#"<td class="level-high">high</td>"#));
     assert!(done.contains("&lt;script&gt;x&lt;/script&gt;"), "escaped");
     assert!(!done.contains("<script>"));
     assert!(!done.contains("http-equiv"), "no refresh once done");
-    insta::assert_snapshot!("review_report", outline(&done));
+    insta::assert_snapshot!("review_report", outline(&masked(&done, &id)));
 
-    let md = get(&app, "/reviews/1/report.md").await;
+    let md = get(&app, &format!("{path}/report.md")).await;
     assert_eq!(md.status, StatusCode::OK);
     assert!(md.headers[header::CONTENT_DISPOSITION]
         .to_str()
         .unwrap()
-        .contains("review-1.md"));
+        .contains(&format!("review-{id}.md")));
     assert_eq!(md.body, "# Review\n\n1 risks\n");
-    let json = get(&app, "/reviews/1/report.json").await;
+    let json = get(&app, &format!("{path}/report.json")).await;
     assert_eq!(json.headers[header::CONTENT_TYPE], "application/json");
     assert_eq!(json.body, "{\"risks\": 1}");
+    let list = get(&app, "/reviews").await.body;
+    assert!(
+        list.contains(">succeeded<") && list.contains("3 of 3"),
+        "{list}"
+    );
 
     let seen = runner.seen.lock().unwrap()[0].clone();
     assert_eq!(seen.source, ReviewSource::Sample("demo".into()));
@@ -230,7 +318,7 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
     )
     .await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER);
-    let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
+    let done = page_once(&app, &location(&ok), "id=\"risks\"").await;
     assert!(done.contains("clause says: risk one"));
     // A provision the contract lacks is marked missing; a found one is not.
     assert_eq!(
@@ -251,23 +339,18 @@ async fn an_uploaded_contract_is_reviewed_and_failures_are_shown() {
         ],
     )
     .await;
-    assert_eq!(bad.status, StatusCode::SEE_OTHER);
-    let failed = page_once(&app, "/reviews/2", "review-error").await;
+    // The review could not start: nothing is recorded, the reason is shown at once.
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.body);
     // The file is named as uploaded; the server's folder is not shown.
     assert!(
-        failed.contains("The review failed: u.txt: the contract has no clauses"),
-        "{failed}"
+        bad.body.contains("u.txt: the contract has no clauses"),
+        "{}",
+        bad.body
     );
     let folder = state.upload_folder().unwrap().display().to_string();
-    assert!(!failed.contains(&folder), "{failed}");
+    assert!(!bad.body.contains(&folder), "{}", bad.body);
     let list = get(&app, "/reviews").await;
-    assert!(
-        list.body.contains("done: 2 risks")
-            && list
-                .body
-                .contains("failed: u.txt: the contract has no clauses")
-            && !list.body.contains(&folder)
-    );
+    assert_eq!(list.body.matches("/reviews/r").count(), 1, "{}", list.body);
 }
 
 #[tokio::test]
@@ -373,7 +456,7 @@ async fn the_agent_mode_is_offered_only_with_a_model_and_reaches_the_runner() {
     )
     .await;
     assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.body);
-    let done = page_once(&app, "/reviews/1", "id=\"risks\"").await;
+    let done = page_once(&app, &location(&started), "id=\"risks\"").await;
     assert!(done.contains("judged in agent mode"), "{done}");
     assert_eq!(runner.seen.lock().unwrap()[0].mode, ReviewMode::Agent);
 }
@@ -402,7 +485,7 @@ async fn an_upload_has_its_own_limit_above_the_body_limit() {
     )
     .await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER, "{}", ok.body);
-    page_once(&app, "/reviews/1", "review-summary").await;
+    page_once(&app, &location(&ok), "review-summary").await;
     // 80 KiB: refused with the limit, nothing started.
     let big = "fine clause\n".repeat(7000);
     let refused = start(
@@ -421,7 +504,6 @@ async fn an_upload_has_its_own_limit_above_the_body_limit() {
         "{}",
         refused.body
     );
-    assert_eq!(get(&app, "/reviews/2").await.status, StatusCode::NOT_FOUND);
     assert_eq!(runner.seen.lock().unwrap().len(), 1);
 }
 
@@ -545,48 +627,4 @@ fn a_dropped_console_removes_its_uploads_and_the_next_start_removes_stale_ones()
     drop(state);
     assert!(!root.exists(), "a dropped console removes its uploads");
     std::fs::remove_dir_all(&parent).unwrap();
-}
-
-/// Reviews at once are capped (another start gets 429 until one ends) and finished reviews
-/// beyond the number kept are dropped, oldest first (their pages answer 404).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn reviews_at_once_are_capped_and_old_ones_are_dropped() {
-    let runner = Arc::new(LineRunner::default());
-    let state = ConsoleState::builder(dispatcher())
-        .options(ConsoleOptions::new(TOKEN).review_limits(
-            1,
-            1,
-            std::time::Duration::from_secs(3600),
-        ))
-        .reviews(runner.clone())
-        .build();
-    let app = router(state.clone());
-    let fields = [
-        ("csrf", None, state.csrf_token()),
-        ("sample", None, "demo"),
-        ("domain", None, "fidic"),
-    ];
-    let first = start(&app, &fields).await;
-    assert_eq!(first.status, StatusCode::SEE_OTHER, "{}", first.body);
-    page_once(&app, "/reviews/1", "1 of 3 clauses").await;
-    let refused = start(&app, &fields).await;
-    assert_eq!(
-        refused.status,
-        StatusCode::TOO_MANY_REQUESTS,
-        "{}",
-        refused.body
-    );
-    assert!(refused.body.contains("at once (1)"), "{}", refused.body);
-
-    runner.open();
-    page_once(&app, "/reviews/1", "id=\"risks\"").await;
-    let second = start(&app, &fields).await;
-    assert_eq!(second.headers[header::LOCATION], "/reviews/2");
-    page_once(&app, "/reviews/2", "id=\"risks\"").await;
-    // Review 1 stays until a new start needs the room.
-    assert_eq!(get(&app, "/reviews/1").await.status, StatusCode::OK);
-    let third = start(&app, &fields).await;
-    assert_eq!(third.headers[header::LOCATION], "/reviews/3");
-    assert_eq!(get(&app, "/reviews/1").await.status, StatusCode::NOT_FOUND);
-    assert_eq!(get(&app, "/reviews/2").await.status, StatusCode::OK);
 }
