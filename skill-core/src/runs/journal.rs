@@ -260,6 +260,18 @@ impl RunJournal {
         }
     }
 
+    /// Sets how many units the run has in all (written now).
+    pub async fn set_units_total(&self, total: u64) -> Result<(), RunStoreError> {
+        let written = self
+            .store
+            .set_units_total(&self.id, &self.holder, total)
+            .await;
+        if let Err(RunStoreError::LeaseLost { .. }) = &written {
+            self.lease_lost.store(true, Ordering::Relaxed);
+        }
+        written
+    }
+
     /// Records a finished unit; it is written within [`JournalOptions::flush_every`] (a
     /// process killed before that does the unit again on resume).
     pub fn record_unit(&self, unit: RunUnit) {

@@ -167,6 +167,19 @@ impl RunStore for MemoryRunStore {
         })
     }
 
+    async fn set_units_total(
+        &self,
+        id: &str,
+        holder: &str,
+        total: u64,
+    ) -> Result<(), RunStoreError> {
+        self.with(id, |_, record| {
+            held_by(record, holder)?;
+            record.units_total = total;
+            Ok(())
+        })
+    }
+
     async fn record_units(
         &self,
         id: &str,

@@ -303,6 +303,15 @@ pub trait RunStore: Send + Sync {
         until: DateTime<Utc>,
     ) -> Result<bool, RunStoreError>;
 
+    /// Sets how many units the run has in all, once the work knows (a review's checklist is
+    /// made after the run starts).
+    async fn set_units_total(
+        &self,
+        id: &str,
+        holder: &str,
+        total: u64,
+    ) -> Result<(), RunStoreError>;
+
     /// Appends finished units (a unit already recorded under its kind and key is kept as
     /// it was) and counts those with `counts` set.
     async fn record_units(

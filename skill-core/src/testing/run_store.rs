@@ -93,6 +93,14 @@ pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
         Err(RunStoreError::NotFound(_))
     ));
 
+    // The total is set once the work knows it.
+    store.set_units_total(&id("a"), "h3", 3).await.unwrap();
+    assert_eq!(store.get(&id("a")).await.unwrap().unwrap().units_total, 3);
+    assert!(matches!(
+        store.set_units_total(&id("a"), "h1", 9).await,
+        Err(RunStoreError::LeaseLost { .. })
+    ));
+
     // Units: written once, counted when they count, read back in order.
     store
         .record_units(

@@ -470,6 +470,14 @@ impl RunStore for BrokenStore {
     ) -> Result<bool, RunStoreError> {
         self.0.renew(id, holder, until).await
     }
+    async fn set_units_total(
+        &self,
+        id: &str,
+        holder: &str,
+        total: u64,
+    ) -> Result<(), RunStoreError> {
+        self.0.set_units_total(id, holder, total).await
+    }
     async fn record_units(
         &self,
         id: &str,

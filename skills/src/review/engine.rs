@@ -420,6 +420,11 @@ async fn run_in_span(
     let span = tracing::Span::current();
     span.record("clausewright.review.clauses", job.checklist.len());
     span.record("clausewright.review.concurrency", workers);
+    if let Some(run) = &job.run {
+        if let Err(err) = run.set_units_total(job.checklist.len() as u64).await {
+            tracing::warn!(run = run.id(), error = %err, "cannot record the number of clauses");
+        }
+    }
     let job = Arc::new(job);
     let mut tasks = JoinSet::new();
     for _ in 0..workers {

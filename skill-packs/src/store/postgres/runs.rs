@@ -220,6 +220,25 @@ impl RunStore for PgStore {
         Ok(row.get(0))
     }
 
+    async fn set_units_total(
+        &self,
+        id: &str,
+        holder: &str,
+        total: u64,
+    ) -> Result<(), RunStoreError> {
+        let s = &self.schema;
+        let mut client = self.pool.get().await.map_err(backend)?;
+        let tx = client.transaction().await.map_err(backend)?;
+        self.check_holder(&tx, id, holder).await?;
+        tx.execute(
+            &format!("UPDATE {s}.runs SET units_total = $2 WHERE id = $1"),
+            &[&id, &signed(total)],
+        )
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)
+    }
+
     async fn record_units(
         &self,
         id: &str,

@@ -311,6 +311,25 @@ impl RunStore for SqliteStore {
         .await
     }
 
+    async fn set_units_total(
+        &self,
+        id: &str,
+        holder: &str,
+        total: u64,
+    ) -> Result<(), RunStoreError> {
+        let (id, holder) = (id.to_string(), holder.to_string());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            tx.execute(
+                "UPDATE runs SET units_total = ?2 WHERE id = ?1",
+                params![id, signed(total)],
+            )
+            .map_err(|e| backend(sql(e)))?;
+            Ok(())
+        })
+        .await
+    }
+
     async fn record_units(
         &self,
         id: &str,
