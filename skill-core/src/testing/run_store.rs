@@ -23,6 +23,14 @@ fn unit(key: &str, counts: bool) -> RunUnit {
 /// start with `prefix` (unique per call, so a shared database can be used); panics with what
 /// was broken.
 pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
+    creation_and_listing(store.as_ref(), prefix).await;
+    leases(store.as_ref(), prefix).await;
+    units_and_requests(store.as_ref(), prefix).await;
+    ending_and_pruning(store.as_ref(), prefix).await;
+}
+
+/// Runs are created once, read back whole and listed newest first.
+async fn creation_and_listing(store: &dyn RunStore, prefix: &str) {
     let id = |n: &str| format!("{prefix}-{n}");
     let now = Utc::now();
     let soon = now + Duration::seconds(30);
@@ -57,7 +65,14 @@ pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
         .filter(|r| r.starts_with(prefix))
         .collect();
     assert_eq!(listed, [id("b"), id("a")], "newest first");
+}
 
+/// A live holder keeps the run; a lapsed or dead one loses it, and its writes are refused.
+async fn leases(store: &dyn RunStore, prefix: &str) {
+    let id = |n: &str| format!("{prefix}-{n}");
+    let now = Utc::now();
+    let soon = now + Duration::seconds(30);
+    let later = now + Duration::seconds(3600);
     // Leases: a live holder keeps the run; a lapsed or dead one loses it.
     let held = store
         .acquire(&id("a"), "h2", soon, now, None)
@@ -82,7 +97,6 @@ pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
         store.record_units(&id("a"), "h1", &[unit("1", true)]).await,
         Err(RunStoreError::LeaseLost { .. })
     ));
-    let later = now + Duration::seconds(3600);
     let lapsed = store
         .acquire(&id("a"), "h3", later + Duration::seconds(30), later, None)
         .await
@@ -92,7 +106,11 @@ pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
         store.acquire(&id("missing"), "h3", soon, now, None).await,
         Err(RunStoreError::NotFound(_))
     ));
+}
 
+/// The total, units and requests: each written once and counted.
+async fn units_and_requests(store: &dyn RunStore, prefix: &str) {
+    let id = |n: &str| format!("{prefix}-{n}");
     // The total is set once the work knows it.
     store.set_units_total(&id("a"), "h3", 3).await.unwrap();
     assert_eq!(store.get(&id("a")).await.unwrap().unwrap().units_total, 3);
@@ -149,7 +167,14 @@ pub async fn check_run_store(store: Arc<dyn RunStore>, prefix: &str) {
         (a.model_requests, a.input_tokens, a.output_tokens),
         (2, 200, 14)
     );
+}
 
+/// Stop requests, ending, resuming an ended run and pruning.
+async fn ending_and_pruning(store: &dyn RunStore, prefix: &str) {
+    let id = |n: &str| format!("{prefix}-{n}");
+    let now = Utc::now();
+    let soon = now + Duration::seconds(30);
+    let later = now + Duration::seconds(3600);
     // Stop requests reach the holder; an ended run keeps its result and cannot be stopped.
     assert!(!store
         .renew(&id("a"), "h3", later + Duration::seconds(60))

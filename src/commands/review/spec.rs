@@ -155,57 +155,106 @@ pub fn resumed_args(
     current: &ReviewArgs,
     recorded: &RecordedReview,
 ) -> Result<ReviewArgs, CliError> {
-    let mut conflicts = Vec::new();
-    let mut pick = |flag: &str, given: String, default: String, was: String| {
+    let conflicts = contradictions(current, recorded);
+    if !conflicts.is_empty() {
+        return Err(CliError::Usage(format!(
+            "--resume: these options contradict the run's recorded ones: {}; leave them out to resume with the recorded options",
+            conflicts.join(", ")
+        )));
+    }
+    Ok(args_of(current, recorded))
+}
+
+/// A contradiction between a given option and the recorded one, collected in words.
+#[derive(Default)]
+struct Contradictions(Vec<String>);
+
+impl Contradictions {
+    /// Notes `flag` when it was given (not its default) with another value than the run's.
+    fn pick(&mut self, flag: &str, given: String, default: String, was: String) {
         if given != default && given != was {
-            conflicts.push(format!("{flag} {given} (the run has {was})"));
+            self.0.push(format!("{flag} {given} (the run has {was})"));
         }
-    };
-    let show = |v: &dyn std::fmt::Debug| format!("{v:?}");
+    }
+}
+
+fn show(v: &dyn std::fmt::Debug) -> String {
+    format!("{v:?}")
+}
+
+/// Each option of `current` given with another value than `recorded` has, in words.
+fn contradictions(current: &ReviewArgs, recorded: &RecordedReview) -> Vec<String> {
+    let mut found = Contradictions::default();
+    contract_contradictions(&mut found, current, recorded);
+    model_contradictions(&mut found, current, recorded);
+    found.0
+}
+
+/// The documents and the party.
+fn contract_contradictions(
+    found: &mut Contradictions,
+    current: &ReviewArgs,
+    recorded: &RecordedReview,
+) {
     let c = &current.contract;
     let path_given = current.path.as_deref().map(absolute);
-    pick(
+    found.pick(
         "PATH",
         show(&path_given),
         show(&None::<PathBuf>),
         show(&Some(recorded.path.clone())),
     );
-    pick(
+    found.pick(
         "--domain",
         show(&c.domain),
         show(&None::<String>),
         show(&recorded.domain),
     );
-    pick(
+    found.pick(
         "--checklist",
         show(&c.checklist.as_deref().map(absolute)),
         show(&None::<PathBuf>),
         show(&recorded.checklist),
     );
-    pick(
+    found.pick(
         "--criteria",
         show(&c.criteria.as_deref().map(absolute)),
         show(&None::<PathBuf>),
         show(&recorded.criteria),
     );
-    pick(
+    found.pick(
         "--baseline",
         show(&c.baseline.as_deref().map(absolute)),
         show(&None::<PathBuf>),
         show(&recorded.baseline),
     );
-    pick(
+    found.pick(
         "--our-party",
         c.our_party.clone(),
         String::new(),
         recorded.our_party.clone(),
     );
-    pick(
+    found.pick(
         "--language",
         c.language.clone(),
         "en".into(),
         recorded.language.clone(),
     );
+    let refs: Vec<PathBuf> = c.references.iter().map(|p| absolute(p)).collect();
+    if !refs.is_empty() && !refs.iter().all(|r| recorded.references.contains(r)) {
+        found.0.push(format!(
+            "--reference {refs:?} (the run has {:?})",
+            recorded.references
+        ));
+    }
+}
+
+/// The mode, the models, the budget and the classifier.
+fn model_contradictions(
+    found: &mut Contradictions,
+    current: &ReviewArgs,
+    recorded: &RecordedReview,
+) {
     let mode = if current.orchestrate {
         "orchestrate"
     } else if current.agent.is_some() {
@@ -215,94 +264,85 @@ pub fn resumed_args(
     } else {
         ""
     };
-    pick("mode", mode.into(), String::new(), recorded.mode.clone());
-    pick(
+    found.pick("mode", mode.into(), String::new(), recorded.mode.clone());
+    found.pick(
         "--provider",
         show(&current.provider),
         show(&None::<String>),
         show(&recorded.provider),
     );
-    pick(
+    found.pick(
         "--model",
         show(&current.model),
         show(&None::<String>),
         show(&recorded.model),
     );
-    pick(
+    found.pick(
         "--base-url",
         show(&current.base_url),
         show(&None::<String>),
         show(&recorded.base_url),
     );
-    pick(
+    found.pick(
         "--deep-model",
         show(&current.deep_model),
         show(&None::<String>),
         show(&recorded.deep_model),
     );
-    pick(
+    found.pick(
         "--max-workers",
         current.max_workers.to_string(),
         "8".into(),
         recorded.max_workers.to_string(),
     );
-    pick(
+    found.pick(
         "--budget-requests",
         show(&current.budget_requests),
         show(&None::<u64>),
         show(&recorded.budget_requests),
     );
-    pick(
+    found.pick(
         "--budget-tokens",
         show(&current.budget_tokens),
         show(&None::<u64>),
         show(&recorded.budget_tokens),
     );
-    pick(
+    found.pick(
         "--budget-output-tokens",
         show(&current.budget_output_tokens),
         show(&None::<u64>),
         show(&recorded.budget_output_tokens),
     );
-    pick(
+    found.pick(
         "--rpm",
         current.rpm.to_string(),
         "0".into(),
         recorded.rpm.to_string(),
     );
     let k = &current.classifier;
-    pick(
+    found.pick(
         "--provision-model",
         show(&k.provision_model.as_deref().map(absolute)),
         show(&None::<PathBuf>),
         show(&recorded.provision_model),
     );
-    pick(
+    found.pick(
         "--playbook",
         show(&k.playbook.as_deref().map(absolute)),
         show(&None::<PathBuf>),
         show(&recorded.playbook),
     );
-    pick(
+    found.pick(
         "--rules-only",
         k.rules_only.to_string(),
         "false".into(),
         recorded.rules_only.to_string(),
     );
-    let refs: Vec<PathBuf> = c.references.iter().map(|p| absolute(p)).collect();
-    if !refs.is_empty() && !refs.iter().all(|r| recorded.references.contains(r)) {
-        conflicts.push(format!(
-            "--reference {refs:?} (the run has {:?})",
-            recorded.references
-        ));
-    }
-    if !conflicts.is_empty() {
-        return Err(CliError::Usage(format!(
-            "--resume: these options contradict the run's recorded ones: {}; leave them out to resume with the recorded options",
-            conflicts.join(", ")
-        )));
-    }
-    Ok(ReviewArgs {
+}
+
+/// The command line of the recorded run, with `current`'s output options.
+fn args_of(current: &ReviewArgs, recorded: &RecordedReview) -> ReviewArgs {
+    ReviewArgs {
         path: Some(recorded.path.clone()),
         contract: ContractOptions {
             domain: recorded.domain.clone(),
@@ -335,5 +375,5 @@ pub fn resumed_args(
             rules_only: recorded.rules_only,
         },
         run: current.run.clone(),
-    })
+    }
 }
