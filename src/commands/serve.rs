@@ -360,6 +360,131 @@ async fn serve_with_console(
     Ok(())
 }
 
+/// Connects the `--store` stores, if any.
+fn open_stores(
+    runtime: &tokio::runtime::Runtime,
+    urls: Option<(String, Option<String>)>,
+    consent_shared: bool,
+) -> Result<Option<toolwright_packs::Stores>, CliError> {
+    let Some((main, quota)) = urls else {
+        return Ok(None);
+    };
+    let stores = runtime
+        .block_on(toolwright_packs::Stores::connect(&main, quota.as_deref()))
+        .map_err(|e| toolwright_mcp::ServeError::Config(format!("--store: {}", e.message)))?;
+    tracing::info!(store = %stores.urls.0, quotas = %stores.urls.1, "shared store");
+    if !consent_shared {
+        tracing::warn!("--store without --state-key: a 2026 client's consent answer is read only by the server that asked");
+    }
+    Ok(Some(stores))
+}
+
+/// The HTTP transport's guard, token and limits from the flags.
+fn http_options(args: &ServeArgs, launch_token: &str) -> Result<HttpOptions, CliError> {
+    let mut guard = toolwright_http::HttpGuard::loopback();
+    for host in &args.allow_host {
+        guard
+            .allow_host(host)
+            .map_err(|e| CliError::Usage(format!("--allow-host: {e}")))?;
+    }
+    for origin in &args.allow_origin {
+        guard
+            .allow_origin(origin)
+            .map_err(|e| CliError::Usage(format!("--allow-origin: {e}")))?;
+    }
+    Ok(HttpOptions {
+        guard,
+        token: (!args.no_auth).then(|| launch_token.to_string()),
+        limits: connection_limits(args),
+        sessions: SessionLimits {
+            max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
+            max_sessions_per_client: usize::try_from(args.max_sessions_per_client)
+                .unwrap_or(usize::MAX),
+        },
+        session_idle: Some(Duration::from_secs(args.session_idle)),
+        ..HttpOptions::default()
+    })
+}
+
+/// Tells the bound address (a port of 0 is chosen at binding), for people and scripts.
+fn announce(server: &McpServer, options: &HttpOptions, args: &ServeArgs, addr: SocketAddr) {
+    let auth = match &options.token {
+        None => " (no token: --no-auth)".to_string(),
+        // A token the user chose is not echoed; a drawn one must be told.
+        Some(token) if args.token.is_none() && std::env::var_os("TOOLWRIGHT_TOKEN").is_none() => {
+            format!(" (send Authorization: Bearer {token})")
+        }
+        Some(_) => " (bearer token required)".to_string(),
+    };
+    eprintln!(
+        "serving {} tools{} over MCP at http://{addr}/mcp{auth}; Ctrl-C stops",
+        server.tool_count(),
+        if server.tool_search() {
+            " behind search_tools and call_tool"
+        } else {
+            ""
+        },
+    );
+}
+
+/// The gateway of `--pack`, checked against the packs linked into this build.
+fn pack_gateway(
+    dispatcher: &Dispatcher,
+    args: &ServeArgs,
+    stores: Option<&toolwright_packs::Stores>,
+) -> Result<Option<(toolwright_packs::Gateway, String)>, CliError> {
+    let Some(pack) = &args.pack else {
+        return Ok(None);
+    };
+    let linked = toolwright_packs::linked_packs();
+    if !linked.iter().any(|p| p.id == pack) {
+        let known: Vec<&str> = linked.iter().map(|p| p.id).collect();
+        return Err(CliError::Usage(format!(
+            "--pack {pack}: no such pack; packs in this build: {}",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    }
+    let mut gateway = toolwright_packs::Gateway::builder(dispatcher.clone()).linked_packs();
+    if let Some(stores) = stores {
+        gateway = gateway.stores(stores.clone());
+    }
+    let gateway = gateway
+        .build()
+        .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
+    Ok(Some((gateway, pack.clone())))
+}
+
+/// The review itself as a task tool; not with `--pack`, whose calls all go through the
+/// gateway, nor with `--no-review-tool`.
+fn with_review_tool(
+    builder: toolwright_mcp::McpServerBuilder,
+    dispatcher: &Dispatcher,
+    args: &ServeArgs,
+    stores: Option<&toolwright_packs::Stores>,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<toolwright_mcp::McpServerBuilder, CliError> {
+    if args.pack.is_none() && !args.no_review_tool {
+        let served = args.contract.as_deref().map(|path| ServedContract {
+            path: super::review::spec::absolute(path),
+            domain: args.filter.domain.clone(),
+        });
+        let runs = stores.map(|stores| stores.runs.clone());
+        return super::serve_review::register(
+            builder,
+            dispatcher,
+            runs,
+            served,
+            &args.classifier,
+            runtime,
+        );
+    }
+    Ok(builder)
+}
+
 /// Serves until the client goes away (stdio) or the process is told to stop (HTTP).
 pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliError> {
     // One clock for every client's confirmations: the dispatcher's queue.
@@ -373,22 +498,11 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let stores = match &store_urls {
-        Some((main, quota)) => Some(
-            runtime
-                .block_on(toolwright_packs::Stores::connect(main, quota.as_deref()))
-                .map_err(|e| {
-                    toolwright_mcp::ServeError::Config(format!("--store: {}", e.message))
-                })?,
-        ),
-        None => None,
-    };
-    if let Some(stores) = &stores {
-        tracing::info!(store = %stores.urls.0, quotas = %stores.urls.1, "shared store");
-        if state_key.is_none() && args.http.is_some() {
-            tracing::warn!("--store without --state-key: a 2026 client's consent answer is read only by the server that asked");
-        }
-    }
+    let stores = open_stores(
+        &runtime,
+        store_urls,
+        state_key.is_some() || args.http.is_none(),
+    )?;
     // Calls waiting for consent live in the shared store, for MCP and the console alike.
     let shared = stores.as_ref().map(|stores| {
         toolwright::SharedConfirmations::new(dispatcher.clone(), stores.confirmations.clone())
@@ -408,51 +522,16 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     if let Some(shared) = &shared {
         builder = builder.confirmations(shared.clone());
     }
-    // The review itself as a task tool; not with --pack, whose calls all go through the
-    // gateway.
-    if args.pack.is_none() && !args.no_review_tool {
-        let served = args.contract.as_deref().map(|path| ServedContract {
-            path: super::review::spec::absolute(path),
-            domain: args.filter.domain.clone(),
-        });
-        let runs = stores.as_ref().map(|stores| stores.runs.clone());
-        builder = super::serve_review::register(
-            builder,
-            dispatcher,
-            runs,
-            served,
-            &args.classifier,
-            &runtime,
-        )?;
-    }
+    builder = with_review_tool(builder, dispatcher, args, stores.as_ref(), &runtime)?;
     let mut gateway_audit = None;
     let mut console_pack = None;
-    if let Some(pack) = &args.pack {
-        let linked = toolwright_packs::linked_packs();
-        if !linked.iter().any(|p| p.id == pack) {
-            let known: Vec<&str> = linked.iter().map(|p| p.id).collect();
-            return Err(CliError::Usage(format!(
-                "--pack {pack}: no such pack; packs in this build: {}",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )));
-        }
-        let mut gateway = toolwright_packs::Gateway::builder(dispatcher.clone()).linked_packs();
-        if let Some(stores) = &stores {
-            gateway = gateway.stores(stores.clone());
-        }
-        let gateway = gateway
-            .build()
-            .map_err(|e| CliError::Usage(format!("--pack {pack}: {e}")))?;
+    if let Some((gateway, pack)) = pack_gateway(dispatcher, args, stores.as_ref())? {
         gateway_audit = Some(gateway.audit_log().clone());
         console_pack = Some((
             gateway.clone(),
             toolwright_packs::Caller::new(pack.clone(), args.pack_user.clone()),
         ));
-        builder = builder.pack(gateway, pack.clone(), args.pack_user.clone());
+        builder = builder.pack(gateway, pack, args.pack_user.clone());
     }
     let server = builder.build()?;
     let audit = match (gateway_audit, &stores) {
@@ -463,54 +542,12 @@ pub fn run(dispatcher: &Dispatcher, args: &ServeArgs) -> Result<ExitCode, CliErr
     match args.http {
         Some(addr) => {
             let launch_token = launch_token(args)?;
-            let mut guard = toolwright_http::HttpGuard::loopback();
-            for host in &args.allow_host {
-                guard
-                    .allow_host(host)
-                    .map_err(|e| CliError::Usage(format!("--allow-host: {e}")))?;
-            }
-            for origin in &args.allow_origin {
-                guard
-                    .allow_origin(origin)
-                    .map_err(|e| CliError::Usage(format!("--allow-origin: {e}")))?;
-            }
-            let options = HttpOptions {
-                guard,
-                token: (!args.no_auth).then(|| launch_token.clone()),
-                limits: connection_limits(args),
-                sessions: SessionLimits {
-                    max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
-                    max_sessions_per_client: usize::try_from(args.max_sessions_per_client)
-                        .unwrap_or(usize::MAX),
-                },
-                session_idle: Some(Duration::from_secs(args.session_idle)),
-                ..HttpOptions::default()
-            };
+            let options = http_options(args, &launch_token)?;
             toolwright_mcp::http::check_exposure(addr, &options)?;
             let listener = runtime
                 .block_on(tokio::net::TcpListener::bind(addr))
                 .map_err(|source| toolwright_mcp::ServeError::Bind { addr, source })?;
-            // The bound address (a port of 0 is chosen now), for people and scripts alike.
-            let auth = match &options.token {
-                None => " (no token: --no-auth)".to_string(),
-                // A token the user chose is not echoed; a drawn one must be told.
-                Some(token)
-                    if args.token.is_none() && std::env::var_os("TOOLWRIGHT_TOKEN").is_none() =>
-                {
-                    format!(" (send Authorization: Bearer {token})")
-                }
-                Some(_) => " (bearer token required)".to_string(),
-            };
-            eprintln!(
-                "serving {} tools{} over MCP at http://{}/mcp{auth}; Ctrl-C stops",
-                server.tool_count(),
-                if server.tool_search() {
-                    " behind search_tools and call_tool"
-                } else {
-                    ""
-                },
-                listener.local_addr()?,
-            );
+            announce(&server, &options, args, listener.local_addr()?);
             if args.no_console {
                 runtime.block_on(toolwright_mcp::serve_listener(
                     listener,
