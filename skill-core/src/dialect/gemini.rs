@@ -1,7 +1,7 @@
 //! Gemini: function declarations with the OpenAPI-subset `parameters` (or
 //! `parametersJsonSchema`), and the name rule.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::lower::*;
 use super::{Dialect, DialectError};
@@ -123,18 +123,45 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             "an untyped value needs `parametersJsonSchema`",
         ));
     };
+    rename_one_of_and_const(map);
+    if let Some(Value::Array(examples)) = map.remove("examples") {
+        if let Some(first) = examples.into_iter().next() {
+            map.insert("example".into(), first);
+        }
+    }
+    fold_null_option(map);
+    fold_type_array(map);
+    stringify_enum(map);
+    // Folding a single option in may bring `oneOf` or `const` back.
+    rename_one_of_and_const(map);
+    move_unsupported_format(map);
+    reject_free_form_map(map, pointer)?;
+    move_unknown_keywords(map);
+    if !map.contains_key("type") && !map.contains_key("anyOf") {
+        return Err(unsupported(
+            pointer,
+            "an untyped value needs `parametersJsonSchema`",
+        ));
+    }
+    lower_children(map, pointer)?;
+    if let Some(Value::String(t)) = map.get_mut("type") {
+        *t = t.to_ascii_uppercase();
+    }
+    Ok(())
+}
+
+/// OpenAPI has neither `oneOf` nor `const`: they become `anyOf` and a one-value `enum`.
+fn rename_one_of_and_const(map: &mut Map<String, Value>) {
     if let Some(one_of) = map.remove("oneOf") {
         map.insert("anyOf".into(), one_of);
     }
     if let Some(c) = map.remove("const") {
         map.insert("enum".into(), Value::Array(vec![c]));
     }
-    if let Some(Value::Array(examples)) = map.remove("examples") {
-        if let Some(first) = examples.into_iter().next() {
-            map.insert("example".into(), first);
-        }
-    }
-    // `anyOf: [X, {type: null}]` → X + nullable.
+}
+
+/// OpenAPI marks optionality with `nullable`: `anyOf: [X, {type: null}]` becomes X + nullable.
+fn fold_null_option(map: &mut Map<String, Value>) {
     if let Some(Value::Array(options)) = map.get("anyOf") {
         let non_null: Vec<Value> = options
             .iter()
@@ -156,7 +183,10 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             }
         }
     }
-    // Type arrays → one type + nullable, or anyOf.
+}
+
+/// OpenAPI has no type arrays: they become one type + nullable, or `anyOf`.
+fn fold_type_array(map: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = map.get("type").cloned() {
         let non_null: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
         if non_null.len() < types.len() {
@@ -175,7 +205,10 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             }
         }
     }
-    // Enums are strings only.
+}
+
+/// Gemini's enums are strings only: values are stringified and a `null` becomes nullable.
+fn stringify_enum(map: &mut Map<String, Value>) {
     if let Some(Value::Array(values)) = map.get("enum").cloned() {
         let nullable = values.iter().any(Value::is_null);
         let strings: Vec<Value> = values
@@ -189,18 +222,20 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             map.insert("nullable".into(), Value::Bool(true));
         }
     }
-    if let Some(one_of) = map.remove("oneOf") {
-        map.insert("anyOf".into(), one_of);
-    }
-    if let Some(c) = map.remove("const") {
-        map.insert("enum".into(), Value::Array(vec![c]));
-    }
+}
+
+/// Gemini knows only a few string formats; any other moves into the description.
+fn move_unsupported_format(map: &mut Map<String, Value>) {
     if let Some(Value::String(f)) = map.get("format") {
         if !matches!(f.as_str(), "date-time" | "date" | "time" | "enum") {
             let v = map.remove("format").unwrap_or(Value::Null);
             note_in_description(map, "format", &v);
         }
     }
+}
+
+/// `parameters` cannot say "any keys": an open object without properties is unfit.
+fn reject_free_form_map(map: &Map<String, Value>, pointer: &str) -> Result<(), Unfit> {
     let is_object = map.get("type") == Some(&json!("object")) || map.contains_key("properties");
     if is_object {
         let open = !matches!(
@@ -218,6 +253,11 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             ));
         }
     }
+    Ok(())
+}
+
+/// Keywords outside the OpenAPI subset are removed; the meaningful ones are kept as prose.
+fn move_unknown_keywords(map: &mut Map<String, Value>) {
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         if !GEMINI_OPENAPI_KEYWORDS.contains(&key.as_str()) {
@@ -236,12 +276,10 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
             }
         }
     }
-    if !map.contains_key("type") && !map.contains_key("anyOf") {
-        return Err(unsupported(
-            pointer,
-            "an untyped value needs `parametersJsonSchema`",
-        ));
-    }
+}
+
+/// Every nested schema (properties, items, options) must fit `parameters` too.
+fn lower_children(map: &mut Map<String, Value>, pointer: &str) -> Result<(), Unfit> {
     if let Some(Value::Object(props)) = map.get_mut("properties") {
         for (name, prop) in props.iter_mut() {
             if !is_gemini_property_name(name) {
@@ -262,9 +300,6 @@ pub(crate) fn openapi_node(node: &mut Value, pointer: &str) -> Result<(), Unfit>
         for (i, option) in options.iter_mut().enumerate() {
             openapi_node(option, &format!("{pointer}/anyOf/{i}"))?;
         }
-    }
-    if let Some(Value::String(t)) = map.get_mut("type") {
-        *t = t.to_ascii_uppercase();
     }
     Ok(())
 }
