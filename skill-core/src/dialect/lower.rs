@@ -459,6 +459,52 @@ pub(crate) fn strict_node(node: &mut Value, pointer: &str, flavor: Flavor) -> Re
     if let Some(one_of) = map.remove("oneOf") {
         map.insert("anyOf".into(), one_of);
     }
+    inline_single_all_of(map, pointer, flavor)?;
+    move_unstrict_keywords(map, flavor);
+    if let Some(Value::Array(values)) = map.get("enum") {
+        if flavor == Flavor::Anthropic && values.iter().any(|v| v.is_object() || v.is_array()) {
+            return Err(unsupported(pointer, "enum with complex values"));
+        }
+    }
+    let types = type_names(map);
+    let is_object = types.iter().any(|t| t == "object") || map.contains_key("properties");
+    if types.iter().any(|t| t == "array") {
+        match map.get_mut("items") {
+            Some(items @ Value::Object(_)) => {
+                strict_node(items, &format!("{pointer}/items"), flavor)?
+            }
+            _ => return Err(unsupported(pointer, "an array must type its items")),
+        }
+    }
+    if is_object {
+        strict_object(map, pointer, flavor)?;
+    } else if types.is_empty()
+        && !map.contains_key("anyOf")
+        && !map.contains_key("enum")
+        && !map.contains_key("const")
+        && !map.contains_key("allOf")
+    {
+        return Err(unsupported(
+            pointer,
+            "an untyped value (`serde_json::Value`) cannot be strict",
+        ));
+    }
+    for key in ["anyOf", "allOf"] {
+        if let Some(Value::Array(options)) = map.get_mut(key) {
+            for (i, option) in options.iter_mut().enumerate() {
+                strict_node(option, &format!("{pointer}/{key}/{i}"), flavor)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// OpenAI strict rejects `allOf`: a single-member one is merged in, any other is unfit.
+fn inline_single_all_of(
+    map: &mut Map<String, Value>,
+    pointer: &str,
+    flavor: Flavor,
+) -> Result<(), Unfit> {
     if let Some(Value::Array(all)) = map.get("allOf") {
         if all.len() == 1 && flavor == Flavor::OpenAi {
             if let Some(Value::Object(inner)) = map
@@ -476,6 +522,12 @@ pub(crate) fn strict_node(node: &mut Value, pointer: &str, flavor: Flavor) -> Re
             ));
         }
     }
+    Ok(())
+}
+
+/// Strict mode accepts only the flavour's keywords and formats; the rest is removed, and the
+/// meaningful part kept as prose in the description.
+fn move_unstrict_keywords(map: &mut Map<String, Value>, flavor: Flavor) {
     let allowed: &[&str] = match flavor {
         Flavor::OpenAi => OPENAI_STRICT_KEYWORDS,
         Flavor::Anthropic => ANTHROPIC_STRICT_KEYWORDS,
@@ -505,89 +557,60 @@ pub(crate) fn strict_node(node: &mut Value, pointer: &str, flavor: Flavor) -> Re
             }
         }
     }
-    if let Some(Value::Array(values)) = map.get("enum") {
-        if flavor == Flavor::Anthropic && values.iter().any(|v| v.is_object() || v.is_array()) {
-            return Err(unsupported(pointer, "enum with complex values"));
-        }
-    }
-    let types = type_names(map);
-    let is_object = types.iter().any(|t| t == "object") || map.contains_key("properties");
-    if types.iter().any(|t| t == "array") {
-        match map.get_mut("items") {
-            Some(items @ Value::Object(_)) => {
-                strict_node(items, &format!("{pointer}/items"), flavor)?
-            }
-            _ => return Err(unsupported(pointer, "an array must type its items")),
-        }
-    }
-    if is_object {
-        let open = match map.get("additionalProperties") {
-            Some(Value::Bool(false)) | None => false,
-            Some(_) => true,
-        };
-        let empty = map
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_none_or(|p| p.is_empty());
-        if open && empty {
-            return Err(unsupported(
-                pointer,
-                "a free-form map (`HashMap`/`BTreeMap`) cannot be strict",
-            ));
-        }
-        map.insert("additionalProperties".into(), Value::Bool(false));
-        let required: Vec<String> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut names = Vec::new();
-        if let Some(Value::Object(props)) = map.get_mut("properties") {
-            for (name, prop) in props.iter_mut() {
-                strict_node(prop, &format!("{pointer}/properties/{name}"), flavor)?;
-                let is_required = required.contains(name);
-                match flavor {
-                    Flavor::OpenAi if !is_required => make_nullable(prop),
-                    Flavor::Anthropic if !is_required => drop_null(prop),
-                    _ => {}
-                }
-                names.push(Value::String(name.clone()));
-            }
-        } else {
-            map.insert("properties".into(), json!({}));
-        }
-        match flavor {
-            Flavor::OpenAi => {
-                map.insert("required".into(), Value::Array(names));
-            }
-            Flavor::Anthropic => {
-                map.insert(
-                    "required".into(),
-                    Value::Array(required.into_iter().map(Value::String).collect()),
-                );
-            }
-        }
-    } else if types.is_empty()
-        && !map.contains_key("anyOf")
-        && !map.contains_key("enum")
-        && !map.contains_key("const")
-        && !map.contains_key("allOf")
-    {
+}
+
+/// Strict objects are closed and list their `required` keys: free-form maps are unfit, and
+/// each property is made strict, optional ones nullable (OpenAI) or non-null (Anthropic).
+fn strict_object(map: &mut Map<String, Value>, pointer: &str, flavor: Flavor) -> Result<(), Unfit> {
+    let open = match map.get("additionalProperties") {
+        Some(Value::Bool(false)) | None => false,
+        Some(_) => true,
+    };
+    let empty = map
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(|p| p.is_empty());
+    if open && empty {
         return Err(unsupported(
             pointer,
-            "an untyped value (`serde_json::Value`) cannot be strict",
+            "a free-form map (`HashMap`/`BTreeMap`) cannot be strict",
         ));
     }
-    for key in ["anyOf", "allOf"] {
-        if let Some(Value::Array(options)) = map.get_mut(key) {
-            for (i, option) in options.iter_mut().enumerate() {
-                strict_node(option, &format!("{pointer}/{key}/{i}"), flavor)?;
+    map.insert("additionalProperties".into(), Value::Bool(false));
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut names = Vec::new();
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            strict_node(prop, &format!("{pointer}/properties/{name}"), flavor)?;
+            let is_required = required.contains(name);
+            match flavor {
+                Flavor::OpenAi if !is_required => make_nullable(prop),
+                Flavor::Anthropic if !is_required => drop_null(prop),
+                _ => {}
             }
+            names.push(Value::String(name.clone()));
+        }
+    } else {
+        map.insert("properties".into(), json!({}));
+    }
+    match flavor {
+        Flavor::OpenAi => {
+            map.insert("required".into(), Value::Array(names));
+        }
+        Flavor::Anthropic => {
+            map.insert(
+                "required".into(),
+                Value::Array(required.into_iter().map(Value::String).collect()),
+            );
         }
     }
     Ok(())
