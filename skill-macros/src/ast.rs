@@ -4,7 +4,8 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, Path, PathArguments, ReturnType, Type,
+    Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PatType, Path, PathArguments,
+    ReturnType, Signature, Type,
 };
 
 use crate::attr::ArgAttr;
@@ -238,28 +239,7 @@ impl SkillFn {
         body: Option<proc_macro2::TokenTree>,
         krate: &Path,
     ) -> SkillFn {
-        let sig = &item.sig;
-        if let Some(c) = &sig.constness {
-            cx.error_spanned_by(c, "a skill cannot be a `const fn`");
-        }
-        if let Some(u) = &sig.unsafety {
-            cx.error_spanned_by(
-                u,
-                "a skill cannot be `unsafe`: the model calls it with arguments it chose",
-            );
-        }
-        if let Some(abi) = &sig.abi {
-            cx.error_spanned_by(abi, "a skill cannot have an `extern` ABI");
-        }
-        if let Some(v) = &sig.variadic {
-            cx.error_spanned_by(v, "a skill cannot be variadic");
-        }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            cx.error_spanned_by(
-                &sig.generics,
-                "a skill cannot be generic: its input schema must be known at compile time; use concrete types",
-            );
-        }
+        check_signature(cx, &item.sig);
         let docs = Docs::from_attrs(&item.attrs);
         let mut params = Vec::new();
         for input in item.sig.inputs.iter_mut() {
@@ -271,105 +251,142 @@ impl SkillFn {
                     );
                 }
                 FnArg::Typed(pt) => {
-                    let ident = match &*pt.pat {
-                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                            pi.ident.clone()
-                        }
-                        other => {
-                            cx.error_spanned_by(
-                                other,
-                                "skill parameters must be plain names (`name: Type`); patterns are not supported because each name becomes an argument",
-                            );
-                            continue;
-                        }
-                    };
-                    if let Some(span) = contains_impl_trait(&pt.ty) {
-                        cx.syn_error(syn::Error::new(
-                            span,
-                            "`impl Trait` parameters are not supported: the argument needs a concrete type for its JSON Schema",
-                        ));
+                    if let Some(param) = parse_param(cx, pt, krate) {
+                        params.push(param);
                     }
-                    let mut arg = ArgAttr::default();
-                    let mut input_marker = None;
-                    let mut inject_marker = None;
-                    let mut doc_span = None;
-                    for attr in &pt.attrs {
-                        let path = attr.path();
-                        if path.is_ident("arg") {
-                            arg.parse_into(cx, attr);
-                        } else if path.is_ident("input") {
-                            input_marker = Some(path.segments[0].ident.span());
-                        } else if path.is_ident("inject") {
-                            inject_marker = Some(path.segments[0].ident.span());
-                        } else if path.is_ident("doc") && doc_span.is_none() {
-                            doc_span = Some(attr.span());
-                        }
-                    }
-                    let docs = Docs::from_attrs(&pt.attrs);
-                    pt.attrs.retain(|a| {
-                        !(a.path().is_ident("arg")
-                            || a.path().is_ident("input")
-                            || a.path().is_ident("inject")
-                            || a.path().is_ident("doc"))
-                    });
-                    let ty = (*pt.ty).clone();
-                    let role = if inject_marker.is_some()
-                        || (input_marker.is_none() && is_injected_type(&ty, krate))
-                    {
-                        Role::Inject
-                    } else if input_marker.is_some() {
-                        Role::Input
-                    } else {
-                        Role::Llm
-                    };
-                    let optional = generic_arg(&ty, "Option").is_some();
-                    params.push(Param {
-                        ident,
-                        ty,
-                        role,
-                        docs,
-                        doc_span,
-                        arg,
-                        input_marker,
-                        inject_marker,
-                        optional,
-                    });
                 }
             }
         }
-        let output = match &item.sig.output {
-            ReturnType::Default => Output {
-                ty: syn::parse_quote!(()),
-                is_result: false,
-                span: item.sig.ident.span(),
-            },
-            ReturnType::Type(_, ty) => {
-                if let Some(span) = contains_impl_trait(ty) {
-                    cx.syn_error(syn::Error::new(
-                        span,
-                        "a skill must return a named type (`T` or `Result<T, E>`) so its output schema is known; `impl Trait` is not supported",
-                    ));
-                }
-                match generic_arg(ty, "Result") {
-                    Some(ok) => Output {
-                        ty: ok.clone(),
-                        is_result: true,
-                        span: ty.span(),
-                    },
-                    None => Output {
-                        ty: (**ty).clone(),
-                        is_result: false,
-                        span: ty.span(),
-                    },
-                }
-            }
-        };
+        let output = parse_output(cx, &item.sig);
         SkillFn {
             item,
             body,
             docs,
             params,
             output,
+        }
+    }
+}
+
+/// Reports the signature qualifiers a skill cannot have: `const`, `unsafe`, `extern`,
+/// variadics and generics.
+fn check_signature(cx: &mut Ctxt, sig: &Signature) {
+    if let Some(c) = &sig.constness {
+        cx.error_spanned_by(c, "a skill cannot be a `const fn`");
+    }
+    if let Some(u) = &sig.unsafety {
+        cx.error_spanned_by(
+            u,
+            "a skill cannot be `unsafe`: the model calls it with arguments it chose",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, "a skill cannot have an `extern` ABI");
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, "a skill cannot be variadic");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a skill cannot be generic: its input schema must be known at compile time; use concrete types",
+        );
+    }
+}
+
+/// Reads one typed parameter, strips the helper attributes from it and sorts it into its
+/// role; `None` (with an error in `cx`) when its pattern is not a plain name.
+fn parse_param(cx: &mut Ctxt, pt: &mut PatType, krate: &Path) -> Option<Param> {
+    let ident = match &*pt.pat {
+        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "skill parameters must be plain names (`name: Type`); patterns are not supported because each name becomes an argument",
+            );
+            return None;
+        }
+    };
+    if let Some(span) = contains_impl_trait(&pt.ty) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`impl Trait` parameters are not supported: the argument needs a concrete type for its JSON Schema",
+        ));
+    }
+    let mut arg = ArgAttr::default();
+    let mut input_marker = None;
+    let mut inject_marker = None;
+    let mut doc_span = None;
+    for attr in &pt.attrs {
+        let path = attr.path();
+        if path.is_ident("arg") {
+            arg.parse_into(cx, attr);
+        } else if path.is_ident("input") {
+            input_marker = Some(path.segments[0].ident.span());
+        } else if path.is_ident("inject") {
+            inject_marker = Some(path.segments[0].ident.span());
+        } else if path.is_ident("doc") && doc_span.is_none() {
+            doc_span = Some(attr.span());
+        }
+    }
+    let docs = Docs::from_attrs(&pt.attrs);
+    pt.attrs.retain(|a| {
+        !(a.path().is_ident("arg")
+            || a.path().is_ident("input")
+            || a.path().is_ident("inject")
+            || a.path().is_ident("doc"))
+    });
+    let ty = (*pt.ty).clone();
+    let role =
+        if inject_marker.is_some() || (input_marker.is_none() && is_injected_type(&ty, krate)) {
+            Role::Inject
+        } else if input_marker.is_some() {
+            Role::Input
+        } else {
+            Role::Llm
+        };
+    let optional = generic_arg(&ty, "Option").is_some();
+    Some(Param {
+        ident,
+        ty,
+        role,
+        docs,
+        doc_span,
+        arg,
+        input_marker,
+        inject_marker,
+        optional,
+    })
+}
+
+/// The skill's output: `T` of `Result<T, E>` or the plain return type, `()` when none;
+/// an `impl Trait` return is reported.
+fn parse_output(cx: &mut Ctxt, sig: &Signature) -> Output {
+    match &sig.output {
+        ReturnType::Default => Output {
+            ty: syn::parse_quote!(()),
+            is_result: false,
+            span: sig.ident.span(),
+        },
+        ReturnType::Type(_, ty) => {
+            if let Some(span) = contains_impl_trait(ty) {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "a skill must return a named type (`T` or `Result<T, E>`) so its output schema is known; `impl Trait` is not supported",
+                ));
+            }
+            match generic_arg(ty, "Result") {
+                Some(ok) => Output {
+                    ty: ok.clone(),
+                    is_result: true,
+                    span: ty.span(),
+                },
+                None => Output {
+                    ty: (**ty).clone(),
+                    is_result: false,
+                    span: ty.span(),
+                },
+            }
         }
     }
 }

@@ -4,14 +4,14 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 use toolwright::{SkillContext, SkillError, SkillRegistration, SkillResult};
 
 use super::audit::AuditGuard;
 use super::{ms, Caller, Gateway, MAX_CALL_DEPTH, SHOW_SUBSCRIBE_CARD};
 use crate::codes;
-use crate::manifest::PackManifest;
+use crate::manifest::{Access, PackManifest};
 use crate::rate::RateLimit;
 use crate::session::PackSession;
 use crate::store::{QuotaRequest, StoreError};
@@ -154,87 +154,86 @@ impl Gateway {
         guard: &mut AuditGuard,
     ) -> Result<(), SkillError> {
         let now = self.now();
-        if !consumer.imports_tool(provider.id, reg.id) {
-            return Err(SkillError::new(
-                codes::TOOL_NOT_IMPORTED,
-                format!(
-                    "`{}` is not in the imports of pack `{}`; declare it under `imports: [{{ from: {}, tools: [...] }}]`",
-                    reg.wire_name, consumer.id, provider.id
-                ),
-            ));
-        }
-        if !provider.exports.exports(reg.id) {
-            return Err(SkillError::new(
-                codes::TOOL_NOT_EXPORTED,
-                format!("pack `{}` does not export `{}`", provider.id, reg.wire_name),
-            ));
-        }
-        if is_removed(provider, reg.id, now.date_naive()) {
-            let dep = provider.exports.deprecation(reg.id);
-            return Err(SkillError::new(
-                codes::TOOL_REMOVED,
-                format!(
-                    "`{}` was removed on {}{}",
-                    reg.wire_name,
-                    dep.map_or("", |d| d.removal_date),
-                    dep.and_then(|d| d.replacement)
-                        .map(|r| format!("; use `{r}` instead"))
-                        .unwrap_or_default()
-                ),
-            ));
-        }
+        check_contract(consumer, provider, reg, now.date_naive())?;
         if call.caller.depth() >= MAX_CALL_DEPTH {
             return Err(depth_exceeded(reg.id));
         }
         let user = call.caller.user();
         let access = &provider.exports.access;
         if access.needs_subscription(reg.id) {
-            match self
-                .inner
-                .subscriptions
-                .is_subscribed(user, provider.id, now)
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => {
-                    return Err(SkillError::new(
-                        codes::SUBSCRIPTION_REQUIRED,
-                        format!(
-                        "`{}` needs a subscription to `{}`; offer the user the subscription card",
-                        reg.wire_name, provider.id
-                    ),
-                    )
-                    .with_details(json!({
-                        "skill_id": provider.id,
-                        "tool": reg.id,
-                        "action": SHOW_SUBSCRIBE_CARD,
-                    })))
-                }
-                Err(err) => return Err(storage_failed(err)),
-            }
+            self.check_subscription(user, provider, reg, now).await?;
         }
         let pack_key = format!("{}.*", provider.id);
-        let mut limits = Vec::with_capacity(2);
-        if let RateLimit::PerWindow { max, window } = access.rate_limit(reg.id) {
-            limits.push(QuotaRequest {
-                key: reg.id,
-                max,
-                window,
-            });
-        }
-        if let RateLimit::PerWindow { max, window } = access.rate_limit {
-            limits.push(QuotaRequest {
-                key: &pack_key,
-                max,
-                window,
-            });
-        }
+        let limits = quota_requests(access, reg.id, &pack_key);
         if limits.is_empty() {
             return Ok(());
         }
-        let admission = match (&self.inner.audited_quotas, guard.record()) {
+        match self.admit(user, &limits, now, guard).await? {
+            Ok(None) => Ok(()),
+            Ok(Some(i)) => Err(rate_limited(
+                limits[i.min(limits.len() - 1)],
+                &pack_key,
+                provider,
+                reg,
+                now,
+            )),
+            Err(err) if self.inner.fail_open_free_tools && !access.needs_subscription(reg.id) => {
+                tracing::warn!(
+                    error = %err,
+                    tool = reg.id,
+                    "quota store unavailable; free tool admitted without a quota check"
+                );
+                Ok(())
+            }
+            Err(err) => Err(quota_unavailable(err)),
+        }
+    }
+
+    /// Refuses a tool that needs a subscription `user` does not hold, so the caller can
+    /// offer the subscription card.
+    async fn check_subscription(
+        &self,
+        user: &str,
+        provider: &'static PackManifest,
+        reg: &'static SkillRegistration,
+        now: DateTime<Utc>,
+    ) -> Result<(), SkillError> {
+        match self
+            .inner
+            .subscriptions
+            .is_subscribed(user, provider.id, now)
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(SkillError::new(
+                codes::SUBSCRIPTION_REQUIRED,
+                format!(
+                    "`{}` needs a subscription to `{}`; offer the user the subscription card",
+                    reg.wire_name, provider.id
+                ),
+            )
+            .with_details(json!({
+                "skill_id": provider.id,
+                "tool": reg.id,
+                "action": SHOW_SUBSCRIBE_CARD,
+            }))),
+            Err(err) => Err(storage_failed(err)),
+        }
+    }
+
+    /// Counts the call against `limits` with its audit record kept beside the count: the
+    /// outer error refuses the call because the record could not be written first, the
+    /// inner result is the store's answer (the index of an exhausted limit, if any).
+    async fn admit(
+        &self,
+        user: &str,
+        limits: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+        guard: &mut AuditGuard,
+    ) -> Result<Result<Option<usize>, StoreError>, SkillError> {
+        Ok(match (&self.inner.audited_quotas, guard.record()) {
             (Some(both), Some(record)) => {
-                match both.admit_and_audit(user, &limits, now, record).await {
+                match both.admit_and_audit(user, limits, now, record).await {
                     Ok(Ok(id)) => {
                         guard.appended(Some(id));
                         Ok(None)
@@ -252,43 +251,9 @@ impl Gateway {
                         Err(err) => return Err(audit_unwritten(err)),
                     }
                 }
-                self.inner.quotas.try_acquire_all(user, &limits, now).await
+                self.inner.quotas.try_acquire_all(user, limits, now).await
             }
-        };
-        match admission {
-            Ok(None) => Ok(()),
-            Ok(Some(i)) => {
-                let hit = limits[i.min(limits.len() - 1)];
-                let (max, window, pack_wide) = (hit.max, hit.window, hit.key == pack_key);
-                let retry_after = window.retry_after(now);
-                let per = if pack_wide {
-                    format!("the tools of pack `{}` together allow", provider.id)
-                } else {
-                    format!("`{}` allows", reg.wire_name)
-                };
-                Err(SkillError::new(
-                    codes::RATE_LIMITED,
-                    format!(
-                        "{per} {max} calls per {} per user; try again in {retry_after} seconds",
-                        window.as_str()
-                    ),
-                )
-                .with_details(json!({
-                    "retry_after": retry_after,
-                    "limit": format!("{max}/{}", window.as_str()),
-                    "scope": if pack_wide { "pack" } else { "tool" },
-                })))
-            }
-            Err(err) if self.inner.fail_open_free_tools && !access.needs_subscription(reg.id) => {
-                tracing::warn!(
-                    error = %err,
-                    tool = reg.id,
-                    "quota store unavailable; free tool admitted without a quota check"
-                );
-                Ok(())
-            }
-            Err(err) => Err(quota_unavailable(err)),
-        }
+        })
     }
 
     /// Runs `reg` as a tool of `pack`: the skill gets a [`PackSession`] one level deeper.
@@ -320,6 +285,95 @@ pub(super) fn is_removed(provider: &PackManifest, tool: &str, today: NaiveDate) 
         .deprecation(tool)
         .and_then(|d| NaiveDate::parse_from_str(d.removal_date, "%Y-%m-%d").ok())
         .is_some_and(|removal| today >= removal)
+}
+
+/// The import, export and removal checks of a cross-pack call, which need no store.
+fn check_contract(
+    consumer: &PackManifest,
+    provider: &PackManifest,
+    reg: &SkillRegistration,
+    today: NaiveDate,
+) -> Result<(), SkillError> {
+    if !consumer.imports_tool(provider.id, reg.id) {
+        return Err(SkillError::new(
+            codes::TOOL_NOT_IMPORTED,
+            format!(
+                "`{}` is not in the imports of pack `{}`; declare it under `imports: [{{ from: {}, tools: [...] }}]`",
+                reg.wire_name, consumer.id, provider.id
+            ),
+        ));
+    }
+    if !provider.exports.exports(reg.id) {
+        return Err(SkillError::new(
+            codes::TOOL_NOT_EXPORTED,
+            format!("pack `{}` does not export `{}`", provider.id, reg.wire_name),
+        ));
+    }
+    if is_removed(provider, reg.id, today) {
+        let dep = provider.exports.deprecation(reg.id);
+        return Err(SkillError::new(
+            codes::TOOL_REMOVED,
+            format!(
+                "`{}` was removed on {}{}",
+                reg.wire_name,
+                dep.map_or("", |d| d.removal_date),
+                dep.and_then(|d| d.replacement)
+                    .map(|r| format!("; use `{r}` instead"))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The limits a call to `tool` counts against: the tool's own first, then the pack-wide
+/// one keyed `pack_key`.
+fn quota_requests<'a>(access: &Access, tool: &'a str, pack_key: &'a str) -> Vec<QuotaRequest<'a>> {
+    let mut limits = Vec::with_capacity(2);
+    if let RateLimit::PerWindow { max, window } = access.rate_limit(tool) {
+        limits.push(QuotaRequest {
+            key: tool,
+            max,
+            window,
+        });
+    }
+    if let RateLimit::PerWindow { max, window } = access.rate_limit {
+        limits.push(QuotaRequest {
+            key: pack_key,
+            max,
+            window,
+        });
+    }
+    limits
+}
+
+/// The refusal for a call over the limit `hit`, naming the limit and when to retry.
+fn rate_limited(
+    hit: QuotaRequest<'_>,
+    pack_key: &str,
+    provider: &PackManifest,
+    reg: &SkillRegistration,
+    now: DateTime<Utc>,
+) -> SkillError {
+    let (max, window, pack_wide) = (hit.max, hit.window, hit.key == pack_key);
+    let retry_after = window.retry_after(now);
+    let per = if pack_wide {
+        format!("the tools of pack `{}` together allow", provider.id)
+    } else {
+        format!("`{}` allows", reg.wire_name)
+    };
+    SkillError::new(
+        codes::RATE_LIMITED,
+        format!(
+            "{per} {max} calls per {} per user; try again in {retry_after} seconds",
+            window.as_str()
+        ),
+    )
+    .with_details(json!({
+        "retry_after": retry_after,
+        "limit": format!("{max}/{}", window.as_str()),
+        "scope": if pack_wide { "pack" } else { "tool" },
+    }))
 }
 
 fn depth_exceeded(tool: &str) -> SkillError {
