@@ -84,6 +84,9 @@ pub struct RunJournal {
     replay: Mutex<HashMap<(String, u32), Value>>,
     occurrences: Mutex<HashMap<String, u32>>,
     buffer: Mutex<Vec<RunUnit>>,
+    /// Held while a batch is taken and written, so that ending the run waits for a batch
+    /// in flight instead of cutting it off.
+    flushing: tokio::sync::Mutex<()>,
     wake_writer: Notify,
     stop_requested: AtomicBool,
     lease_lost: AtomicBool,
@@ -192,6 +195,7 @@ impl RunJournal {
             replay: Mutex::new(replay),
             occurrences: Mutex::new(HashMap::new()),
             buffer: Mutex::new(Vec::new()),
+            flushing: tokio::sync::Mutex::new(()),
             wake_writer: Notify::new(),
             stop_requested: AtomicBool::new(false),
             lease_lost: AtomicBool::new(false),
@@ -285,8 +289,14 @@ impl RunJournal {
         }
     }
 
-    /// Writes the buffered units now.
+    /// Writes the buffered units now (after a batch already being written).
     pub async fn flush(&self) -> Result<(), RunStoreError> {
+        let _writing = self.flushing.lock().await;
+        self.write_buffered().await
+    }
+
+    /// Writes the buffered units; the caller holds `flushing`.
+    async fn write_buffered(&self) -> Result<(), RunStoreError> {
         let units = std::mem::take(&mut *lock(&self.buffer));
         if units.is_empty() {
             return Ok(());
@@ -308,8 +318,12 @@ impl RunJournal {
 
     /// Writes what is buffered and ends the run with `end`; the lease is released.
     pub async fn finish(&self, end: &RunEnd) -> Result<(), RunStoreError> {
-        self.flush().await?;
-        self.stop_tasks();
+        {
+            // No batch is in flight while the lock is held: the writer stops between batches.
+            let _writing = self.flushing.lock().await;
+            self.write_buffered().await?;
+            self.stop_tasks();
+        }
         self.store.finish(&self.id, &self.holder, end).await
     }
 
