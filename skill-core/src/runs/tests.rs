@@ -299,7 +299,7 @@ async fn a_stop_request_reaches_the_holder_and_ended_runs_are_pruned() {
 }
 
 #[test]
-fn a_status_is_read_back_and_a_dead_lease_reads_interrupted() {
+fn a_status_is_read_back_by_name() {
     for status in [
         RunStatus::Running,
         RunStatus::Interrupted,
@@ -311,6 +311,46 @@ fn a_status_is_read_back_and_a_dead_lease_reads_interrupted() {
     }
     let err = "done".parse::<RunStatus>().unwrap_err().to_string();
     assert!(err.contains("`done`") && err.contains("succeeded"), "{err}");
+}
+
+#[tokio::test]
+async fn a_lapsed_lease_or_a_dead_holder_of_this_host_reads_interrupted() {
+    let store: Arc<dyn RunStore> = Arc::new(MemoryRunStore::new());
+    let journal = RunJournal::create(Arc::clone(&store), &run("r6"), fast())
+        .await
+        .unwrap();
+    let live = store.get("r6").await.unwrap().unwrap();
+    assert_eq!(
+        live.status_now(),
+        RunStatus::Running,
+        "this process is alive"
+    );
+    assert_eq!(live.dead_holder(), None);
+    let later = Utc::now() + chrono::Duration::seconds(3600);
+    assert_eq!(
+        live.status_at(later),
+        RunStatus::Interrupted,
+        "a lapsed lease"
+    );
+    // The same host, a process that has ended: interrupted before its lease lapses.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    let host = journal.holder().split('/').next().unwrap();
+    let gone = format!("{host}/{}/0", child.id());
+    let dead = RunRecord {
+        lease_holder: Some(gone.clone()),
+        ..live.clone()
+    };
+    if std::path::Path::new("/proc/self").exists() {
+        assert_eq!(dead.status_now(), RunStatus::Interrupted);
+        assert_eq!(dead.dead_holder(), Some(gone.as_str()));
+    }
+    // Another host's holder is never judged from here: its lease must lapse.
+    let elsewhere = RunRecord {
+        lease_holder: Some(format!("elsewhere-{host}/{}/0", child.id())),
+        ..live
+    };
+    assert_eq!(elsewhere.status_now(), RunStatus::Running);
 }
 
 #[tokio::test]
