@@ -97,62 +97,29 @@ pub trait LlmClient: Send + Sync {
     ) -> Result<LlmResponse, LlmError>;
 }
 
-#[async_trait]
-impl<T: LlmClient + ?Sized> LlmClient for &T {
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
-    }
+/// A client behind a reference or a pointer is the client: one forwarding impl per pointer.
+macro_rules! forward_client {
+    ($($pointer:ty),*) => {$(
+        #[async_trait]
+        impl<T: LlmClient + ?Sized> LlmClient for $pointer {
+            fn dialect(&self) -> Dialect {
+                (**self).dialect()
+            }
 
-    fn model(&self) -> Option<&str> {
-        (**self).model()
-    }
+            fn model(&self) -> Option<&str> {
+                (**self).model()
+            }
 
-    async fn chat_with_tools(
-        &self,
-        messages: &[ChatMessage],
-        tools: &[Value],
-        temperature: f32,
-    ) -> Result<LlmResponse, LlmError> {
-        (**self).chat_with_tools(messages, tools, temperature).await
-    }
+            async fn chat_with_tools(
+                &self,
+                messages: &[ChatMessage],
+                tools: &[Value],
+                temperature: f32,
+            ) -> Result<LlmResponse, LlmError> {
+                (**self).chat_with_tools(messages, tools, temperature).await
+            }
+        }
+    )*};
 }
 
-#[async_trait]
-impl<T: LlmClient + ?Sized> LlmClient for Box<T> {
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
-    }
-
-    fn model(&self) -> Option<&str> {
-        (**self).model()
-    }
-
-    async fn chat_with_tools(
-        &self,
-        messages: &[ChatMessage],
-        tools: &[Value],
-        temperature: f32,
-    ) -> Result<LlmResponse, LlmError> {
-        (**self).chat_with_tools(messages, tools, temperature).await
-    }
-}
-
-#[async_trait]
-impl<T: LlmClient + ?Sized> LlmClient for std::sync::Arc<T> {
-    fn dialect(&self) -> Dialect {
-        (**self).dialect()
-    }
-
-    fn model(&self) -> Option<&str> {
-        (**self).model()
-    }
-
-    async fn chat_with_tools(
-        &self,
-        messages: &[ChatMessage],
-        tools: &[Value],
-        temperature: f32,
-    ) -> Result<LlmResponse, LlmError> {
-        (**self).chat_with_tools(messages, tools, temperature).await
-    }
-}
+forward_client!(&T, Box<T>, std::sync::Arc<T>);
