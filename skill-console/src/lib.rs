@@ -52,10 +52,13 @@ use toolwright::{Dispatcher, SkillContext, SkillRegistration, ToolFilter};
 use toolwright_http::HttpGuard;
 use toolwright_packs::AuditLog;
 
+/// The review library's report types, which [`FinishedReview`] holds: a host names them
+/// here to build one at the version the console reads.
+pub use clausewright_report as report;
 pub use review_runs::{ReviewRun, REVIEW_KIND};
 pub use reviews::{
-    CrossClauseRisk, PlannedClause, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
-    ReviewPlan, ReviewRequest, ReviewRisk, ReviewRunner, ReviewSample, ReviewSource,
+    FinishedReview, ReviewError, ReviewMode, ReviewRequest, ReviewRunner, ReviewSample,
+    ReviewSource,
 };
 pub use uploads::{UploadedFile, UploadedFiles};
 

@@ -18,7 +18,7 @@ use crate::layout::{csrf_field, error_page, page, Section};
 use crate::review_report::report;
 use crate::review_spec::ConsoleSpec;
 use crate::reviews::{
-    no_runner, save_upload, without_server_paths, ReviewError, ReviewOutcome, ReviewRequest,
+    no_runner, save_upload, without_server_paths, FinishedReview, ReviewError, ReviewRequest,
     ReviewRunner, ReviewSource,
 };
 use crate::ConsoleState;
@@ -329,7 +329,7 @@ async fn outcome(
     state: &ConsoleState,
     runner: &dyn ReviewRunner,
     record: &RunRecord,
-) -> Result<ReviewOutcome, String> {
+) -> Result<FinishedReview, String> {
     let text = state
         .inner
         .runs

@@ -9,6 +9,7 @@
 use axum::extract::{Multipart, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use clausewright_report::ReviewReport;
 use maud::html;
 
 use crate::layout::{csrf_field, error_page, page, Section};
@@ -79,96 +80,13 @@ impl ReviewMode {
     }
 }
 
-/// How a planner organised a review ([`ReviewMode::Orchestrate`]), for the review page.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReviewPlan {
-    /// The planner's summary for a person (`None` when it failed).
-    pub summary: Option<String>,
-    /// The budget used against the budget given, in a sentence.
-    pub budget: String,
-    /// Why the rules' review stands instead of the planner's, when it failed.
-    pub fallback: Option<String>,
-    /// Every clause: how deeply it was reviewed and why.
-    pub clauses: Vec<PlannedClause>,
-    /// Findings that span clauses.
-    pub cross_clause: Vec<CrossClauseRisk>,
-}
-
-/// One clause of a [`ReviewPlan`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedClause {
-    /// The clause.
-    pub clause_id: String,
-    /// `deep`, `quick` or `none`.
-    pub depth: String,
-    /// The planner's reason.
-    pub reason: String,
-    /// Model turns and tokens of its deep review, when it had one.
-    pub turns_tokens: Option<(usize, u64)>,
-}
-
-/// A finding that spans clauses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CrossClauseRisk {
-    /// Every clause involved.
-    pub clause_ids: Vec<String>,
-    /// How serious.
-    pub level: ReviewLevel,
-    /// What the clauses do together.
-    pub description: String,
-}
-
-/// How serious a risk is, for the level colours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ReviewLevel {
-    /// Loss of a right, unlimited exposure, a contradiction.
-    High,
-    /// Needs negotiation.
-    Medium,
-    /// Worth noting.
-    Low,
-}
-
-impl ReviewLevel {
-    /// `high`, `medium`, `low`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewLevel::High => "high",
-            ReviewLevel::Medium => "medium",
-            ReviewLevel::Low => "low",
-        }
-    }
-}
-
-/// One risk of a finished review.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReviewRisk {
-    /// The clause it is in.
-    pub clause_id: String,
-    /// How serious.
-    pub level: ReviewLevel,
-    /// Short machine-readable type.
-    pub risk_type: String,
-    /// Whether the risk is that the contract lacks a provision of `risk_type` (shown as
-    /// "missing"), rather than something a clause says.
-    pub missing: bool,
-    /// What the risk is.
-    pub description: String,
-    /// Why it is a risk.
-    pub reason: String,
-    /// The evidence: the analysis and the contract's words.
-    pub evidence: String,
-}
-
-/// A finished review: the risks for the table and the report in both download formats.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReviewOutcome {
-    /// What was reviewed (document id).
-    pub title: String,
-    /// Clauses reviewed.
-    pub clauses: usize,
-    /// Every risk, clause by clause.
-    pub risks: Vec<ReviewRisk>,
+/// A finished review as the console shows it: the library's report, with what the host
+/// makes of it for people (the downloads, and how the clauses were judged), which the
+/// console does not derive itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedReview {
+    /// The report: the risks by clause for the table, an orchestrated review's plan.
+    pub report: ReviewReport,
     /// The report as Markdown.
     pub markdown: String,
     /// The report as JSON.
@@ -176,8 +94,6 @@ pub struct ReviewOutcome {
     /// How the clauses were judged, in a sentence (the mode, the model, clauses the model
     /// could not judge).
     pub method: String,
-    /// How a planner organised it (orchestrated reviews only).
-    pub plan: Option<ReviewPlan>,
 }
 
 /// Why a review could not run.
@@ -210,13 +126,14 @@ pub trait ReviewRunner: Send + Sync {
     /// from then on), reviews, and ends the run with the report as its result. An `Err`
     /// before the journal is taken is shown to the person as why the review did not start.
     fn run(&self, run: ReviewRun) -> Result<(), ReviewError>;
-    /// The view of the report a finished review run recorded as its result (`record` tells
-    /// how it was run: its spec holds `mode` and `model`).
+    /// The report a finished review run recorded as its result, read back, with its
+    /// downloads and method (`record` tells how it was run: its spec holds `mode` and
+    /// `model`).
     fn outcome(
         &self,
         record: &toolwright::runs::RunRecord,
         result: &str,
-    ) -> Result<ReviewOutcome, ReviewError>;
+    ) -> Result<FinishedReview, ReviewError>;
 }
 
 pub(crate) fn no_runner(state: &ConsoleState) -> Response {

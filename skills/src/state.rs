@@ -4,89 +4,11 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::fmt;
-use std::str::FromStr;
+// The domain of a review and how much a clause matters are the report's
+// (`clausewright-report`), re-exported here where the review state uses them.
+pub use clausewright_report::{Domain, Priority, UnknownDomain};
 
 use crate::document::DocumentStructure;
-
-/// The domain of a review: which domain skills, checklist items and prompts apply.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Domain {
-    /// No domain: the generic skills only.
-    #[default]
-    Generic,
-    /// FIDIC construction contracts.
-    Fidic,
-    /// Share purchase and shareholders' agreements.
-    ShaSpa,
-}
-
-impl Domain {
-    /// The named domains, as a host offers them.
-    pub const NAMED: [Domain; 2] = [Domain::Fidic, Domain::ShaSpa];
-
-    /// The domain id skills and reports use: `fidic`, `sha_spa`, or empty for none.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Domain::Generic => "",
-            Domain::Fidic => "fidic",
-            Domain::ShaSpa => "sha_spa",
-        }
-    }
-}
-
-impl fmt::Display for Domain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A domain id that names no domain.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown domain `{0}`; expected `fidic` or `sha_spa`")]
-pub struct UnknownDomain(pub String);
-
-impl FromStr for Domain {
-    type Err = UnknownDomain;
-
-    /// `fidic`, `sha_spa`, or empty for [`Domain::Generic`].
-    fn from_str(id: &str) -> Result<Self, Self::Err> {
-        match id {
-            "" => Ok(Domain::Generic),
-            "fidic" => Ok(Domain::Fidic),
-            "sha_spa" => Ok(Domain::ShaSpa),
-            other => Err(UnknownDomain(other.to_string())),
-        }
-    }
-}
-
-impl Serialize for Domain {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Domain {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let id = String::deserialize(deserializer)?;
-        id.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for Domain {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Domain".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let ids = [Domain::Generic, Domain::Fidic, Domain::ShaSpa].map(Domain::as_str);
-        schemars::json_schema!({
-            "type": "string",
-            "enum": ids,
-            "description": "The domain id: `fidic`, `sha_spa`, or empty for none."
-        })
-    }
-}
 
 /// What a document is for in a review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -109,34 +31,6 @@ pub struct ReviewDocument {
     pub filename: String,
     /// The parsed document.
     pub structure: DocumentStructure,
-}
-
-/// How much a checklist item matters.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    /// Must be reviewed first.
-    Critical,
-    /// Important.
-    High,
-    /// Normal.
-    #[default]
-    Medium,
-    /// Nice to have.
-    Low,
 }
 
 /// One clause to review and the skills suggested for it. Unknown fields are refused, so a

@@ -8,15 +8,13 @@ use std::sync::Arc;
 use toolwright::runs::{MemoryRunStore, RunRecord, RunStore};
 use toolwright::Dispatcher;
 use toolwright_console::{
-    CrossClauseRisk, PlannedClause, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
-    ReviewPlan, ReviewRisk, ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
+    FinishedReview, ReviewError, ReviewMode, ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
 };
 
 use super::review::ClassifierOptions;
 use clausewright_skills::review::{
     render_json, render_markdown, review_as_run, ContractFolder, Domain, OrchestrateSettings,
-    Orchestration, PlanDepth, ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions,
-    ReviewReport, Risk, RiskLevel, RunModel,
+    ReviewAgent, ReviewInputError, ReviewInputs, ReviewOptions, ReviewReport, RunModel,
 };
 
 /// `serve`'s limits on the console's reviews (RELIABILITY.md): how many run at once, and how
@@ -326,7 +324,7 @@ impl ReviewRunner for LibraryReviews {
         Ok(())
     }
 
-    fn outcome(&self, record: &RunRecord, result: &str) -> Result<ReviewOutcome, ReviewError> {
+    fn outcome(&self, record: &RunRecord, result: &str) -> Result<FinishedReview, ReviewError> {
         let unreadable = |e: serde_json::Error| {
             ReviewError(format!(
                 "run {}: its recorded report cannot be read by this version ({e})",
@@ -343,15 +341,11 @@ impl ReviewRunner for LibraryReviews {
         }
         let report: ReviewReport = serde_json::from_value(value).map_err(unreadable)?;
         let text = |key: &str| record.spec.get(key).and_then(|v| v.as_str());
-        let risks = report.risks().map(console_risk).collect();
-        Ok(ReviewOutcome {
-            title: report.document_id.clone(),
-            clauses: report.summary.clauses_reviewed,
-            risks,
+        Ok(FinishedReview {
             markdown: render_markdown(&report),
             json: render_json(&report),
             method: method(&report, text("mode").unwrap_or("checklist"), text("model")),
-            plan: report.orchestration.as_ref().map(console_plan),
+            report,
         })
     }
 }
@@ -374,88 +368,5 @@ impl LibraryReviews {
             // Saved by the console in its private folder, removed when the review is over.
             ReviewSource::Upload(upload) => Ok(upload.review_path().to_path_buf()),
         }
-    }
-}
-
-/// The console's view of an orchestration: the one place it becomes the console's
-/// domain-free [`ReviewPlan`].
-fn console_plan(o: &Orchestration) -> ReviewPlan {
-    let of = |spent: u64, limit: Option<u64>, unit: &str| match limit {
-        Some(limit) => format!("{spent} of {limit} {unit}"),
-        None => format!("{spent} {unit} (no limit)"),
-    };
-    let deep: std::collections::HashMap<&str, (usize, u64)> = o
-        .deep
-        .iter()
-        .map(|d| (d.clause_id.as_str(), (d.turns, d.usage.total())))
-        .collect();
-    ReviewPlan {
-        summary: o.summary.clone(),
-        budget: format!(
-            "{}, {}, {}; planner {} turn(s)",
-            of(
-                o.spent.model_requests,
-                o.budget.model_requests,
-                "model requests"
-            ),
-            of(o.spent.input_tokens, o.budget.input_tokens, "input tokens"),
-            of(
-                o.spent.output_tokens,
-                o.budget.output_tokens,
-                "output tokens"
-            ),
-            o.planner_turns
-        ),
-        fallback: o.fallback_reason.clone(),
-        clauses: o
-            .plan
-            .iter()
-            .map(|p| PlannedClause {
-                clause_id: p.clause_id.clone(),
-                depth: match p.depth {
-                    PlanDepth::Deep => "deep",
-                    PlanDepth::Quick => "quick",
-                    PlanDepth::None => "none",
-                }
-                .into(),
-                reason: p.reason.clone(),
-                turns_tokens: deep.get(p.clause_id.as_str()).copied(),
-            })
-            .collect(),
-        cross_clause: o
-            .cross_clause
-            .iter()
-            .map(|c| CrossClauseRisk {
-                clause_ids: c.clause_ids.clone(),
-                level: console_level(c.risk_level),
-                description: c.description.clone(),
-            })
-            .collect(),
-    }
-}
-
-fn console_level(level: RiskLevel) -> ReviewLevel {
-    match level {
-        RiskLevel::High => ReviewLevel::High,
-        RiskLevel::Medium => ReviewLevel::Medium,
-        RiskLevel::Low => ReviewLevel::Low,
-    }
-}
-
-/// The console's view of a risk: the one place a review risk becomes the console's
-/// domain-free [`ReviewRisk`].
-fn console_risk(risk: &Risk) -> ReviewRisk {
-    let f = &risk.finding;
-    ReviewRisk {
-        clause_id: risk.clause_id.clone(),
-        level: console_level(f.level),
-        risk_type: f.kind.to_string(),
-        missing: f.is_absence(),
-        description: f.description.clone(),
-        reason: f.reason.clone(),
-        evidence: match f.quote.as_str() {
-            "" => f.analysis.clone(),
-            quote => format!("{}\n\nContract text: {quote}", f.analysis),
-        },
     }
 }

@@ -6,13 +6,21 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::support::*;
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
+use toolwright::agent::orchestrate::{Budget, BudgetUsage};
+use toolwright::agent::TokenUsage;
 use toolwright::runs::{MemoryRunStore, RunEnd, RunRecord, RunStatus, RunStore, RunUnit};
+use toolwright_console::report::{
+    ClausePlan, ClauseReview, CrossClauseFinding, DeepRun, Domain, Finding, Orchestration,
+    PlanDepth, Priority, ReviewMode as ClauseMode, ReviewReport, ReviewSummary, Risk, RiskKind,
+    RiskLevel, Subject,
+};
 use toolwright_console::{
-    router, ConsoleOptions, ConsoleState, ReviewError, ReviewLevel, ReviewMode, ReviewOutcome,
-    ReviewRequest, ReviewRisk, ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
+    router, ConsoleOptions, ConsoleState, FinishedReview, ReviewError, ReviewMode, ReviewRequest,
+    ReviewRun, ReviewRunner, ReviewSample, ReviewSource,
 };
 
-/// Reviews one clause per line of the contract; a line with "risk" is a high risk. Records
+/// Reviews one clause per line of the contract; a line with "risk" is a high risk (in the
+/// orchestrate mode, quoted and sent to a deep review by a planner). Records
 /// its first clause, then waits for the test to open its gate (or for a stop request)
 /// before recording the others, so the test sees the review running. Offers the agent mode
 /// when it has a `model`.
@@ -115,34 +123,146 @@ impl ReviewRunner for LineRunner {
         handle.block_on(journal.finish(&end)).map_err(store_error)
     }
 
-    fn outcome(&self, _: &RunRecord, result: &str) -> Result<ReviewOutcome, ReviewError> {
+    fn outcome(&self, _: &RunRecord, result: &str) -> Result<FinishedReview, ReviewError> {
         let value: serde_json::Value =
             serde_json::from_str(result).map_err(|e| ReviewError(e.to_string()))?;
         let lines: Vec<String> = serde_json::from_value(value["lines"].clone())
             .map_err(|e| ReviewError(e.to_string()))?;
-        let risks = lines
+        let orchestrate = value["mode"] == "orchestrate";
+        let clauses: Vec<ClauseReview> = lines
             .iter()
             .enumerate()
-            .filter(|(_, l)| l.contains("risk"))
-            .map(|(i, l)| ReviewRisk {
-                clause_id: (i + 1).to_string(),
-                level: ReviewLevel::High,
-                risk_type: "demo_risk".into(),
-                missing: l.contains("missing"),
-                description: format!("clause says: {l}"),
-                reason: "the word risk".into(),
-                evidence: format!("original text: {l}"),
-            })
-            .collect::<Vec<_>>();
-        Ok(ReviewOutcome {
-            title: "demo".into(),
-            clauses: lines.len(),
-            markdown: format!("# Review\n\n{} risks\n", risks.len()),
-            json: format!("{{\"risks\": {}}}", risks.len()),
+            .map(|(i, l)| line_review(i, l, orchestrate))
+            .collect();
+        let risks = clauses.iter().map(|c| c.risks.len()).sum::<usize>();
+        let report = ReviewReport {
+            document_id: "demo".into(),
+            domain: Domain::Generic,
+            our_party: String::new(),
+            checklist_generated: false,
+            incomplete: false,
+            summary: ReviewSummary::of(&clauses),
+            clauses,
+            orchestration: orchestrate.then(|| plan(&lines)),
+        };
+        Ok(FinishedReview {
+            report,
+            markdown: format!("# Review\n\n{risks} risks\n"),
+            json: format!("{{\"risks\": {risks}}}"),
             method: format!("judged in {} mode", value["mode"].as_str().unwrap_or("?")),
-            risks,
-            plan: None,
         })
+    }
+}
+
+/// The review of line `i` of a contract: a high risk when it says "risk", one that the
+/// contract lacks a provision when it also says "missing"; `quoted`, the line is quoted.
+fn line_review(i: usize, line: &str, quoted: bool) -> ClauseReview {
+    let clause_id = (i + 1).to_string();
+    let risks = line
+        .contains("risk")
+        .then(|| {
+            let kind = RiskKind::Named("demo_risk".into());
+            let mut finding = Finding::new(
+                kind.clone(),
+                RiskLevel::High,
+                format!("clause says: {line}"),
+            );
+            if line.contains("missing") {
+                finding.subject = Subject::Absence(kind);
+            }
+            finding.reason = "the word risk".into();
+            finding.analysis = format!("original text: {line}");
+            if quoted {
+                finding.quote = line.to_string();
+            }
+            Risk::new(clause_id.clone(), finding)
+        })
+        .into_iter()
+        .collect();
+    ClauseReview {
+        clause_id,
+        clause_name: String::new(),
+        priority: Priority::Medium,
+        skills: Vec::new(),
+        skipped_skills: Vec::new(),
+        risks,
+        mode: ClauseMode::Checklist,
+        tools_chosen: Vec::new(),
+        agent_messages: Vec::new(),
+        fallback_reason: None,
+        agent_warnings: Vec::new(),
+        model_turns: 0,
+        usage: Default::default(),
+    }
+}
+
+/// A planner's plan of the lines: a deep review (one turn, 21 tokens) of each line that says
+/// "risk", a quick one of the others, the risky lines together as one finding across
+/// clauses, two of ten model requests spent.
+fn plan(lines: &[String]) -> Orchestration {
+    let risky: Vec<String> = (1..=lines.len())
+        .filter(|&n| lines[n - 1].contains("risk"))
+        .map(|n| n.to_string())
+        .collect();
+    Orchestration {
+        plan: lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| ClausePlan {
+                clause_id: (i + 1).to_string(),
+                depth: if l.contains("risk") {
+                    PlanDepth::Deep
+                } else {
+                    PlanDepth::Quick
+                },
+                reason: if l.contains("risk") {
+                    "says risk"
+                } else {
+                    "fine"
+                }
+                .into(),
+            })
+            .collect(),
+        summary: Some(format!("{} clause(s) carry risk.", risky.len())),
+        risks: Vec::new(),
+        cross_clause: vec![CrossClauseFinding {
+            clause_ids: risky.clone(),
+            risk_level: RiskLevel::Medium,
+            risk_type: String::new(),
+            description: "the risks add up".into(),
+        }],
+        budget: Budget {
+            model_requests: Some(10),
+            ..Budget::default()
+        },
+        spent: BudgetUsage {
+            model_requests: 2,
+            input_tokens: 30,
+            output_tokens: 12,
+            tool_calls: 0,
+        },
+        planner_turns: 1,
+        planner_usage: TokenUsage::default(),
+        deep: risky
+            .iter()
+            .map(|id| DeepRun {
+                clause_id: id.clone(),
+                status: "complete".into(),
+                reason: None,
+                turns: 1,
+                tool_calls: 0,
+                usage: TokenUsage {
+                    prompt_tokens: 15,
+                    completion_tokens: 6,
+                    cached_tokens: 0,
+                },
+                elapsed_ms: 1.0,
+            })
+            .collect(),
+        fallback_reason: None,
+        repairs: Vec::new(),
+        warnings: Vec::new(),
+        elapsed_ms: 2.0,
     }
 }
 
@@ -459,6 +579,42 @@ async fn the_agent_mode_is_offered_only_with_a_model_and_reaches_the_runner() {
     let done = page_once(&app, &location(&started), "id=\"risks\"").await;
     assert!(done.contains("judged in agent mode"), "{done}");
     assert_eq!(runner.seen.lock().unwrap()[0].mode, ReviewMode::Agent);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_orchestrated_review_shows_its_plan_and_quoted_evidence() {
+    let runner = Arc::new(LineRunner {
+        model: Some("mock-model".into()),
+        ..LineRunner::default()
+    });
+    runner.open();
+    let (state, app) = console(runner.clone());
+    let started = start(
+        &app,
+        &[
+            ("csrf", None, state.csrf_token()),
+            ("files", Some("c.md"), "risk one\nfine\nrisk <b>two</b>"),
+            ("mode", None, "orchestrate"),
+            ("budget_requests", None, "10"),
+        ],
+    )
+    .await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.body);
+    let done = page_once(&app, &location(&started), "id=\"risks\"").await;
+    for part in [
+        r#"<p id="plan-budget">Budget used: 2 of 10 model requests, 30 input tokens (no limit), 12 output tokens (no limit); planner 1 turn(s)</p>"#,
+        r#"<p id="plan-summary">2 clause(s) carry risk.</p>"#,
+        r#"<tr><td class="mono">1, 3</td><td class="level-medium">medium</td><td>the risks add up</td></tr>"#,
+        r#"<tr><td class="mono">1</td><td>deep</td><td>1</td><td>21</td><td>says risk</td></tr>"#,
+        r#"<tr><td class="mono">2</td><td>quick</td><td></td><td></td><td>fine</td></tr>"#,
+        "<pre class=\"evidence\">original text: risk one\n\nContract text: risk one</pre>",
+        "Contract text: risk &lt;b&gt;two&lt;/b&gt;</pre>",
+        "judged in orchestrate mode",
+    ] {
+        assert!(done.contains(part), "{part} in {done}");
+    }
+    assert!(!done.contains("plan-fallback"), "{done}");
+    assert_eq!(runner.seen.lock().unwrap()[0].mode, ReviewMode::Orchestrate);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,7 +28,7 @@ use super::dataset::Dataset;
 use super::model::ModelError;
 use super::train::{fit_on, Counts, Recipe, Selection, TrainError};
 use crate::review::cv::{mean_of as review_mean_of, review_fold, ReviewFigures};
-use crate::review::kinds::Provision as Kind;
+use crate::review::kinds::{Catalogued, Provision as Kind};
 use crate::review::learned::{negated, LearnedStage};
 use toolwright::Dispatcher;
 

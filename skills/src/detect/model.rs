@@ -26,7 +26,7 @@ use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::review::kinds::Provision as Kind;
+use crate::review::kinds::{Catalogued, Provision as Kind};
 
 use super::features::{
     counts_of, distinct, hash_of_term, term_counts, tf_idf, word_hashes, TermCounts,

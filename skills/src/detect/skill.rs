@@ -4,7 +4,7 @@ use toolwright::prelude::*;
 
 use super::model::ProvisionModel;
 use crate::index::lookup_for;
-use crate::review::kinds::Provision;
+use crate::review::kinds::{Catalogued, Provision};
 use crate::state::ReviewState;
 
 /// One CUAD category a clause carries.

@@ -24,7 +24,7 @@ use serde::Serialize;
 use toolwright::Dispatcher;
 
 use super::agent::review_with_agent;
-use super::findings::kinds::Provision as Kind;
+use super::findings::kinds::{Catalogued, Provision as Kind};
 use super::findings::learned::LearnedStage;
 use super::findings::provisions::document_parties;
 use super::types::{ReviewOptions, RiskKind, RiskLevel};

@@ -21,7 +21,7 @@ use super::agent::{self, ReviewAgent};
 use super::checklist::{generated_checklist_for, review_items};
 use super::findings::{consolidate, Classified, LearnedStage, Playbook};
 use super::types::{
-    ClauseReview, ProgressHook, ReviewMode, ReviewOptions, ReviewReport, ReviewSummary,
+    ClauseReview, NotRun, ProgressHook, ReviewMode, ReviewOptions, ReviewReport, ReviewSummary,
 };
 use crate::index::ReferenceIndex;
 use crate::state::{ChecklistItem, ReviewState};

@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use super::*;
 use crate::detect::corpus::{CategoryLabel, Excerpt};
+use crate::review::kinds::Catalogued;
 
 /// Clause texts of our own, by category; `None` is boilerplate of no category.
 const CLAUSES: [(Option<&str>, &str, &str); 8] = [

@@ -5,6 +5,7 @@ use toolwright::Skill;
 use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
 use crate::review::engine::parallel_map;
+use crate::review::findings::kinds::Catalogued;
 use crate::review::findings::Playbook;
 use crate::review::types::RiskLevel;
 use crate::state::{ChecklistItem, Domain, Priority};

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use super::kinds::Provision;
+use super::kinds::{Catalogued, Provision};
 use super::learned::{self, Classified, LearnedStage};
 use super::provisions;
 use super::rules::UNDEFINED_TERMS_PREFIX;

@@ -1,12 +1,18 @@
-//! The catalogue of provision kinds: every kind the review reports is declared here once,
-//! with everything the library needs to know of it — its name in reports, its CUAD category,
-//! its family, how a sentence denies it, which skills analyse it, and how the evaluation
-//! scores it. The classifier's categories, the keyword scan, the playbooks, the checklist
-//! and the evaluation all read this table; a test fails when one of them does not know a
-//! kind. Adding a kind is one entry here plus its tests.
+//! The catalogue of provision kinds: what the library needs to know of each kind the review
+//! reports — its CUAD category, its family, how a sentence denies it, which skills analyse
+//! it, and how the evaluation scores it. The kind itself, [`Provision`], with its doc and its
+//! name in reports (the `risk_type` of its findings, its key in playbooks, its JSON form), is
+//! declared in the report's crate (`clausewright-report`, `provision.rs`), in report order;
+//! everything else is its entry here, keyed by it and in the same order. A kind declared
+//! there without an entry here, or an entry out of order, does not compile. The
+//! classifier's categories, the keyword scan, the playbooks, the checklist and the
+//! evaluation all read this table; a test fails when one of them does not know a kind.
+//! Adding a kind is its name in the report's crate, its entry here, and its tests.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+pub use clausewright_report::Provision;
 
 use crate::review::types::RiskKind;
 use crate::state::Domain;
@@ -150,9 +156,7 @@ pub struct Entry {
 
 macro_rules! catalogue {
     ($(
-        $(#[doc = $doc:literal])*
         $variant:ident {
-            name: $name:literal,
             title: $title:literal,
             cuad: $cuad:literal,
             family: $family:ident,
@@ -166,19 +170,10 @@ macro_rules! catalogue {
             $(, definition_states_it: $defines:literal)? $(,)?
         }
     ),* $(,)?) => {
-        /// A kind of provision; its [`name`](Provision::name) is the `risk_type` of its
-        /// findings. Declared, with all it carries, in the [catalogue](self).
-        #[derive(
-            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema,
-        )]
-        pub enum Provision {
-            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
-        }
-
-        /// Every kind, in report order.
-        pub static CATALOGUE: &[Entry] = &[$(Entry {
+        /// Every kind's entry, in report order ([`Provision::ALL`]'s).
+        const ENTRIES: &[Entry] = &[$(Entry {
             kind: Provision::$variant,
-            name: $name,
+            name: Provision::$variant.name(),
             title: $title,
             cuad: $cuad,
             family: Family::$family,
@@ -193,141 +188,121 @@ macro_rules! catalogue {
                 planted: $planted,
             },
         },)*];
+
+        /// Every kind has an entry: a kind of the report without one is a match that does
+        /// not cover it (and one listed twice, an unreachable pattern).
+        const _: fn(Provision) = |kind| match kind {
+            $(Provision::$variant => {})*
+        };
     };
 }
 
 catalogue! {
-    /// Liability with no cap, or a cap that excludes some liabilities.
-    UncappedLiability { name: "uncapped_liability", title: "Uncapped Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: true, planted: true },
-    /// A cap on liability or an exclusion of indirect loss.
-    LiabilityCap { name: "cap_on_liability", title: "Cap On Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: false, planted: true, readings: [RiskKind::Provision(Provision::UncappedLiability)] },
-    /// Liquidated or delay damages (with or without a cap).
-    LiquidatedDamages { name: "liquidated_damages", title: "Liquidated Damages", cuad: true, family: Liability, scan: true, denial: LateInterest, analysis: Sums, core: true, absence_matters: true, planted: true, readings: [RiskKind::UncappedDelayDamages] },
-    /// A notice or claim period that is a condition of recovery.
-    NoticeTimeBar { name: "notice_time_bar", title: "Time Bar", cuad: false, family: Notice, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true, readings: [RiskKind::TimeBar, RiskKind::TimeBarShortened] },
-    /// A right to end the contract without cause.
-    TerminationForConvenience { name: "termination_for_convenience", title: "Termination For Convenience", cuad: true, family: Termination, scan: true, denial: Termination, analysis: None, core: true, absence_matters: true, planted: true },
-    /// Termination for breach, default or insolvency, and what the defaulting party pays.
-    TerminationForDefault { name: "termination_for_default", title: "Termination For Default", cuad: false, family: Termination, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// Site, ground or physical conditions placed at one party's risk.
-    SiteRisk { name: "site_risk", title: "Site Risk", cuad: false, family: Site, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// Rights triggered by a change of control, merger or acquisition.
-    ChangeOfControl { name: "change_of_control", title: "Change Of Control", cuad: true, family: Transfer, scan: true, denial: Control, analysis: Transfers, core: true, absence_matters: true, planted: true },
-    /// A restriction on assigning or transferring the contract.
-    AssignmentRestriction { name: "anti_assignment", title: "Anti-Assignment", cuad: true, family: Transfer, scan: true, denial: None, analysis: Transfers, core: true, absence_matters: false, planted: true },
-    /// Majority holders can force the others to sell.
-    DragAlong { name: "drag_along", title: "Drag-Along", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// Minority holders can join a sale.
-    TagAlong { name: "tag_along", title: "Tag-Along", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// Holders may subscribe for new shares before others.
-    PreEmption { name: "pre_emption", title: "Pre-Emption", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// Right of first refusal, first offer or first negotiation.
-    FirstRefusal { name: "rofr_rofo_rofn", title: "Rofr/Rofo/Rofn", cuad: true, family: Transfer, scan: true, denial: None, analysis: Transfers, core: true, absence_matters: false, planted: true },
-    /// Matters that need a special consent, unanimity or a supermajority.
-    ReservedMatters { name: "reserved_matters", title: "Reserved Matters", cuad: false, family: Governance, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// What happens when the parties or the board cannot decide.
-    Deadlock { name: "deadlock", title: "Deadlock", cuad: false, family: Governance, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
-    /// A promise not to compete.
-    NonCompete { name: "non_compete", title: "Non-Compete", cuad: true, family: Restrictive, scan: true, denial: Restriction, analysis: None, core: true, absence_matters: true, planted: true },
-    /// An exclusive appointment, licence or dealing obligation.
-    Exclusivity { name: "exclusivity", title: "Exclusivity", cuad: true, family: Restrictive, scan: true, denial: Exclusivity, analysis: None, core: true, absence_matters: false, planted: true },
-    /// Automatic renewal unless notice is given by a date.
-    RenewalNotice { name: "notice_period_to_terminate_renewal", title: "Notice Period To Terminate Renewal", cuad: true, family: Termination, scan: true, denial: Renewal, analysis: Periods, core: true, absence_matters: false, planted: true },
-    /// The law that governs the agreement.
-    GoverningLaw { name: "governing_law", title: "Governing Law", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: true, absence_matters: false, planted: false },
-    /// Insurance a party must carry.
-    Insurance { name: "insurance", title: "Insurance", cuad: true, family: Assurance, scan: false, denial: None, analysis: None, core: true, absence_matters: false, planted: false },
-    /// How long a warranty lasts.
-    WarrantyDuration { name: "warranty_duration", title: "Warranty Duration", cuad: true, family: Assurance, scan: false, denial: None, analysis: Periods, core: true, absence_matters: false, planted: false, definition_states_it: true },
-    /// The agreement's name.
-    DocumentName { name: "document_name", title: "Document Name", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// The parties.
-    Parties { name: "parties", title: "Parties", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// The date of the agreement.
-    AgreementDate { name: "agreement_date", title: "Agreement Date", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// The date it takes effect.
-    EffectiveDate { name: "effective_date", title: "Effective Date", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// The date its initial term ends.
-    ExpirationDate { name: "expiration_date", title: "Expiration Date", cuad: true, family: Termination, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// The term it renews for.
-    RenewalTerm { name: "renewal_term", title: "Renewal Term", cuad: true, family: Termination, scan: false, denial: Renewal, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
-    /// A party gets terms at least as good as any other customer's.
-    MostFavoredNation { name: "most_favored_nation", title: "Most Favored Nation", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A promise not to solicit the other party's customers.
-    NoSolicitOfCustomers { name: "no_solicit_of_customers", title: "No-Solicit Of Customers", cuad: true, family: Restrictive, scan: false, denial: Restriction, analysis: None, core: false, absence_matters: false, planted: false },
-    /// What a restriction on competing leaves allowed.
-    CompetitiveRestrictionException { name: "competitive_restriction_exception", title: "Competitive Restriction Exception", cuad: true, family: Restrictive, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A promise not to solicit or hire the other party's employees.
-    NoSolicitOfEmployees { name: "no_solicit_of_employees", title: "No-Solicit Of Employees", cuad: true, family: Restrictive, scan: false, denial: Restriction, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A promise not to disparage the other party.
-    NonDisparagement { name: "non_disparagement", title: "Non-Disparagement", cuad: true, family: Restrictive, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// One party's duty to share revenue or profit.
-    RevenueProfitSharing { name: "revenue_profit_sharing", title: "Revenue/Profit Sharing", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
-    /// A limit on raising or lowering prices.
-    PriceRestrictions { name: "price_restrictions", title: "Price Restrictions", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
-    /// A minimum to buy or sell.
-    MinimumCommitment { name: "minimum_commitment", title: "Minimum Commitment", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
-    /// A limit on the quantity a party may buy or use.
-    VolumeRestriction { name: "volume_restriction", title: "Volume Restriction", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// Intellectual property assigned to the other party.
-    IpOwnershipAssignment { name: "ip_ownership_assignment", title: "Ip Ownership Assignment", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// Intellectual property owned jointly.
-    JointIpOwnership { name: "joint_ip_ownership", title: "Joint Ip Ownership", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence granted.
-    LicenseGrant { name: "license_grant", title: "License Grant", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence that may not be transferred.
-    NonTransferableLicense { name: "non_transferable_license", title: "Non-Transferable License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence from the licensor's affiliates.
-    AffiliateLicenseLicensor { name: "affiliate_license_licensor", title: "Affiliate License-Licensor", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence to the licensee's affiliates.
-    AffiliateLicenseLicensee { name: "affiliate_license_licensee", title: "Affiliate License-Licensee", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence without limit of use or copies.
-    UnlimitedLicense { name: "unlimited_all_you_can_eat_license", title: "Unlimited/All-You-Can-Eat-License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A licence that cannot be revoked or never ends.
-    IrrevocableOrPerpetualLicense { name: "irrevocable_or_perpetual_license", title: "Irrevocable Or Perpetual License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// Source code deposited with a third party.
-    SourceCodeEscrow { name: "source_code_escrow", title: "Source Code Escrow", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// Services owed after the agreement ends.
-    PostTerminationServices { name: "post_termination_services", title: "Post-Termination Services", cuad: true, family: Termination, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A right to audit the other party's books.
-    AuditRights { name: "audit_rights", title: "Audit Rights", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A promise not to sue.
-    CovenantNotToSue { name: "covenant_not_to_sue", title: "Covenant Not To Sue", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
-    /// A third party may enforce the agreement.
-    ThirdPartyBeneficiary { name: "third_party_beneficiary", title: "Third Party Beneficiary", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    UncappedLiability { title: "Uncapped Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: true, planted: true },
+    LiabilityCap { title: "Cap On Liability", cuad: true, family: Liability, scan: true, denial: Liability, analysis: Liability, core: true, absence_matters: false, planted: true, readings: [RiskKind::Provision(Provision::UncappedLiability)] },
+    LiquidatedDamages { title: "Liquidated Damages", cuad: true, family: Liability, scan: true, denial: LateInterest, analysis: Sums, core: true, absence_matters: true, planted: true, readings: [RiskKind::UncappedDelayDamages] },
+    NoticeTimeBar { title: "Time Bar", cuad: false, family: Notice, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true, readings: [RiskKind::TimeBar, RiskKind::TimeBarShortened] },
+    TerminationForConvenience { title: "Termination For Convenience", cuad: true, family: Termination, scan: true, denial: Termination, analysis: None, core: true, absence_matters: true, planted: true },
+    TerminationForDefault { title: "Termination For Default", cuad: false, family: Termination, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    SiteRisk { title: "Site Risk", cuad: false, family: Site, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    ChangeOfControl { title: "Change Of Control", cuad: true, family: Transfer, scan: true, denial: Control, analysis: Transfers, core: true, absence_matters: true, planted: true },
+    AssignmentRestriction { title: "Anti-Assignment", cuad: true, family: Transfer, scan: true, denial: None, analysis: Transfers, core: true, absence_matters: false, planted: true },
+    DragAlong { title: "Drag-Along", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    TagAlong { title: "Tag-Along", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    PreEmption { title: "Pre-Emption", cuad: false, family: Transfer, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    FirstRefusal { title: "Rofr/Rofo/Rofn", cuad: true, family: Transfer, scan: true, denial: None, analysis: Transfers, core: true, absence_matters: false, planted: true },
+    ReservedMatters { title: "Reserved Matters", cuad: false, family: Governance, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    Deadlock { title: "Deadlock", cuad: false, family: Governance, scan: true, denial: None, analysis: None, core: false, absence_matters: true, planted: true },
+    NonCompete { title: "Non-Compete", cuad: true, family: Restrictive, scan: true, denial: Restriction, analysis: None, core: true, absence_matters: true, planted: true },
+    Exclusivity { title: "Exclusivity", cuad: true, family: Restrictive, scan: true, denial: Exclusivity, analysis: None, core: true, absence_matters: false, planted: true },
+    RenewalNotice { title: "Notice Period To Terminate Renewal", cuad: true, family: Termination, scan: true, denial: Renewal, analysis: Periods, core: true, absence_matters: false, planted: true },
+    GoverningLaw { title: "Governing Law", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: true, absence_matters: false, planted: false },
+    Insurance { title: "Insurance", cuad: true, family: Assurance, scan: false, denial: None, analysis: None, core: true, absence_matters: false, planted: false },
+    WarrantyDuration { title: "Warranty Duration", cuad: true, family: Assurance, scan: false, denial: None, analysis: Periods, core: true, absence_matters: false, planted: false, definition_states_it: true },
+    DocumentName { title: "Document Name", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    Parties { title: "Parties", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    AgreementDate { title: "Agreement Date", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    EffectiveDate { title: "Effective Date", cuad: true, family: Identity, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    ExpirationDate { title: "Expiration Date", cuad: true, family: Termination, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    RenewalTerm { title: "Renewal Term", cuad: true, family: Termination, scan: false, denial: Renewal, analysis: None, core: false, absence_matters: false, planted: false, definition_states_it: true },
+    MostFavoredNation { title: "Most Favored Nation", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    NoSolicitOfCustomers { title: "No-Solicit Of Customers", cuad: true, family: Restrictive, scan: false, denial: Restriction, analysis: None, core: false, absence_matters: false, planted: false },
+    CompetitiveRestrictionException { title: "Competitive Restriction Exception", cuad: true, family: Restrictive, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    NoSolicitOfEmployees { title: "No-Solicit Of Employees", cuad: true, family: Restrictive, scan: false, denial: Restriction, analysis: None, core: false, absence_matters: false, planted: false },
+    NonDisparagement { title: "Non-Disparagement", cuad: true, family: Restrictive, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    RevenueProfitSharing { title: "Revenue/Profit Sharing", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
+    PriceRestrictions { title: "Price Restrictions", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
+    MinimumCommitment { title: "Minimum Commitment", cuad: true, family: Commercial, scan: false, denial: None, analysis: Sums, core: false, absence_matters: false, planted: false },
+    VolumeRestriction { title: "Volume Restriction", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    IpOwnershipAssignment { title: "Ip Ownership Assignment", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    JointIpOwnership { title: "Joint Ip Ownership", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    LicenseGrant { title: "License Grant", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    NonTransferableLicense { title: "Non-Transferable License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    AffiliateLicenseLicensor { title: "Affiliate License-Licensor", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    AffiliateLicenseLicensee { title: "Affiliate License-Licensee", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    UnlimitedLicense { title: "Unlimited/All-You-Can-Eat-License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    IrrevocableOrPerpetualLicense { title: "Irrevocable Or Perpetual License", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    SourceCodeEscrow { title: "Source Code Escrow", cuad: true, family: Licence, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    PostTerminationServices { title: "Post-Termination Services", cuad: true, family: Termination, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    AuditRights { title: "Audit Rights", cuad: true, family: Commercial, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    CovenantNotToSue { title: "Covenant Not To Sue", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
+    ThirdPartyBeneficiary { title: "Third Party Beneficiary", cuad: true, family: Boilerplate, scan: false, denial: None, analysis: None, core: false, absence_matters: false, planted: false },
 }
 
-impl Provision {
-    /// Every kind, in report order.
-    pub fn all() -> impl Iterator<Item = Provision> + Clone {
-        CATALOGUE.iter().map(|e| e.kind)
-    }
+/// Every kind, in report order.
+pub static CATALOGUE: &[Entry] = ENTRIES;
 
+// Every kind has its entry at its own index, so `CATALOGUE[kind as usize]` is its entry.
+const _: () = {
+    assert!(
+        ENTRIES.len() == Provision::ALL.len(),
+        "the catalogue has one entry per provision kind"
+    );
+    let mut i = 0;
+    while i < ENTRIES.len() {
+        assert!(
+            ENTRIES[i].kind as usize == i,
+            "the catalogue lists the kinds in the report's order"
+        );
+        i += 1;
+    }
+};
+
+/// What the catalogue knows of a [`Provision`] beyond its name: its entry and what is read
+/// from it. Implemented for [`Provision`] only (the kind is the report's type, its entry
+/// this library's).
+pub trait Catalogued: Sized {
     /// Its catalogue entry.
-    pub fn entry(self) -> &'static Entry {
-        &CATALOGUE[self as usize]
-    }
-
-    /// Its name: the `risk_type` of its findings, and its JSON form. A kind that is a CUAD
-    /// category carries the category's name in snake case (`cap_on_liability`,
-    /// `rofr_rofo_rofn`), so a CUAD-based scorer can read the report.
-    pub fn name(self) -> &'static str {
-        self.entry().name
-    }
+    fn entry(self) -> &'static Entry;
 
     /// Its title (the CUAD category's spelling where it is one).
-    pub fn title(self) -> &'static str {
-        self.entry().title
-    }
-
-    /// The kind named `name` (its [`name`](Provision::name)), if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        CATALOGUE.iter().find(|e| e.name == name).map(|e| e.kind)
-    }
+    fn title(self) -> &'static str;
 
     /// The kind of a CUAD category or an evaluation category, by its title (`Cap On
     /// Liability`; letter case and the spelling of separators do not matter).
-    pub fn from_title(title: &str) -> Option<Self> {
+    fn from_title(title: &str) -> Option<Self>;
+
+    /// The 13 core kinds, whose macro figures are the headline of an evaluation.
+    fn core() -> impl Iterator<Item = Self> + Clone;
+
+    /// The core kinds whose absence matters: reporting one where it is not is a false alarm
+    /// a reader notices.
+    fn absence_matters() -> impl Iterator<Item = Self> + Clone;
+
+    /// The kinds the keyword scan finds.
+    fn scanned() -> impl Iterator<Item = Self> + Clone;
+}
+
+impl Catalogued for Provision {
+    fn entry(self) -> &'static Entry {
+        &CATALOGUE[self as usize]
+    }
+
+    fn title(self) -> &'static str {
+        self.entry().title
+    }
+
+    fn from_title(title: &str) -> Option<Self> {
         let key = snake(title);
         CATALOGUE
             .iter()
@@ -335,40 +310,16 @@ impl Provision {
             .map(|e| e.kind)
     }
 
-    /// The 13 core kinds, whose macro figures are the headline of an evaluation.
-    pub fn core() -> impl Iterator<Item = Provision> + Clone {
+    fn core() -> impl Iterator<Item = Self> + Clone {
         Self::all().filter(|k| k.entry().scoring.core)
     }
 
-    /// The core kinds whose absence matters: reporting one where it is not is a false alarm
-    /// a reader notices.
-    pub fn absence_matters() -> impl Iterator<Item = Provision> + Clone {
+    fn absence_matters() -> impl Iterator<Item = Self> + Clone {
         Self::core().filter(|k| k.entry().scoring.absence_matters)
     }
 
-    /// The kinds the keyword scan finds.
-    pub fn scanned() -> impl Iterator<Item = Provision> + Clone {
+    fn scanned() -> impl Iterator<Item = Self> + Clone {
         Self::all().filter(|k| k.entry().scan)
-    }
-}
-
-/// Read by name, as a plain string, so a playbook's error names the key it is at.
-impl<'de> Deserialize<'de> for Provision {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
-        Provision::from_name(&name).ok_or_else(|| {
-            let known: Vec<&str> = CATALOGUE.iter().map(|e| e.name).collect();
-            serde::de::Error::custom(format!(
-                "unknown kind `{name}`, expected one of the catalogue's: {}",
-                known.join(", ")
-            ))
-        })
-    }
-}
-
-impl std::fmt::Display for Provision {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -392,20 +343,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_are_in_declaration_order_and_names_are_unique() {
-        for (i, entry) in CATALOGUE.iter().enumerate() {
-            assert_eq!(entry.kind as usize, i, "{}", entry.name);
-            assert_eq!(Provision::from_name(entry.name), Some(entry.kind));
-            assert_eq!(Provision::from_title(entry.title), Some(entry.kind));
-            assert_eq!(
-                serde_json::to_value(entry.kind).unwrap(),
-                serde_json::json!(entry.name)
-            );
+    fn every_kind_has_its_entry_named_and_titled_as_it() {
+        assert_eq!(CATALOGUE.len(), Provision::ALL.len());
+        for (entry, kind) in CATALOGUE.iter().zip(Provision::all()) {
+            assert_eq!(entry.kind, kind);
+            assert_eq!(kind.entry().kind, kind);
+            assert_eq!(entry.name, kind.name());
+            assert_eq!(Provision::from_title(entry.title), Some(kind));
         }
-        let mut names: Vec<_> = CATALOGUE.iter().map(|e| e.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), CATALOGUE.len());
     }
 
     #[test]
@@ -415,20 +360,6 @@ mod tests {
         learned.sort_unstable();
         let cuad: Vec<Provision> = Provision::all().filter(|k| k.entry().cuad).collect();
         assert_eq!(learned, cuad);
-    }
-
-    #[test]
-    fn a_name_reads_back_and_a_stranger_is_refused_with_the_known_ones() {
-        for kind in Provision::all() {
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(serde_json::from_str::<Provision>(&json).unwrap(), kind);
-        }
-        let err = serde_json::from_str::<Provision>("\"office_plants\"").unwrap_err();
-        assert!(
-            err.to_string().contains("unknown kind `office_plants`"),
-            "{err}"
-        );
-        assert!(err.to_string().contains("deadlock"), "{err}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::sync::{Arc, LazyLock};
 
 use regex::Regex;
 
-use super::kinds::{Denial, Provision as Kind};
+use super::kinds::{Catalogued, Denial, Provision as Kind};
 use super::playbook::Playbook;
 use super::provisions::{self, Bound};
 use crate::detect::model::{Detection, ModelError, ProvisionModel};

@@ -1,4 +1,5 @@
 use super::*;
+use crate::review::findings::kinds::Catalogued;
 
 fn kinds(text: &str, our_party: &str) -> Vec<(Provision, RiskLevel)> {
     scan_clause(text, our_party)

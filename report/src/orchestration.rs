@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use toolwright::agent::orchestrate::{Budget, BudgetUsage};
 use toolwright::agent::TokenUsage;
 
-use super::{Risk, RiskLevel};
+use crate::{Risk, RiskLevel};
 
 /// How deeply the planner had a clause reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -20,6 +20,17 @@ pub enum PlanDepth {
     Quick,
     /// The planner chose neither; the rules' findings of the outline stand.
     None,
+}
+
+impl PlanDepth {
+    /// The depth as written in JSON and shown to people: `deep`, `quick` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Deep => "deep",
+            Self::Quick => "quick",
+            Self::None => "none",
+        }
+    }
 }
 
 /// The planner's decision for one clause, in its words.
@@ -155,4 +166,19 @@ pub struct Orchestration {
     pub warnings: Vec<String>,
     /// Wall time of the orchestration, in milliseconds.
     pub elapsed_ms: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_depth_is_written_as_its_name() {
+        for depth in [PlanDepth::Deep, PlanDepth::Quick, PlanDepth::None] {
+            assert_eq!(
+                serde_json::to_value(depth).unwrap(),
+                serde_json::json!(depth.as_str())
+            );
+        }
+    }
 }

@@ -9,8 +9,8 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::RiskLevel;
-use crate::review::findings::kinds::Provision;
+use crate::Provision;
+use crate::RiskLevel;
 
 macro_rules! risk_kinds {
     ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {
