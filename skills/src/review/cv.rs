@@ -27,8 +27,8 @@ use super::agent::review_with_agent;
 use super::findings::kinds::{Catalogued, Provision as Kind};
 use super::findings::learned::LearnedStage;
 use super::findings::provisions::document_parties;
-use super::types::{ReviewOptions, RiskKind, RiskLevel};
-use crate::detect::corpus::LabelledContract;
+use super::types::{ReviewOptions, ReviewReport, RiskKind, RiskLevel};
+use crate::detect::corpus::{CategoryLabel, LabelledContract};
 use crate::detect::curve::{excerpt_key, Scored};
 use crate::detect::cv::{mean, ratio};
 use crate::detect::segment::segment_aligned;
@@ -186,20 +186,104 @@ fn score_contract(
     categories: &[Kind],
 ) -> Vec<(Tally, Vec<Scored>)> {
     let doc = parse_text(&contract.id, &contract.text);
-    let seg = segment_aligned(&doc, &contract.text);
-    let mut spans: HashMap<&str, Vec<Range<usize>>> = HashMap::new();
+    let spans = clause_spans(&doc, &contract.text);
+    let parties = review_sides(&doc);
+    let Some(reported) = review_from_each_side(dispatcher, stage, contract, doc, parties) else {
+        return vec![(Tally::default(), Vec::new()); categories.len()];
+    };
+    categories
+        .iter()
+        .map(|&kind| tally_category(kind, contract, &reported, &spans, d))
+        .collect()
+}
+
+/// Where each clause lies in the contract's text, by clause id (a repeated number is
+/// scoped, so every clause has an id of its own): a finding is located by its own clause's
+/// span, as the labelled excerpts are spans of the same text.
+type Spans = HashMap<String, Vec<Range<usize>>>;
+
+/// The spans of the contract's clauses, segmented as the review reads them and aligned on
+/// the text the labels point into.
+fn clause_spans(doc: &crate::document::DocumentStructure, text: &str) -> Spans {
+    let seg = segment_aligned(doc, text);
+    let mut spans = Spans::new();
     for clause in &seg.clauses {
         if let Some(span) = &clause.span {
             spans
-                .entry(clause.clause_id.as_str())
+                .entry(clause.clause_id.clone())
                 .or_default()
                 .push(span.clone());
         }
     }
-    let parties: Vec<String> = match document_parties(&doc) {
+    spans
+}
+
+/// The parties the review takes the side of: the contract's first two, or (when fewer are
+/// named) one review for no party, so a finding that depends on the side is counted from
+/// both.
+fn review_sides(doc: &crate::document::DocumentStructure) -> Vec<String> {
+    match document_parties(doc) {
         p if p.len() >= 2 => p.into_iter().take(2).collect(),
         _ => vec![String::new()],
-    };
+    }
+}
+
+/// What the reviews of one contract reported, merged over its sides: each (clause, kind)
+/// counts once, at its higher level (or score) of the two.
+#[derive(Default)]
+struct Reported {
+    /// Findings at medium or high, at their higher level.
+    found: HashMap<(String, RiskKind), RiskLevel>,
+    /// Every (clause, kind) listed at any level, with its score for the curves.
+    listed: HashMap<(String, RiskKind), f32>,
+    /// Kinds whose absence the review reported at medium or high.
+    said_absent: HashSet<RiskKind>,
+}
+
+impl Reported {
+    /// Takes one side's report in: every finding listed for the curves, the medium and high
+    /// ones as found, an absence at medium or high as said.
+    fn take(&mut self, report: &ReviewReport) {
+        for risk in report.risks() {
+            let f = &risk.finding;
+            if !f.is_absence() {
+                let score = match (f.probability, f.level >= RiskLevel::Medium) {
+                    (Some(p), _) => p,
+                    (None, true) => f32::INFINITY,
+                    (None, false) => 0.0,
+                };
+                let best = self
+                    .listed
+                    .entry((risk.clause_id.clone(), f.kind.clone()))
+                    .or_insert(score);
+                *best = best.max(score);
+            }
+            if f.level < RiskLevel::Medium {
+                continue;
+            }
+            if f.is_absence() {
+                self.said_absent.insert(f.kind.clone());
+                continue;
+            }
+            let level = self
+                .found
+                .entry((risk.clause_id.clone(), f.kind.clone()))
+                .or_insert(f.level);
+            *level = (*level).max(f.level);
+        }
+    }
+}
+
+/// Reviews the contract as `clausewright review` does (the classifier of `stage`, the
+/// generic playbook, one clause at a time) from each of `parties`' side, on a runtime of
+/// its own (the folds run on plain threads). `None` when no runtime can be started.
+fn review_from_each_side(
+    dispatcher: &Dispatcher,
+    stage: &LearnedStage,
+    contract: &LabelledContract,
+    doc: crate::document::DocumentStructure,
+    parties: Vec<String>,
+) -> Option<Reported> {
     let mut state = ReviewState {
         language: "en".into(),
         documents: vec![ReviewDocument {
@@ -219,12 +303,9 @@ fn score_contract(
         .build()
     else {
         tracing::error!(contract = %contract.id, "cannot start a runtime for the review");
-        return vec![(Tally::default(), Vec::new()); categories.len()];
+        return None;
     };
-    let mut found: HashMap<(String, RiskKind), RiskLevel> = HashMap::new();
-    // Every (clause, kind) listed at any level, with its score for the curves.
-    let mut listed: HashMap<(String, RiskKind), f32> = HashMap::new();
-    let mut said_absent: HashSet<RiskKind> = HashSet::new();
+    let mut reported = Reported::default();
     for party in parties {
         state.our_party = party;
         let report = runtime.block_on(review_with_agent(
@@ -234,107 +315,104 @@ fn score_contract(
             None,
             std::future::pending(),
         ));
-        for risk in report.risks() {
-            let f = &risk.finding;
-            if !f.is_absence() {
-                let score = match (f.probability, f.level >= RiskLevel::Medium) {
-                    (Some(p), _) => p,
-                    (None, true) => f32::INFINITY,
-                    (None, false) => 0.0,
-                };
-                let best = listed
-                    .entry((risk.clause_id.clone(), f.kind.clone()))
-                    .or_insert(score);
-                *best = best.max(score);
-            }
-            if f.level < RiskLevel::Medium {
-                continue;
-            }
-            if f.is_absence() {
-                said_absent.insert(f.kind.clone());
-                continue;
-            }
-            let level = found
-                .entry((risk.clause_id.clone(), f.kind.clone()))
-                .or_insert(f.level);
-            *level = (*level).max(f.level);
+        reported.take(&report);
+    }
+    Some(reported)
+}
+
+/// What category `kind` adds up to on the contract (nothing when the contract has no label
+/// for it), with its findings scored for the curves.
+fn tally_category(
+    kind: Kind,
+    contract: &LabelledContract,
+    reported: &Reported,
+    spans: &Spans,
+    d: usize,
+) -> (Tally, Vec<Scored>) {
+    let Some(label) = contract.labels.get(kind.title()) else {
+        return (Tally::default(), Vec::new());
+    };
+    let kinds = kinds_of(kind);
+    let clauses: Vec<&[Range<usize>]> = reported
+        .found
+        .keys()
+        .filter(|(_, kind)| kinds.contains(kind))
+        .map(|(clause, _)| spans.get(clause.as_str()).map_or(&[][..], Vec::as_slice))
+        .collect();
+    let mut t = Tally {
+        excerpts: label.excerpts.len(),
+        findings: clauses.len(),
+        ..Tally::default()
+    };
+    t.findings_located = clauses
+        .iter()
+        .filter(|spans| {
+            spans
+                .iter()
+                .any(|s| label.excerpts.iter().any(|e| e.overlaps(s)))
+        })
+        .count();
+    t.excerpts_found = label
+        .excerpts
+        .iter()
+        .filter(|e| clauses.iter().flat_map(|s| s.iter()).any(|s| e.overlaps(s)))
+        .count();
+    let any_level: Vec<&Range<usize>> = reported
+        .listed
+        .keys()
+        .filter(|(_, kind)| kinds.contains(kind))
+        .flat_map(|(clause, _)| spans.get(clause.as_str()).into_iter().flatten())
+        .collect();
+    let units = scored_units(&kinds, label, reported, spans, d);
+    t.excerpts_found_any = label
+        .excerpts
+        .iter()
+        .filter(|e| any_level.iter().any(|s| e.overlaps(s)))
+        .count();
+    if label.present {
+        t.present = 1;
+        t.present_found = usize::from(t.excerpts_found > 0);
+        t.present_said_absent = usize::from(kinds.iter().any(|k| reported.said_absent.contains(k)));
+    } else {
+        t.absent = 1;
+        t.absent_alarmed = usize::from(t.findings > 0);
+    }
+    (t, units)
+}
+
+/// The category's listed clauses as units of its precision–recall curve: a clause listed
+/// under several of the category's `kinds` is one unit, at its best score, covering the
+/// excerpts its span overlaps (keyed by contract `d` and excerpt, to pool over folds).
+fn scored_units(
+    kinds: &[RiskKind],
+    label: &CategoryLabel,
+    reported: &Reported,
+    spans: &Spans,
+    d: usize,
+) -> Vec<Scored> {
+    let mut by_clause: HashMap<&str, f32> = HashMap::new();
+    for ((clause, k), score) in &reported.listed {
+        if kinds.contains(k) {
+            let best = by_clause.entry(clause.as_str()).or_insert(*score);
+            *best = best.max(*score);
         }
     }
-    categories
-        .iter()
-        .map(|&kind| {
-            let Some(label) = contract.labels.get(kind.title()) else {
-                return (Tally::default(), Vec::new());
-            };
-            let kinds = kinds_of(kind);
-            let clauses: Vec<&[Range<usize>]> = found
-                .keys()
-                .filter(|(_, kind)| kinds.contains(kind))
-                .map(|(clause, _)| spans.get(clause.as_str()).map_or(&[][..], Vec::as_slice))
-                .collect();
-            let mut t = Tally {
-                excerpts: label.excerpts.len(),
-                findings: clauses.len(),
-                ..Tally::default()
-            };
-            t.findings_located = clauses
-                .iter()
-                .filter(|spans| {
-                    spans
-                        .iter()
-                        .any(|s| label.excerpts.iter().any(|e| e.overlaps(s)))
-                })
-                .count();
-            t.excerpts_found = label
+    by_clause
+        .into_iter()
+        .map(|(clause, score)| {
+            let on = spans.get(clause).map_or(&[][..], Vec::as_slice);
+            let covers: Vec<u64> = label
                 .excerpts
                 .iter()
-                .filter(|e| clauses.iter().flat_map(|s| s.iter()).any(|s| e.overlaps(s)))
-                .count();
-            let any_level: Vec<&Range<usize>> = listed
-                .keys()
-                .filter(|(_, kind)| kinds.contains(kind))
-                .flat_map(|(clause, _)| spans.get(clause.as_str()).into_iter().flatten())
+                .enumerate()
+                .filter(|(_, e)| on.iter().any(|s| e.overlaps(s)))
+                .map(|(i, _)| excerpt_key(d, i))
                 .collect();
-            // A clause listed under several of the kind's kinds is one unit, at its best score.
-            let mut by_clause: HashMap<&str, f32> = HashMap::new();
-            for ((clause, k), score) in &listed {
-                if kinds.contains(k) {
-                    let best = by_clause.entry(clause.as_str()).or_insert(*score);
-                    *best = best.max(*score);
-                }
+            Scored {
+                score,
+                located: !covers.is_empty(),
+                covers,
             }
-            let units: Vec<Scored> = by_clause
-                .into_iter()
-                .map(|(clause, score)| {
-                    let on = spans.get(clause).map_or(&[][..], Vec::as_slice);
-                    let covers: Vec<u64> = label
-                        .excerpts
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, e)| on.iter().any(|s| e.overlaps(s)))
-                        .map(|(i, _)| excerpt_key(d, i))
-                        .collect();
-                    Scored {
-                        score,
-                        located: !covers.is_empty(),
-                        covers,
-                    }
-                })
-                .collect();
-            t.excerpts_found_any = label
-                .excerpts
-                .iter()
-                .filter(|e| any_level.iter().any(|s| e.overlaps(s)))
-                .count();
-            if label.present {
-                t.present = 1;
-                t.present_found = usize::from(t.excerpts_found > 0);
-                t.present_said_absent = usize::from(kinds.iter().any(|k| said_absent.contains(k)));
-            } else {
-                t.absent = 1;
-                t.absent_alarmed = usize::from(t.findings > 0);
-            }
-            (t, units)
         })
         .collect()
 }

@@ -17,11 +17,10 @@ use super::run::{agent_span, Env};
 use super::worker::{Worker, WorkerReport, WorkerStatus};
 use crate::agent::client::LlmClient;
 use crate::agent::react::{
-    react_agent_loop, resume_agent_loop, traced_turn, BoxFuture, Decision, ReactOptions,
-    ReactOutcome, StopReason,
+    react_agent_loop, resume_agent_loop, BoxFuture, Decision, ReactOptions, ReactOutcome,
+    StopReason,
 };
 use crate::context::SkillContext;
-use crate::dialect::ChatMessage;
 
 /// A worker call's result for its caller.
 pub(super) enum WorkerRun {
@@ -77,7 +76,8 @@ fn worker_options(env: &Env<'_>, worker: &Worker, start: &WorkerStart) -> ReactO
         .temperature(worker.temperature)
         .tool_filter(worker.tools.clone())
         .label(path)
-        .final_answer_at_limit(env.orch.worker_conclude_prompt.clone());
+        .final_answer_at_limit(env.orch.worker_conclude_prompt.clone())
+        .answer_without_tools();
     options.max_tool_result_chars = env.orch.max_tool_result_chars;
     options.tool_timeout = env.orch.tool_timeout;
     options
@@ -168,55 +168,15 @@ fn worker_body<'a>(
         );
         let options = worker_options(env, worker, start);
         let ctx = start.ctx.as_ref().unwrap_or(env.ctx);
-        let has_tools = env
-            .dispatcher
-            .tools_in(client.dialect(), &worker.tools)
-            .map_or(true, |set| !set.is_empty());
         let read = |text: &str| worker.answer.read(text);
-        let outcome = if has_tools {
-            react_agent_loop(&client, env.dispatcher, messages, ctx, &options, read).await
-        } else {
-            single_turn(&client, messages, &options, read).await
-        };
+        let outcome =
+            react_agent_loop(&client, env.dispatcher, messages, ctx, &options, read).await;
         Body::Leaf(Box::new(Leaf {
             client,
             options,
             outcome,
         }))
     })
-}
-
-/// A worker with no tool: one turn, its text the answer.
-async fn single_turn(
-    client: &MeteredClient,
-    mut messages: Vec<ChatMessage>,
-    options: &ReactOptions,
-    read: impl Fn(&str) -> Result<Value, String>,
-) -> ReactOutcome<Value> {
-    let mut outcome = ReactOutcome::starting(Vec::new());
-    outcome.stop_reason = StopReason::FinalAnswer;
-    outcome.iterations = 1;
-    match traced_turn(client, &messages, &[], options.temperature).await {
-        Ok(response) => {
-            outcome.usage = response.usage.unwrap_or_default();
-            match read(&response.text) {
-                Ok(answer) => outcome.answer = Some(answer),
-                Err(err) => outcome.warnings.push(format!(
-                    "final answer unreadable ({}): {err}",
-                    options.label
-                )),
-            }
-            messages.push(ChatMessage::assistant(response.text));
-        }
-        Err(err) => {
-            outcome
-                .warnings
-                .push(format!("LLM call failed ({}): {err}", options.label));
-            outcome.stop_reason = StopReason::LlmError(err.to_string());
-        }
-    }
-    outcome.final_messages = messages;
-    outcome
 }
 
 /// Turns a worker's ended (or parked) body into its caller's result.

@@ -65,6 +65,22 @@ pub struct ReactOptions {
     /// search finds is appended to the set sent (never reordering what was sent). Choose
     /// it per model: some models never call the search tool.
     pub deferred_tools: Option<DeferredTools>,
+    /// What the run does when no tool passes the filter: stop without asking the model
+    /// (the default, SPEC-20's behaviour), or let the model answer in one turn without
+    /// tools.
+    pub without_tools: WithoutTools,
+}
+
+/// What a run does when no tool passes its filter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WithoutTools {
+    /// The model is not asked: the run stops with [`StopReason::NoTools`] and a warning
+    /// (a task that needs tools cannot be done without them).
+    #[default]
+    Skip,
+    /// The model is asked once, with no tools offered, and its text is the final answer
+    /// (for an agent whose tools are optional, such as a worker given none).
+    Answer,
 }
 
 impl Default for ReactOptions {
@@ -79,6 +95,7 @@ impl Default for ReactOptions {
             label: String::new(),
             final_answer_prompt: None,
             deferred_tools: None,
+            without_tools: WithoutTools::Skip,
         }
     }
 }
@@ -135,6 +152,14 @@ impl ReactOptions {
         self
     }
 
+    /// When no tool passes the filter, asks the model for its answer in one turn without
+    /// tools instead of skipping the run (see [`ReactOptions::without_tools`]).
+    #[must_use]
+    pub fn answer_without_tools(mut self) -> Self {
+        self.without_tools = WithoutTools::Answer;
+        self
+    }
+
     /// Sets the outer per-call time limit.
     #[must_use]
     pub fn tool_timeout(mut self, limit: Duration) -> Self {
@@ -148,7 +173,8 @@ impl ReactOptions {
 pub enum StopReason {
     /// The model answered without calling tools.
     FinalAnswer,
-    /// No tool passed the filter; the model was not asked.
+    /// No tool passed the filter (or the tools cannot be offered in the client's
+    /// dialect); the model was not asked.
     NoTools,
     /// `max_iterations` turns were used up while the model kept calling tools.
     MaxIterations,

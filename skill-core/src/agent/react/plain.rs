@@ -1,6 +1,7 @@
 //! The plain ReAct loop's hooks: the dispatcher's tools (every tool the filter accepts,
 //! or a core set that `search_tools` grows), each round's calls run at once up to
-//! [`ReactOptions::max_parallel_tools`], no metering, no conclude policy.
+//! [`ReactOptions::max_parallel_tools`], no metering, no conclude policy; with no tool to
+//! offer and [`WithoutTools::Answer`], one turn without tools whose text is the answer.
 
 use std::collections::HashSet;
 use std::fmt::Display;
@@ -11,8 +12,8 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use super::telemetry::tool_span;
-use super::turns::{absorb_result, turn_loop, BoxFuture, TurnHooks};
-use super::{ReactOptions, ReactOutcome, StopReason};
+use super::turns::{absorb_result, turn_loop, BoxFuture, TurnHooks, TurnPlan};
+use super::{ReactOptions, ReactOutcome, StopReason, WithoutTools};
 use crate::agent::client::LlmClient;
 use crate::agent::deferred::{run_search, Offered, SEARCH_TOOLS};
 use crate::context::SkillContext;
@@ -22,11 +23,12 @@ use crate::registration::SkillRegistration;
 use crate::result::SkillResult;
 use crate::tools::{ParsedCall, ToolCall};
 
-/// The tools a run sends: every tool the filter accepts (the dispatcher's cached set), or
-/// a core set that searches grow.
+/// The tools a run sends: every tool the filter accepts (the dispatcher's cached set), a
+/// core set that searches grow, or none (a run that answers without tools).
 enum Sent {
     All(crate::ToolSet),
     Deferred(Box<Offered>),
+    None,
 }
 
 impl Sent {
@@ -34,6 +36,7 @@ impl Sent {
         match self {
             Sent::All(tools) => tools,
             Sent::Deferred(offered) => &offered.definitions,
+            Sent::None => &[],
         }
     }
 
@@ -41,6 +44,7 @@ impl Sent {
         match self {
             Sent::All(tools) => tools.names().collect(),
             Sent::Deferred(offered) => offered.names.clone(),
+            Sent::None => HashSet::new(),
         }
     }
 }
@@ -62,6 +66,14 @@ impl<A> TurnHooks<A> for Plain<'_> {
 
     fn tools(&self) -> &[Value] {
         self.sent.definitions()
+    }
+
+    /// With no tools to send, the one turn is the answer; else every turn offers them.
+    fn plan(&mut self, _out: &ReactOutcome<A>, _turn: usize) -> TurnPlan {
+        match self.sent {
+            Sent::None => TurnPlan::Answer,
+            _ => TurnPlan::Tools,
+        }
     }
 
     fn round<'a>(&'a mut self, calls: &'a [ToolCall]) -> BoxFuture<'a, Vec<Self::Done>> {
@@ -125,7 +137,8 @@ impl<A> TurnHooks<A> for Plain<'_> {
 }
 
 /// The turns of a plain run, from the one after `out.iterations` to the limit: the tools
-/// are set up (none: the model is not asked), then the one turn loop runs.
+/// are set up (none: the model is not asked, or with [`WithoutTools::Answer`] answers in
+/// one turn without tools), then the one turn loop runs.
 pub(super) async fn run_turns<C, A, E>(
     llm: &C,
     dispatcher: &Dispatcher,
@@ -157,10 +170,12 @@ pub(super) async fn run_turns<C, A, E>(
             .list_skills()
             .iter()
             .any(|s| options.tool_filter.accepts(s)),
+        Ok(Sent::None) => false,
         Err(_) => true,
     };
     let sent = match sent {
         Ok(sent) if any_tool => sent,
+        Ok(_) if options.without_tools == WithoutTools::Answer => Sent::None,
         Ok(_) => {
             out.stop_reason = StopReason::NoTools;
             out.warn(format!(

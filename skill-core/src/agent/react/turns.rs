@@ -33,6 +33,10 @@ pub(crate) enum TurnPlan {
     /// The conversation and this prompt as a user message, no tools: the model's text is
     /// the answer, and tool calls it still makes are not run.
     Conclude(String),
+    /// The conversation as it is, in a run with no tools to offer: the model's text is
+    /// the answer, tool calls it still makes are not run (and, as no tool was offered,
+    /// not warned about), and this turn is the run's only one.
+    Answer,
 }
 
 /// The loop was stopped by its hooks before a turn (they keep why).
@@ -133,6 +137,7 @@ where
     H: TurnHooks<A>,
 {
     let label = options.label.as_str();
+    let only_turn = matches!(plan, TurnPlan::Answer);
     let concluding = match plan {
         TurnPlan::Tools => false,
         TurnPlan::Conclude(prompt) => {
@@ -140,6 +145,7 @@ where
             out.final_messages.push(ChatMessage::user(prompt));
             true
         }
+        TurnPlan::Answer => true,
     };
     if hooks.begin(out, turn, concluding).is_err() {
         return Flow::Stop;
@@ -159,7 +165,13 @@ where
     let response = match result {
         Ok(response) => response,
         Err(err) => {
-            out.warn(format!("LLM call failed in turn {turn} ({label}): {err}"));
+            // A run's only turn needs no number to be found.
+            let which = if only_turn {
+                String::new()
+            } else {
+                format!(" in turn {turn}")
+            };
+            out.warn(format!("LLM call failed{which} ({label}): {err}"));
             out.stop_reason = StopReason::LlmError(err.to_string());
             return Flow::Stop;
         }
@@ -167,7 +179,7 @@ where
     out.usage += response.usage.unwrap_or_default();
 
     if response.tool_calls.is_empty() || concluding {
-        if !response.tool_calls.is_empty() {
+        if !response.tool_calls.is_empty() && !only_turn {
             out.warn(format!(
                 "the model called {} tool(s) in a turn without tools; not run ({label})",
                 response.tool_calls.len()

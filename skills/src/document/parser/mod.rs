@@ -402,18 +402,21 @@ fn drop_unmarked_contents(flat: &mut Vec<(Heading, Vec<&str>)>, skipped: &mut Sk
 /// below the main body's (`Exhibit B` listed inside clause 20, then `20.2` or `27 Notices`):
 /// the body goes on. Only numbering that restarts makes a schedule a scope.
 fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
-    let mut any_heading = false;
-    // The last plain number of the main body, the schedules not yet confirmed as scopes (no
-    // number read under them yet), and whether one was.
-    let mut main_last: Option<u32> = None;
-    let mut pending: Vec<usize> = Vec::new();
-    let mut demoted: Vec<usize> = Vec::new();
-    let mut confirmed = false;
-    let mut last_letter: Option<u8> = None;
-    let mut last_roman: Option<u32> = None;
-    let mut last_number: Option<u32> = None;
-    let mut last_paragraph: Option<u32> = None;
-    // For each line, the plain number heading after it (one pass from the end).
+    let next_plain = next_plain_numbers(lines, keep);
+    let mut walk = ContextWalk::default();
+    for (i, (line, kept)) in lines.iter_mut().zip(keep.iter()).enumerate() {
+        if *kept {
+            walk.settle(i, line, next_plain[i]);
+        }
+    }
+    for i in walk.demoted {
+        lines[i].heading = None;
+    }
+}
+
+/// For each line, the plain number heading after it (one pass from the end): a number of
+/// five digits or more first of all is a heading only when the next one follows it.
+fn next_plain_numbers(lines: &[Line<'_>], keep: &[bool]) -> Vec<Option<u32>> {
     let mut next_plain: Vec<Option<u32>> = vec![None; lines.len()];
     let mut after: Option<u32> = None;
     for (i, (line, kept)) in lines.iter().zip(keep.iter()).enumerate().rev() {
@@ -424,108 +427,159 @@ fn settle_context(lines: &mut [Line<'_>], keep: &mut [bool]) {
             }
         }
     }
-    for (i, (line, kept)) in lines.iter_mut().zip(keep.iter_mut()).enumerate() {
-        if !*kept {
-            continue;
-        }
-        let Some(h) = &mut line.heading else { continue };
+    next_plain
+}
+
+/// What [`settle_context`] has read so far, walking the kept headings in order.
+#[derive(Default)]
+struct ContextWalk {
+    any_heading: bool,
+    /// The last plain number of the main body.
+    main_last: Option<u32>,
+    /// The schedules not yet confirmed as scopes (no number read under them yet).
+    pending: Vec<usize>,
+    /// Schedules found to be text in the main body: their headings go at the end.
+    demoted: Vec<usize>,
+    /// Whether a schedule was confirmed as a scope.
+    confirmed: bool,
+    last_letter: Option<u8>,
+    last_roman: Option<u32>,
+    last_number: Option<u32>,
+    last_paragraph: Option<u32>,
+}
+
+impl ContextWalk {
+    /// Settles the heading of kept line `i` (none: nothing to do) in the context read so
+    /// far, or takes it away; `next_plain` is the plain number heading after the line.
+    fn settle(&mut self, i: usize, line: &mut Line<'_>, next_plain: Option<u32>) {
+        let Some(h) = &mut line.heading else { return };
         if h.style == Style::Schedule {
-            if !any_heading {
+            if !self.any_heading {
                 line.heading = None;
-                continue;
+                return;
             }
-            if !confirmed {
-                pending.push(i);
-            }
-            last_letter = None;
-            last_roman = None;
-            last_number = None;
-            last_paragraph = None;
+            self.open_schedule(i);
         }
-        any_heading = true;
+        self.any_heading = true;
         // The first component of a clause number (`6` of `6.8`), to tell a schedule's own
         // numbering from the main body's going on.
         let first = (h.style == Style::Number)
             .then(|| h.id.split('.').next().and_then(|f| f.parse::<u32>().ok()))
             .flatten();
-        if let (Some(n), false) = (first, pending.is_empty()) {
-            if main_last.is_some_and(|m| n >= m) {
-                demoted.append(&mut pending);
-                last_number = main_last;
-                last_paragraph = main_last;
-            } else {
-                pending.clear();
-                confirmed = true;
-            }
-        }
+        self.settle_schedules(first);
         if h.letter_alternative {
-            let letter = h.id.as_bytes()[0];
-            let value = numbering::roman_value(&h.id).unwrap_or(0);
-            let letter_context = last_letter == Some(letter.wrapping_sub(1));
-            let roman_context = last_roman == Some(value.wrapping_sub(1));
-            if !letter_context && (roman_context || letter == b'I') {
-                h.style = Style::Roman;
-                h.id = value.to_string();
+            self.letter_or_roman(h);
+        }
+        if !self.follows(h, next_plain) {
+            line.heading = None;
+            return;
+        }
+        if self.pending.is_empty() && !self.confirmed {
+            self.main_last = first.or(self.main_last);
+        }
+    }
+
+    /// A schedule waits to be confirmed as a scope (unless one was) and restarts the count
+    /// of numbers: its paragraphs may number from 1 again.
+    fn open_schedule(&mut self, i: usize) {
+        if !self.confirmed {
+            self.pending.push(i);
+        }
+        self.last_letter = None;
+        self.last_roman = None;
+        self.last_number = None;
+        self.last_paragraph = None;
+    }
+
+    /// The first clause number under schedules that wait decides them: one that does not
+    /// go back below the main body's makes them text in the body, which goes on; a lower
+    /// one (numbering that restarts) confirms them as scopes.
+    fn settle_schedules(&mut self, first: Option<u32>) {
+        if let (Some(n), false) = (first, self.pending.is_empty()) {
+            if self.main_last.is_some_and(|m| n >= m) {
+                self.demoted.append(&mut self.pending);
+                self.last_number = self.main_last;
+                self.last_paragraph = self.main_last;
             } else {
-                h.style = Style::Letter;
+                self.pending.clear();
+                self.confirmed = true;
             }
         }
+    }
+
+    /// A lone `I`, `V` or `X`: a letter after `H`, `U` or `W`, a Roman numeral otherwise
+    /// (after the numeral before it, or `I` starting a list).
+    fn letter_or_roman(&self, h: &mut Heading) {
+        let letter = h.id.as_bytes()[0];
+        let value = numbering::roman_value(&h.id).unwrap_or(0);
+        let letter_context = self.last_letter == Some(letter.wrapping_sub(1));
+        let roman_context = self.last_roman == Some(value.wrapping_sub(1));
+        if !letter_context && (roman_context || letter == b'I') {
+            h.style = Style::Roman;
+            h.id = value.to_string();
+        } else {
+            h.style = Style::Letter;
+        }
+    }
+
+    /// Whether `h` follows the numbering read so far (else it is no heading), noting its
+    /// number when it does.
+    fn follows(&mut self, h: &Heading, next_plain: Option<u32>) -> bool {
         match h.style {
-            Style::Letter => last_letter = h.id.bytes().next(),
+            Style::Letter => self.last_letter = h.id.bytes().next(),
             Style::Number if h.sequenced => {
-                let n = h.id.parse::<u32>().unwrap_or(0);
-                if last_paragraph.map_or(n != 1, |last| n != last + 1) {
-                    line.heading = None;
-                    continue;
-                }
-                last_paragraph = Some(n);
+                return next_in_sequence(&mut self.last_paragraph, &h.id)
             }
-            Style::Roman if h.sequenced => {
-                let n = h.id.parse::<u32>().unwrap_or(0);
-                if last_roman.map_or(n != 1, |last| n != last + 1) {
-                    line.heading = None;
-                    continue;
-                }
-                last_roman = Some(n);
-            }
-            Style::Roman => last_roman = h.id.parse().ok(),
+            Style::Roman if h.sequenced => return next_in_sequence(&mut self.last_roman, &h.id),
+            Style::Roman => self.last_roman = h.id.parse().ok(),
             Style::Number if !h.id.contains('.') && !h.keyword => {
-                if let Ok(n) = h.id.parse::<u32>() {
-                    // The first number may start anywhere (an extract starting at clause 998);
-                    // one of five digits or more only when the next number follows it
-                    // (`25000 Euro ...` before `1 Term` is an amount).
-                    let follows = match last_number {
-                        None if numbering::long_first_component(&h.id) => {
-                            next_plain[i].is_some_and(|next| next > n && next <= n + 5)
-                        }
-                        None => true,
-                        Some(last) => n > last && n <= last + 5,
-                    };
-                    if n >= 100 && !follows {
-                        line.heading = None;
-                        continue;
-                    }
-                    last_number = Some(n);
-                    last_paragraph = Some(n);
-                }
+                return self.plain_number_follows(&h.id, next_plain)
             }
             // `10000.1` is a sub-clause of the clause `10000` just read, or no heading.
             Style::Number if !h.keyword && numbering::long_first_component(&h.id) => {
                 let first = h.id.split('.').next().and_then(|n| n.parse::<u32>().ok());
-                if first.is_none() || first != last_number {
-                    line.heading = None;
-                    continue;
+                if first.is_none() || first != self.last_number {
+                    return false;
                 }
             }
             _ => {}
         }
-        if pending.is_empty() && !confirmed && line.heading.is_some() {
-            main_last = first.or(main_last);
+        true
+    }
+
+    /// Whether a plain number heading (`1000 Final Provisions`) follows the previous plain
+    /// number closely, so a year or an amount starting a line is not taken for one.
+    fn plain_number_follows(&mut self, id: &str, next_plain: Option<u32>) -> bool {
+        if let Ok(n) = id.parse::<u32>() {
+            // The first number may start anywhere (an extract starting at clause 998);
+            // one of five digits or more only when the next number follows it
+            // (`25000 Euro ...` before `1 Term` is an amount).
+            let follows = match self.last_number {
+                None if numbering::long_first_component(id) => {
+                    next_plain.is_some_and(|next| next > n && next <= n + 5)
+                }
+                None => true,
+                Some(last) => n > last && n <= last + 5,
+            };
+            if n >= 100 && !follows {
+                return false;
+            }
+            self.last_number = Some(n);
+            self.last_paragraph = Some(n);
         }
+        true
     }
-    for i in demoted {
-        lines[i].heading = None;
+}
+
+/// Whether a sequenced number `id` (a paragraph or Roman list) is the next of `last` (or 1
+/// first of all), noting it when it is: out of sequence it is text, not a heading.
+fn next_in_sequence(last: &mut Option<u32>, id: &str) -> bool {
+    let n = id.parse::<u32>().unwrap_or(0);
+    if last.map_or(n != 1, |last| n != last + 1) {
+        return false;
     }
+    *last = Some(n);
+    true
 }
 
 /// `1.1` or `ARTICLE V` alone on its line takes its title from the next line when that line

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::kinds::{Catalogued, Provision};
 use super::learned::{self, Classified, LearnedStage};
-use super::provisions;
+use super::provisions::{self, ProvisionFinding};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::Playbook;
 use crate::review::engine::parallel_map;
@@ -166,103 +166,21 @@ fn add_provisions(
 ) -> Option<HashSet<RiskKind>> {
     let mut classified = HashSet::new();
     let doc = state.primary()?;
-    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, clause) in report.clauses.iter().enumerate() {
-        if clause.mode == ReviewMode::Checklist {
-            at.entry(clause.clause_id.as_str()).or_insert(i);
-        }
-    }
+    let reviewed = checklist_clauses(report, doc);
     let parties = provisions::document_parties(doc);
     let mut found: Vec<(usize, Risk)> = Vec::new();
     let mut seen: HashSet<(usize, String)> = HashSet::new();
-    let reviewed: Vec<(usize, &crate::document::Clause)> = doc
-        .iter_clauses()
-        .filter_map(|clause| at.get(clause.clause_id.as_str()).map(|&i| (i, clause)))
-        .collect();
-    // The scans are independent and the most expensive part: run them in parallel, then
-    // take their findings in document order as before.
-    let scanned = parallel_map(&reviewed, |(_, clause)| {
-        let text: std::borrow::Cow<'_, str> = if clause.title.trim().is_empty() {
-            clause.text.as_str().into()
-        } else {
-            format!("{}\n\n{}", clause.title, clause.text).into()
-        };
-        let rules = provisions::scan_clause_for(&text, &state.our_party, &parties, playbook);
-        let learned = learned.and_then(|(stage, classified)| {
-            let found = classified.clause(&clause.clause_id)?;
-            Some(stage.findings(found, &state.our_party, &parties, playbook))
-        });
-        (rules, learned)
-    });
+    let scanned = scan_clauses(&reviewed, state, &parties, learned, playbook);
     for ((i, _), (rules, model_found)) in reviewed.iter().zip(scanned) {
         let i = *i;
-        let mut added: Vec<Risk> = Vec::new();
-        // Per rule finding in `added`: whether it names whom it binds, and its level.
-        let mut ranks: Vec<(bool, RiskLevel)> = Vec::new();
-        for finding in rules {
-            // The denial rules read the rules' sentences as they read the classifier's.
-            if learned::negated(finding.provision, &finding.quote) {
-                continue;
-            }
-            let existing = &report.clauses[i].risks;
-            let reported = existing.iter().any(|r| {
-                same_family(finding.provision, &r.finding.kind)
-                    && overlaps(&r.finding.quote, &finding.quote)
-            });
-            if reported || !seen.insert((i, format!("{:?}{}", finding.provision, finding.quote))) {
-                continue;
-            }
-            // A provision is reported once per clause: of two sentences of one kind (a
-            // renewal and its notice of non-renewal; a heading and the cap under it), the
-            // reading that names whom it binds wins, then the more serious one.
-            let kind: RiskKind = finding.provision.into();
-            let rank = (finding.binds_our_party.is_some(), finding.level);
-            let same_kind = added.iter().position(|r| r.finding.kind == kind);
-            if same_kind.is_some_and(|at| ranks[at] >= rank) {
-                continue;
-            }
-            // One decision per clause and kind: where the classifier read the clause and
-            // knows the kind, a rule's reading it does not share is listed to check (low),
-            // never as a serious finding on a keyword alone.
-            let model_disagrees = model_found.as_ref().is_some_and(|found| {
-                learned.is_some_and(|(stage, _)| stage.knows(&kind))
-                    && !found.iter().any(|r| r.kind == kind && r.serious)
-            });
-            let (level, reason) = if model_disagrees && finding.level > RiskLevel::Low {
-                (
-                    RiskLevel::Low,
-                    format!(
-                        "{}; to check: the provision classifier does not read this clause as such a provision with the confidence a serious finding needs",
-                        finding.reason
-                    ),
-                )
-            } else {
-                (finding.level, finding.reason)
-            };
-            let whom = match finding.binds_our_party {
-                Some(true) => "binds our party",
-                Some(false) => "binds the other party",
-                None => "the party bound is not named",
-            };
-            let placed = Finding {
-                reason,
-                analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
-                source_skill: provisions::SOURCE.into(),
-                quote: finding.quote,
-                ..Finding::new(kind, level, finding.description)
-            };
-            let placed = Risk::new(report.clauses[i].clause_id.clone(), placed);
-            match same_kind {
-                Some(at) => {
-                    added[at] = placed;
-                    ranks[at] = rank;
-                }
-                None => {
-                    added.push(placed);
-                    ranks.push(rank);
-                }
-            }
-        }
+        let mut added = place_rule_findings(
+            &report.clauses[i],
+            i,
+            rules,
+            model_found.as_deref(),
+            learned,
+            &mut seen,
+        );
         let clause = &mut report.clauses[i];
         let readings = model_found.into_iter().flatten();
         add_readings(
@@ -278,6 +196,147 @@ fn add_provisions(
         report.clauses[i].risks.push(risk);
     }
     learned.filter(|(_, c)| c.read_any()).map(|_| classified)
+}
+
+/// The document's clauses reviewed in checklist mode, in document order, each with the
+/// index of its entry in the report (the first entry of its id): only those get the scan's
+/// findings, as the agent reviewed the others with its own tools.
+fn checklist_clauses<'d>(
+    report: &ReviewReport,
+    doc: &'d crate::document::DocumentStructure,
+) -> Vec<(usize, &'d crate::document::Clause)> {
+    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, clause) in report.clauses.iter().enumerate() {
+        if clause.mode == ReviewMode::Checklist {
+            at.entry(clause.clause_id.as_str()).or_insert(i);
+        }
+    }
+    doc.iter_clauses()
+        .filter_map(|clause| at.get(clause.clause_id.as_str()).map(|&i| (i, clause)))
+        .collect()
+}
+
+/// What the rules, and the classifier when given, read in each of `reviewed`, in the same
+/// order. The scans are independent and the most expensive part of the finishing step, so
+/// they run in parallel; the caller takes their findings in document order.
+fn scan_clauses(
+    reviewed: &[(usize, &crate::document::Clause)],
+    state: &ReviewState,
+    parties: &[String],
+    learned: Option<(&LearnedStage, &Classified)>,
+    playbook: &Playbook,
+) -> Vec<(Vec<ProvisionFinding>, Option<Vec<learned::Reading>>)> {
+    parallel_map(reviewed, |(_, clause)| {
+        let text: std::borrow::Cow<'_, str> = if clause.title.trim().is_empty() {
+            clause.text.as_str().into()
+        } else {
+            format!("{}\n\n{}", clause.title, clause.text).into()
+        };
+        let rules = provisions::scan_clause_for(&text, &state.our_party, parties, playbook);
+        let learned = learned.and_then(|(stage, classified)| {
+            let found = classified.clause(&clause.clause_id)?;
+            Some(stage.findings(found, &state.our_party, parties, playbook))
+        });
+        (rules, learned)
+    })
+}
+
+/// The rules' findings for the report's clause `i` (`clause`), as they are added to it:
+/// denied readings, words a skill already reported there and repeats (`seen`, over the
+/// whole report) are left out, and a provision is reported once per clause, so a reader
+/// gets one decision per clause and kind.
+fn place_rule_findings(
+    clause: &ClauseReview,
+    i: usize,
+    rules: Vec<ProvisionFinding>,
+    model_found: Option<&[learned::Reading]>,
+    learned: Option<(&LearnedStage, &Classified)>,
+    seen: &mut HashSet<(usize, String)>,
+) -> Vec<Risk> {
+    let mut added: Vec<Risk> = Vec::new();
+    // Per rule finding in `added`: whether it names whom it binds, and its level.
+    let mut ranks: Vec<(bool, RiskLevel)> = Vec::new();
+    for finding in rules {
+        // The denial rules read the rules' sentences as they read the classifier's.
+        if learned::negated(finding.provision, &finding.quote) {
+            continue;
+        }
+        let existing = &clause.risks;
+        let reported = existing.iter().any(|r| {
+            same_family(finding.provision, &r.finding.kind)
+                && overlaps(&r.finding.quote, &finding.quote)
+        });
+        if reported || !seen.insert((i, format!("{:?}{}", finding.provision, finding.quote))) {
+            continue;
+        }
+        // A provision is reported once per clause: of two sentences of one kind (a
+        // renewal and its notice of non-renewal; a heading and the cap under it), the
+        // reading that names whom it binds wins, then the more serious one.
+        let kind: RiskKind = finding.provision.into();
+        let rank = (finding.binds_our_party.is_some(), finding.level);
+        let same_kind = added.iter().position(|r| r.finding.kind == kind);
+        if same_kind.is_some_and(|at| ranks[at] >= rank) {
+            continue;
+        }
+        let disagrees = classifier_disagrees(&kind, model_found, learned);
+        let placed = Risk::new(
+            clause.clause_id.clone(),
+            rule_finding(finding, kind, disagrees),
+        );
+        match same_kind {
+            Some(at) => {
+                added[at] = placed;
+                ranks[at] = rank;
+            }
+            None => {
+                added.push(placed);
+                ranks.push(rank);
+            }
+        }
+    }
+    added
+}
+
+/// Whether the classifier read the clause, knows `kind`, and found no serious provision of
+/// it there: one decision per clause and kind, so a rule's reading it does not share is
+/// listed to check, never as a serious finding on a keyword alone.
+fn classifier_disagrees(
+    kind: &RiskKind,
+    model_found: Option<&[learned::Reading]>,
+    learned: Option<(&LearnedStage, &Classified)>,
+) -> bool {
+    model_found.is_some_and(|found| {
+        learned.is_some_and(|(stage, _)| stage.knows(kind))
+            && !found.iter().any(|r| r.kind == *kind && r.serious)
+    })
+}
+
+/// A rule's finding as the report shows it: lowered to a point to check when the
+/// classifier disagrees, with whom it binds and the words it rests on in its analysis.
+fn rule_finding(finding: ProvisionFinding, kind: RiskKind, classifier_disagrees: bool) -> Finding {
+    let (level, reason) = if classifier_disagrees && finding.level > RiskLevel::Low {
+        (
+            RiskLevel::Low,
+            format!(
+                "{}; to check: the provision classifier does not read this clause as such a provision with the confidence a serious finding needs",
+                finding.reason
+            ),
+        )
+    } else {
+        (finding.level, finding.reason)
+    };
+    let whom = match finding.binds_our_party {
+        Some(true) => "binds our party",
+        Some(false) => "binds the other party",
+        None => "the party bound is not named",
+    };
+    Finding {
+        reason,
+        analysis: format!("{whom}; {}", truncate_chars(&finding.quote, 200)),
+        source_skill: provisions::SOURCE.into(),
+        quote: finding.quote,
+        ..Finding::new(kind, level, finding.description)
+    }
 }
 
 /// Adds the classifier's readings of one clause: a reading of a kind already reported
