@@ -32,5 +32,5 @@ mod unix;
 
 /// The dialect rule checks of `toolwright` (every rule of every dialect, the official MCP
 /// schema), run again over every skill of the contract-review library.
-#[path = "../../skill-core/tests/dialect_rules.rs"]
+#[path = "../../skill-core/tests/dialect_rules/main.rs"]
 mod library_dialect_rules;
