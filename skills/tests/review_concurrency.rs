@@ -35,12 +35,13 @@ fn agent_for(model: &MockModel) -> ReviewAgent {
     )
 }
 
-/// One tool round then an answer naming the clause; `delay` per request from its index.
-fn model(delay: impl Fn(usize) -> Duration + Send + Sync + 'static) -> MockModel {
+/// One tool round then an answer naming the clause; `delay` per request from the clause it
+/// is about.
+fn model(delay: impl Fn(&str) -> Duration + Send + Sync + 'static) -> MockModel {
     MockModel::start(move |req| {
         let clause = clause_of(&req.user_text());
         MockReply {
-            delay: delay(req.index),
+            delay: delay(&clause),
             answer: react_answer(req, 1, "get_clause_context", &answer_for(&clause)),
             usage: Some(MockUsage {
                 prompt: 100,
@@ -75,7 +76,7 @@ fn assert_every_clause_reviewed_in_order(report: &ReviewReport, clauses: usize) 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clauses_overlap_up_to_the_limit_and_never_beyond() {
-    let model = model(|_| Duration::from_millis(120));
+    let model = model(|_: &str| Duration::from_millis(120));
     let agent = agent_for(&model);
     let state = contract(12);
     let dispatcher = Dispatcher::from_inventory().unwrap();
@@ -130,9 +131,12 @@ async fn clauses_overlap_up_to_the_limit_and_never_beyond() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn results_keep_clause_order_whatever_order_they_finish_in() {
-    // The first requests to arrive are the slowest: later clauses finish first.
-    let model =
-        model(|index| Duration::from_millis(240u64.saturating_sub(index as u64 * 30).max(5)));
+    // The earlier the clause, the slower its model: with four in flight, clause 4 finishes
+    // its two turns (2 x 150 ms) well before clause 1 (2 x 300 ms), on a loaded machine too.
+    let model = model(|clause: &str| {
+        let n: u64 = clause.parse().unwrap_or(1);
+        Duration::from_millis(350u64.saturating_sub(n * 50).max(20))
+    });
     let agent = agent_for(&model);
     let state = contract(8);
     let finished = Arc::new(Mutex::new(Vec::new()));
@@ -167,7 +171,7 @@ async fn results_keep_clause_order_whatever_order_they_finish_in() {
 
 #[test]
 fn a_dropped_review_leaves_no_task_running() {
-    let model = model(|_| Duration::from_millis(400));
+    let model = model(|_: &str| Duration::from_millis(400));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -353,7 +357,7 @@ async fn a_cancelled_review_reports_the_clauses_finished_and_marks_the_rest() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_text_report_shows_turns_and_tokens_per_clause_and_in_all() {
-    let model = model(|_| Duration::from_millis(5));
+    let model = model(|_: &str| Duration::from_millis(5));
     let agent = agent_for(&model);
     let state = contract(2);
     let dispatcher = Dispatcher::from_inventory().unwrap();
