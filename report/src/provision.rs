@@ -19,8 +19,10 @@ macro_rules! provisions {
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema,
         )]
-        // The schema's description, as the kind has always been described in schemas.
-        #[schemars(description = "A kind of provision; its [`name`](Provision::name) is the `risk_type` of its\nfindings. Declared, with all it carries, in the [catalogue](self).")]
+        // The schema's description: the rustdoc above links into this crate's docs.
+        #[schemars(
+            description = "A kind of provision, by its name in reports: the `risk_type` of its findings and its key in playbooks."
+        )]
         pub enum Provision {
             $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
         }
