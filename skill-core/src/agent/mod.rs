@@ -64,9 +64,9 @@ pub use answer::extract_json;
 pub use client::{LlmClient, LlmError};
 pub use deferred::DeferredTools;
 pub use react::{
-    react_agent_loop, resume_agent_loop, serialize_tool_result, truncate_tool_result, Decision,
-    PendingToolCall, ReactOptions, ReactOutcome, ResumeError, StopReason, ToolRun, WithoutTools,
-    MAX_TOOL_RESULT_CHARS,
+    react_agent_loop, resume_agent_loop, serialize_tool_result, truncate_tool_result, AnswerRepair,
+    Decision, PendingToolCall, ReactOptions, ReactOutcome, ResumeError, StopReason, ToolRun,
+    WithoutTools, MAX_TOOL_RESULT_CHARS,
 };
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptedClient, ScriptedRequest};

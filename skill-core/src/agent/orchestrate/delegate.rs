@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::budget::{Account, Meter};
 use super::metered::{MeterNotes, MeteredClient};
-use super::node::{drive, resume_node, NodeState, NodeStop, Role};
+use super::node::{drive, keep_text, resume_node, NodeState, NodeStop, Role};
 use super::plan::{first_messages, not_started};
 use super::run::{agent_span, Env};
 use super::worker::{Worker, WorkerReport, WorkerStatus};
@@ -158,7 +158,7 @@ fn worker_body<'a>(
                 messages,
                 start.ctx.clone(),
             ));
-            let stop = drive(env, &mut state).await;
+            let stop = drive(env, &mut state, &mut keep_text).await;
             return Body::Node(state, stop);
         }
         let client = MeteredClient::new(
@@ -439,7 +439,7 @@ pub(super) fn resume_worker<'a>(
                 }
                 ParkedWorker::Node { mut state, .. } => {
                     let slice = Arc::clone(&state.agent.meter.account);
-                    let stop = resume_node(env, &mut state, decisions).await;
+                    let stop = resume_node(env, &mut state, decisions, &mut keep_text).await;
                     let body = Body::Node(state, stop);
                     settle_worker(worker, start, slice, body, elapsed + resumed.elapsed())
                 }

@@ -162,7 +162,8 @@ pub struct Orchestrator {
     pub worker_conclude_prompt: String,
     /// Turns the planner gets to mend a final answer its reader refused (default 0): each
     /// sends [`repair_prompt`](Self::repair_prompt) and the reader's error, without tools,
-    /// within the budget.
+    /// within the budget (the turn loop's repair policy,
+    /// [`ReactOptions::answer_repair`](crate::agent::ReactOptions::answer_repair)).
     pub answer_repairs: usize,
     /// Sent with the reader's error in a repair turn ([`DEFAULT_REPAIR_PROMPT`]).
     pub repair_prompt: String,

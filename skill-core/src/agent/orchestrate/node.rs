@@ -1,11 +1,13 @@
 //! An agent that may delegate (the planner, or a worker when depth allows) runs on the
 //! ReAct turn loop with the orchestrator's hooks: its skills and its workers as tools, the
 //! conclude policy (its last turn, or a budget that pays for little more than the
-//! concluding turn), budget metering of every turn, and rounds whose delegations run
-//! behind reserved slices. Its own calls and its workers' park for consent together and
-//! go on through the loop's one resume.
+//! concluding turn), budget metering of every turn (the planner's answer-repair turns
+//! included), and rounds whose delegations run behind reserved slices. Its own calls and
+//! its workers' park for consent together and go on through the loop's one resume.
 
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::fmt::Display;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,8 +25,9 @@ use super::run::Env;
 use super::worker::{WorkerReport, WorkerStatus};
 use crate::agent::client::LlmClient;
 use crate::agent::react::{
-    absorb_result, run_call, settle_pending, tool_span, turn_loop, BoxFuture, Decision, Halted,
-    ReactOptions, ReactOutcome, StopReason, TurnHooks, TurnPlan,
+    absorb_result, run_call, settle_pending, tool_span, turn_loop, unmended_warning, AnswerRepair,
+    BoxFuture, Decision, Halted, ReactOptions, ReactOutcome, StopReason, TurnHooks, TurnKind,
+    TurnPlan, Unmended,
 };
 use crate::context::SkillContext;
 use crate::dialect::{ChatMessage, TokenUsage};
@@ -110,11 +113,6 @@ impl NodeState {
                 ctx,
             },
         }
-    }
-
-    pub(super) fn warn(&mut self, message: String) {
-        tracing::warn!(agent = %self.agent.path, "{message}");
-        self.out.warnings.push(message);
     }
 
     /// The calls waiting for consent, its own and its workers', in call order.
@@ -214,21 +212,33 @@ impl TurnHooks<String> for NodeTurns<'_> {
         &mut self,
         out: &mut ReactOutcome<String>,
         turn: usize,
-        concluding: bool,
+        kind: TurnKind,
     ) -> Result<(), Halted> {
-        let sent: &[Value] = if concluding { &[] } else { &self.tools };
+        let sent: &[Value] = if kind == TurnKind::Tools {
+            &self.tools
+        } else {
+            &[]
+        };
         let meter = &self.agent.meter;
         match meter.begin(meter.estimate(&out.final_messages, sent)) {
             Ok(ticket) => {
                 self.ticket = Some(ticket);
+                if kind == TurnKind::Repair {
+                    tracing::info!(agent = %self.agent.path, turn, "{} asked to mend its answer", self.agent.role.noun());
+                }
                 Ok(())
             }
             Err(short) => {
-                let message = format!("no turn left: the budget ran out of {short} (turn {turn})");
-                tracing::warn!(agent = %self.agent.path, "{message}");
-                out.warnings.push(message);
-                self.agent.exhausted = Some(short.to_string());
-                Err(Halted)
+                let why = format!("the budget ran out of {short}");
+                // A repair turn follows an answer: without it the answer stays unread, and
+                // the agent still stopped with its answer, not for want of budget.
+                if kind != TurnKind::Repair {
+                    let message = format!("no turn left: {why} (turn {turn})");
+                    tracing::warn!(agent = %self.agent.path, "{message}");
+                    out.warnings.push(message);
+                    self.agent.exhausted = Some(short.to_string());
+                }
+                Err(Halted { why })
             }
         }
     }
@@ -300,6 +310,47 @@ impl TurnHooks<String> for NodeTurns<'_> {
     fn parked(&self, out: &ReactOutcome<String>) -> bool {
         !out.pending_tool_calls.is_empty() || !self.agent.parked.is_empty()
     }
+
+    /// The planner's answer left unread in the orchestrator's words (hosts look for "final
+    /// answer is unreadable"); no word on repair turns used up, as the outcome counts them.
+    fn unmended(
+        &mut self,
+        out: &mut ReactOutcome<String>,
+        label: &str,
+        err: &str,
+        why: Unmended<'_>,
+    ) {
+        let message = match self.agent.role {
+            Role::Worker => unmended_warning(label, err, why),
+            Role::Planner => {
+                let unreadable = format!("the planner's final answer is unreadable: {err}");
+                match why {
+                    Unmended::NoPolicy | Unmended::UsedUp(_) => unreadable,
+                    Unmended::Refused(why) => format!("{unreadable}; no turn to mend it: {why}"),
+                    Unmended::Failed(failure) => {
+                        format!("{unreadable}; the turn to mend it failed: {failure}")
+                    }
+                }
+            }
+        };
+        tracing::warn!(agent = %self.agent.path, "{message}");
+        out.warnings.push(message);
+    }
+}
+
+impl Role {
+    /// The agent in logs.
+    fn noun(self) -> &'static str {
+        match self {
+            Role::Planner => "planner",
+            Role::Worker => "worker",
+        }
+    }
+}
+
+/// The reader of an agent whose answer is its text as it is (a delegating worker's).
+pub(super) fn keep_text(text: &str) -> Result<String, Infallible> {
+    Ok(text.to_string())
 }
 
 /// Runs one planned call of a round in its slot: a skill call, or a worker behind its
@@ -344,55 +395,66 @@ async fn run_planned(
 }
 
 /// The turns of an agent that may delegate, on the ReAct turn loop, until it answers, the
-/// budget is spent, or calls wait for consent.
-pub(super) fn drive<'a>(env: &'a Env<'a>, st: &'a mut NodeState) -> BoxFuture<'a, NodeStop> {
-    Box::pin(async move {
-        let NodeState { out, agent } = st;
-        let dialect = agent.model.dialect();
-        let mut tools: Vec<Value> = Vec::new();
-        let mut offered: HashSet<String> = HashSet::new();
-        if let Some(filter) = agent.filter.clone() {
-            match env.dispatcher.tools_in(dialect, &filter) {
-                Ok(set) => {
-                    offered.extend(set.names().map(str::to_string));
-                    tools.extend(set.iter().cloned());
-                }
-                Err(err) => {
-                    let message = format!(
-                        "the skills cannot be offered in the client's dialect: {err}; going on without them"
-                    );
-                    tracing::warn!(agent = %agent.path, "{message}");
-                    out.warnings.push(message);
-                }
+/// budget is spent, or calls wait for consent. `read` takes the final text (the text kept,
+/// or the reader's error); the planner's refused answer gets the orchestrator's
+/// [`answer_repairs`](super::Orchestrator::answer_repairs) turns to mend it, as the loop's
+/// repair policy.
+pub(super) async fn drive<R, E>(env: &Env<'_>, st: &mut NodeState, read: &mut R) -> NodeStop
+where
+    R: FnMut(&str) -> Result<String, E>,
+    E: Display,
+{
+    let NodeState { out, agent } = st;
+    let dialect = agent.model.dialect();
+    let mut tools: Vec<Value> = Vec::new();
+    let mut offered: HashSet<String> = HashSet::new();
+    if let Some(filter) = agent.filter.clone() {
+        match env.dispatcher.tools_in(dialect, &filter) {
+            Ok(set) => {
+                offered.extend(set.names().map(str::to_string));
+                tools.extend(set.iter().cloned());
+            }
+            Err(err) => {
+                let message = format!(
+                    "the skills cannot be offered in the client's dialect: {err}; going on without them"
+                );
+                tracing::warn!(agent = %agent.path, "{message}");
+                out.warnings.push(message);
             }
         }
-        if agent.depth_left > 0 {
-            for worker in &env.orch.workers {
-                offered.insert(worker.name.clone());
-                tools.push(worker.definition(dialect));
-            }
+    }
+    if agent.depth_left > 0 {
+        for worker in &env.orch.workers {
+            offered.insert(worker.name.clone());
+            tools.push(worker.definition(dialect));
         }
-        // The conclude policy bounds the turns; the loop's own limit never ends a node.
-        let options = ReactOptions {
-            max_iterations: usize::MAX,
-            temperature: agent.temperature,
-            label: agent.path.clone(),
-            ..env.call_options.clone()
-        };
-        let model = Arc::clone(&agent.model);
-        agent.exhausted = None;
-        let mut hooks = NodeTurns {
-            env,
-            agent: &mut *agent,
-            tools,
-            offered,
-            estimate: [0; 4],
-            ticket: None,
-        };
-        let mut read = |text: &str| Ok::<_, std::convert::Infallible>(text.to_string());
-        turn_loop(&*model, &mut hooks, &options, &mut read, out).await;
-        node_stop(out, agent)
-    })
+    }
+    let orch = env.orch;
+    let answer_repair =
+        (agent.role == Role::Planner && orch.answer_repairs > 0).then(|| AnswerRepair {
+            turns: orch.answer_repairs,
+            prompt: orch.repair_prompt.clone(),
+        });
+    // The conclude policy bounds the turns; the loop's own limit never ends a node.
+    let options = ReactOptions {
+        max_iterations: usize::MAX,
+        temperature: agent.temperature,
+        label: agent.path.clone(),
+        answer_repair,
+        ..env.call_options.clone()
+    };
+    let model = Arc::clone(&agent.model);
+    agent.exhausted = None;
+    let mut hooks = NodeTurns {
+        env,
+        agent: &mut *agent,
+        tools,
+        offered,
+        estimate: [0; 4],
+        ticket: None,
+    };
+    turn_loop(&*model, &mut hooks, &options, read, out).await;
+    node_stop(out, agent)
 }
 
 /// How the loop's outcome and the hooks' state say an agent stopped.
@@ -444,53 +506,56 @@ pub(super) fn worker_result(
 }
 
 /// Decides the parked calls of an agent (its own through the loop's one resume, then its
-/// workers'), then goes on.
-pub(super) fn resume_node<'a>(
-    env: &'a Env<'a>,
-    st: &'a mut NodeState,
-    decisions: &'a HashMap<String, Decision>,
-) -> BoxFuture<'a, NodeStop> {
-    Box::pin(async move {
-        let ctx = st.agent.ctx.as_ref().unwrap_or(env.ctx);
-        settle_pending(
-            env.dispatcher,
-            &mut st.out,
-            decisions,
-            ctx,
-            &env.call_options,
-        )
-        .await;
-        // Parked workers go on at the same time, as they ran, in call order.
-        let parked_workers = std::mem::take(&mut st.agent.parked);
-        let resumed: Vec<(String, WorkerRun)> = stream::iter(parked_workers)
+/// workers'), then goes on, its final text taken by `read` (as in [`drive`]).
+pub(super) async fn resume_node<R, E>(
+    env: &Env<'_>,
+    st: &mut NodeState,
+    decisions: &HashMap<String, Decision>,
+    read: &mut R,
+) -> NodeStop
+where
+    R: FnMut(&str) -> Result<String, E>,
+    E: Display,
+{
+    let ctx = st.agent.ctx.as_ref().unwrap_or(env.ctx);
+    settle_pending(
+        env.dispatcher,
+        &mut st.out,
+        decisions,
+        ctx,
+        &env.call_options,
+    )
+    .await;
+    // Parked workers go on at the same time, as they ran, in call order.
+    let parked_workers = std::mem::take(&mut st.agent.parked);
+    let resumed: Vec<(String, WorkerRun)> =
+        stream::iter(parked_workers)
             .map(|(call_id, parked)| async move {
                 (call_id, resume_worker(env, *parked, decisions).await)
             })
             .buffered(env.orch.max_workers.max(1))
             .collect()
             .await;
-        for (call_id, run) in resumed {
-            match run {
-                WorkerRun::Done(reports) => {
-                    let name = reports.last().map(|r| r.worker.clone()).unwrap_or_default();
-                    let (content, failed) =
-                        worker_result(env, &name, &reports, &st.agent, &mut st.out);
-                    st.agent.workers.extend(reports);
-                    crate::agent::react::replace_result(
-                        &mut st.out.final_messages,
-                        &call_id,
-                        content,
-                        failed,
-                    );
-                }
-                WorkerRun::Parked(parked) => st.agent.parked.push((call_id, parked)),
+    for (call_id, run) in resumed {
+        match run {
+            WorkerRun::Done(reports) => {
+                let name = reports.last().map(|r| r.worker.clone()).unwrap_or_default();
+                let (content, failed) = worker_result(env, &name, &reports, &st.agent, &mut st.out);
+                st.agent.workers.extend(reports);
+                crate::agent::react::replace_result(
+                    &mut st.out.final_messages,
+                    &call_id,
+                    content,
+                    failed,
+                );
             }
+            WorkerRun::Parked(parked) => st.agent.parked.push((call_id, parked)),
         }
-        if !st.agent.parked.is_empty() {
-            st.out.stop_reason = StopReason::AwaitingConfirmation;
-            return NodeStop::Parked;
-        }
-        st.out.stop_reason = StopReason::MaxIterations;
-        drive(env, st).await
-    })
+    }
+    if !st.agent.parked.is_empty() {
+        st.out.stop_reason = StopReason::AwaitingConfirmation;
+        return NodeStop::Parked;
+    }
+    st.out.stop_reason = StopReason::MaxIterations;
+    drive(env, st, read).await
 }

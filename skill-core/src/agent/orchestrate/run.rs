@@ -1,6 +1,7 @@
 //! The run of an orchestrator: the planner's agent loop (see `node`) from start or from
-//! consent, its final answer read (with turns to mend it), and the outcome with the run's
-//! ledger.
+//! consent, with the caller's reader on its final text (a refused answer is mended by the
+//! loop's repair policy, [`Orchestrator::answer_repairs`] turns within the budget), and
+//! the outcome with the run's ledger.
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -13,7 +14,7 @@ use super::budget::{Account, Clock, Meter, IN, OUT, REQ, TOOLS};
 use super::node::{drive, resume_node, NodeState, NodeStop, Role};
 use super::outcome::{AgentStats, OrchestrateOutcome, OrchestrateStop};
 use super::Orchestrator;
-use crate::agent::react::{traced_turn, truncate_tool_result, Decision, ReactOptions, ResumeError};
+use crate::agent::react::{truncate_tool_result, Decision, ReactOptions, ResumeError};
 use crate::context::SkillContext;
 use crate::dialect::ChatMessage;
 use crate::dispatch::Dispatcher;
@@ -100,77 +101,25 @@ where
     let env = Env::new(orch, dispatcher, ctx);
     let span = agent_span(&orch.name, orch.model.model(), &orch.name);
     let mut read_answer = read_answer;
-    let stop = drive(&env, &mut node).instrument(span.clone()).await;
-    let (stop, answer, repairs) = read_final(&env, &mut node, stop, &mut read_answer)
+    let mut answer = None;
+    let mut read = typed(&mut read_answer, &mut answer);
+    let stop = drive(&env, &mut node, &mut read)
         .instrument(span.clone())
         .await;
-    finish_run(node, root, stop, &span, answer, repairs)
+    drop(read);
+    finish_run(node, root, stop, &span, answer)
 }
 
-/// Reads the planner's final answer, giving it [`Orchestrator::answer_repairs`] turns
-/// without tools to mend one its reader refused: the answer read, and the reader's errors
-/// that were sent back.
-async fn read_final<A, E: Display>(
-    env: &Env<'_>,
-    node: &mut NodeState,
-    mut stop: NodeStop,
-    read_answer: &mut (impl FnMut(&str) -> Result<A, E> + Send),
-) -> (NodeStop, Option<A>, Vec<String>) {
-    let mut repairs = Vec::new();
-    loop {
-        let NodeStop::Answer(text) = &stop else {
-            return (stop, None, repairs);
-        };
-        let err = match read_answer(text) {
-            Ok(answer) => return (stop, Some(answer), repairs),
-            Err(err) => err.to_string(),
-        };
-        let unreadable = format!("the planner's final answer is unreadable: {err}");
-        if repairs.len() >= env.orch.answer_repairs {
-            node.warn(unreadable);
-            return (stop, None, repairs);
-        }
-        let mut messages = node.out.final_messages.clone();
-        messages.push(ChatMessage::user(format!(
-            "{} {err}",
-            env.orch.repair_prompt
-        )));
-        let ticket = match node
-            .agent
-            .meter
-            .begin(node.agent.meter.estimate(&messages, &[]))
-        {
-            Ok(ticket) => ticket,
-            Err(short) => {
-                node.warn(format!(
-                    "{unreadable}; no turn to mend it: the budget ran out of {short}"
-                ));
-                return (stop, None, repairs);
-            }
-        };
-        // Only a repair turn actually sent is recorded.
-        repairs.push(err);
-        node.out.final_messages = messages;
-        node.out.iterations += 1;
-        tracing::info!(agent = %node.agent.path, turn = node.out.iterations, "planner asked to mend its answer");
-        let (model, temperature) = (&*node.agent.model, node.agent.temperature);
-        match traced_turn(model, &node.out.final_messages, &[], temperature).await {
-            Ok(response) => {
-                node.agent.meter.end(ticket, Some(response.usage));
-                node.out.usage += response.usage.unwrap_or_default();
-                node.out
-                    .final_messages
-                    .push(ChatMessage::assistant(response.text.clone()));
-                stop = NodeStop::Answer(response.text);
-            }
-            Err(failure) => {
-                node.agent.meter.end(ticket, None);
-                node.warn(format!(
-                    "{unreadable}; the turn to mend it failed: {failure}"
-                ));
-                return (stop, None, repairs);
-            }
-        }
+/// The planner's reader on the loop: the caller's `read_answer`, its answer kept in
+/// `answer`, the text kept as the loop's.
+fn typed<'r, A, E>(
+    read_answer: &'r mut impl FnMut(&str) -> Result<A, E>,
+    answer: &'r mut Option<A>,
+) -> impl FnMut(&str) -> Result<String, E> + 'r {
+    move |text| {
+        let read = read_answer(text)?;
+        *answer = Some(read);
+        Ok(text.to_string())
     }
 }
 
@@ -206,13 +155,13 @@ where
     let env = Env::new(orch, dispatcher, ctx);
     let span = agent_span(&orch.name, orch.model.model(), &orch.name);
     let mut read_answer = read_answer;
-    let stop = resume_node(&env, &mut node, &decisions)
+    let mut answer = None;
+    let mut read = typed(&mut read_answer, &mut answer);
+    let stop = resume_node(&env, &mut node, &decisions, &mut read)
         .instrument(span.clone())
         .await;
-    let (stop, answer, repairs) = read_final(&env, &mut node, stop, &mut read_answer)
-        .instrument(span.clone())
-        .await;
-    Ok(finish_run(node, root, stop, &span, answer, repairs))
+    drop(read);
+    Ok(finish_run(node, root, stop, &span, answer))
 }
 
 fn finish_run<A>(
@@ -221,7 +170,6 @@ fn finish_run<A>(
     stop: NodeStop,
     span: &tracing::Span,
     answer: Option<A>,
-    repairs: Vec<String>,
 ) -> OrchestrateOutcome<A> {
     let spent = root.spent();
     span.record("toolwright.agent.turns", node.out.iterations);
@@ -258,7 +206,7 @@ fn finish_run<A>(
         budget: node_budget(&root),
         elapsed_ms,
         asked_to_conclude: node.agent.asked_to_conclude.clone(),
-        repairs,
+        repairs: node.out.repairs.clone(),
         skill_context: node.out.skill_context.clone(),
         warnings: node.out.warnings.clone(),
         pending: node.pending_actions(),

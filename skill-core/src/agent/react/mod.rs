@@ -29,10 +29,10 @@ use crate::tools::ToolFilter;
 use std::fmt::Display;
 
 pub(crate) use plain::run_call;
-pub(crate) use telemetry::{tool_span, traced_turn};
+pub(crate) use telemetry::tool_span;
 pub(crate) use turns::{
-    absorb_result, replace_result, settle_pending, turn_loop, BoxFuture, Halted, TurnHooks,
-    TurnPlan,
+    absorb_result, replace_result, settle_pending, turn_loop, unmended_warning, BoxFuture, Halted,
+    TurnHooks, TurnKind, TurnPlan, Unmended,
 };
 
 /// Longest tool result (in characters) the model reads; longer ones are cut.
@@ -69,6 +69,30 @@ pub struct ReactOptions {
     /// (the default, SPEC-20's behaviour), or let the model answer in one turn without
     /// tools.
     pub without_tools: WithoutTools,
+    /// `None` (the default): a final text the reader refuses is no answer. `Some`: the
+    /// model gets turns without tools to mend it, each sent with the reader's error (see
+    /// [`AnswerRepair`]).
+    pub answer_repair: Option<AnswerRepair>,
+}
+
+/// The repair policy of a run: how a final answer the caller's reader refused is sent
+/// back to the model to mend.
+///
+/// The model's text stays in the conversation as its answer, then `"{prompt} {error}"`
+/// (the reader's error) goes to the model as a user message, and one more turn is sent
+/// without tools; its text is read again, up to `turns` times. Repair turns count in
+/// [`ReactOutcome::iterations`] and [`ReactOutcome::usage`] and are not bounded by
+/// [`ReactOptions::max_iterations`] (they follow an answer); the stop reason stays the
+/// answering turn's. Each error sent back is in [`ReactOutcome::repairs`]. When no repair
+/// turn is left, the turn cannot be paid for, or it fails, there is no answer and a
+/// warning names the reader's error and why it was not mended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerRepair {
+    /// Repair turns at most, per run.
+    pub turns: usize,
+    /// Sent before the reader's error in each repair turn (e.g. "Your answer could not be
+    /// read; answer again in the asked format:").
+    pub prompt: String,
 }
 
 /// What a run does when no tool passes its filter.
@@ -96,6 +120,7 @@ impl Default for ReactOptions {
             final_answer_prompt: None,
             deferred_tools: None,
             without_tools: WithoutTools::Skip,
+            answer_repair: None,
         }
     }
 }
@@ -160,6 +185,17 @@ impl ReactOptions {
         self
     }
 
+    /// Gives the model up to `turns` turns without tools to mend a final answer the reader
+    /// refused, each sending `prompt` and the reader's error (see [`AnswerRepair`]).
+    #[must_use]
+    pub fn repair_answers(mut self, turns: usize, prompt: impl Into<String>) -> Self {
+        self.answer_repair = Some(AnswerRepair {
+            turns,
+            prompt: prompt.into(),
+        });
+        self
+    }
+
     /// Sets the outer per-call time limit.
     #[must_use]
     pub fn tool_timeout(mut self, limit: Duration) -> Self {
@@ -204,13 +240,14 @@ pub struct ReactOutcome<A> {
     pub final_messages: Vec<ChatMessage>,
     /// Why the loop stopped.
     pub stop_reason: StopReason,
-    /// Model turns made (the extra turn at the limit included).
+    /// Model turns made (the extra turn at the limit and repair turns included).
     pub iterations: usize,
     /// Tool calls run (errors included).
     pub tool_calls: usize,
     /// Every tool call run, in the order the model asked, with its wall time.
     pub tool_runs: Vec<ToolRun>,
-    /// Tokens of every model turn, summed as the provider reported them.
+    /// Tokens of every model turn (repair turns included), summed as the provider
+    /// reported them.
     pub usage: TokenUsage,
     /// Things the host should know (unreadable final answer, iteration limit, model error).
     pub warnings: Vec<String>,
@@ -221,6 +258,9 @@ pub struct ReactOutcome<A> {
     /// Ids of the tools `search_tools` loaded, in the order they were appended to the set
     /// sent (empty without [`ReactOptions::deferred_tools`]).
     pub loaded_tools: Vec<String>,
+    /// The reader's errors that were sent back to the model to mend its answer, in order:
+    /// one per repair turn actually sent (empty without [`ReactOptions::answer_repair`]).
+    pub repairs: Vec<String>,
 }
 
 /// A tool call the loop could not run without a person's consent.
@@ -273,7 +313,8 @@ impl<A> ReactOutcome<A> {
 ///
 /// `messages` are the initial system and user messages; `ctx` carries the host state skills
 /// prepare their input from; `read_answer` reads the model's final text (a text without tool
-/// calls) into the caller's answer type — an error becomes a warning and no answer. The tool
+/// calls) into the caller's answer type — an error becomes a warning and no answer, unless
+/// [`ReactOptions::answer_repair`] gives the model turns to mend it. The tool
 /// definitions come from the dispatcher's cache in the dialect the client speaks
 /// ([`LlmClient::dialect`]).
 ///
@@ -368,6 +409,7 @@ impl<A> ReactOutcome<A> {
             warnings: Vec::new(),
             pending_tool_calls: Vec::new(),
             loaded_tools: Vec::new(),
+            repairs: Vec::new(),
         }
     }
 }

@@ -3,6 +3,12 @@
 //! turn offers, when a turn must conclude without tools (the conclude policy), what a turn
 //! costs (budget metering), how a round's calls run (skills, searches, workers) and what
 //! waits for consent. Resuming after consent is [`settle_pending`] then the same loop.
+//!
+//! The answer-repair policy ([`ReactOptions::answer_repair`]) is the loop's too: a final
+//! text the caller's reader refuses is sent back with the reader's error for turns without
+//! tools, each one paid for through the hooks like any turn ([`TurnKind::Repair`]), until
+//! the reader takes an answer. How an answer left unread is worded is a hook
+//! ([`TurnHooks::unmended`]): the loop's own wording, or the agent's.
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -39,8 +45,55 @@ pub(crate) enum TurnPlan {
     Answer,
 }
 
-/// The loop was stopped by its hooks before a turn (they keep why).
-pub(crate) struct Halted;
+/// What kind of turn the hooks are asked to pay for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnKind {
+    /// A turn that offers the tools.
+    Tools,
+    /// A turn without tools whose text is the answer (a concluding turn, or a run's only
+    /// turn).
+    Answer,
+    /// A turn without tools that mends a final answer the reader refused
+    /// ([`ReactOptions::answer_repair`]): it follows an answer, so refusing it ends no run
+    /// early, it only leaves the answer unread.
+    Repair,
+}
+
+/// The hooks refused the turn about to be sent.
+pub(crate) struct Halted {
+    /// Why, in words that follow "no turn to mend it: " (e.g. "the budget ran out of
+    /// requests"). The loop words a refused repair turn with it; a refused turn of another
+    /// kind ends the loop, and the hooks have said why themselves.
+    pub(crate) why: String,
+}
+
+/// Why a final answer the reader refused was not mended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unmended<'a> {
+    /// The run has no repair policy.
+    NoPolicy,
+    /// Every repair turn of the policy was sent (this many).
+    UsedUp(usize),
+    /// The hooks refused the repair turn (why, as in [`Halted::why`]).
+    Refused(&'a str),
+    /// The repair turn failed (the model's error).
+    Failed(&'a str),
+}
+
+/// The loop's warning for a final answer left unread: the reader's `err` and why it was
+/// not mended. Without a repair policy it is the plain `final answer unreadable (label):
+/// err` hosts look for.
+pub(crate) fn unmended_warning(label: &str, err: &str, why: Unmended<'_>) -> String {
+    let unreadable = format!("final answer unreadable ({label}): {err}");
+    match why {
+        Unmended::NoPolicy => unreadable,
+        Unmended::UsedUp(turns) => {
+            format!("{unreadable}; no turn left to mend it: the {turns} repair turn(s) were used")
+        }
+        Unmended::Refused(why) => format!("{unreadable}; no turn to mend it: {why}"),
+        Unmended::Failed(failure) => format!("{unreadable}; the turn to mend it failed: {failure}"),
+    }
+}
 
 /// What an agent's loop adds to the plain turn: offered tools, the conclude policy,
 /// metering, the round's calls and the consent they wait for.
@@ -56,13 +109,14 @@ pub(crate) trait TurnHooks<A> {
         TurnPlan::Tools
     }
 
-    /// Reserves the turn about to be sent (the conversation is `out.final_messages`; no
-    /// tools when `concluding`); [`Halted`] ends the loop without it.
+    /// Reserves the turn about to be sent (the conversation is `out.final_messages`; the
+    /// tools only with [`TurnKind::Tools`]); [`Halted`] ends the loop without it, or, for
+    /// a [`TurnKind::Repair`] turn, leaves the refused answer unread.
     fn begin(
         &mut self,
         _out: &mut ReactOutcome<A>,
         _turn: usize,
-        _concluding: bool,
+        _kind: TurnKind,
     ) -> Result<(), Halted> {
         Ok(())
     }
@@ -81,6 +135,12 @@ pub(crate) trait TurnHooks<A> {
     fn parked(&self, out: &ReactOutcome<A>) -> bool {
         !out.pending_tool_calls.is_empty()
     }
+
+    /// Warns that the final answer stays unread: the reader's `err` and why it was not
+    /// mended ([`unmended_warning`], unless the agent words it its own way).
+    fn unmended(&mut self, out: &mut ReactOutcome<A>, label: &str, err: &str, why: Unmended<'_>) {
+        out.warn(unmended_warning(label, err, why));
+    }
 }
 
 /// Whether the loop goes on after a turn.
@@ -91,7 +151,8 @@ enum Flow {
 }
 
 /// The turns of a run, from the one after `out.iterations` to `options.max_iterations`,
-/// then (with [`ReactOptions::final_answer_prompt`]) one concluding turn.
+/// then (with [`ReactOptions::final_answer_prompt`]) one concluding turn; after a final
+/// text the reader refuses, the repair turns of [`ReactOptions::answer_repair`].
 pub(crate) async fn turn_loop<C, A, E, H>(
     llm: &C,
     hooks: &mut H,
@@ -147,7 +208,13 @@ where
         }
         TurnPlan::Answer => true,
     };
-    if hooks.begin(out, turn, concluding).is_err() {
+    let kind = if concluding {
+        TurnKind::Answer
+    } else {
+        TurnKind::Tools
+    };
+    if let Err(halted) = hooks.begin(out, turn, kind) {
+        tracing::info!(label, turn, why = %halted.why, "turn refused");
         return Flow::Stop;
     }
     out.iterations = turn;
@@ -185,10 +252,7 @@ where
                 response.tool_calls.len()
             ));
         }
-        match read_answer(&response.text) {
-            Ok(answer) => out.answer = Some(answer),
-            Err(err) => out.warn(format!("final answer unreadable ({label}): {err}")),
-        }
+        let read = read_answer(&response.text);
         out.final_messages
             .push(ChatMessage::assistant(response.text));
         out.stop_reason = if turn > options.max_iterations {
@@ -196,6 +260,10 @@ where
         } else {
             StopReason::FinalAnswer
         };
+        match read {
+            Ok(answer) => out.answer = Some(answer),
+            Err(err) => repair(llm, hooks, options, read_answer, out, err.to_string()).await,
+        }
         return Flow::Stop;
     }
 
@@ -220,6 +288,78 @@ where
         return Flow::Stop;
     }
     Flow::Next
+}
+
+/// Sends a final answer the reader refused (with `err`) back to the model to mend, in
+/// turns without tools ([`ReactOptions::answer_repair`]), until the reader takes one; the
+/// stop reason stays the answering turn's. An answer left unread is warned about through
+/// [`TurnHooks::unmended`].
+async fn repair<C, A, E, H>(
+    llm: &C,
+    hooks: &mut H,
+    options: &ReactOptions,
+    read_answer: &mut impl FnMut(&str) -> Result<A, E>,
+    out: &mut ReactOutcome<A>,
+    mut err: String,
+) where
+    C: LlmClient + ?Sized,
+    E: Display,
+    H: TurnHooks<A>,
+{
+    let label = options.label.as_str();
+    let Some(policy) = options.answer_repair.as_ref().filter(|p| p.turns > 0) else {
+        hooks.unmended(out, label, &err, Unmended::NoPolicy);
+        return;
+    };
+    for _ in 0..policy.turns {
+        out.final_messages
+            .push(ChatMessage::user(format!("{} {err}", policy.prompt)));
+        let turn = out.iterations + 1;
+        if let Err(halted) = hooks.begin(out, turn, TurnKind::Repair) {
+            // The request was never sent: the conversation stays as the model last saw it.
+            out.final_messages.pop();
+            hooks.unmended(out, label, &err, Unmended::Refused(&halted.why));
+            return;
+        }
+        // Only an error actually sent back is recorded.
+        out.repairs.push(err.clone());
+        out.iterations = turn;
+        tracing::info!(
+            label,
+            turn,
+            messages = out.final_messages.len(),
+            "turn without tools to mend the final answer"
+        );
+        let result = traced_turn(llm, &out.final_messages, &[], options.temperature).await;
+        hooks.end(result.as_ref().ok().map(|r| r.usage));
+        let response = match result {
+            Ok(response) => response,
+            Err(failure) => {
+                let failure = failure.to_string();
+                hooks.unmended(out, label, &err, Unmended::Failed(&failure));
+                return;
+            }
+        };
+        out.usage += response.usage.unwrap_or_default();
+        // As in a run's only turn: with no tool offered at all, calls are not warned about.
+        if !response.tool_calls.is_empty() && !hooks.tools().is_empty() {
+            out.warn(format!(
+                "the model called {} tool(s) in a turn without tools; not run ({label})",
+                response.tool_calls.len()
+            ));
+        }
+        let read = read_answer(&response.text);
+        out.final_messages
+            .push(ChatMessage::assistant(response.text));
+        match read {
+            Ok(answer) => {
+                out.answer = Some(answer);
+                return;
+            }
+            Err(next) => err = next.to_string(),
+        }
+    }
+    hooks.unmended(out, label, &err, Unmended::UsedUp(policy.turns));
 }
 
 /// Takes a skill call's result into the outcome: its run, its output (unless

@@ -14,6 +14,7 @@ use toolwright::agent::{
 use toolwright::prelude::*;
 use toolwright::{codes, Skill, ToolCall};
 
+mod answer_repair;
 mod rounds;
 mod tool_errors;
 mod without_tools;
