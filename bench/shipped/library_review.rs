@@ -9,12 +9,13 @@
 //! ```
 //! Prints one line: the whole run, the review alone and the review's skill calls.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clausewright_skills::review::{
-    build_review_state, render, review_with_agent, ReportFormat, ReviewInputs, ReviewOptions,
+    build_review_state, review_with_agent, ReviewInputs, ReviewOptions,
 };
 use toolwright::Dispatcher;
 
@@ -75,8 +76,13 @@ fn main() -> ExitCode {
     ));
     let review_s = reviewing.elapsed().as_secs_f64();
     runtime.shutdown_background();
-    let text = render(&report, ReportFormat::Json);
-    if let Err(err) = std::fs::write(&out, text) {
+    // Written as it is rendered, as the binary writes it.
+    let written = std::fs::File::create(&out).and_then(|file| {
+        let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+        serde_json::to_writer_pretty(&mut writer, &report)?;
+        writer.flush()
+    });
+    if let Err(err) = written {
         eprintln!("error: cannot write {}: {err}", out.to_string_lossy());
         return ExitCode::from(2);
     }

@@ -22,7 +22,7 @@ fn state(text: &str) -> ReviewState {
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: "contract.md".into(),
-            structure: parse_text("contract", text),
+            structure: parse_text("contract", text).into(),
         }],
         ..Default::default()
     }

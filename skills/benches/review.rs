@@ -199,7 +199,7 @@ fn state(inputs: &Inputs, reference_tag: usize) -> ReviewState {
     let doc = |role, name: &str, text: &str| ReviewDocument {
         role,
         filename: name.into(),
-        structure: parse_text(name, text),
+        structure: parse_text(name, text).into(),
     };
     let mut documents = vec![
         doc(DocumentRole::Primary, "PC.md", &inputs.contract),
@@ -208,7 +208,7 @@ fn state(inputs: &Inputs, reference_tag: usize) -> ReviewState {
     for (i, text) in inputs.references.iter().enumerate() {
         let mut d = doc(DocumentRole::Reference, &format!("REF{i}.md"), text);
         // A new id makes the document new to the index cache: every iteration indexes afresh.
-        d.structure.document_id = format!("ref{i}-{reference_tag}");
+        std::sync::Arc::make_mut(&mut d.structure).document_id = format!("ref{i}-{reference_tag}");
         documents.push(d);
     }
     ReviewState {

@@ -3,6 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 // The domain of a review and how much a clause matters are the report's
 // (`clausewright-report`), re-exported here where the review state uses them.
@@ -29,8 +30,9 @@ pub struct ReviewDocument {
     pub role: DocumentRole,
     /// File name as uploaded (`ER.md`, `PC.txt`).
     pub filename: String,
-    /// The parsed document.
-    pub structure: DocumentStructure,
+    /// The parsed document, shared: a review and the tasks it runs read one copy of it
+    /// (a long contract's structure is several times its text).
+    pub structure: Arc<DocumentStructure>,
 }
 
 /// One clause to review and the skills suggested for it. Unknown fields are refused, so a
@@ -115,12 +117,12 @@ impl ReviewState {
 
     /// The contract under review.
     pub fn primary(&self) -> Option<&DocumentStructure> {
-        self.document(DocumentRole::Primary).map(|d| &d.structure)
+        self.document(DocumentRole::Primary).map(|d| &*d.structure)
     }
 
     /// The standard form, if one was given.
     pub fn baseline(&self) -> Option<&DocumentStructure> {
-        self.document(DocumentRole::Baseline).map(|d| &d.structure)
+        self.document(DocumentRole::Baseline).map(|d| &*d.structure)
     }
 
     /// Every reference document.

@@ -47,7 +47,7 @@ impl<'a> FidicDocuments<'a> {
 
     /// The Particular Conditions' structure.
     pub(crate) fn pc_structure(&self) -> Option<&'a DocumentStructure> {
-        self.pc.map(|d| &d.structure)
+        self.pc.map(|d| &*d.structure)
     }
 
     /// General Conditions text of a clause (with its sub-clauses), if the clause is there.

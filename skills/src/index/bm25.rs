@@ -244,7 +244,7 @@ mod tests {
         ReviewDocument {
             role: DocumentRole::Reference,
             filename: "ER.md".into(),
-            structure: parse_text("ER", text),
+            structure: parse_text("ER", text).into(),
         }
     }
 

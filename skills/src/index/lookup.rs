@@ -123,7 +123,7 @@ mod tests {
             documents: vec![ReviewDocument {
                 role: DocumentRole::Primary,
                 filename: "a.md".into(),
-                structure: parse_text("a", text),
+                structure: parse_text("a", text).into(),
             }],
             ..Default::default()
         })

@@ -289,7 +289,7 @@ fn review_from_each_side(
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: format!("{}.txt", contract.id),
-            structure: doc,
+            structure: doc.into(),
         }],
         ..ReviewState::default()
     };

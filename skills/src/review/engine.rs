@@ -272,17 +272,26 @@ impl Job {
     /// The report: the clause reviews in checklist order (a clause no task finished is
     /// marked not run, for the reason `why`), the counts and the document-level risks (CPU
     /// work).
-    fn finish(&self, why: NotFinished) -> ReviewReport {
+    fn finish(mut self: Arc<Self>, why: NotFinished) -> ReviewReport {
         let results = std::mem::take(&mut *self.results.lock().unwrap_or_else(|p| p.into_inner()));
         let (code, message) = why.describe();
-        let clauses: Vec<ClauseReview> = results
-            .into_iter()
-            .chain(std::iter::repeat(None))
-            .zip(&self.checklist)
-            .map(|(review, item)| {
-                review.unwrap_or_else(|| ClauseReview::not_run(item, code, message))
-            })
-            .collect();
+        // Room for the agreement-level entry the consolidation puts first: the report's
+        // largest list is not copied to grow by one.
+        let mut clauses: Vec<ClauseReview> = Vec::with_capacity(self.checklist.len() + 1);
+        clauses.extend(
+            results
+                .into_iter()
+                .chain(std::iter::repeat(None))
+                .zip(&self.checklist)
+                .map(|(review, item)| {
+                    review.unwrap_or_else(|| ClauseReview::not_run(item, code, message))
+                }),
+        );
+        // Every clause task is gone: the checklist (one item a clause) is let go before the
+        // consolidation, where a long review's memory peaks.
+        if let Some(job) = Arc::get_mut(&mut self) {
+            job.checklist = Vec::new();
+        }
         let incomplete = clauses.iter().any(|c| c.mode == ReviewMode::NotRun);
         let summary = ReviewSummary::of(&clauses);
         let mut report = ReviewReport {
@@ -473,7 +482,7 @@ pub(crate) fn run_blocking(
         Err(err) => {
             tracing::error!(error = %err, "cannot start the review runtime");
             let state = Arc::new(state.clone());
-            return prepare(dispatcher.clone(), state, options, None)
+            return Arc::new(prepare(dispatcher.clone(), state, options, None))
                 .finish(NotFinished::NoRuntime);
         }
     };

@@ -299,7 +299,7 @@ pub fn build_review_state(inputs: &ReviewInputs) -> Result<ReviewState, ReviewIn
                     .and_then(|n| n.to_str())
                     .unwrap_or_default()
                     .to_string(),
-                structure: load_document(path)?,
+                structure: load_document(path)?.into(),
             })
         };
     let mut documents = vec![document(DocumentRole::Primary, &inputs.primary)?];

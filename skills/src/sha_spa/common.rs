@@ -301,7 +301,8 @@ mod tests {
                     clauses: vec![article],
                     total_clauses: 3,
                     ..Default::default()
-                },
+                }
+                .into(),
             }],
             ..Default::default()
         });

@@ -431,3 +431,51 @@ fn key_provisions_are_found_and_weighed_for_our_party() {
         .unwrap_or_default();
     assert!(quote.contains("right of first refusal"), "{quote}");
 }
+
+/// A contract that numbers two clauses alike: both go to the report's one entry of that
+/// id, the same words read in both are reported there once, and an undefined term both use
+/// names the clause once.
+#[test]
+fn a_repeated_clause_id_gets_its_findings_once() {
+    let assignment = "The Contractor shall not assign this Agreement without the prior written consent of the Employer.";
+    let text = format!(
+        "SERVICES AGREEMENT\n\n1 Definitions\n\n\"Services\" means the services described in the Annex.\n\n\
+         2 Assignment\n\n{assignment} The Contractor shall follow the Site Manual.\n\n\
+         3 Payment\n\nThe Employer shall pay within 30 days.\n\n\
+         2 Assignment\n\n{assignment} The Site Manual prevails over the Annex.\n"
+    );
+    // The parser tells repeated numbers apart ("2 #2"); a structure made elsewhere (a JSON
+    // outline, a host's own parser) may not.
+    let mut doc = document(DocumentRole::Primary, "contract.md", &text);
+    let structure = std::sync::Arc::make_mut(&mut doc.structure);
+    for clause in &mut structure.clauses {
+        if clause.clause_id == "2 #2" {
+            clause.clause_id = "2".into();
+        }
+    }
+    let ids: Vec<&str> = structure
+        .iter_clauses()
+        .map(|c| c.clause_id.as_str())
+        .collect();
+    assert_eq!(ids, ["1", "2", "3", "2"]);
+    let state = clausewright_skills::ReviewState {
+        our_party: "Contractor".into(),
+        documents: vec![doc],
+        ..Default::default()
+    };
+    let report = run_checklist_review(&dispatcher(), &state, &ReviewOptions::default());
+    let assignments: Vec<(&str, &str)> = report
+        .risks()
+        .filter(|r| r.finding.kind.name() == "anti_assignment")
+        .map(|r| (r.clause_id.as_str(), r.finding.quote.as_str()))
+        .collect();
+    assert_eq!(assignments.len(), 1, "{assignments:#?}");
+    assert_eq!(assignments[0].0, "2");
+    let undefined: Vec<&str> = report
+        .risks()
+        .filter(|r| r.finding.kind.name() == "undefined_term")
+        .map(|r| r.finding.description.as_str())
+        .collect();
+    assert_eq!(undefined.len(), 1, "{undefined:?}");
+    assert!(undefined[0].contains("Site Manual (2)"), "{undefined:?}");
+}

@@ -81,7 +81,7 @@ proptest! {
     #[test]
     fn every_skill_answers_any_clause_text(text in contract_like(), pc in contract_like()) {
         use clausewright_skills::{DocumentRole, ReviewDocument, ReviewState};
-        let doc = |role, filename: &str, text: &str| ReviewDocument { role, filename: filename.into(), structure: one_clause_doc(text) };
+        let doc = |role, filename: &str, text: &str| ReviewDocument { role, filename: filename.into(), structure: one_clause_doc(text).into() };
         let review = ReviewState {
             our_party: "Buyer".into(),
             documents: vec![

@@ -122,7 +122,7 @@ pub fn document(role: DocumentRole, filename: &str, text: &str) -> ReviewDocumen
     ReviewDocument {
         role,
         filename: filename.into(),
-        structure: parse_text(id, text),
+        structure: parse_text(id, text).into(),
     }
 }
 

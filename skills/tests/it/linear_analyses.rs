@@ -61,7 +61,7 @@ async fn the_time_bar_skill_reads_a_long_clause_given_as_text() {
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: "contract.txt".into(),
-            structure: parse_text("contract", &text),
+            structure: parse_text("contract", &text).into(),
         }],
         ..Default::default()
     };

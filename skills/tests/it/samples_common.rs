@@ -21,7 +21,7 @@ pub fn doc(role: DocumentRole, filename: &str, path: &str) -> ReviewDocument {
     ReviewDocument {
         role,
         filename: filename.into(),
-        structure: parse(filename, &sample(path)),
+        structure: parse(filename, &sample(path)).into(),
     }
 }
 

@@ -58,7 +58,7 @@ fn one_clause(text: &str, our_party: &str) -> SkillContext {
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: "short.md".into(),
-            structure: doc,
+            structure: doc.into(),
         }],
         ..Default::default()
     };

@@ -125,7 +125,7 @@ fn review_of(name: &str, doc: DocumentStructure) -> ReviewState {
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: name.into(),
-            structure: doc,
+            structure: doc.into(),
         }],
         ..Default::default()
     }

@@ -24,7 +24,7 @@ pub fn contract(clauses: usize) -> ReviewState {
         documents: vec![ReviewDocument {
             role: DocumentRole::Primary,
             filename: "contract.md".into(),
-            structure: parse_text("contract", &text),
+            structure: parse_text("contract", &text).into(),
         }],
         review_checklist: (1..=clauses)
             .map(|n| ChecklistItem {

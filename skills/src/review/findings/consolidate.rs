@@ -11,7 +11,7 @@
 //!   and every term when the contract takes its definitions from another document.
 //! - The same finding is never reported twice in one place; ids are renumbered.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::kinds::{Catalogued, Provision};
@@ -69,7 +69,10 @@ pub(crate) fn finalize(
             {
                 continue;
             }
-            listed.push(format!("{term} ({})", clauses.join(", ")));
+            let ids: Vec<&str> = (clauses.iter())
+                .map(|&i| report.clauses[i].clause_id.as_str())
+                .collect();
+            listed.push(format!("{term} ({})", ids.join(", ")));
             named.push(term.clone());
         }
         if !listed.is_empty() {
@@ -154,6 +157,9 @@ fn overlaps(a: &str, b: &str) -> bool {
     a.contains(&head(&b)) || b.contains(&head(&a))
 }
 
+/// Clauses scanned at once (in parallel) before their findings are placed.
+const SCAN_PART: usize = 1024;
+
 /// Adds what the provision scan (rules) and, when given, the classifier find in every
 /// clause reviewed in checklist mode. A classifier finding of a kind already reported in
 /// the clause confirms it (its probability is added) instead of repeating it. Returns the
@@ -168,34 +174,63 @@ fn add_provisions(
     let doc = state.primary()?;
     let reviewed = checklist_clauses(report, doc);
     let parties = provisions::document_parties(doc);
-    let mut found: Vec<(usize, Risk)> = Vec::new();
-    let mut seen: HashSet<(usize, String)> = HashSet::new();
-    let scanned = scan_clauses(&reviewed, state, &parties, learned, playbook);
-    for ((i, _), (rules, model_found)) in reviewed.iter().zip(scanned) {
-        let i = *i;
-        let mut added = place_rule_findings(
-            &report.clauses[i],
-            i,
-            rules,
-            model_found.as_deref(),
-            learned,
-            &mut seen,
-        );
-        let clause = &mut report.clauses[i];
-        let readings = model_found.into_iter().flatten();
-        add_readings(
-            &mut clause.risks,
-            &mut added,
-            &clause.clause_id,
-            readings,
-            &mut classified,
-        );
-        found.extend(added.into_iter().map(|risk| (i, risk)));
+    // A clause's findings go to it as soon as it is read, and what it has seen is
+    // forgotten then, unless the document repeats its id: a repeated clause's findings wait
+    // until every clause of that id is read (its entries share the report's clause).
+    let repeated = repeated_entries(&reviewed);
+    let mut waiting: Vec<(usize, Risk)> = Vec::new();
+    let mut seen_repeated: HashMap<usize, HashSet<String>> = HashMap::new();
+    let mut seen_here: HashSet<String> = HashSet::new();
+    // A part at a time: the scan's hits of a long contract are many times what is kept.
+    for part in reviewed.chunks(SCAN_PART) {
+        let scanned = scan_clauses(part, state, &parties, learned, playbook);
+        for ((i, _), (rules, model_found)) in part.iter().zip(scanned) {
+            let i = *i;
+            let is_repeated = repeated.contains(&i);
+            let seen = if is_repeated {
+                seen_repeated.entry(i).or_default()
+            } else {
+                seen_here.clear();
+                &mut seen_here
+            };
+            let mut added = place_rule_findings(
+                &report.clauses[i],
+                rules,
+                model_found.as_deref(),
+                learned,
+                seen,
+            );
+            let clause = &mut report.clauses[i];
+            let readings = model_found.into_iter().flatten();
+            add_readings(
+                &mut clause.risks,
+                &mut added,
+                &clause.clause_id,
+                readings,
+                &mut classified,
+            );
+            if is_repeated {
+                waiting.extend(added.into_iter().map(|risk| (i, risk)));
+            } else {
+                clause.risks.extend(added);
+            }
+        }
     }
-    for (i, risk) in found {
+    for (i, risk) in waiting {
         report.clauses[i].risks.push(risk);
     }
     learned.filter(|(_, c)| c.read_any()).map(|_| classified)
+}
+
+/// The report entries that more than one clause of `reviewed` goes to (a document that
+/// repeats a clause id).
+fn repeated_entries(reviewed: &[(usize, &crate::document::Clause)]) -> HashSet<usize> {
+    let mut once = HashSet::new();
+    reviewed
+        .iter()
+        .filter(|(i, _)| !once.insert(*i))
+        .map(|(i, _)| *i)
+        .collect()
 }
 
 /// The document's clauses reviewed in checklist mode, in document order, each with the
@@ -241,17 +276,16 @@ fn scan_clauses(
     })
 }
 
-/// The rules' findings for the report's clause `i` (`clause`), as they are added to it:
-/// denied readings, words a skill already reported there and repeats (`seen`, over the
-/// whole report) are left out, and a provision is reported once per clause, so a reader
+/// The rules' findings for the report's clause `clause`, as they are added to it: denied
+/// readings, words a skill already reported there and repeats (`seen`, the clause's) are
+/// left out, and a provision is reported once per clause, so a reader
 /// gets one decision per clause and kind.
 fn place_rule_findings(
     clause: &ClauseReview,
-    i: usize,
     rules: Vec<ProvisionFinding>,
     model_found: Option<&[learned::Reading]>,
     learned: Option<(&LearnedStage, &Classified)>,
-    seen: &mut HashSet<(usize, String)>,
+    seen: &mut HashSet<String>,
 ) -> Vec<Risk> {
     let mut added: Vec<Risk> = Vec::new();
     // Per rule finding in `added`: whether it names whom it binds, and its level.
@@ -266,7 +300,7 @@ fn place_rule_findings(
             same_family(finding.provision, &r.finding.kind)
                 && overlaps(&r.finding.quote, &finding.quote)
         });
-        if reported || !seen.insert((i, format!("{:?}{}", finding.provision, finding.quote))) {
+        if reported || !seen.insert(format!("{:?}{}", finding.provision, finding.quote)) {
             continue;
         }
         // A provision is reported once per clause: of two sentences of one kind (a
@@ -450,24 +484,42 @@ fn move_anchored(report: &mut ReviewReport, document: &mut Vec<Risk>) {
     }
 }
 
-/// Takes every per-clause "undefined term" risk out of the report: term → clauses using it.
-fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<String>> {
-    let mut terms: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    // (term, clause) pairs already listed: a term used by every clause must not make this
-    // step grow with the square of the clause count.
-    let mut listed: HashSet<(String, String)> = HashSet::new();
-    for clause in &mut report.clauses {
-        let clause_id = clause.clause_id.clone();
+/// Takes every per-clause "undefined term" risk out of the report: term → the report
+/// entries whose clauses use it, each clause id once (by its first entry).
+fn take_undefined_terms(report: &mut ReviewReport) -> BTreeMap<String, Vec<usize>> {
+    let first_entry: Vec<usize> = {
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        (report.clauses.iter().enumerate())
+            .map(|(i, c)| *at.entry(c.clause_id.as_str()).or_insert(i))
+            .collect()
+    };
+    let mut terms: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // (term, clause) pairs already listed, by the term's entry in `terms` and the clause's
+    // first entry: a term used by every clause must not make this step grow with the
+    // square of the clause count, nor copy the clause id for every term.
+    let mut term_no: HashMap<String, usize> = HashMap::new();
+    let mut listed: HashSet<(usize, usize)> = HashSet::new();
+    for (clause, &entry) in report.clauses.iter_mut().zip(&first_entry) {
         clause.risks.retain(|risk| {
             let Subject::UndefinedTerms(list) = &risk.finding.subject else {
                 return true;
             };
             for term in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-                if listed.insert((term.to_string(), clause_id.clone())) {
-                    terms
-                        .entry(term.to_string())
-                        .or_default()
-                        .push(clause_id.clone());
+                let no = match term_no.get(term) {
+                    Some(&no) => no,
+                    None => {
+                        let no = term_no.len();
+                        term_no.insert(term.to_string(), no);
+                        no
+                    }
+                };
+                if listed.insert((no, entry)) {
+                    match terms.get_mut(term) {
+                        Some(entries) => entries.push(entry),
+                        None => {
+                            terms.insert(term.to_string(), vec![entry]);
+                        }
+                    }
                 }
             }
             false
