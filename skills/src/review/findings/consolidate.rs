@@ -464,18 +464,26 @@ fn move_anchored(report: &mut ReviewReport, document: &mut Vec<Risk>) {
     }
     let mut moved: Vec<(usize, Risk)> = Vec::new();
     for clause in &mut report.clauses {
-        let own = clause.clause_id.clone();
-        let risks = std::mem::take(&mut clause.risks);
-        for mut risk in risks {
-            if risk.clause_id == own {
-                clause.risks.push(risk);
-            } else if risk.clause_id == DOCUMENT_ANCHOR {
-                document.push(risk);
-            } else if let Some(&target) = index.get(&risk.clause_id) {
-                moved.push((target, risk));
+        let ClauseReview {
+            clause_id: own,
+            risks,
+            ..
+        } = clause;
+        // In place: a clause's list is not made again for the few risks that leave it.
+        let leaving = risks.extract_if(.., |risk| {
+            if risk.clause_id == *own {
+                false
+            } else if risk.clause_id == DOCUMENT_ANCHOR || index.contains_key(&risk.clause_id) {
+                true
             } else {
                 risk.clause_id = own.clone();
-                clause.risks.push(risk);
+                false
+            }
+        });
+        for risk in leaving {
+            match index.get(&risk.clause_id) {
+                Some(&target) if risk.clause_id != DOCUMENT_ANCHOR => moved.push((target, risk)),
+                _ => document.push(risk),
             }
         }
     }
