@@ -3,6 +3,8 @@
 //! [`ReviewSummary`]. Every review mode writes these; renderers, evaluations and pages read
 //! them.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -13,8 +15,10 @@ use crate::{Domain, Orchestration, Priority, Risk, RiskLevel};
 /// One skill call of the review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SkillRun {
+    // A registered skill's own id is shared rather than copied into each of a long
+    // review's runs; a name no skill has, or a report read back, is an owned string.
     /// The skill.
-    pub skill_id: String,
+    pub skill_id: Cow<'static, str>,
     /// Whether it returned a value.
     pub success: bool,
     /// Error code when it failed (`unknown_skill`, `not_found`, ...).

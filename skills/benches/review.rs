@@ -240,7 +240,7 @@ fn bench(c: &mut Criterion) {
 
     let mut per_skill: std::collections::BTreeMap<&str, (usize, f64)> = Default::default();
     for run in report.clauses.iter().flat_map(|c| c.skills.iter()) {
-        let entry = per_skill.entry(run.skill_id.as_str()).or_default();
+        let entry = per_skill.entry(run.skill_id.as_ref()).or_default();
         entry.0 += 1;
         entry.1 += run.elapsed_ms;
     }

@@ -296,7 +296,7 @@ fn the_generated_checklist_follows_what_the_classifier_found() {
         clause(report, id)
             .skills
             .iter()
-            .map(|s| s.skill_id.clone())
+            .map(|s| s.skill_id.to_string())
             .collect()
     };
     // A cap on liability calls for the financial analysis, figures or not.

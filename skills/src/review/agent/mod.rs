@@ -584,7 +584,7 @@ fn tool_runs<A>(
                 .map(str::to_string)
         };
         runs.push(SkillRun {
-            skill_id,
+            skill_id: skill_id.into(),
             success: !is_error,
             error_code: field("/error/code"),
             error_message: field("/error/message"),

@@ -147,8 +147,14 @@ fn clause_review(
             tracing::debug!(skill = %skill_id, clause = %item.clause_id, "checklist names an unknown skill; skipped");
             skipped_skills.push(skill_id.clone());
         }
+        // The registered id when the result names the skill asked for (no copy of it).
+        let run_id = if result.skill_id == skill_id.as_str() {
+            result.skill_id.clone()
+        } else {
+            skill_id.clone().into()
+        };
         skills.push(SkillRun {
-            skill_id: skill_id.clone(),
+            skill_id: run_id,
             success: result.success,
             error_code: error.map(|e| e.code.to_string()),
             error_message: error.map(|e| e.message.clone()),

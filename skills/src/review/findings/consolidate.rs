@@ -19,7 +19,7 @@ use super::learned::{self, Classified, LearnedStage};
 use super::provisions::{self, ProvisionFinding};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::Playbook;
-use crate::review::engine::parallel_map;
+use crate::review::engine::in_parts;
 use crate::review::types::{
     ClauseReview, Finding, ReviewMode, ReviewReport, ReviewSummary, Risk, RiskKind, RiskLevel,
     Subject, DOCUMENT_ANCHOR,
@@ -182,8 +182,10 @@ fn add_provisions(
     let mut seen_repeated: HashMap<usize, HashSet<String>> = HashMap::new();
     let mut seen_here: HashSet<String> = HashSet::new();
     // A part at a time: the scan's hits of a long contract are many times what is kept.
-    for part in reviewed.chunks(SCAN_PART) {
-        let scanned = scan_clauses(part, state, &parties, learned, playbook);
+    let scan = |(_, clause): &(usize, &crate::document::Clause)| {
+        scan_clause(clause, state, &parties, learned, playbook)
+    };
+    in_parts(&reviewed, SCAN_PART, scan, |part, scanned| {
         for ((i, _), (rules, model_found)) in part.iter().zip(scanned) {
             let i = *i;
             let is_repeated = repeated.contains(&i);
@@ -215,7 +217,7 @@ fn add_provisions(
                 clause.risks.extend(added);
             }
         }
-    }
+    });
     for (i, risk) in waiting {
         report.clauses[i].risks.push(risk);
     }
@@ -251,29 +253,27 @@ fn checklist_clauses<'d>(
         .collect()
 }
 
-/// What the rules, and the classifier when given, read in each of `reviewed`, in the same
-/// order. The scans are independent and the most expensive part of the finishing step, so
-/// they run in parallel; the caller takes their findings in document order.
-fn scan_clauses(
-    reviewed: &[(usize, &crate::document::Clause)],
+/// What the rules, and the classifier when given, read in one clause. The scans are
+/// independent and the most expensive part of the finishing step, so the caller runs them
+/// in parallel and takes their findings in document order.
+fn scan_clause(
+    clause: &crate::document::Clause,
     state: &ReviewState,
     parties: &[String],
     learned: Option<(&LearnedStage, &Classified)>,
     playbook: &Playbook,
-) -> Vec<(Vec<ProvisionFinding>, Option<Vec<learned::Reading>>)> {
-    parallel_map(reviewed, |(_, clause)| {
-        let text: std::borrow::Cow<'_, str> = if clause.title.trim().is_empty() {
-            clause.text.as_str().into()
-        } else {
-            format!("{}\n\n{}", clause.title, clause.text).into()
-        };
-        let rules = provisions::scan_clause_for(&text, &state.our_party, parties, playbook);
-        let learned = learned.and_then(|(stage, classified)| {
-            let found = classified.clause(&clause.clause_id)?;
-            Some(stage.findings(found, &state.our_party, parties, playbook))
-        });
-        (rules, learned)
-    })
+) -> (Vec<ProvisionFinding>, Option<Vec<learned::Reading>>) {
+    let text: std::borrow::Cow<'_, str> = if clause.title.trim().is_empty() {
+        clause.text.as_str().into()
+    } else {
+        format!("{}\n\n{}", clause.title, clause.text).into()
+    };
+    let rules = provisions::scan_clause_for(&text, &state.our_party, parties, playbook);
+    let learned = learned.and_then(|(stage, classified)| {
+        let found = classified.clause(&clause.clause_id)?;
+        Some(stage.findings(found, &state.our_party, parties, playbook))
+    });
+    (rules, learned)
 }
 
 /// The rules' findings for the report's clause `clause`, as they are added to it: denied

@@ -123,7 +123,7 @@ impl DeepBrief {
             .unwrap_or_else(|| entry.title.clone());
         let review = self.outline.review(&id);
         let suggested: Vec<&str> = review
-            .map(|r| r.skills.iter().map(|s| s.skill_id.as_str()).collect())
+            .map(|r| r.skills.iter().map(|s| s.skill_id.as_ref()).collect())
             .unwrap_or_default();
         let domain = self.state.domain;
         let domain_id = (domain != Domain::Generic).then_some(domain.as_str());

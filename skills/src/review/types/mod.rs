@@ -34,7 +34,7 @@ impl NotRun for ClauseReview {
                 .required_skills
                 .iter()
                 .map(|skill_id| SkillRun {
-                    skill_id: skill_id.clone(),
+                    skill_id: skill_id.clone().into(),
                     success: false,
                     error_code: Some(code.into()),
                     error_message: Some(why.into()),

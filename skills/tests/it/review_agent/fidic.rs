@@ -59,7 +59,7 @@ fn fidic_review_with_a_scripted_model() {
     let ran: Vec<(&str, bool)> = review
         .skills
         .iter()
-        .map(|s| (s.skill_id.as_str(), s.success))
+        .map(|s| (s.skill_id.as_ref(), s.success))
         .collect();
     assert_eq!(
         ran,
@@ -285,7 +285,7 @@ fn model_error_falls_back_for_that_clause_only() {
     let ran: Vec<(&str, Option<&str>)> = review
         .skills
         .iter()
-        .map(|s| (s.skill_id.as_str(), s.error_code.as_deref()))
+        .map(|s| (s.skill_id.as_ref(), s.error_code.as_deref()))
         .collect();
     assert_eq!(
         ran[..2],
