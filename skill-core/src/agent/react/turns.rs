@@ -24,7 +24,7 @@ use super::{
 use crate::agent::client::LlmClient;
 use crate::confirm::{ConfirmationError, Decision};
 use crate::context::SkillContext;
-use crate::dialect::{ChatMessage, TokenUsage};
+use crate::dialect::{ChatMessage, LlmResponse, TokenUsage};
 use crate::dispatch::Dispatcher;
 use crate::result::SkillResult;
 use crate::tools::ToolCall;
@@ -246,15 +246,7 @@ where
     out.usage += response.usage.unwrap_or_default();
 
     if response.tool_calls.is_empty() || concluding {
-        if !response.tool_calls.is_empty() && !only_turn {
-            out.warn(format!(
-                "the model called {} tool(s) in a turn without tools; not run ({label})",
-                response.tool_calls.len()
-            ));
-        }
-        let read = read_answer(&response.text);
-        out.final_messages
-            .push(ChatMessage::assistant(response.text));
+        let read = take_answer(out, response, label, !only_turn, read_answer);
         out.stop_reason = if turn > options.max_iterations {
             StopReason::AnsweredAtLimit
         } else {
@@ -288,6 +280,27 @@ where
         return Flow::Stop;
     }
     Flow::Next
+}
+
+/// Reads a turn's text as the final answer and keeps it in the conversation; tool calls
+/// the model made anyway are not run (said in a warning when `warn_calls`).
+fn take_answer<A, E>(
+    out: &mut ReactOutcome<A>,
+    response: LlmResponse,
+    label: &str,
+    warn_calls: bool,
+    read_answer: &mut impl FnMut(&str) -> Result<A, E>,
+) -> Result<A, E> {
+    if !response.tool_calls.is_empty() && warn_calls {
+        out.warn(format!(
+            "the model called {} tool(s) in a turn without tools; not run ({label})",
+            response.tool_calls.len()
+        ));
+    }
+    let read = read_answer(&response.text);
+    out.final_messages
+        .push(ChatMessage::assistant(response.text));
+    read
 }
 
 /// Sends a final answer the reader refused (with `err`) back to the model to mend, in
@@ -342,16 +355,8 @@ async fn repair<C, A, E, H>(
         };
         out.usage += response.usage.unwrap_or_default();
         // As in a run's only turn: with no tool offered at all, calls are not warned about.
-        if !response.tool_calls.is_empty() && !hooks.tools().is_empty() {
-            out.warn(format!(
-                "the model called {} tool(s) in a turn without tools; not run ({label})",
-                response.tool_calls.len()
-            ));
-        }
-        let read = read_answer(&response.text);
-        out.final_messages
-            .push(ChatMessage::assistant(response.text));
-        match read {
+        let offered = !hooks.tools().is_empty();
+        match take_answer(out, response, label, offered, read_answer) {
             Ok(answer) => {
                 out.answer = Some(answer);
                 return;

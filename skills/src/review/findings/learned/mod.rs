@@ -5,6 +5,8 @@
 //! company"), and whom it binds (the party named before its verb, weighed for our party).
 //! The [`Playbook`] gives the level. English only: the training data is English, so other
 //! languages keep the rule path alone.
+//! The denial patterns count the words between their terms as the scan does
+//! ([`super::provisions`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -399,7 +401,7 @@ static LIMITS_PAYMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static LEAVES_FREE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?:does|do|shall|will)\s+not\s+(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|preclude|limit)\w*\s+(?:either|any|each|the\s+other|the)\s+part(?:y|ies)\b|\b(?:each|either|any)\s+party\s+(?:is|shall\s+be|will\s+be|remains?|shall\s+remain)\s+free\s+to\b").unwrap()
+    Regex::new(r"\b(?:does|do|shall|will)\s+not\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}(?:restrict|prevent|prohibit|preclude|limit)\w*\s+(?:either|any|each|the\s+other|the)\s+part(?:y|ies)\b|\b(?:each|either|any)\s+party\s+(?:is|shall\s+be|will\s+be|remains?|shall\s+remain)\s+free\s+to\b").unwrap()
 });
 
 static REPRESENTS_THAT: LazyLock<Regex> = LazyLock::new(|| {
@@ -425,7 +427,7 @@ static GRANTED_RENEWAL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static NO_EFFECT_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bchange\s+(?:of|in)\s+(?:the\s+)?control\b[^.;]{0,100}?\b(?:shall|will|does)\s+not\s+(?:\w+\s+){0,2}(?:affect|terminate|constitute|give\s+rise|entitle|require|be\s+deemed)|\bnotwithstanding\s+(?:any\s+)?change\s+(?:of|in)\s+(?:the\s+)?control\b|\b(?:continue|remain)s?\s+in\s+(?:full\s+)?(?:force|effect)\b[^.;]{0,80}?\bchange\s+(?:of|in)\s+(?:the\s+)?control\b").unwrap()
+    Regex::new(r"\bchange\s+(?:of|in)\s+(?:the\s+)?control\b[^.;]{0,100}?\b(?:shall|will|does)\s+not\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}(?:affect|terminate|constitute|give\s+rise|entitle|require|be\s+deemed)|\bnotwithstanding\s+(?:any\s+)?change\s+(?:of|in)\s+(?:the\s+)?control\b|\b(?:continue|remain)s?\s+in\s+(?:full\s+)?(?:force|effect)\b[^.;]{0,80}?\bchange\s+(?:of|in)\s+(?:the\s+)?control\b").unwrap()
 });
 
 static CONTROL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
@@ -433,7 +435,7 @@ static CONTROL_CONSEQUENCE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static CARVE_OUT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?nothing\s+(?:in\s+this\s+[a-z]+\s+|herein\s+)?(?:shall|will|is\s+intended\s+to)\s+(?:be\s+(?:construed|deemed)\s+(?:to|as)\s+)?(?:\w+\s+){0,2}(?:restrict|prevent|prohibit|limit|preclude)\w*").unwrap()
+    Regex::new(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?nothing\s+(?:in\s+this\s+[a-z]+\s+|herein\s+)?(?:shall|will|is\s+intended\s+to)\s+(?:be\s+(?:construed|deemed)\s+(?:to|as)\s+)?(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}(?:restrict|prevent|prohibit|limit|preclude)\w*").unwrap()
 });
 
 static LATE_INTEREST: LazyLock<Regex> = LazyLock::new(|| {

@@ -11,8 +11,8 @@ use super::{actor_at, find, quoted, subject, Bound, Hit, Provision, Weight, Wind
 static CAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:liabilit(?:y|ies)|liable|damages|recovery|compensation)[^.;]{0,200}?(?:shall\s+not\s+(?:in\s+(?:the\s+)?aggregate\s+)?exceed|not\s+to\s+exceed|will\s+not\s+exceed|(?:shall|will|is|be)\s+(?:be\s+)?limited\s+to|capped\s+at|in\s+excess\s+of|exceed(?:ing)?\s+(?:the\s+)?(?:lesser|greater|amount|total|sum|aggregate))",
-        r"|(?:aggregate|total|cumulative|maximum|entire)\s+(?:\w+\s+){0,2}liabilit(?:y|ies)",
-        r"|limitations?\s+(?:of|on)\s+liabilit(?:y|ies)|(?:cap|ceiling|limit)\s+on\s+(?:\w+\s+){0,2}liabilit(?:y|ies)",
+        r"|(?:aggregate|total|cumulative|maximum|entire)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}liabilit(?:y|ies)",
+        r"|limitations?\s+(?:of|on)\s+liabilit(?:y|ies)|(?:cap|ceiling|limit)\s+on\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}liabilit(?:y|ies)",
         r"|(?:in\s+no\s+event|under\s+no\s+circumstances)[^.;]{0,200}?(?:liable|liability|responsible)",
         r"|(?:shall|will)\s+not\s+be\s+(?:liable|responsible)[^.;]{0,120}?(?:indirect|consequential|special|incidental|punitive|exemplary|lost\s+profits?|loss\s+of\s+(?:profits?|revenue|business|use|data))",
         r"|(?:shall|will)\s+not\s+be\s+(?:held\s+)?(?:liable|responsible)\s+(?:to\s+[^.;]{0,60}?)?for\s+any",

@@ -32,7 +32,7 @@ static FORFEIT: LazyLock<Regex> = LazyLock::new(|| {
         r"failing\s+which|in\s+default\s+of\s+which|if\s+(?:the\s+\w+\s+)?fails?\s+to\s+(?:give|submit|notify|make|serve)|otherwise[^.;]{0,80}(?:waive|not\s+be\s+entitled|deemed|barred|lose)",
         r"|(?:deemed|considered)\s+(?:to\s+have\s+(?:been\s+)?)?(?:waived|accepted|approved|agreed|released)|(?:shall|will)\s+(?:be\s+deemed\s+to\s+)?waive|waives?\s+(?:any|all|its|the)\s+(?:right|claim)",
         r"|(?:shall|will)\s+not\s+be\s+entitled|no\s+longer\s+be\s+entitled|forfeits?|(?:shall|will)\s+lose\s+(?:any|all|its|the)\s+right|(?:is|are|be|shall\s+be)\s+(?:time[- ])?barred|condition\s+precedent",
-        r"|(?:no|not)\s+(?:\w+\s+){0,6}(?:claim|request|adjustment|extension|compensation|payment|increase)[^.;]{0,100}(?:allowed|considered|entertained|made|granted|paid|payable|accepted|valid)[^.;]{0,80}unless|unless[^.;]{0,120}(?:notice|notif|claim|request)[^.;]{0,60}(?:within|promptly|before|not\s+later)",
+        r"|(?:no|not)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,6}(?:claim|request|adjustment|extension|compensation|payment|increase)[^.;]{0,100}(?:allowed|considered|entertained|made|granted|paid|payable|accepted|valid)[^.;]{0,80}unless|unless[^.;]{0,120}(?:notice|notif|claim|request)[^.;]{0,60}(?:within|promptly|before|not\s+later)",
         r"|shall\s+be\s+(?:released|discharged)\s+from\s+(?:all\s+)?liabilit|(?:not|no)\s+(?:be\s+)?liable\s+(?:for|in\s+respect\s+of)\s+any\s+claim",
         r"|视为|逾期[^。；]{0,20}(?:不予|丧失|无权|不再|不得|失去)|丧失[^。；]{0,10}(?:权利|索赔)|不予(?:受理|赔偿|补偿|支付|认可|顺延)|(?:无权|不得)[^。；]{0,10}(?:要求|提出|索赔)",
     ))

@@ -8,10 +8,10 @@ use super::{actor_at, find, quoted, subject, Bound, Hit, Provision, Window};
 
 static NON_COMPETE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"non-?\s?compet|not\s+(?:to\s+)?(?:directly\s+or\s+indirectly\s+)?compete|(?:engage|participate|invest|be\s+(?:interested|involved|concerned))\s+(?:\w+\s+){0,8}in\s+(?:any\s+)?(?:\w+\s+){0,4}(?:business|activit|venture|transaction)[^.;]{0,80}(?:compet|similar|same\s+as|rival)",
-        r"|(?:not|neither|nor)\b[^.;]{0,200}?\b(?:engage|carry\s+on|conduct|open|operate|establish|own|manage|enter\s+into)\w*\s+(?:\w+\s+){0,5}(?:business(?:es)?|enterprises?|ventures?|offices?|activit\w*)\b[^.;]{0,200}?(?:directly\s+or\s+indirectly|anywhere|territory|compet|similar|same|during\s+the\s+term|for\s+a\s+period\s+of|after\s+(?:the\s+)?(?:termination|expiration))",
-        r"|(?:not|neither|nor)\b[^.;]{0,200}?(?:directly\s+or\s+indirectly|anywhere\s+in\s+the\s+world|during\s+the\s+term)[^.;]{0,200}?\b(?:engage|carry\s+on|conduct|open|operate|establish)\w*\s+(?:\w+\s+){0,5}(?:business(?:es)?|enterprises?|ventures?|offices?|activit\w*)\b",
-        r"|(?:competitive|competing|compete)\s+(?:\w+\s+){0,3}(?:with|business|products?|activit|transaction)|in\s+competition\s+with",
+        r"non-?\s?compet|not\s+(?:to\s+)?(?:directly\s+or\s+indirectly\s+)?compete|(?:engage|participate|invest|be\s+(?:interested|involved|concerned))\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,8}in\s+(?:any\s+)?(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,4}(?:business|activit|venture|transaction)[^.;]{0,80}(?:compet|similar|same\s+as|rival)",
+        r"|(?:not|neither|nor)\b[^.;]{0,200}?\b(?:engage|carry\s+on|conduct|open|operate|establish|own|manage|enter\s+into)\w*\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,5}(?:business(?:es)?|enterprises?|ventures?|offices?|activit\w*)\b[^.;]{0,200}?(?:directly\s+or\s+indirectly|anywhere|territory|compet|similar|same|during\s+the\s+term|for\s+a\s+period\s+of|after\s+(?:the\s+)?(?:termination|expiration))",
+        r"|(?:not|neither|nor)\b[^.;]{0,200}?(?:directly\s+or\s+indirectly|anywhere\s+in\s+the\s+world|during\s+the\s+term)[^.;]{0,200}?\b(?:engage|carry\s+on|conduct|open|operate|establish)\w*\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,5}(?:business(?:es)?|enterprises?|ventures?|offices?|activit\w*)\b",
+        r"|(?:competitive|competing|compete)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:with|business|products?|activit|transaction)|in\s+competition\s+with",
         r"|竞业|同业竞争|(?:不得|不应)[^。；]{0,30}(?:从事|经营|投资|参与)[^。；]{0,30}(?:相同|类似|相似|竞争)|竞争(?:性)?(?:业务|产品)",
     ))
     .unwrap()
@@ -24,8 +24,8 @@ static NEGATION: LazyLock<Regex> = LazyLock::new(|| {
 static EXCLUSIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?:^|[^-\w])exclusive(?:ly)?\b|exclusivity|sole\s+(?:and\s+exclusive\s+)?(?:distributor|supplier|provider|source|agent|reseller|licensee|representative|manufacturer|partner)",
-        r"|(?:purchase|buy|obtain|source|order)\s+(?:all|100%|exclusively|solely|only)\s+(?:of\s+)?(?:its|their|the)?\s*(?:\w+\s+){0,3}(?:requirements|needs|products)\s+(?:\w+\s+){0,3}from",
-        r"|(?:shall|will|may)\s+not[^.;]{0,80}(?:appoint|engage|enter\s+into|authori[sz]e|grant)[^.;]{0,60}(?:any\s+other|another|any\s+third|other)\s+(?:\w+\s+){0,3}(?:distributor|supplier|agent|reseller|representative|joint\s+venture|licensee|partner|agreement|party|person)",
+        r"|(?:purchase|buy|obtain|source|order)\s+(?:all|100%|exclusively|solely|only)\s+(?:of\s+)?(?:its|their|the)?\s*(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:requirements|needs|products)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}from",
+        r"|(?:shall|will|may)\s+not[^.;]{0,80}(?:appoint|engage|enter\s+into|authori[sz]e|grant)[^.;]{0,60}(?:any\s+other|another|any\s+third|other)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:distributor|supplier|agent|reseller|representative|joint\s+venture|licensee|partner|agreement|party|person)",
         r"|独家|排他|专有(?:权|许可)|(?:不得|不再)[^。；]{0,20}(?:委托|授权|指定|许可)[^。；]{0,10}(?:第三方|其他)",
     ))
     .unwrap()

@@ -19,8 +19,8 @@ static CONDITIONS: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that put the conditions on one party.
 static ON_ONE_PARTY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"deemed\s+to\s+have\s+(?:\w+\s+){0,3}(?:inspected|examined|satisfied|visited|investigated|obtained|taken\s+into\s+account|allowed\s+for)|(?:sole|own|entire)\s+risk|at\s+(?:its|their|the\s+\w+'s)\s+(?:own\s+)?(?:risk|cost)",
-        r"|(?:bear|assume)s?\s+(?:all\s+|the\s+|full\s+)?(?:risks?|responsibility)|(?:no|not)\s+(?:\w+\s+){0,5}(?:claim|adjustment|extension|compensation|increase|relief)[^.;]{0,80}(?:conditions|ground|site|obstruction)|(?:shall|will)\s+not\s+be\s+entitled|responsible\s+for\s+(?:interpreting|the\s+interpretation|all\s+risks)|no\s+responsibility\s+for\s+(?:the\s+)?(?:accuracy|sufficiency|completeness)|does\s+not\s+warrant|without\s+(?:any\s+)?(?:warranty|responsibility)",
+        r"deemed\s+to\s+have\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:inspected|examined|satisfied|visited|investigated|obtained|taken\s+into\s+account|allowed\s+for)|(?:sole|own|entire)\s+risk|at\s+(?:its|their|the\s+\w+'s)\s+(?:own\s+)?(?:risk|cost)",
+        r"|(?:bear|assume)s?\s+(?:all\s+|the\s+|full\s+)?(?:risks?|responsibility)|(?:no|not)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,5}(?:claim|adjustment|extension|compensation|increase|relief)[^.;]{0,80}(?:conditions|ground|site|obstruction)|(?:shall|will)\s+not\s+be\s+entitled|responsible\s+for\s+(?:interpreting|the\s+interpretation|all\s+risks)|no\s+responsibility\s+for\s+(?:the\s+)?(?:accuracy|sufficiency|completeness)|does\s+not\s+warrant|without\s+(?:any\s+)?(?:warranty|responsibility)",
         r"|(?:自行|自担|承担)[^。；]{0,20}(?:风险|责任|费用)|视为[^。；]{0,15}(?:已经?|充分)?(?:了解|勘察|考察|熟悉|检查|踏勘)|不(?:予|得)[^。；]{0,10}(?:调整|顺延|补偿|索赔)|(?:不对|不负责)[^。；]{0,20}(?:准确|真实|完整)",
     ))
     .unwrap()

@@ -261,3 +261,20 @@ fn a_named_deadlock_is_what_the_scan_finds_and_the_governance_check_reads() {
     assert!(!names_deadlock(described));
     assert!(!names_deadlock("the board meets quarterly."));
 }
+
+/// The words a pattern lets stand between its terms (`engage … in`, `assign … to a
+/// successor`) are counted by spaces: a word of non-ASCII letters is one of them, as an
+/// English one is, and the count still bounds the gap.
+#[test]
+fn words_between_terms_are_counted_whatever_their_letters() {
+    let english = "The Seller shall not engage through its local affiliate in any business that competes with the Company.";
+    let accented = "The Seller shall not engage through its société affiliée in any business that competes with the Company.";
+    let too_many = "The Seller shall not engage through any one of its many local and foreign affiliates and agents in any business that competes with the Company.";
+    assert!(has(english, Provision::NonCompete));
+    assert!(has(accented, Provision::NonCompete));
+    assert!(!has(too_many, Provision::NonCompete));
+    let successor = "The Supplier may assign its rights under this Agreement to a successor by merger without the consent of the Buyer.";
+    let named = "The Supplier may assign its rights under the Contrat de Société to a successor by merger without the consent of the Buyer.";
+    assert!(has(successor, Provision::ChangeOfControl));
+    assert!(has(named, Provision::ChangeOfControl));
+}

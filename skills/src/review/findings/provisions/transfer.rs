@@ -14,7 +14,7 @@ static CHANGE_OF_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
         r"change\s+(?:of|in)\s+(?:the\s+)?(?:\w+\s+)?(?:control|ownership)|changes?\s+in\s+(?:the\s+)?(?:general\s+)?(?:management|shareholding|ownership)|controlling\s+(?:interest|shareholder|stake)",
         r"|(?:is|be|being|becomes?)\s+acquired\s+by|acquisition\s+of\s+(?:all\s+or\s+)?(?:a\s+)?(?:majority|control|substantially\s+all)|(?:sale|transfer|disposal)\s+of\s+(?:all\s+or\s+)?substantially\s+all\s+(?:of\s+)?(?:its|the)\s+(?:assets|business|shares)",
         r"|(?:by\s+(?:way\s+of\s+)?|through\s+(?:a\s+)?|in\s+(?:a|the)\s+(?:event\s+of\s+(?:a\s+)?)?|or\s+|(?:as\s+a\s+(?:result|consequence)\s+of|of|upon|following|pursuant\s+to)\s+(?:a\s+|any\s+)?)(?:merger|amalgamation|consolidation|reorgani[sz]ation|de-?merger|spin-?off)",
-        r"|assign\w*\s+(?:\w+\s+){0,8}to\s+(?:a|any|its)\s+(?:\w+\s+){0,2}(?:successor|acquir[eo]r)",
+        r"|assign\w*\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,8}to\s+(?:a|any|its)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}(?:successor|acquir[eo]r)",
         r"|(?:merges?|consolidates?|amalgamates?)\s+(?:with|into)|(?:more\s+than|at\s+least|in\s+excess\s+of)\s+(?:fifty|50)\s*(?:percent|%|per\s+cent)[^.;]{0,60}(?:voting|shares|equity|ownership|interest)|ceases?\s+to\s+(?:be\s+controlled|control|hold)",
         r"|控制权[^。；]{0,6}(?:变更|变化|转移|发生变动)|实际控制人[^。；]{0,6}(?:变更|变化)|(?:被|进行)?(?:合并|分立|兼并|重组|收购)[^。；]{0,20}(?:解除|终止|同意|通知|转让)|股权结构[^。；]{0,6}(?:变更|变化)",
     ))
@@ -40,9 +40,9 @@ static INSOLVENCY: LazyLock<Regex> = LazyLock::new(|| {
 /// A restriction on assigning the contract or its rights.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?:shall\s+not|may\s+not|will\s+not|cannot|can\s+not|must\s+not|is\s+not\s+entitled\s+to|not\s+be\s+entitled\s+to)\s+(?:\w+\s+){0,3}(?:assign|transfer|delegate|novate|sub-?contract|sub-?let|sell,?\s+assign|pledge)",
+        r"(?:shall\s+not|may\s+not|will\s+not|cannot|can\s+not|must\s+not|is\s+not\s+entitled\s+to|not\s+be\s+entitled\s+to)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:assign|transfer|delegate|novate|sub-?contract|sub-?let|sell,?\s+assign|pledge)",
         r"|(?:assign|assigned|assignment|transfer|transferred|delegat|novat)\w*[^.;]{0,160}without\s+(?:first\s+obtaining\s+)?(?:the\s+)?(?:prior\s+|express\s+|written\s+|prior\s+written\s+|express\s+written\s+)?(?:written\s+)?(?:consent|approval|agreement|permission)",
-        r"|(?:not|non)[- ](?:assignable|transferable)|(?:no|neither)\s+(?:party|participant|shareholder|member)\s+(?:shall|may|will)\s+(?:\w+\s+){0,3}(?:assign|transfer|sell)",
+        r"|(?:not|non)[- ](?:assignable|transferable)|(?:no|neither)\s+(?:party|participant|shareholder|member)\s+(?:shall|may|will)\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,3}(?:assign|transfer|sell)",
         r"|(?:any\s+)?(?:purported\s+)?(?:assignment|transfer)[^.;]{0,80}(?:in\s+violation|contrary|without)[^.;]{0,60}(?:void|null|invalid|of\s+no\s+effect)",
         r"|未经[^。；]{0,20}(?:同意|书面同意|批准|许可)[^。；]{0,30}(?:转让|让与|转包|分包|转移|抵押|质押)|不得[^。；]{0,15}(?:转让|转包|让与|违法分包)|(?:转让|转包)[^。；]{0,30}(?:须|必须|应)[^。；]{0,10}(?:经|征得|取得)[^。；]{0,15}(?:同意|批准)",
     ))
@@ -68,7 +68,7 @@ const TAG_NAMED: &str = r"tag[- ]?along|\bco-?\s?sale|随售|共同出售|跟售
 /// A tag-along right named, or described by its effect (the others may join the sale).
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"{TAG_NAMED}|right\s+to\s+participate\s+(?:in|pro\s+rata)[^.;]{{0,40}}(?:sale|transfer)|sell\s+(?:\w+\s+){{0,3}}shares\s+(?:alongside|together\s+with|on\s+the\s+same\s+terms)"
+        r"{TAG_NAMED}|right\s+to\s+participate\s+(?:in|pro\s+rata)[^.;]{{0,40}}(?:sale|transfer)|sell\s+(?:[0-9A-Za-z_\x{{80}}-\x{{10FFFF}}]+\s+){{0,3}}shares\s+(?:alongside|together\s+with|on\s+the\s+same\s+terms)"
     ))
     .unwrap()
 });
@@ -91,13 +91,13 @@ pub(crate) fn names_tag_along(lower: &str) -> bool {
 }
 
 static PRE_EMPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"pre-?\s?emptive|pre-?\s?emption|right\s+of\s+participation|participation\s+right|right\s+to\s+(?:purchase|subscribe\s+for|participate\s+in)[^.;]{0,60}(?:new\s+(?:securities|shares|issu)|future\s+(?:issu|financ|offering)|subsequent\s+(?:issu|financ|offering))|participat\w*\s+(?:on\s+a\s+)?pro\s+rata\s+(?:basis\s+)?in\s+(?:\w+\s+){0,2}(?:issu|offering|financ)|pro\s+rata\s+(?:right|share\s+of\s+(?:new|future|any)\s+(?:securities|issu))|优先认购|优先认缴|优先增资").unwrap()
+    Regex::new(r"pre-?\s?emptive|pre-?\s?emption|right\s+of\s+participation|participation\s+right|right\s+to\s+(?:purchase|subscribe\s+for|participate\s+in)[^.;]{0,60}(?:new\s+(?:securities|shares|issu)|future\s+(?:issu|financ|offering)|subsequent\s+(?:issu|financ|offering))|participat\w*\s+(?:on\s+a\s+)?pro\s+rata\s+(?:basis\s+)?in\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,2}(?:issu|offering|financ)|pro\s+rata\s+(?:right|share\s+of\s+(?:new|future|any)\s+(?:securities|issu))|优先认购|优先认缴|优先增资").unwrap()
 });
 
 static FIRST_REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"right\s+of\s+first\s+(?:refusal|offer|negotiation|purchase)|first\s+right\s+(?:to|of)\s+(?:negotiat|refus|offer|purchase|buy|acquire|submit)|rofr|rofo|rofn|first\s+(?:option|opportunity)\s+to\s+(?:purchase|buy|acquire|negotiate)",
-        r"|preferential\s+(?:right|option)\s+to\s+(?:purchase|buy|acquire)|(?:shall|must)\s+first\s+(?:offer|notify)|offer(?:ed)?\s+(?:\w+\s+){0,4}first\s+to|(?:call|put)\s+option",
+        r"|preferential\s+(?:right|option)\s+to\s+(?:purchase|buy|acquire)|(?:shall|must)\s+first\s+(?:offer|notify)|offer(?:ed)?\s+(?:[0-9A-Za-z_\x{80}-\x{10FFFF}]+\s+){0,4}first\s+to|(?:call|put)\s+option",
         r"|(?:selling|transferring|offering)\s+(?:party|shareholder|member|holder)[^.;]{0,160}(?:offer|notice|notify)[^.;]{0,120}(?:other|remaining|non-?selling)\s+(?:part(?:y|ies)|shareholders?|members?|holders?)|(?:transferor|offeror)[^.;]{0,200}(?:transferees?|offerees?)",
         r"|third\s+party\s+offer[^.;]{0,120}(?:notify|offer)[^.;]{0,60}other\s+part",
         r"|优先购买权|优先受让|优先购买|同等条件下[^。；]{0,15}(?:优先|有权购买)",
