@@ -380,14 +380,19 @@ fn whole_document_findings_are_reported_once() {
     );
 }
 
-#[test]
-fn undefined_terms_are_named_once_with_their_clauses() {
-    let report = sha_report("Alpha");
-    let undefined: Vec<&str> = report
+/// The descriptions of the report's undefined-term findings.
+fn undefined_terms(report: &ReviewReport) -> Vec<&str> {
+    report
         .risks()
         .filter(|r| r.finding.kind.name() == "undefined_term")
         .map(|r| r.finding.description.as_str())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn undefined_terms_are_named_once_with_their_clauses() {
+    let report = sha_report("Alpha");
+    let undefined = undefined_terms(&report);
     assert_eq!(undefined.len(), 1, "{undefined:?}");
     let text = undefined[0];
     assert!(text.contains("Sale Procedure (3.1, 3.2)"), "{text}");
@@ -471,11 +476,7 @@ fn a_repeated_clause_id_gets_its_findings_once() {
         .collect();
     assert_eq!(assignments.len(), 1, "{assignments:#?}");
     assert_eq!(assignments[0].0, "2");
-    let undefined: Vec<&str> = report
-        .risks()
-        .filter(|r| r.finding.kind.name() == "undefined_term")
-        .map(|r| r.finding.description.as_str())
-        .collect();
+    let undefined = undefined_terms(&report);
     assert_eq!(undefined.len(), 1, "{undefined:?}");
     assert!(undefined[0].contains("Site Manual (2)"), "{undefined:?}");
 }
