@@ -248,28 +248,19 @@ pub(crate) fn check_openai_limits(schema: &Value) -> Result<(), Unfit> {
     use openai_limits::*;
     let mut t = Tally::default();
     walk(schema, 0, &mut t);
-    if t.properties > MAX_PROPERTIES {
+    let counts = [
+        (t.properties, MAX_PROPERTIES, "properties"),
+        (t.depth, MAX_NESTING, "levels of nesting"),
+        (t.enum_values, MAX_ENUM_VALUES, "enum values"),
+        (
+            t.budget,
+            MAX_STRING_BUDGET,
+            "characters of names and enum values",
+        ),
+    ];
+    if let Some((count, limit, what)) = counts.into_iter().find(|(count, limit, _)| count > limit) {
         return Err(Unfit::OverLimit(format!(
-            "{} properties exceed the limit of {MAX_PROPERTIES}",
-            t.properties
-        )));
-    }
-    if t.depth > MAX_NESTING {
-        return Err(Unfit::OverLimit(format!(
-            "{} levels of nesting exceed the limit of {MAX_NESTING}",
-            t.depth
-        )));
-    }
-    if t.enum_values > MAX_ENUM_VALUES {
-        return Err(Unfit::OverLimit(format!(
-            "{} enum values exceed the limit of {MAX_ENUM_VALUES}",
-            t.enum_values
-        )));
-    }
-    if t.budget > MAX_STRING_BUDGET {
-        return Err(Unfit::OverLimit(format!(
-            "{} characters of names and enum values exceed the limit of {MAX_STRING_BUDGET}",
-            t.budget
+            "{count} {what} exceed the limit of {limit}"
         )));
     }
     Ok(())
@@ -560,6 +551,38 @@ mod tests {
             None,
             "no usage sent"
         );
+    }
+
+    /// Each strict limit is reported with the count found and the limit it passes.
+    #[test]
+    fn schemas_over_a_strict_limit_are_refused_with_their_count() {
+        let over = |schema: Value| match check_openai_limits(&schema) {
+            Err(Unfit::OverLimit(message)) => message,
+            other => panic!("expected a limit to be passed, got {other:?}"),
+        };
+        let properties: Map<String, Value> = (0..5001)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        assert_eq!(
+            over(json!({"type": "object", "properties": properties})),
+            "5001 properties exceed the limit of 5000"
+        );
+        let mut nested = json!({"type": "string"});
+        for _ in 0..11 {
+            nested = json!({"type": "object", "properties": {"a": nested}});
+        }
+        assert_eq!(over(nested), "11 levels of nesting exceed the limit of 10");
+        let values: Vec<usize> = (0..1001).collect();
+        assert_eq!(
+            over(json!({"enum": values})),
+            "1001 enum values exceed the limit of 1000"
+        );
+        let long = "x".repeat(60_001);
+        assert_eq!(
+            over(json!({"enum": [long.clone(), long]})),
+            "120002 characters of names and enum values exceed the limit of 120000"
+        );
+        assert!(check_openai_limits(&json!({"enum": [1, 2]})).is_ok());
     }
 
     #[test]
