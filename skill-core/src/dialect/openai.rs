@@ -498,48 +498,36 @@ fn chat_usage(body: &Value) -> Option<TokenUsage> {
 #[cfg(all(test, feature = "openai"))]
 mod tests {
     use super::*;
+    use crate::dialect::chat::recorded_usage;
 
     /// Token usage as OpenAI and DeepSeek report it in real answers (recorded bodies).
     #[test]
     fn usage_is_read_from_recorded_answers() {
-        let read = |body: &str| {
-            let body: Value = serde_json::from_str(body).unwrap();
-            read_chat_completion(&body).unwrap().usage.unwrap()
-        };
-        let plain = read(include_str!(
-            "../../tests/fixtures/openai/chat_final_text.json"
-        ));
+        let plain = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/chat_final_text.json"),
+        );
         assert_eq!(
-            (
-                plain.prompt_tokens,
-                plain.completion_tokens,
-                plain.cached_tokens
-            ),
+            plain.counts(),
             (801, 96, 0),
             "no prompt_tokens_details: nothing cached"
         );
-        let cached = read(include_str!(
-            "../../tests/fixtures/openai/chat_cached_prompt.json"
-        ));
+        let cached = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/chat_cached_prompt.json"),
+        );
         assert_eq!(
-            (
-                cached.prompt_tokens,
-                cached.completion_tokens,
-                cached.cached_tokens
-            ),
+            cached.counts(),
             (2006, 3, 1920),
             "prompt_tokens_details.cached_tokens is part of the prompt"
         );
         assert_eq!(cached.total(), 2009, "the answer's total_tokens");
-        let deepseek = read(include_str!(
-            "../../tests/fixtures/openai/deepseek_tool_call.json"
-        ));
+        let deepseek = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/deepseek_tool_call.json"),
+        );
         assert_eq!(
-            (
-                deepseek.prompt_tokens,
-                deepseek.completion_tokens,
-                deepseek.cached_tokens
-            ),
+            deepseek.counts(),
             (540, 28, 512),
             "DeepSeek's prompt_cache_hit_tokens"
         );
