@@ -10,8 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::client::{LlmClient, LlmError};
-use super::gate::RequestGate;
-use super::http::{build_client, join_url, unreadable, Transport};
+use super::http::{http_settings, join_url, unreadable, Transport};
 use super::retry::RetryPolicy;
 use crate::dialect::{anthropic, ChatMessage, Dialect, LlmResponse};
 
@@ -100,27 +99,6 @@ impl AnthropicConfig {
         self
     }
 
-    /// Sets the per-request timeout.
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// Caps the client at `n` requests a minute (0: no cap).
-    #[must_use]
-    pub fn with_requests_per_minute(mut self, n: u32) -> Self {
-        self.requests_per_minute = (n > 0).then_some(n);
-        self
-    }
-
-    /// Sets the retry policy.
-    #[must_use]
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
     /// Sets `max_tokens`.
     #[must_use]
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
@@ -128,6 +106,8 @@ impl AnthropicConfig {
         self
     }
 }
+
+http_settings!(AnthropicConfig, PROVIDER);
 
 /// Messages API client with tool use.
 #[derive(Debug, Clone)]
@@ -145,13 +125,7 @@ impl AnthropicClient {
                 "anthropic: API key is empty (set ANTHROPIC_API_KEY)".into(),
             ));
         }
-        let transport = Transport {
-            client: build_client(PROVIDER)?,
-            provider: PROVIDER,
-            timeout: config.timeout,
-            retry: config.retry.clone(),
-            gate: RequestGate::new(config.requests_per_minute),
-        };
+        let transport = config.transport()?;
         Ok(Self {
             url: join_url(&config.base_url, "v1/messages"),
             config,

@@ -22,6 +22,49 @@ pub(crate) struct Transport {
     pub(crate) gate: Arc<RequestGate>,
 }
 
+/// Writes, as inherent methods of `$config`, the setters of the HTTP settings every client
+/// config has as public fields (`timeout`, `requests_per_minute`, `retry`) and the
+/// [`Transport`] they describe for `$provider`.
+macro_rules! http_settings {
+    ($config:ty, $provider:expr) => {
+        impl $config {
+            /// The transport these settings describe, with a connection pool of its own.
+            pub(crate) fn transport(
+                &self,
+            ) -> Result<$crate::agent::http::Transport, $crate::agent::LlmError> {
+                $crate::agent::http::Transport::new(
+                    $provider,
+                    self.timeout,
+                    self.retry.clone(),
+                    self.requests_per_minute,
+                )
+            }
+
+            /// Sets the per-request timeout.
+            #[must_use]
+            pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+                self.timeout = timeout;
+                self
+            }
+
+            /// Caps the client at `n` requests a minute (0: no cap).
+            #[must_use]
+            pub fn with_requests_per_minute(mut self, n: u32) -> Self {
+                self.requests_per_minute = (n > 0).then_some(n);
+                self
+            }
+
+            /// Sets the retry policy.
+            #[must_use]
+            pub fn with_retry(mut self, retry: $crate::agent::RetryPolicy) -> Self {
+                self.retry = retry;
+                self
+            }
+        }
+    };
+}
+pub(crate) use http_settings;
+
 enum Failure {
     /// The provider refused for its rate limits (429), with the server's hint.
     RateLimited(LlmError, Option<Duration>),
@@ -32,6 +75,23 @@ enum Failure {
 }
 
 impl Transport {
+    /// A transport for `provider` with its own connection pool; `requests_per_minute` caps
+    /// every clone of it together (`None`: no cap).
+    pub(crate) fn new(
+        provider: &'static str,
+        timeout: Duration,
+        retry: RetryPolicy,
+        requests_per_minute: Option<u32>,
+    ) -> Result<Self, LlmError> {
+        Ok(Self {
+            client: build_client(provider)?,
+            provider,
+            timeout,
+            retry,
+            gate: RequestGate::new(requests_per_minute),
+        })
+    }
+
     /// POSTs `body` to `url` and returns the JSON answer, retrying transient failures.
     /// Every attempt passes the client's gate first; a 429 pauses the whole client for the
     /// server's `Retry-After` (or the computed backoff), and the retry waits at the gate.
@@ -204,7 +264,7 @@ pub(crate) fn key_from_env(var: &str) -> Result<String, LlmError> {
 }
 
 /// A reqwest client (connection pool) for the given provider.
-pub(crate) fn build_client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
+fn build_client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
     reqwest::Client::builder()
         .user_agent(concat!("toolwright/", env!("CARGO_PKG_VERSION")))
         .build()

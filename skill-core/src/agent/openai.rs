@@ -10,8 +10,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::client::{LlmClient, LlmError};
-use super::gate::RequestGate;
-use super::http::{build_client, join_url, key_from_env, unreadable, Transport};
+use super::http::{http_settings, join_url, key_from_env, unreadable, Transport};
 use super::retry::RetryPolicy;
 use crate::dialect::{openai, ChatMessage, LlmResponse};
 
@@ -98,27 +97,6 @@ impl OpenAiConfig {
         Ok(self)
     }
 
-    /// Sets the per-request timeout.
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// Caps the client at `n` requests a minute (0: no cap).
-    #[must_use]
-    pub fn with_requests_per_minute(mut self, n: u32) -> Self {
-        self.requests_per_minute = (n > 0).then_some(n);
-        self
-    }
-
-    /// Sets the retry policy.
-    #[must_use]
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
     /// Sets `max_tokens`.
     #[must_use]
     pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
@@ -126,6 +104,8 @@ impl OpenAiConfig {
         self
     }
 }
+
+http_settings!(OpenAiConfig, PROVIDER);
 
 /// Chat Completions client with tool calling.
 #[derive(Debug, Clone)]
@@ -141,13 +121,7 @@ impl OpenAiClient {
         if config.model.trim().is_empty() {
             return Err(LlmError::Config("openai: model name is empty".into()));
         }
-        let transport = Transport {
-            client: build_client(PROVIDER)?,
-            provider: PROVIDER,
-            timeout: config.timeout,
-            retry: config.retry.clone(),
-            gate: RequestGate::new(config.requests_per_minute),
-        };
+        let transport = config.transport()?;
         Ok(Self {
             url: join_url(&config.base_url, "chat/completions"),
             config,

@@ -42,18 +42,11 @@ mod tests {
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
-    use crate::agent::gate::RequestGate;
-    use crate::agent::http::{build_client, Transport};
+    use crate::agent::http::Transport;
     use crate::agent::retry::RetryPolicy;
 
     fn transport() -> Transport {
-        Transport {
-            client: build_client("test").unwrap(),
-            provider: "test",
-            timeout: Duration::from_secs(5),
-            retry: RetryPolicy::default(),
-            gate: RequestGate::new(None),
-        }
+        Transport::new("test", Duration::from_secs(5), RetryPolicy::default(), None).unwrap()
     }
 
     async fn sent_headers(server: &MockServer) -> Vec<(String, String)> {

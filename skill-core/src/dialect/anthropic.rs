@@ -359,37 +359,22 @@ pub(crate) fn is_union(prop: &Value) -> bool {
 #[cfg(all(test, feature = "anthropic"))]
 mod tests {
     use super::*;
+    use crate::dialect::chat::recorded_usage;
 
     /// Token usage as the Messages API reports it (recorded bodies): cache reads and
     /// writes are counted apart from `input_tokens`; the prompt is all three.
     #[test]
     fn usage_is_read_from_recorded_answers() {
-        let read = |body: &str| {
-            let body: Value = serde_json::from_str(body).unwrap();
-            read_message(&body).unwrap().usage.unwrap()
-        };
-        let plain = read(include_str!(
-            "../../tests/fixtures/anthropic/messages_final_text.json"
-        ));
-        assert_eq!(
-            (
-                plain.prompt_tokens,
-                plain.completion_tokens,
-                plain.cached_tokens
-            ),
-            (1033, 88, 0)
+        let plain = recorded_usage(
+            read_message,
+            include_str!("../../tests/fixtures/anthropic/messages_final_text.json"),
         );
-        let cached = read(include_str!(
-            "../../tests/fixtures/anthropic/messages_cache_read.json"
-        ));
-        assert_eq!(
-            (
-                cached.prompt_tokens,
-                cached.completion_tokens,
-                cached.cached_tokens
-            ),
-            (312 + 148 + 2048, 5, 2048)
+        assert_eq!(plain.counts(), (1033, 88, 0));
+        let cached = recorded_usage(
+            read_message,
+            include_str!("../../tests/fixtures/anthropic/messages_cache_read.json"),
         );
+        assert_eq!(cached.counts(), (312 + 148 + 2048, 5, 2048));
     }
 
     /// An answer of a request with Anthropic's tool search: the platform's own search call

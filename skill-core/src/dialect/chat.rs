@@ -67,6 +67,31 @@ impl TokenUsage {
     }
 }
 
+/// The usage a provider reader (`read`) finds in a recorded answer `body` (JSON text).
+#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
+pub(crate) fn recorded_usage(
+    read: fn(&serde_json::Value) -> Result<LlmResponse, super::DialectError>,
+    body: &str,
+) -> TokenUsage {
+    let body: serde_json::Value = serde_json::from_str(body).expect("a recorded answer is JSON");
+    read(&body)
+        .expect("a recorded answer is readable")
+        .usage
+        .expect("a recorded answer reports usage")
+}
+
+#[cfg(all(test, any(feature = "openai", feature = "anthropic")))]
+impl TokenUsage {
+    /// `(prompt_tokens, completion_tokens, cached_tokens)`, to compare all three at once.
+    pub(crate) fn counts(&self) -> (u64, u64, u64) {
+        (
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.cached_tokens,
+        )
+    }
+}
+
 impl std::ops::AddAssign for TokenUsage {
     fn add_assign(&mut self, other: Self) {
         self.prompt_tokens += other.prompt_tokens;

@@ -248,28 +248,19 @@ pub(crate) fn check_openai_limits(schema: &Value) -> Result<(), Unfit> {
     use openai_limits::*;
     let mut t = Tally::default();
     walk(schema, 0, &mut t);
-    if t.properties > MAX_PROPERTIES {
+    let counts = [
+        (t.properties, MAX_PROPERTIES, "properties"),
+        (t.depth, MAX_NESTING, "levels of nesting"),
+        (t.enum_values, MAX_ENUM_VALUES, "enum values"),
+        (
+            t.budget,
+            MAX_STRING_BUDGET,
+            "characters of names and enum values",
+        ),
+    ];
+    if let Some((count, limit, what)) = counts.into_iter().find(|(count, limit, _)| count > limit) {
         return Err(Unfit::OverLimit(format!(
-            "{} properties exceed the limit of {MAX_PROPERTIES}",
-            t.properties
-        )));
-    }
-    if t.depth > MAX_NESTING {
-        return Err(Unfit::OverLimit(format!(
-            "{} levels of nesting exceed the limit of {MAX_NESTING}",
-            t.depth
-        )));
-    }
-    if t.enum_values > MAX_ENUM_VALUES {
-        return Err(Unfit::OverLimit(format!(
-            "{} enum values exceed the limit of {MAX_ENUM_VALUES}",
-            t.enum_values
-        )));
-    }
-    if t.budget > MAX_STRING_BUDGET {
-        return Err(Unfit::OverLimit(format!(
-            "{} characters of names and enum values exceed the limit of {MAX_STRING_BUDGET}",
-            t.budget
+            "{count} {what} exceed the limit of {limit}"
         )));
     }
     Ok(())
@@ -507,48 +498,36 @@ fn chat_usage(body: &Value) -> Option<TokenUsage> {
 #[cfg(all(test, feature = "openai"))]
 mod tests {
     use super::*;
+    use crate::dialect::chat::recorded_usage;
 
     /// Token usage as OpenAI and DeepSeek report it in real answers (recorded bodies).
     #[test]
     fn usage_is_read_from_recorded_answers() {
-        let read = |body: &str| {
-            let body: Value = serde_json::from_str(body).unwrap();
-            read_chat_completion(&body).unwrap().usage.unwrap()
-        };
-        let plain = read(include_str!(
-            "../../tests/fixtures/openai/chat_final_text.json"
-        ));
+        let plain = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/chat_final_text.json"),
+        );
         assert_eq!(
-            (
-                plain.prompt_tokens,
-                plain.completion_tokens,
-                plain.cached_tokens
-            ),
+            plain.counts(),
             (801, 96, 0),
             "no prompt_tokens_details: nothing cached"
         );
-        let cached = read(include_str!(
-            "../../tests/fixtures/openai/chat_cached_prompt.json"
-        ));
+        let cached = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/chat_cached_prompt.json"),
+        );
         assert_eq!(
-            (
-                cached.prompt_tokens,
-                cached.completion_tokens,
-                cached.cached_tokens
-            ),
+            cached.counts(),
             (2006, 3, 1920),
             "prompt_tokens_details.cached_tokens is part of the prompt"
         );
         assert_eq!(cached.total(), 2009, "the answer's total_tokens");
-        let deepseek = read(include_str!(
-            "../../tests/fixtures/openai/deepseek_tool_call.json"
-        ));
+        let deepseek = recorded_usage(
+            read_chat_completion,
+            include_str!("../../tests/fixtures/openai/deepseek_tool_call.json"),
+        );
         assert_eq!(
-            (
-                deepseek.prompt_tokens,
-                deepseek.completion_tokens,
-                deepseek.cached_tokens
-            ),
+            deepseek.counts(),
             (540, 28, 512),
             "DeepSeek's prompt_cache_hit_tokens"
         );
@@ -560,6 +539,38 @@ mod tests {
             None,
             "no usage sent"
         );
+    }
+
+    /// Each strict limit is reported with the count found and the limit it passes.
+    #[test]
+    fn schemas_over_a_strict_limit_are_refused_with_their_count() {
+        let over = |schema: Value| match check_openai_limits(&schema) {
+            Err(Unfit::OverLimit(message)) => message,
+            other => panic!("expected a limit to be passed, got {other:?}"),
+        };
+        let properties: Map<String, Value> = (0..5001)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        assert_eq!(
+            over(json!({"type": "object", "properties": properties})),
+            "5001 properties exceed the limit of 5000"
+        );
+        let mut nested = json!({"type": "string"});
+        for _ in 0..11 {
+            nested = json!({"type": "object", "properties": {"a": nested}});
+        }
+        assert_eq!(over(nested), "11 levels of nesting exceed the limit of 10");
+        let values: Vec<usize> = (0..1001).collect();
+        assert_eq!(
+            over(json!({"enum": values})),
+            "1001 enum values exceed the limit of 1000"
+        );
+        let long = "x".repeat(60_001);
+        assert_eq!(
+            over(json!({"enum": [long.clone(), long]})),
+            "120002 characters of names and enum values exceed the limit of 120000"
+        );
+        assert!(check_openai_limits(&json!({"enum": [1, 2]})).is_ok());
     }
 
     #[test]

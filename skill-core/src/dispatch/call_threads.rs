@@ -430,6 +430,37 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
+    /// A submitted call that holds its thread until released.
+    struct Held {
+        /// Lets the call go on (sending or dropping it).
+        release: mpsc::Sender<()>,
+        /// Hears once the call runs on a thread.
+        started: mpsc::Receiver<()>,
+        ticket: Ticket,
+    }
+
+    /// Submits a call named `skill` that holds its thread until released, then runs `after`.
+    fn hold(
+        pool: &CallThreads,
+        skill: &'static str,
+        after: impl FnOnce() + Send + 'static,
+    ) -> Held {
+        let (release, wait) = mpsc::channel::<()>();
+        let (start, started) = mpsc::channel();
+        let ticket = pool
+            .submit(skill, move |_| {
+                let _ = start.send(());
+                let _ = wait.recv();
+                after();
+            })
+            .unwrap();
+        Held {
+            release,
+            started,
+            ticket,
+        }
+    }
+
     #[test]
     fn threads_are_reused_and_bounded() {
         let pool = CallThreads::new(2);
@@ -448,22 +479,16 @@ mod tests {
     #[test]
     fn at_the_bound_a_call_waits_for_a_live_call_to_finish() {
         let pool = CallThreads::new(1);
-        let (release, wait) = mpsc::channel::<()>();
         let (done, finished) = mpsc::channel();
         let first = done.clone();
-        let busy = pool
-            .submit("busy", move |_| {
-                let _ = wait.recv();
-                first.send("busy").unwrap();
-            })
-            .unwrap();
+        let busy = hold(&pool, "busy", move || first.send("busy").unwrap());
         let next = pool
             .submit("next", move |_| done.send("next").unwrap())
             .unwrap();
-        release.send(()).unwrap();
+        busy.release.send(()).unwrap();
         assert_eq!(finished.recv().unwrap(), "busy");
         assert_eq!(finished.recv().unwrap(), "next");
-        busy.disarm();
+        busy.ticket.disarm();
         next.disarm();
         assert_eq!(pool.stats().threads, 1);
     }
@@ -471,19 +496,14 @@ mod tests {
     #[test]
     fn a_call_left_in_the_queue_never_runs() {
         let pool = CallThreads::new(1);
-        let (release, wait) = mpsc::channel::<()>();
         let (ran, runs) = mpsc::channel();
-        let busy = pool
-            .submit("busy", move |_| {
-                let _ = wait.recv();
-            })
-            .unwrap();
+        let busy = hold(&pool, "busy", || {});
         let queued = pool
             .submit("queued", move |_| ran.send(()).unwrap())
             .unwrap();
         drop(queued); // its caller gave up before a thread took it
-        release.send(()).unwrap();
-        busy.disarm();
+        busy.release.send(()).unwrap();
+        busy.ticket.disarm();
         assert!(runs.recv().is_err(), "the queued call was dropped unrun");
         assert_eq!(pool.stats().abandoned, 0);
     }
@@ -491,16 +511,9 @@ mod tests {
     #[test]
     fn a_full_pool_refuses_and_counts_abandoned_calls() {
         let pool = CallThreads::new(1);
-        let (release, wait) = mpsc::channel::<()>();
-        let (started, running) = mpsc::channel();
-        let ticket = pool
-            .submit("stuck", move |_| {
-                started.send(()).unwrap();
-                let _ = wait.recv();
-            })
-            .unwrap();
-        running.recv().unwrap();
-        drop(ticket); // the caller gives up
+        let stuck = hold(&pool, "stuck", || {});
+        stuck.started.recv().unwrap();
+        drop(stuck.ticket); // the caller gives up
         assert_eq!(pool.stats().abandoned, 1);
         match pool.submit("next", |_| {}) {
             Err(Refusal::Full(stats)) => {
@@ -511,7 +524,7 @@ mod tests {
             }
             other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
         }
-        release.send(()).unwrap();
+        stuck.release.send(()).unwrap();
         // The abandoned call returns: its thread is counted free and serves again.
         let deadline = Instant::now() + Duration::from_secs(10);
         while pool.stats().abandoned != 0 || pool.stats().idle != 1 {
