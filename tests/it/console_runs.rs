@@ -122,8 +122,10 @@ fn console_reviews_and_command_line_reviews_share_the_store() {
 fn the_console_stops_and_resumes_a_review_of_the_library() {
     let dir = folder("resume");
     let store = dir.join("runs.db").display().to_string();
+    // Long enough that the review is still reviewing clauses when the run reads its stop
+    // request, at its next heartbeat (a second at most), on a fast machine too.
     let mut long = String::from("# Agreement\n\n");
-    for i in 1..=4000 {
+    for i in 1..=12_000 {
         long.push_str(&format!(
             "## {i}. Clause {i}\nThe Contractor shall give notice within 28 days under Sub-Clause {}. The Employer shall pay USD {i},000 within 56 days.\n\n",
             i.max(2) - 1
