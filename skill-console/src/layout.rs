@@ -35,12 +35,7 @@ pub(crate) fn page(
         html! {
             (DOCTYPE)
             html lang="en" {
-                head {
-                    meta charset="utf-8";
-                    meta name="viewport" content="width=device-width, initial-scale=1";
-                    title { (title) " · toolwright console" }
-                    link rel="stylesheet" href="/assets/console.css";
-                }
+                (head(title, true))
                 body {
                     header.top {
                         span.brand { "toolwright console" }
@@ -68,11 +63,7 @@ pub(crate) fn error_page(title: &str, message: &str) -> Html<String> {
         html! {
             (DOCTYPE)
             html lang="en" {
-                head {
-                    meta charset="utf-8";
-                    title { (title) " · toolwright console" }
-                    link rel="stylesheet" href="/assets/console.css";
-                }
+                (head(title, false))
                 body {
                     main {
                         h1 { (title) }
@@ -83,6 +74,21 @@ pub(crate) fn error_page(title: &str, message: &str) -> Html<String> {
         }
         .into_string(),
     )
+}
+
+/// A page's head: its title and the stylesheet; `viewport` for the pages laid out for
+/// small screens.
+fn head(title: &str, viewport: bool) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            @if viewport {
+                meta name="viewport" content="width=device-width, initial-scale=1";
+            }
+            title { (title) " · toolwright console" }
+            link rel="stylesheet" href="/assets/console.css";
+        }
+    }
 }
 
 /// `GET /assets/console.css`.

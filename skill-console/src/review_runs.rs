@@ -307,6 +307,18 @@ pub(crate) async fn list_markup(state: &ConsoleState) -> Markup {
     }
 }
 
+/// The console's review runner and its run `id`, or the page that says why either is
+/// missing.
+async fn runner_and_run(
+    state: &ConsoleState,
+    id: &str,
+) -> Result<(Arc<dyn ReviewRunner>, RunRecord), Response> {
+    let Some(runner) = state.inner.reviews.clone() else {
+        return Err(no_runner(state));
+    };
+    Ok((runner, find(state, id).await?))
+}
+
 /// The review run `id`, or the page saying there is none.
 async fn find(state: &ConsoleState, id: &str) -> Result<RunRecord, Response> {
     match state.inner.runs.get(id).await {
@@ -397,11 +409,8 @@ pub(crate) async fn run_page(
     State(state): State<ConsoleState>,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(runner) = state.inner.reviews.clone() else {
-        return no_runner(&state);
-    };
-    let record = match find(&state, &id).await {
-        Ok(record) => record,
+    let (runner, record) = match runner_and_run(&state, &id).await {
+        Ok(found) => found,
         Err(page) => return page,
     };
     let status = record.status_now();
@@ -485,11 +494,8 @@ async fn rebuilt(
 /// `POST /reviews/{id}/resume`: goes on with an interrupted, failed or cancelled review
 /// the console started, from its recorded spec.
 pub(crate) async fn resume(State(state): State<ConsoleState>, Path(id): Path<String>) -> Response {
-    let Some(runner) = state.inner.reviews.clone() else {
-        return no_runner(&state);
-    };
-    let record = match find(&state, &id).await {
-        Ok(record) => record,
+    let (runner, record) = match runner_and_run(&state, &id).await {
+        Ok(found) => found,
         Err(page) => return page,
     };
     let status = record.status_now();

@@ -183,19 +183,22 @@ fn prepare_gc_text(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
 ) -> Result<Option<String>, SkillError> {
-    let clause_id = scoped_clause_id(ctx, scope)?;
-    let lookup = review_of(ctx, scope)?;
-    let docs = FidicDocuments::of(&lookup);
-    // A clause with sub-clauses is merged one sub-clause at a time by the skill itself.
-    if docs.clause_pairs(&clause_id).len() > 1 {
-        return Ok(None);
-    }
-    Ok(docs.gc_text(&clause_id))
+    single_sub_clause_text(ctx, scope, |docs, id| docs.gc_text(id))
 }
 
 fn prepare_pc_text(
     ctx: &SkillContext,
     scope: &PrepareScope<'_>,
+) -> Result<Option<String>, SkillError> {
+    single_sub_clause_text(ctx, scope, |docs, id| docs.pc_text(id))
+}
+
+/// The clause in focus's text in one document, read by `text`; none for a clause with
+/// sub-clauses, which the skill itself merges one sub-clause at a time.
+fn single_sub_clause_text(
+    ctx: &SkillContext,
+    scope: &PrepareScope<'_>,
+    text: fn(&FidicDocuments<'_>, &str) -> Option<String>,
 ) -> Result<Option<String>, SkillError> {
     let clause_id = scoped_clause_id(ctx, scope)?;
     let lookup = review_of(ctx, scope)?;
@@ -203,7 +206,7 @@ fn prepare_pc_text(
     if docs.clause_pairs(&clause_id).len() > 1 {
         return Ok(None);
     }
-    Ok(docs.pc_text(&clause_id))
+    Ok(text(&docs, &clause_id))
 }
 
 /// Merges the two texts and describes the result.

@@ -134,21 +134,7 @@ fn prepare_clause_text(
         .then(|| effective_text(&docs, &clause_id).0))
 }
 
-const CONSEQUENCE_CUES: &[&str] = &[
-    "not be entitled",
-    "discharged",
-    "deemed",
-    "lose",
-    "forfeit",
-    "lapse",
-    "time-barred",
-    "time barred",
-    "无权",
-    "丧失",
-    "视为",
-    "不予",
-    "免除",
-];
+/// Words that take a right away from a party that misses its time.
 const LOSS_CUES: &[&str] = &[
     "not be entitled",
     "discharged",
@@ -161,6 +147,14 @@ const LOSS_CUES: &[&str] = &[
     "丧失",
     "免除",
 ];
+/// Words that attach a lesser consequence to a missed time: a deeming, a refusal.
+const DEEMING_CUES: &[&str] = &["deemed", "视为", "不予"];
+
+/// Whether lower-cased `text` says what follows a missed time (a loss or a deeming).
+fn consequence_cue(text: &str) -> bool {
+    contains_any(text, LOSS_CUES) || contains_any(text, DEEMING_CUES)
+}
+
 const FOLLOW_CUES: &[&str] = &["if ", "fail", "otherwise", "逾期", "否则", "未"];
 
 static PARTY: LazyLock<Regex> = LazyLock::new(|| {
@@ -369,7 +363,7 @@ impl<'t> Sentences<'t> {
                 text,
                 party,
                 standard: standard_for_lower(&lower),
-                consequence_cue: contains_any(&lower, CONSEQUENCE_CUES),
+                consequence_cue: consequence_cue(&lower),
                 loss_cue: contains_any(&lower, LOSS_CUES),
                 follow_cue: contains_any(&lower, FOLLOW_CUES),
                 excerpt_240: None,
@@ -414,24 +408,8 @@ fn limit(
     our_party: &str,
 ) -> TimeLimit {
     let text = sentences.text;
-    let before = &text[..period.start];
     let after = &text[period.end..];
-    let window_start = before.char_indices().rev().nth(39).map_or(0, |(at, _)| at);
-    let window = before[window_start..].to_lowercase();
-    let requirement = if window.contains("not later than") || window.contains("no later than") {
-        "not_later_than"
-    } else if window.contains("not less than")
-        || window.contains("at least")
-        || window.contains("no less than")
-    {
-        "not_less_than"
-    } else if window.contains("within") || after.starts_with('内') || after.starts_with("之内") {
-        "within"
-    } else if after.starts_with('前') || after.starts_with("以前") {
-        "before"
-    } else {
-        "unspecified"
-    };
+    let requirement = requirement(&text[..period.start], after);
     let sentence = sentences.text_of(index);
     let sentence_start = sentence.as_ptr() as usize - text.as_ptr() as usize;
     let lead_in = &text[sentence_start.min(period.start)..period.start];
@@ -465,29 +443,14 @@ fn limit(
             .get_or_insert_with(|| excerpt(f.text, 240))
             .clone()
     });
-    let difference_days = standard.map(|s| i64::from(period.days) - i64::from(s.days));
-    let comparison = match difference_days {
-        None => "no_standard",
-        Some(d) if d < 0 => "shorter",
-        Some(0) => "same",
-        Some(_) => "longer",
-    };
-    let shortened =
-        difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
-    let acts_for_other = party
-        .as_deref()
-        .is_some_and(|p| !our_party.trim().is_empty() && role_of(p) != role_of(our_party));
-    let extended_for_other_party = acts_for_other
-        && (difference_days.is_some_and(|d| d > 0) || gc_days.is_some_and(|g| period.days > g));
-    let severity = match (
-        is_time_bar || standard.is_some_and(|s| s.time_bar),
-        shortened,
-    ) {
-        (true, true) => RiskLevel::High,
-        (false, true) | (true, false) => RiskLevel::Medium,
-        (false, false) if extended_for_other_party => RiskLevel::Medium,
-        (false, false) => RiskLevel::Low,
-    };
+    let judged = Judgement::of(
+        period.days,
+        standard,
+        gc_days,
+        party.as_deref(),
+        our_party,
+        is_time_bar,
+    );
     let f = sentences.facts(index);
     let sentence = f
         .excerpt_300
@@ -508,13 +471,85 @@ fn limit(
         standard_step: standard.map(|s| s.key.to_string()),
         standard_days: standard.map(|s| s.days),
         standard_reference: standard.map(|s| format!("{} ({})", s.reference, s.description)),
-        comparison: comparison.to_string(),
-        difference_days,
+        comparison: judged.comparison.to_string(),
+        difference_days: judged.difference_days,
         gc_days,
-        shortened,
-        extended_for_other_party,
-        severity,
+        shortened: judged.shortened,
+        extended_for_other_party: judged.extended_for_other_party,
+        severity: judged.severity,
         sentence,
+    }
+}
+
+/// How the words before a period (`before`) and after it (`after`) bound it: `within`,
+/// `not_later_than`, `not_less_than`, `before` or `unspecified`.
+fn requirement(before: &str, after: &str) -> &'static str {
+    let window_start = before.char_indices().rev().nth(39).map_or(0, |(at, _)| at);
+    let window = before[window_start..].to_lowercase();
+    if window.contains("not later than") || window.contains("no later than") {
+        "not_later_than"
+    } else if window.contains("not less than")
+        || window.contains("at least")
+        || window.contains("no less than")
+    {
+        "not_less_than"
+    } else if window.contains("within") || after.starts_with('内') || after.starts_with("之内") {
+        "within"
+    } else if after.starts_with('前') || after.starts_with("以前") {
+        "before"
+    } else {
+        "unspecified"
+    }
+}
+
+/// A period judged against the form's standard and the General Conditions.
+struct Judgement {
+    comparison: &'static str,
+    difference_days: Option<i64>,
+    shortened: bool,
+    extended_for_other_party: bool,
+    severity: RiskLevel,
+}
+
+impl Judgement {
+    /// `days` for `party` (the one that must act), against `standard` and `gc_days`, read
+    /// for `our_party`; `is_time_bar` when the sentence takes a right away.
+    fn of(
+        days: u32,
+        standard: Option<&StandardPeriod>,
+        gc_days: Option<u32>,
+        party: Option<&str>,
+        our_party: &str,
+        is_time_bar: bool,
+    ) -> Self {
+        let difference_days = standard.map(|s| i64::from(days) - i64::from(s.days));
+        let comparison = match difference_days {
+            None => "no_standard",
+            Some(d) if d < 0 => "shorter",
+            Some(0) => "same",
+            Some(_) => "longer",
+        };
+        let shortened = difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| days < g);
+        let acts_for_other =
+            party.is_some_and(|p| !our_party.trim().is_empty() && role_of(p) != role_of(our_party));
+        let extended_for_other_party = acts_for_other
+            && (difference_days.is_some_and(|d| d > 0) || gc_days.is_some_and(|g| days > g));
+        let severity = match (
+            is_time_bar || standard.is_some_and(|s| s.time_bar),
+            shortened,
+        ) {
+            (true, true) => RiskLevel::High,
+            (false, true) | (true, false) => RiskLevel::Medium,
+            (false, false) if extended_for_other_party => RiskLevel::Medium,
+            (false, false) => RiskLevel::Low,
+        };
+        Self {
+            comparison,
+            difference_days,
+            shortened,
+            extended_for_other_party,
+            severity,
+        }
     }
 }
 

@@ -90,24 +90,8 @@ fn limit(
     gc_limits: &[(u32, BTreeSet<String>)],
     our_party: &str,
 ) -> TimeLimit {
-    let before = &text[..period.start];
     let after = &text[period.end..];
-    let window_start = before.char_indices().rev().nth(39).map_or(0, |(at, _)| at);
-    let window = before[window_start..].to_lowercase();
-    let requirement = if window.contains("not later than") || window.contains("no later than") {
-        "not_later_than"
-    } else if window.contains("not less than")
-        || window.contains("at least")
-        || window.contains("no less than")
-    {
-        "not_less_than"
-    } else if window.contains("within") || after.starts_with('内') || after.starts_with("之内") {
-        "within"
-    } else if after.starts_with('前') || after.starts_with("以前") {
-        "before"
-    } else {
-        "unspecified"
-    };
+    let requirement = requirement(&text[..period.start], after);
     let sentence_start = sentence.as_ptr() as usize - text.as_ptr() as usize;
     let lead_in = &text[sentence_start.min(period.start)..period.start];
     // The actor is the party that "shall" act; else the first party named.
@@ -125,12 +109,12 @@ fn limit(
                 .map(|c| c[1].trim().to_string())
         });
     let lower_sentence = sentence.to_lowercase();
-    let consequence = if contains_any(&lower_sentence, CONSEQUENCE_CUES) {
+    let consequence = if consequence_cue(&lower_sentence) {
         Some(sentence)
     } else {
         next.filter(|n| {
             let n = n.to_lowercase();
-            contains_any(&n, CONSEQUENCE_CUES) && contains_any(&n, FOLLOW_CUES)
+            consequence_cue(&n) && contains_any(&n, FOLLOW_CUES)
         })
     };
     let is_time_bar = consequence.is_some_and(|c| {
@@ -141,13 +125,6 @@ fn limit(
         }
     });
     let standard = standard_for(sentence);
-    let difference_days = standard.map(|s| i64::from(period.days) - i64::from(s.days));
-    let comparison = match difference_days {
-        None => "no_standard",
-        Some(d) if d < 0 => "shorter",
-        Some(0) => "same",
-        Some(_) => "longer",
-    };
     let words = if gc_limits.is_empty() {
         BTreeSet::new()
     } else {
@@ -160,22 +137,14 @@ fn limit(
         .filter(|(_, score)| *score >= 0.6)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(days, _)| *days);
-    let shortened =
-        difference_days.is_some_and(|d| d < 0) || gc_days.is_some_and(|g| period.days < g);
-    let acts_for_other = party
-        .as_deref()
-        .is_some_and(|p| !our_party.trim().is_empty() && role_of(p) != role_of(our_party));
-    let extended_for_other_party = acts_for_other
-        && (difference_days.is_some_and(|d| d > 0) || gc_days.is_some_and(|g| period.days > g));
-    let severity = match (
-        is_time_bar || standard.is_some_and(|s| s.time_bar),
-        shortened,
-    ) {
-        (true, true) => RiskLevel::High,
-        (false, true) | (true, false) => RiskLevel::Medium,
-        (false, false) if extended_for_other_party => RiskLevel::Medium,
-        (false, false) => RiskLevel::Low,
-    };
+    let judged = Judgement::of(
+        period.days,
+        standard,
+        gc_days,
+        party.as_deref(),
+        our_party,
+        is_time_bar,
+    );
     TimeLimit {
         period: period
             .raw
@@ -191,12 +160,12 @@ fn limit(
         standard_step: standard.map(|s| s.key.to_string()),
         standard_days: standard.map(|s| s.days),
         standard_reference: standard.map(|s| format!("{} ({})", s.reference, s.description)),
-        comparison: comparison.to_string(),
-        difference_days,
+        comparison: judged.comparison.to_string(),
+        difference_days: judged.difference_days,
         gc_days,
-        shortened,
-        extended_for_other_party,
-        severity,
+        shortened: judged.shortened,
+        extended_for_other_party: judged.extended_for_other_party,
+        severity: judged.severity,
         sentence: excerpt(sentence, 300),
     }
 }
