@@ -71,6 +71,28 @@ pub struct ClauseReview {
     pub usage: TokenUsage,
 }
 
+impl ClauseReview {
+    /// Clause `clause_id`'s review by the checklist, with no skill run or risk yet and no
+    /// model part: the start every mode fills in.
+    pub fn checklist(clause_id: String, clause_name: String, priority: Priority) -> Self {
+        Self {
+            clause_id,
+            clause_name,
+            priority,
+            skills: Vec::new(),
+            skipped_skills: Vec::new(),
+            risks: Vec::new(),
+            mode: ReviewMode::Checklist,
+            tools_chosen: Vec::new(),
+            agent_messages: Vec::new(),
+            fallback_reason: None,
+            agent_warnings: Vec::new(),
+            model_turns: 0,
+            usage: TokenUsage::default(),
+        }
+    }
+}
+
 /// Which branch reviewed a clause (SPEC-20 section 5).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -39,13 +39,7 @@ pub fn find_periods(text: &str) -> Vec<FoundPeriod> {
         let whole = c.get(0).expect("match");
         let amount: u32 = c[1].parse().unwrap_or(0);
         let unit = c[2].to_lowercase();
-        out.push(found(
-            amount,
-            &unit,
-            whole.as_str(),
-            whole.start(),
-            whole.end(),
-        ));
+        out.push(found(amount, &unit, whole));
     }
     for c in ZH_PERIOD.captures_iter(text) {
         let whole = c.get(0).expect("match");
@@ -67,20 +61,14 @@ pub fn find_periods(text: &str) -> Vec<FoundPeriod> {
         } else {
             c[2].to_string()
         };
-        out.push(found(
-            amount,
-            &unit,
-            whole.as_str(),
-            whole.start(),
-            whole.end(),
-        ));
+        out.push(found(amount, &unit, whole));
     }
     out.retain(|p| p.amount > 0);
     out.sort_by_key(|p| p.start);
     out
 }
 
-fn found(amount: u32, unit: &str, raw: &str, start: usize, end: usize) -> FoundPeriod {
+fn found(amount: u32, unit: &str, whole: regex::Match<'_>) -> FoundPeriod {
     let factor = match unit {
         u if u.starts_with("week") || u == "周" => 7,
         u if u.starts_with("month") || u == "个月" => 30,
@@ -91,9 +79,9 @@ fn found(amount: u32, unit: &str, raw: &str, start: usize, end: usize) -> FoundP
         days: amount * factor,
         amount,
         unit: unit.to_string(),
-        raw: raw.trim().to_string(),
-        start,
-        end,
+        raw: whole.as_str().trim().to_string(),
+        start: whole.start(),
+        end: whole.end(),
     }
 }
 

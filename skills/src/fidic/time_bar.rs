@@ -245,22 +245,7 @@ pub fn analyse(
         };
         limits.push(limit(&mut sentences, index, period, gc_days, our_party));
     }
-    let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
-    let shortened_count = limits.iter().filter(|l| l.shortened).count();
-    let shortest_days = limits.iter().map(|l| l.days).min();
-    let highest_severity = limits.iter().map(|l| l.severity).max();
-    let summary = summarize(clause_id, &limits, time_bar_count, shortened_count);
-    TimeBarReport {
-        clause_id: clause_id.to_string(),
-        text_source: source.to_string(),
-        time_limit_count: limits.len(),
-        time_limits: limits,
-        time_bar_count,
-        shortened_count,
-        shortest_days,
-        highest_severity,
-        summary,
-    }
+    TimeBarReport::of(clause_id, source, limits)
 }
 
 /// A time limit of the General Conditions: its length and the sentence it is in.
@@ -478,6 +463,29 @@ fn limit(
         extended_for_other_party: judged.extended_for_other_party,
         severity: judged.severity,
         sentence,
+    }
+}
+
+impl TimeBarReport {
+    /// The report of `limits` found in clause `clause_id` (its text read from `source`),
+    /// with their counts and summary.
+    fn of(clause_id: &str, source: &str, limits: Vec<TimeLimit>) -> Self {
+        let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
+        let shortened_count = limits.iter().filter(|l| l.shortened).count();
+        let shortest_days = limits.iter().map(|l| l.days).min();
+        let highest_severity = limits.iter().map(|l| l.severity).max();
+        let summary = summarize(clause_id, &limits, time_bar_count, shortened_count);
+        Self {
+            clause_id: clause_id.to_string(),
+            text_source: source.to_string(),
+            time_limit_count: limits.len(),
+            time_limits: limits,
+            time_bar_count,
+            shortened_count,
+            shortest_days,
+            highest_severity,
+            summary,
+        }
     }
 }
 

@@ -43,22 +43,7 @@ pub(super) fn analyse(
         let next = spans.get(index + 1).map(|&(s, e)| &text[s..e]);
         limits.push(limit(text, sentence, next, &period, &gc_limits, our_party));
     }
-    let time_bar_count = limits.iter().filter(|l| l.is_time_bar).count();
-    let shortened_count = limits.iter().filter(|l| l.shortened).count();
-    let shortest_days = limits.iter().map(|l| l.days).min();
-    let highest_severity = limits.iter().map(|l| l.severity).max();
-    let summary = summarize(clause_id, &limits, time_bar_count, shortened_count);
-    TimeBarReport {
-        clause_id: clause_id.to_string(),
-        text_source: source.to_string(),
-        time_limit_count: limits.len(),
-        time_limits: limits,
-        time_bar_count,
-        shortened_count,
-        shortest_days,
-        highest_severity,
-        summary,
-    }
+    TimeBarReport::of(clause_id, source, limits)
 }
 
 fn sentence_around<'t>(

@@ -391,11 +391,7 @@ impl<'s> Body<'s> {
                     }
                     let name = e.name();
                     let tag = local(name.as_ref());
-                    if self.in_ppr && tag == b"del" {
-                        if let Some(p) = self.paragraph.as_mut() {
-                            p.mark_deleted = true;
-                        }
-                    }
+                    self.mark_deleted_paragraph(tag);
                     if skipped(tag) {
                         self.skip = 1;
                         continue;
@@ -408,10 +404,7 @@ impl<'s> Body<'s> {
                     }
                     let name = e.name();
                     let tag = local(name.as_ref());
-                    if self.in_ppr && tag == b"del" {
-                        if let Some(p) = self.paragraph.as_mut() {
-                            p.mark_deleted = true;
-                        }
+                    if self.mark_deleted_paragraph(tag) {
                         continue;
                     }
                     self.open(tag, &e);
@@ -456,6 +449,18 @@ impl<'s> Body<'s> {
         if let Some(p) = self.paragraph.as_mut() {
             p.text.push_str(text);
         }
+    }
+
+    /// Whether `tag` is a `w:del` inside a paragraph's properties (the paragraph mark itself
+    /// was deleted); the paragraph is marked so.
+    fn mark_deleted_paragraph(&mut self, tag: &[u8]) -> bool {
+        let deleted = self.in_ppr && tag == b"del";
+        if deleted {
+            if let Some(p) = self.paragraph.as_mut() {
+                p.mark_deleted = true;
+            }
+        }
+        deleted
     }
 
     fn open(&mut self, tag: &[u8], e: &BytesStart<'_>) {

@@ -11,14 +11,13 @@ mod generate;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
-use toolwright::agent::TokenUsage;
 use toolwright::{codes, Dispatcher, SeriesCall, SkillContext, SkillResult};
 
 pub use generate::generate_checklist;
 
 use super::engine;
 use super::findings::{rules, Classified, Playbook};
-use super::types::{ClauseReview, ReviewMode, ReviewOptions, ReviewReport, Risk, SkillRun};
+use super::types::{ClauseReview, ReviewOptions, ReviewReport, Risk, SkillRun};
 use crate::state::{ChecklistItem, ClauseFocus, ReviewState};
 use crate::text::truncate_chars;
 
@@ -201,19 +200,14 @@ fn clause_review(
         })
         .collect();
     ClauseReview {
-        clause_id: item.clause_id.clone(),
-        clause_name: item.clause_name.clone(),
-        priority: item.priority,
         skills,
         skipped_skills,
         risks,
-        mode: ReviewMode::Checklist,
-        tools_chosen: Vec::new(),
-        agent_messages: Vec::new(),
-        fallback_reason: None,
-        agent_warnings: Vec::new(),
-        model_turns: 0,
-        usage: TokenUsage::default(),
+        ..ClauseReview::checklist(
+            item.clause_id.clone(),
+            item.clause_name.clone(),
+            item.priority,
+        )
     }
 }
 

@@ -113,19 +113,12 @@ pub(crate) fn finalize(
         report.clauses.insert(
             0,
             ClauseReview {
-                clause_id: DOCUMENT_ANCHOR.into(),
-                clause_name: "The agreement as a whole".into(),
-                priority: Priority::High,
-                skills: Vec::new(),
-                skipped_skills: Vec::new(),
                 risks: document,
-                mode: ReviewMode::Checklist,
-                tools_chosen: Vec::new(),
-                agent_messages: Vec::new(),
-                fallback_reason: None,
-                agent_warnings: Vec::new(),
-                model_turns: 0,
-                usage: Default::default(),
+                ..ClauseReview::checklist(
+                    DOCUMENT_ANCHOR.into(),
+                    "The agreement as a whole".into(),
+                    Priority::High,
+                )
             },
         );
     }

@@ -14,7 +14,6 @@ pub use clausewright_report::{
 };
 pub use options::{ProgressFn, ProgressHook, ReviewOptions, RunReport};
 
-use toolwright::agent::TokenUsage;
 
 use crate::state::ChecklistItem;
 
@@ -27,9 +26,6 @@ pub(crate) trait NotRun {
 impl NotRun for ClauseReview {
     fn not_run(item: &ChecklistItem, code: &str, why: &str) -> Self {
         Self {
-            clause_id: item.clause_id.clone(),
-            clause_name: item.clause_name.clone(),
-            priority: item.priority,
             skills: item
                 .required_skills
                 .iter()
@@ -42,15 +38,12 @@ impl NotRun for ClauseReview {
                     elapsed_ms: 0.0,
                 })
                 .collect(),
-            skipped_skills: Vec::new(),
-            risks: Vec::new(),
             mode: ReviewMode::NotRun,
-            tools_chosen: Vec::new(),
-            agent_messages: Vec::new(),
-            fallback_reason: None,
-            agent_warnings: Vec::new(),
-            model_turns: 0,
-            usage: TokenUsage::default(),
+            ..Self::checklist(
+                item.clause_id.clone(),
+                item.clause_name.clone(),
+                item.priority,
+            )
         }
     }
 }
