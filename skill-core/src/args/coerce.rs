@@ -125,8 +125,8 @@ fn coerce_at(
             }
             fixed
         }
-        Shape::Integer => to_integer(value, path, report),
-        Shape::Number => to_number(value, path, report),
+        Shape::Integer => to_numeric(Numeric::Integer, value, path, report),
+        Shape::Number => to_numeric(Numeric::Number, value, path, report),
         Shape::String { kind } => to_string_kind(*kind, value, path, report),
         Shape::Enum {
             values,
@@ -269,9 +269,61 @@ fn float_to_integer(x: f64, value: &Value, path: &str, report: &mut Report, what
     Value::Number(Number::from(truncated as i64))
 }
 
-fn to_integer(value: Value, path: &str, report: &mut Report) -> Value {
+/// The two numeric kinds a value is coerced to. They read booleans, integer text and
+/// wrong types alike and differ in their codes, their wording and what they make of a
+/// fraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numeric {
+    Integer,
+    Number,
+}
+
+impl Numeric {
+    /// The kind's name in codes and messages (`boolean_to_integer`, "coerced to number").
+    fn name(self) -> &'static str {
+        match self {
+            Numeric::Integer => "integer",
+            Numeric::Number => "number",
+        }
+    }
+
+    /// The prefix of its error codes (pydantic's `int_type`, `float_parsing`).
+    fn code_prefix(self) -> &'static str {
+        match self {
+            Numeric::Integer => "int",
+            Numeric::Number => "float",
+        }
+    }
+
+    /// The kind with its article, for "expected ...".
+    fn with_article(self) -> &'static str {
+        match self {
+            Numeric::Integer => "an integer",
+            Numeric::Number => "a number",
+        }
+    }
+
+    /// Records that `value` cannot be read as this kind (`suffix`: `type` or `parsing`).
+    fn refuse(self, suffix: &str, value: Value, path: &str, report: &mut Report) -> Value {
+        report.error(
+            &format!("{}_{suffix}", self.code_prefix()),
+            path,
+            self.name().into(),
+            &value,
+            format!(
+                "{path}: expected {}, got {}",
+                self.with_article(),
+                describe(&value)
+            ),
+        );
+        value
+    }
+}
+
+fn to_numeric(kind: Numeric, value: Value, path: &str, report: &mut Report) -> Value {
+    let name = kind.name();
     match &value {
-        Value::Number(n) if n.is_i64() || n.is_u64() => value,
+        Value::Number(n) if kind == Numeric::Number || n.is_i64() || n.is_u64() => value,
         Value::Number(n) => float_to_integer(
             n.as_f64().unwrap_or(f64::NAN),
             &value,
@@ -281,90 +333,34 @@ fn to_integer(value: Value, path: &str, report: &mut Report) -> Value {
         ),
         Value::Bool(b) => {
             report.warn(
-                "boolean_to_integer",
+                &format!("boolean_to_{name}"),
                 path,
-                "integer".into(),
+                name.into(),
                 &value,
-                format!("{path}: boolean {b} coerced to integer {}", u8::from(*b)),
+                format!("{path}: boolean {b} coerced to {name} {}", u8::from(*b)),
             );
             Value::Number(Number::from(u8::from(*b)))
         }
         Value::String(s) => {
-            if let Some(n) = parse_integer_text(s) {
+            let text_to_number = |n: Number, report: &mut Report| {
                 report.warn(
-                    "string_to_integer",
+                    &format!("string_to_{name}"),
                     path,
-                    "integer".into(),
+                    name.into(),
                     &value,
-                    format!("{path}: string \"{s}\" coerced to integer {n}"),
+                    format!("{path}: string \"{s}\" coerced to {name} {n}"),
                 );
-                return Value::Number(n);
+                Value::Number(n)
+            };
+            if let Some(n) = parse_integer_text(s) {
+                return text_to_number(n, report);
             }
-            match parse_float_text(s) {
-                Some(x) if x.is_finite() => {
+            match (kind, parse_float_text(s)) {
+                (Numeric::Integer, Some(x)) if x.is_finite() => {
                     float_to_integer(x, &value, path, report, "numeric string")
                 }
-                _ => {
-                    report.error(
-                        "int_parsing",
-                        path,
-                        "integer".into(),
-                        &value,
-                        format!("{path}: expected an integer, got {}", describe(&value)),
-                    );
-                    value
-                }
-            }
-        }
-        _ => {
-            report.error(
-                "int_type",
-                path,
-                "integer".into(),
-                &value,
-                format!("{path}: expected an integer, got {}", describe(&value)),
-            );
-            value
-        }
-    }
-}
-
-fn to_number(value: Value, path: &str, report: &mut Report) -> Value {
-    match &value {
-        Value::Number(_) => value,
-        Value::Bool(b) => {
-            report.warn(
-                "boolean_to_number",
-                path,
-                "number".into(),
-                &value,
-                format!("{path}: boolean {b} coerced to number {}", u8::from(*b)),
-            );
-            Value::Number(Number::from(u8::from(*b)))
-        }
-        Value::String(s) => {
-            if let Some(n) = parse_integer_text(s) {
-                report.warn(
-                    "string_to_number",
-                    path,
-                    "number".into(),
-                    &value,
-                    format!("{path}: string \"{s}\" coerced to number {n}"),
-                );
-                return Value::Number(n);
-            }
-            match parse_float_text(s) {
-                Some(x) => match Number::from_f64(x) {
-                    Some(n) => {
-                        report.warn(
-                            "string_to_number",
-                            path,
-                            "number".into(),
-                            &value,
-                            format!("{path}: string \"{s}\" coerced to number {n}"),
-                        );
-                        Value::Number(n)
-                    }
+                (Numeric::Number, Some(x)) => match Number::from_f64(x) {
+                    Some(n) => text_to_number(n, report),
                     None => {
                         report.error(
                             "finite_number",
@@ -376,28 +372,10 @@ fn to_number(value: Value, path: &str, report: &mut Report) -> Value {
                         value
                     }
                 },
-                None => {
-                    report.error(
-                        "float_parsing",
-                        path,
-                        "number".into(),
-                        &value,
-                        format!("{path}: expected a number, got {}", describe(&value)),
-                    );
-                    value
-                }
+                _ => kind.refuse("parsing", value, path, report),
             }
         }
-        _ => {
-            report.error(
-                "float_type",
-                path,
-                "number".into(),
-                &value,
-                format!("{path}: expected a number, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => kind.refuse("type", value, path, report),
     }
 }
 

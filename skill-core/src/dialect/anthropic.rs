@@ -199,14 +199,14 @@ pub(crate) fn read_message(body: &Value) -> Result<LlmResponse, DialectError> {
             _ => {}
         }
     }
-    if body.get("stop_reason").and_then(Value::as_str) == Some("max_tokens") {
-        tracing::warn!(provider = "anthropic", "answer was cut at max_tokens");
-    }
-    Ok(LlmResponse {
+    let cut = body.get("stop_reason").and_then(Value::as_str) == Some("max_tokens");
+    Ok(super::read_answer(
+        Dialect::Anthropic,
+        cut,
         text,
         tool_calls,
-        usage: message_usage(body),
-    })
+        message_usage(body),
+    ))
 }
 
 #[cfg(feature = "anthropic")]

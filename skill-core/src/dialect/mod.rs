@@ -271,6 +271,26 @@ impl Dialect {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The answer a model client read from `dialect`'s body. One the provider `cut` at its
+/// output limit is logged: its text or its calls may stop short.
+pub(crate) fn read_answer(
+    dialect: Dialect,
+    cut: bool,
+    text: String,
+    tool_calls: Vec<crate::tools::ToolCall>,
+    usage: Option<TokenUsage>,
+) -> LlmResponse {
+    if cut {
+        tracing::warn!(provider = dialect.as_str(), "answer was cut at max_tokens");
+    }
+    LlmResponse {
+        text,
+        tool_calls,
+        usage,
+    }
+}
+
 /// A rendered tool set before it is joined: JSON fragments shared per registration, or
 /// values rendered for this set.
 pub(crate) enum RenderedTools {

@@ -466,18 +466,17 @@ pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectE
             ))
         }
     };
-    if body
+    let cut = body
         .pointer("/choices/0/finish_reason")
         .and_then(Value::as_str)
-        == Some("length")
-    {
-        tracing::warn!(provider = "openai", "answer was cut at max_tokens");
-    }
-    Ok(LlmResponse {
+        == Some("length");
+    Ok(super::read_answer(
+        Dialect::OpenAi,
+        cut,
         text,
         tool_calls,
-        usage: chat_usage(body),
-    })
+        chat_usage(body),
+    ))
 }
 
 #[cfg(feature = "openai")]
