@@ -45,6 +45,27 @@ impl Report {
             message,
         });
     }
+
+    /// Records that `value` is not the kind `path` expects and hands it back unchanged:
+    /// `expected` names the kind in the error, `wanted` in its message ("an integer").
+    fn refuse_as(
+        &mut self,
+        code: &str,
+        path: &str,
+        expected: String,
+        wanted: &str,
+        value: Value,
+    ) -> Value {
+        let message = format!("{path}: expected {wanted}, got {}", describe(&value));
+        self.error(code, path, expected, &value, message);
+        value
+    }
+
+    /// [`Report::refuse_as`] with the kind named in the message as in the error.
+    fn refuse(&mut self, code: &str, path: &str, expected: String, value: Value) -> Value {
+        let wanted = expected.clone();
+        self.refuse_as(code, path, expected, &wanted, value)
+    }
 }
 
 /// Coerces `value` to `shape`; returns the (possibly fixed) value. Problems go to `report`.
@@ -89,18 +110,8 @@ fn coerce_at(
             }
             coerce_at(tree, resolved, value, path, report, depth + 1)
         }
-        Shape::Null => {
-            if !value.is_null() {
-                report.error(
-                    "null_type",
-                    path,
-                    "null".into(),
-                    &value,
-                    format!("{path}: expected null, got {}", describe(&value)),
-                );
-            }
-            value
-        }
+        Shape::Null if value.is_null() => value,
+        Shape::Null => report.refuse("null_type", path, "null".into(), value),
         Shape::Nullable(inner) => match value {
             Value::Null => Value::Null,
             other => coerce_at(tree, inner, other, path, report, depth + 1),
@@ -218,16 +229,7 @@ fn to_boolean(value: Value, path: &str, report: &mut Report) -> Value {
                 value
             }
         },
-        _ => {
-            report.error(
-                "bool_type",
-                path,
-                expected(),
-                &value,
-                format!("{path}: expected a boolean, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => report.refuse_as("bool_type", path, expected(), "a boolean", value),
     }
 }
 
@@ -305,18 +307,8 @@ impl Numeric {
 
     /// Records that `value` cannot be read as this kind (`suffix`: `type` or `parsing`).
     fn refuse(self, suffix: &str, value: Value, path: &str, report: &mut Report) -> Value {
-        report.error(
-            &format!("{}_{suffix}", self.code_prefix()),
-            path,
-            self.name().into(),
-            &value,
-            format!(
-                "{path}: expected {}, got {}",
-                self.with_article(),
-                describe(&value)
-            ),
-        );
-        value
+        let code = format!("{}_{suffix}", self.code_prefix());
+        report.refuse_as(&code, path, self.name().into(), self.with_article(), value)
     }
 }
 
@@ -514,16 +506,7 @@ fn to_string_kind(kind: ValueKind, value: Value, path: &str, report: &mut Report
             );
             Value::String(text)
         }
-        _ => {
-            report.error(
-                "string_type",
-                path,
-                expected.into(),
-                &value,
-                format!("{path}: expected {expected}, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => report.refuse("string_type", path, expected.into(), value),
     }
 }
 
@@ -547,41 +530,26 @@ fn to_timestamp(text: &str, value: &Value, path: &str, report: &mut Report) -> V
     if text.as_bytes().get(10) == Some(&b'T') && DateTime::parse_from_rfc3339(text).is_ok() {
         return value.clone();
     }
+    // Every reading below is a fix: it is recorded under `code` and its text kept.
+    let mut fixed_as = |code: &str, fixed: String, message: String| {
+        report.warn(code, path, expected(), value, message);
+        Value::String(fixed)
+    };
     let trimmed = text.trim();
-    if let Ok(dt) = DateTime::parse_from_rfc3339(trimmed) {
-        let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        report.warn(
-            "timestamp_normalized",
-            path,
-            expected(),
-            value,
-            format!("{path}: timestamp \"{text}\" normalised to {fixed}"),
-        );
-        return Value::String(fixed);
-    }
     let normalized = trimmed.replacen(' ', "T", 1);
-    if let Ok(dt) = DateTime::parse_from_rfc3339(&normalized) {
-        let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        report.warn(
-            "timestamp_normalized",
-            path,
-            expected(),
-            value,
-            format!("{path}: timestamp \"{text}\" normalised to {fixed}"),
-        );
-        return Value::String(fixed);
+    for candidate in [trimmed, normalized.as_str()] {
+        if let Ok(dt) = DateTime::parse_from_rfc3339(candidate) {
+            let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+            let message = format!("{path}: timestamp \"{text}\" normalised to {fixed}");
+            return fixed_as("timestamp_normalized", fixed, message);
+        }
     }
     for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(&normalized, format) {
             let fixed = naive.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true);
-            report.warn(
-                "timestamp_assumed_utc",
-                path,
-                expected(),
-                value,
-                format!("{path}: timestamp \"{text}\" has no offset; read as UTC {fixed}"),
-            );
-            return Value::String(fixed);
+            let message =
+                format!("{path}: timestamp \"{text}\" has no offset; read as UTC {fixed}");
+            return fixed_as("timestamp_assumed_utc", fixed, message);
         }
     }
     if let Ok(date) = NaiveDate::parse_from_str(trimmed, "%Y-%m-%d") {
@@ -589,14 +557,8 @@ fn to_timestamp(text: &str, value: &Value, path: &str, report: &mut Report) -> V
             .and_hms_opt(0, 0, 0)
             .map(|d| d.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true))
             .unwrap_or_default();
-        report.warn(
-            "date_to_timestamp",
-            path,
-            expected(),
-            value,
-            format!("{path}: date \"{text}\" read as midnight UTC {fixed}"),
-        );
-        return Value::String(fixed);
+        let message = format!("{path}: date \"{text}\" read as midnight UTC {fixed}");
+        return fixed_as("date_to_timestamp", fixed, message);
     }
     report.error(
         "timestamp_parsing",
@@ -754,24 +716,9 @@ fn to_array(
                 .map(|(i, v)| coerce_at(tree, item, v, &format!("{path}[{i}]"), report, depth + 1))
                 .collect(),
         ),
-        Value::Null => {
-            report.error(
-                "list_type",
-                path,
-                shape.expected(tree),
-                &value,
-                format!("{path}: expected {}, got null", shape.expected(tree)),
-            );
-            value
-        }
-        Value::String(ref text) => {
-            if let Some(fixed) = decode_json_string(tree, shape, text, &value, path, report, depth)
-            {
-                return fixed;
-            }
-            wrap_scalar(tree, shape, item, value, path, report, depth)
-        }
-        other => wrap_scalar(tree, shape, item, other, path, report, depth),
+        Value::Null => report.refuse("list_type", path, shape.expected(tree), value),
+        other => decoded_text(tree, shape, other, path, report, depth)
+            .unwrap_or_else(|other| wrap_scalar(tree, shape, item, other, path, report, depth)),
     }
 }
 
@@ -804,18 +751,7 @@ fn wrap_scalar(
         report.warnings.extend(trial.warnings);
         Value::Array(vec![fixed])
     } else {
-        report.error(
-            "list_type",
-            path,
-            shape.expected(tree),
-            &value,
-            format!(
-                "{path}: expected {}, got {}",
-                shape.expected(tree),
-                describe(&value)
-            ),
-        );
-        value
+        report.refuse("list_type", path, shape.expected(tree), value)
     }
 }
 
@@ -839,40 +775,27 @@ fn to_map(
                 })
                 .collect(),
         ),
-        Value::String(ref text) => {
-            match decode_json_string(tree, shape, text, &value, path, report, depth) {
-                Some(fixed) => fixed,
-                None => {
-                    report.error(
-                        "dict_type",
-                        path,
-                        shape.expected(tree),
-                        &value,
-                        format!(
-                            "{path}: expected {}, got {}",
-                            shape.expected(tree),
-                            describe(&value)
-                        ),
-                    );
-                    value
-                }
-            }
-        }
-        other => {
-            report.error(
-                "dict_type",
-                path,
-                shape.expected(tree),
-                &other,
-                format!(
-                    "{path}: expected {}, got {}",
-                    shape.expected(tree),
-                    describe(&other)
-                ),
-            );
-            other
+        other => decoded_text(tree, shape, other, path, report, depth)
+            .unwrap_or_else(|other| report.refuse("dict_type", path, shape.expected(tree), other)),
+    }
+}
+
+/// A list, a map or an object sent as something else: JSON text of one, decoded and kept
+/// when it validates (see [`decode_json_string`]); any other value is handed back.
+fn decoded_text(
+    tree: &ShapeTree,
+    shape: &Shape,
+    value: Value,
+    path: &str,
+    report: &mut Report,
+    depth: usize,
+) -> Result<Value, Value> {
+    if let Value::String(text) = &value {
+        if let Some(fixed) = decode_json_string(tree, shape, text, &value, path, report, depth) {
+            return Ok(fixed);
         }
     }
+    Err(value)
 }
 
 /// Path of a property below `path`.
@@ -945,31 +868,9 @@ fn to_object(
             }
             Value::Object(out)
         }
-        Value::String(ref text) => {
-            match decode_json_string(tree, shape, text, &value, path, report, depth) {
-                Some(fixed) => fixed,
-                None => {
-                    report.error(
-                        "model_type",
-                        path,
-                        "object".into(),
-                        &value,
-                        format!("{path}: expected an object, got {}", describe(&value)),
-                    );
-                    value
-                }
-            }
-        }
-        other => {
-            report.error(
-                "model_type",
-                path,
-                "object".into(),
-                &other,
-                format!("{path}: expected an object, got {}", describe(&other)),
-            );
-            other
-        }
+        other => decoded_text(tree, shape, other, path, report, depth).unwrap_or_else(|other| {
+            report.refuse_as("model_type", path, "object".into(), "an object", other)
+        }),
     }
 }
 
@@ -1010,19 +911,6 @@ fn to_union(
             report.warnings.extend(trial.warnings);
             fixed
         }
-        None => {
-            report.error(
-                "union_mismatch",
-                path,
-                shape.expected(tree),
-                &value,
-                format!(
-                    "{path}: expected {}, got {}",
-                    shape.expected(tree),
-                    describe(&value)
-                ),
-            );
-            value
-        }
+        None => report.refuse("union_mismatch", path, shape.expected(tree), value),
     }
 }
