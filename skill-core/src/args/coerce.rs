@@ -664,38 +664,43 @@ fn to_enum(
     value
 }
 
-/// Decodes a JSON string meant as an object or array; kept only if it then validates.
+/// A list, a map or an object sent as JSON text: decoded, and kept only if it then
+/// validates; any other value, or text that does not, is handed back.
 fn decode_json_string(
     tree: &ShapeTree,
     shape: &Shape,
-    text: &str,
-    value: &Value,
+    value: Value,
     path: &str,
     report: &mut Report,
     depth: usize,
-) -> Option<Value> {
-    let trimmed = text.trim();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
-        return None;
-    }
-    let decoded: Value = serde_json::from_str(trimmed).ok()?;
-    if !(decoded.is_object() || decoded.is_array()) {
-        return None;
-    }
+) -> Result<Value, Value> {
+    let decoded = match &value {
+        Value::String(text) => {
+            let trimmed = text.trim();
+            (trimmed.starts_with('{') || trimmed.starts_with('['))
+                .then(|| serde_json::from_str::<Value>(trimmed).ok())
+                .flatten()
+                .filter(|decoded| decoded.is_object() || decoded.is_array())
+        }
+        _ => None,
+    };
+    let Some(decoded) = decoded else {
+        return Err(value);
+    };
     let mut trial = Report::default();
     let fixed = coerce_at(tree, shape, decoded, path, &mut trial, depth + 1);
     if !trial.errors.is_empty() {
-        return None;
+        return Err(value);
     }
     report.warn(
         "json_string_decoded",
         path,
         shape.expected(tree),
-        value,
+        &value,
         format!("{path}: JSON text decoded into {}", shape.expected(tree)),
     );
     report.warnings.extend(trial.warnings);
-    Some(fixed)
+    Ok(fixed)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -717,7 +722,7 @@ fn to_array(
                 .collect(),
         ),
         Value::Null => report.refuse("list_type", path, shape.expected(tree), value),
-        other => decoded_text(tree, shape, other, path, report, depth)
+        other => decode_json_string(tree, shape, other, path, report, depth)
             .unwrap_or_else(|other| wrap_scalar(tree, shape, item, other, path, report, depth)),
     }
 }
@@ -775,27 +780,9 @@ fn to_map(
                 })
                 .collect(),
         ),
-        other => decoded_text(tree, shape, other, path, report, depth)
+        other => decode_json_string(tree, shape, other, path, report, depth)
             .unwrap_or_else(|other| report.refuse("dict_type", path, shape.expected(tree), other)),
     }
-}
-
-/// A list, a map or an object sent as something else: JSON text of one, decoded and kept
-/// when it validates (see [`decode_json_string`]); any other value is handed back.
-fn decoded_text(
-    tree: &ShapeTree,
-    shape: &Shape,
-    value: Value,
-    path: &str,
-    report: &mut Report,
-    depth: usize,
-) -> Result<Value, Value> {
-    if let Value::String(text) = &value {
-        if let Some(fixed) = decode_json_string(tree, shape, text, &value, path, report, depth) {
-            return Ok(fixed);
-        }
-    }
-    Err(value)
 }
 
 /// Path of a property below `path`.
@@ -868,9 +855,11 @@ fn to_object(
             }
             Value::Object(out)
         }
-        other => decoded_text(tree, shape, other, path, report, depth).unwrap_or_else(|other| {
-            report.refuse_as("model_type", path, "object".into(), "an object", other)
-        }),
+        other => {
+            decode_json_string(tree, shape, other, path, report, depth).unwrap_or_else(|other| {
+                report.refuse_as("model_type", path, "object".into(), "an object", other)
+            })
+        }
     }
 }
 
