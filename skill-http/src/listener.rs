@@ -308,18 +308,15 @@ async fn connection(
         let app = app.clone();
         async move {
             conn.in_flight.fetch_add(1, Ordering::Relaxed);
-            let mut request = request.map(|body| Body::new(WatchedBody::new(body, &conn)));
+            let mut request = request.map(|body| Body::new(CountedBody::arriving(body, &conn)));
             request.extensions_mut().insert(ConnectInfo(peer));
             let response = match app.oneshot(request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             };
-            Ok::<_, std::convert::Infallible>(response.map(|body| {
-                Body::new(AnswerBody {
-                    inner: body,
-                    conn: Some(conn),
-                })
-            }))
+            Ok::<_, std::convert::Infallible>(
+                response.map(|body| Body::new(CountedBody::answering(body, conn))),
+            )
         }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -437,14 +434,25 @@ impl WatchedIo {
     }
 }
 
-/// A request body, counted as arriving until its end (or until the handler drops it).
-struct WatchedBody {
-    inner: Incoming,
-    conn: Option<Arc<Conn>>,
+/// What a counted body is counted as on its connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// A request body, arriving until its end (or until the handler drops it).
+    Arriving,
+    /// An answer, in progress until it is sent in full (or dropped).
+    Answering,
 }
 
-impl WatchedBody {
-    fn new(inner: Incoming, conn: &Arc<Conn>) -> Self {
+/// A body counted on its connection until it ends or is dropped: the request bodies
+/// arriving and the answers being sent.
+struct CountedBody<B> {
+    inner: B,
+    conn: Option<Arc<Conn>>,
+    counted: Counted,
+}
+
+impl CountedBody<Incoming> {
+    fn arriving(inner: Incoming, conn: &Arc<Conn>) -> Self {
         let conn = if hyper::body::Body::is_end_stream(&inner) {
             None
         } else {
@@ -455,27 +463,53 @@ impl WatchedBody {
             conn.body_started.store(conn.now() + 1, Ordering::Relaxed);
             Some(Arc::clone(conn))
         };
-        Self { inner, conn }
+        Self {
+            inner,
+            conn,
+            counted: Counted::Arriving,
+        }
     }
+}
 
+impl CountedBody<Body> {
+    /// `inner`, already counted in the connection's `in_flight`.
+    fn answering(inner: Body, conn: Arc<Conn>) -> Self {
+        Self {
+            inner,
+            conn: Some(conn),
+            counted: Counted::Answering,
+        }
+    }
+}
+
+impl<B> CountedBody<B> {
     fn finish(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            if conn.receiving.fetch_sub(1, Ordering::Relaxed) == 1 {
-                conn.body_started.store(0, Ordering::Relaxed);
+        let Some(conn) = self.conn.take() else {
+            return;
+        };
+        match self.counted {
+            Counted::Arriving => {
+                if conn.receiving.fetch_sub(1, Ordering::Relaxed) == 1 {
+                    conn.body_started.store(0, Ordering::Relaxed);
+                }
+            }
+            Counted::Answering => {
+                conn.in_flight.fetch_sub(1, Ordering::Relaxed);
+                conn.touch();
             }
         }
     }
 }
 
-impl Drop for WatchedBody {
+impl<B> Drop for CountedBody<B> {
     fn drop(&mut self) {
         self.finish();
     }
 }
 
-impl hyper::body::Body for WatchedBody {
-    type Data = hyper::body::Bytes;
-    type Error = hyper::Error;
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for CountedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
@@ -484,55 +518,13 @@ impl hyper::body::Body for WatchedBody {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         let ended = match &polled {
             Poll::Ready(None | Some(Err(_))) => true,
-            Poll::Ready(Some(Ok(_))) => hyper::body::Body::is_end_stream(&self.inner),
+            // A request body ends with its last frame: the handler need not poll again.
+            Poll::Ready(Some(Ok(_))) => {
+                self.counted == Counted::Arriving && hyper::body::Body::is_end_stream(&self.inner)
+            }
             Poll::Pending => false,
         };
         if ended {
-            self.finish();
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        hyper::body::Body::is_end_stream(&self.inner)
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        hyper::body::Body::size_hint(&self.inner)
-    }
-}
-
-/// An answer, counted as in progress until it is sent in full (or dropped).
-struct AnswerBody {
-    inner: Body,
-    conn: Option<Arc<Conn>>,
-}
-
-impl AnswerBody {
-    fn finish(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            conn.in_flight.fetch_sub(1, Ordering::Relaxed);
-            conn.touch();
-        }
-    }
-}
-
-impl Drop for AnswerBody {
-    fn drop(&mut self) {
-        self.finish();
-    }
-}
-
-impl hyper::body::Body for AnswerBody {
-    type Data = hyper::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None | Some(Err(_)))) {
             self.finish();
         }
         polled

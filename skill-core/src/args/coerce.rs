@@ -45,6 +45,27 @@ impl Report {
             message,
         });
     }
+
+    /// Records that `value` is not the kind `path` expects and hands it back unchanged:
+    /// `expected` names the kind in the error, `wanted` in its message ("an integer").
+    fn refuse_as(
+        &mut self,
+        code: &str,
+        path: &str,
+        expected: String,
+        wanted: &str,
+        value: Value,
+    ) -> Value {
+        let message = format!("{path}: expected {wanted}, got {}", describe(&value));
+        self.error(code, path, expected, &value, message);
+        value
+    }
+
+    /// [`Report::refuse_as`] with the kind named in the message as in the error.
+    fn refuse(&mut self, code: &str, path: &str, expected: String, value: Value) -> Value {
+        let wanted = expected.clone();
+        self.refuse_as(code, path, expected, &wanted, value)
+    }
 }
 
 /// Coerces `value` to `shape`; returns the (possibly fixed) value. Problems go to `report`.
@@ -89,18 +110,8 @@ fn coerce_at(
             }
             coerce_at(tree, resolved, value, path, report, depth + 1)
         }
-        Shape::Null => {
-            if !value.is_null() {
-                report.error(
-                    "null_type",
-                    path,
-                    "null".into(),
-                    &value,
-                    format!("{path}: expected null, got {}", describe(&value)),
-                );
-            }
-            value
-        }
+        Shape::Null if value.is_null() => value,
+        Shape::Null => report.refuse("null_type", path, "null".into(), value),
         Shape::Nullable(inner) => match value {
             Value::Null => Value::Null,
             other => coerce_at(tree, inner, other, path, report, depth + 1),
@@ -125,8 +136,8 @@ fn coerce_at(
             }
             fixed
         }
-        Shape::Integer => to_integer(value, path, report),
-        Shape::Number => to_number(value, path, report),
+        Shape::Integer => to_numeric(Numeric::Integer, value, path, report),
+        Shape::Number => to_numeric(Numeric::Number, value, path, report),
         Shape::String { kind } => to_string_kind(*kind, value, path, report),
         Shape::Enum {
             values,
@@ -218,16 +229,7 @@ fn to_boolean(value: Value, path: &str, report: &mut Report) -> Value {
                 value
             }
         },
-        _ => {
-            report.error(
-                "bool_type",
-                path,
-                expected(),
-                &value,
-                format!("{path}: expected a boolean, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => report.refuse_as("bool_type", path, expected(), "a boolean", value),
     }
 }
 
@@ -269,9 +271,51 @@ fn float_to_integer(x: f64, value: &Value, path: &str, report: &mut Report, what
     Value::Number(Number::from(truncated as i64))
 }
 
-fn to_integer(value: Value, path: &str, report: &mut Report) -> Value {
+/// The two numeric kinds a value is coerced to. They read booleans, integer text and
+/// wrong types alike and differ in their codes, their wording and what they make of a
+/// fraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numeric {
+    Integer,
+    Number,
+}
+
+impl Numeric {
+    /// The kind's name in codes and messages (`boolean_to_integer`, "coerced to number").
+    fn name(self) -> &'static str {
+        match self {
+            Numeric::Integer => "integer",
+            Numeric::Number => "number",
+        }
+    }
+
+    /// The prefix of its error codes (pydantic's `int_type`, `float_parsing`).
+    fn code_prefix(self) -> &'static str {
+        match self {
+            Numeric::Integer => "int",
+            Numeric::Number => "float",
+        }
+    }
+
+    /// The kind with its article, for "expected ...".
+    fn with_article(self) -> &'static str {
+        match self {
+            Numeric::Integer => "an integer",
+            Numeric::Number => "a number",
+        }
+    }
+
+    /// Records that `value` cannot be read as this kind (`suffix`: `type` or `parsing`).
+    fn refuse(self, suffix: &str, value: Value, path: &str, report: &mut Report) -> Value {
+        let code = format!("{}_{suffix}", self.code_prefix());
+        report.refuse_as(&code, path, self.name().into(), self.with_article(), value)
+    }
+}
+
+fn to_numeric(kind: Numeric, value: Value, path: &str, report: &mut Report) -> Value {
+    let name = kind.name();
     match &value {
-        Value::Number(n) if n.is_i64() || n.is_u64() => value,
+        Value::Number(n) if kind == Numeric::Number || n.is_i64() || n.is_u64() => value,
         Value::Number(n) => float_to_integer(
             n.as_f64().unwrap_or(f64::NAN),
             &value,
@@ -281,90 +325,34 @@ fn to_integer(value: Value, path: &str, report: &mut Report) -> Value {
         ),
         Value::Bool(b) => {
             report.warn(
-                "boolean_to_integer",
+                &format!("boolean_to_{name}"),
                 path,
-                "integer".into(),
+                name.into(),
                 &value,
-                format!("{path}: boolean {b} coerced to integer {}", u8::from(*b)),
+                format!("{path}: boolean {b} coerced to {name} {}", u8::from(*b)),
             );
             Value::Number(Number::from(u8::from(*b)))
         }
         Value::String(s) => {
-            if let Some(n) = parse_integer_text(s) {
+            let text_to_number = |n: Number, report: &mut Report| {
                 report.warn(
-                    "string_to_integer",
+                    &format!("string_to_{name}"),
                     path,
-                    "integer".into(),
+                    name.into(),
                     &value,
-                    format!("{path}: string \"{s}\" coerced to integer {n}"),
+                    format!("{path}: string \"{s}\" coerced to {name} {n}"),
                 );
-                return Value::Number(n);
+                Value::Number(n)
+            };
+            if let Some(n) = parse_integer_text(s) {
+                return text_to_number(n, report);
             }
-            match parse_float_text(s) {
-                Some(x) if x.is_finite() => {
+            match (kind, parse_float_text(s)) {
+                (Numeric::Integer, Some(x)) if x.is_finite() => {
                     float_to_integer(x, &value, path, report, "numeric string")
                 }
-                _ => {
-                    report.error(
-                        "int_parsing",
-                        path,
-                        "integer".into(),
-                        &value,
-                        format!("{path}: expected an integer, got {}", describe(&value)),
-                    );
-                    value
-                }
-            }
-        }
-        _ => {
-            report.error(
-                "int_type",
-                path,
-                "integer".into(),
-                &value,
-                format!("{path}: expected an integer, got {}", describe(&value)),
-            );
-            value
-        }
-    }
-}
-
-fn to_number(value: Value, path: &str, report: &mut Report) -> Value {
-    match &value {
-        Value::Number(_) => value,
-        Value::Bool(b) => {
-            report.warn(
-                "boolean_to_number",
-                path,
-                "number".into(),
-                &value,
-                format!("{path}: boolean {b} coerced to number {}", u8::from(*b)),
-            );
-            Value::Number(Number::from(u8::from(*b)))
-        }
-        Value::String(s) => {
-            if let Some(n) = parse_integer_text(s) {
-                report.warn(
-                    "string_to_number",
-                    path,
-                    "number".into(),
-                    &value,
-                    format!("{path}: string \"{s}\" coerced to number {n}"),
-                );
-                return Value::Number(n);
-            }
-            match parse_float_text(s) {
-                Some(x) => match Number::from_f64(x) {
-                    Some(n) => {
-                        report.warn(
-                            "string_to_number",
-                            path,
-                            "number".into(),
-                            &value,
-                            format!("{path}: string \"{s}\" coerced to number {n}"),
-                        );
-                        Value::Number(n)
-                    }
+                (Numeric::Number, Some(x)) => match Number::from_f64(x) {
+                    Some(n) => text_to_number(n, report),
                     None => {
                         report.error(
                             "finite_number",
@@ -376,28 +364,10 @@ fn to_number(value: Value, path: &str, report: &mut Report) -> Value {
                         value
                     }
                 },
-                None => {
-                    report.error(
-                        "float_parsing",
-                        path,
-                        "number".into(),
-                        &value,
-                        format!("{path}: expected a number, got {}", describe(&value)),
-                    );
-                    value
-                }
+                _ => kind.refuse("parsing", value, path, report),
             }
         }
-        _ => {
-            report.error(
-                "float_type",
-                path,
-                "number".into(),
-                &value,
-                format!("{path}: expected a number, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => kind.refuse("type", value, path, report),
     }
 }
 
@@ -536,16 +506,7 @@ fn to_string_kind(kind: ValueKind, value: Value, path: &str, report: &mut Report
             );
             Value::String(text)
         }
-        _ => {
-            report.error(
-                "string_type",
-                path,
-                expected.into(),
-                &value,
-                format!("{path}: expected {expected}, got {}", describe(&value)),
-            );
-            value
-        }
+        _ => report.refuse("string_type", path, expected.into(), value),
     }
 }
 
@@ -569,41 +530,26 @@ fn to_timestamp(text: &str, value: &Value, path: &str, report: &mut Report) -> V
     if text.as_bytes().get(10) == Some(&b'T') && DateTime::parse_from_rfc3339(text).is_ok() {
         return value.clone();
     }
+    // Every reading below is a fix: it is recorded under `code` and its text kept.
+    let mut fixed_as = |code: &str, fixed: String, message: String| {
+        report.warn(code, path, expected(), value, message);
+        Value::String(fixed)
+    };
     let trimmed = text.trim();
-    if let Ok(dt) = DateTime::parse_from_rfc3339(trimmed) {
-        let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        report.warn(
-            "timestamp_normalized",
-            path,
-            expected(),
-            value,
-            format!("{path}: timestamp \"{text}\" normalised to {fixed}"),
-        );
-        return Value::String(fixed);
-    }
     let normalized = trimmed.replacen(' ', "T", 1);
-    if let Ok(dt) = DateTime::parse_from_rfc3339(&normalized) {
-        let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        report.warn(
-            "timestamp_normalized",
-            path,
-            expected(),
-            value,
-            format!("{path}: timestamp \"{text}\" normalised to {fixed}"),
-        );
-        return Value::String(fixed);
+    for candidate in [trimmed, normalized.as_str()] {
+        if let Ok(dt) = DateTime::parse_from_rfc3339(candidate) {
+            let fixed = dt.to_rfc3339_opts(SecondsFormat::AutoSi, true);
+            let message = format!("{path}: timestamp \"{text}\" normalised to {fixed}");
+            return fixed_as("timestamp_normalized", fixed, message);
+        }
     }
     for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M"] {
         if let Ok(naive) = NaiveDateTime::parse_from_str(&normalized, format) {
             let fixed = naive.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true);
-            report.warn(
-                "timestamp_assumed_utc",
-                path,
-                expected(),
-                value,
-                format!("{path}: timestamp \"{text}\" has no offset; read as UTC {fixed}"),
-            );
-            return Value::String(fixed);
+            let message =
+                format!("{path}: timestamp \"{text}\" has no offset; read as UTC {fixed}");
+            return fixed_as("timestamp_assumed_utc", fixed, message);
         }
     }
     if let Ok(date) = NaiveDate::parse_from_str(trimmed, "%Y-%m-%d") {
@@ -611,14 +557,8 @@ fn to_timestamp(text: &str, value: &Value, path: &str, report: &mut Report) -> V
             .and_hms_opt(0, 0, 0)
             .map(|d| d.and_utc().to_rfc3339_opts(SecondsFormat::AutoSi, true))
             .unwrap_or_default();
-        report.warn(
-            "date_to_timestamp",
-            path,
-            expected(),
-            value,
-            format!("{path}: date \"{text}\" read as midnight UTC {fixed}"),
-        );
-        return Value::String(fixed);
+        let message = format!("{path}: date \"{text}\" read as midnight UTC {fixed}");
+        return fixed_as("date_to_timestamp", fixed, message);
     }
     report.error(
         "timestamp_parsing",
@@ -724,38 +664,43 @@ fn to_enum(
     value
 }
 
-/// Decodes a JSON string meant as an object or array; kept only if it then validates.
+/// A list, a map or an object sent as JSON text: decoded, and kept only if it then
+/// validates; any other value, or text that does not, is handed back.
 fn decode_json_string(
     tree: &ShapeTree,
     shape: &Shape,
-    text: &str,
-    value: &Value,
+    value: Value,
     path: &str,
     report: &mut Report,
     depth: usize,
-) -> Option<Value> {
-    let trimmed = text.trim();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
-        return None;
-    }
-    let decoded: Value = serde_json::from_str(trimmed).ok()?;
-    if !(decoded.is_object() || decoded.is_array()) {
-        return None;
-    }
+) -> Result<Value, Value> {
+    let decoded = match &value {
+        Value::String(text) => {
+            let trimmed = text.trim();
+            (trimmed.starts_with('{') || trimmed.starts_with('['))
+                .then(|| serde_json::from_str::<Value>(trimmed).ok())
+                .flatten()
+                .filter(|decoded| decoded.is_object() || decoded.is_array())
+        }
+        _ => None,
+    };
+    let Some(decoded) = decoded else {
+        return Err(value);
+    };
     let mut trial = Report::default();
     let fixed = coerce_at(tree, shape, decoded, path, &mut trial, depth + 1);
     if !trial.errors.is_empty() {
-        return None;
+        return Err(value);
     }
     report.warn(
         "json_string_decoded",
         path,
         shape.expected(tree),
-        value,
+        &value,
         format!("{path}: JSON text decoded into {}", shape.expected(tree)),
     );
     report.warnings.extend(trial.warnings);
-    Some(fixed)
+    Ok(fixed)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -776,24 +721,9 @@ fn to_array(
                 .map(|(i, v)| coerce_at(tree, item, v, &format!("{path}[{i}]"), report, depth + 1))
                 .collect(),
         ),
-        Value::Null => {
-            report.error(
-                "list_type",
-                path,
-                shape.expected(tree),
-                &value,
-                format!("{path}: expected {}, got null", shape.expected(tree)),
-            );
-            value
-        }
-        Value::String(ref text) => {
-            if let Some(fixed) = decode_json_string(tree, shape, text, &value, path, report, depth)
-            {
-                return fixed;
-            }
-            wrap_scalar(tree, shape, item, value, path, report, depth)
-        }
-        other => wrap_scalar(tree, shape, item, other, path, report, depth),
+        Value::Null => report.refuse("list_type", path, shape.expected(tree), value),
+        other => decode_json_string(tree, shape, other, path, report, depth)
+            .unwrap_or_else(|other| wrap_scalar(tree, shape, item, other, path, report, depth)),
     }
 }
 
@@ -826,18 +756,7 @@ fn wrap_scalar(
         report.warnings.extend(trial.warnings);
         Value::Array(vec![fixed])
     } else {
-        report.error(
-            "list_type",
-            path,
-            shape.expected(tree),
-            &value,
-            format!(
-                "{path}: expected {}, got {}",
-                shape.expected(tree),
-                describe(&value)
-            ),
-        );
-        value
+        report.refuse("list_type", path, shape.expected(tree), value)
     }
 }
 
@@ -861,39 +780,8 @@ fn to_map(
                 })
                 .collect(),
         ),
-        Value::String(ref text) => {
-            match decode_json_string(tree, shape, text, &value, path, report, depth) {
-                Some(fixed) => fixed,
-                None => {
-                    report.error(
-                        "dict_type",
-                        path,
-                        shape.expected(tree),
-                        &value,
-                        format!(
-                            "{path}: expected {}, got {}",
-                            shape.expected(tree),
-                            describe(&value)
-                        ),
-                    );
-                    value
-                }
-            }
-        }
-        other => {
-            report.error(
-                "dict_type",
-                path,
-                shape.expected(tree),
-                &other,
-                format!(
-                    "{path}: expected {}, got {}",
-                    shape.expected(tree),
-                    describe(&other)
-                ),
-            );
-            other
-        }
+        other => decode_json_string(tree, shape, other, path, report, depth)
+            .unwrap_or_else(|other| report.refuse("dict_type", path, shape.expected(tree), other)),
     }
 }
 
@@ -967,30 +855,10 @@ fn to_object(
             }
             Value::Object(out)
         }
-        Value::String(ref text) => {
-            match decode_json_string(tree, shape, text, &value, path, report, depth) {
-                Some(fixed) => fixed,
-                None => {
-                    report.error(
-                        "model_type",
-                        path,
-                        "object".into(),
-                        &value,
-                        format!("{path}: expected an object, got {}", describe(&value)),
-                    );
-                    value
-                }
-            }
-        }
         other => {
-            report.error(
-                "model_type",
-                path,
-                "object".into(),
-                &other,
-                format!("{path}: expected an object, got {}", describe(&other)),
-            );
-            other
+            decode_json_string(tree, shape, other, path, report, depth).unwrap_or_else(|other| {
+                report.refuse_as("model_type", path, "object".into(), "an object", other)
+            })
         }
     }
 }
@@ -1032,19 +900,6 @@ fn to_union(
             report.warnings.extend(trial.warnings);
             fixed
         }
-        None => {
-            report.error(
-                "union_mismatch",
-                path,
-                shape.expected(tree),
-                &value,
-                format!(
-                    "{path}: expected {}, got {}",
-                    shape.expected(tree),
-                    describe(&value)
-                ),
-            );
-            value
-        }
+        None => report.refuse("union_mismatch", path, shape.expected(tree), value),
     }
 }

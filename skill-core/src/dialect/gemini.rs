@@ -237,21 +237,11 @@ fn move_unsupported_format(map: &mut Map<String, Value>) {
 /// `parameters` cannot say "any keys": an open object without properties is unfit.
 fn reject_free_form_map(map: &Map<String, Value>, pointer: &str) -> Result<(), Unfit> {
     let is_object = map.get("type") == Some(&json!("object")) || map.contains_key("properties");
-    if is_object {
-        let open = !matches!(
-            map.get("additionalProperties"),
-            Some(Value::Bool(false)) | None
-        );
-        let empty = map
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_none_or(|p| p.is_empty());
-        if open && empty {
-            return Err(unsupported(
-                pointer,
-                "a free-form map needs `parametersJsonSchema`",
-            ));
-        }
+    if is_object && is_free_form_map(map) {
+        return Err(unsupported(
+            pointer,
+            "a free-form map needs `parametersJsonSchema`",
+        ));
     }
     Ok(())
 }

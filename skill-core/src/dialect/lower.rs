@@ -559,18 +559,24 @@ fn move_unstrict_keywords(map: &mut Map<String, Value>, flavor: Flavor) {
     }
 }
 
-/// Strict objects are closed and list their `required` keys: free-form maps are unfit, and
-/// each property is made strict, optional ones nullable (OpenAI) or non-null (Anthropic).
-fn strict_object(map: &mut Map<String, Value>, pointer: &str, flavor: Flavor) -> Result<(), Unfit> {
-    let open = match map.get("additionalProperties") {
-        Some(Value::Bool(false)) | None => false,
-        Some(_) => true,
-    };
+/// An object that takes any keys (`additionalProperties` left open) and names none: a
+/// free-form map, which neither strict mode nor Gemini's `parameters` can describe.
+pub(crate) fn is_free_form_map(map: &Map<String, Value>) -> bool {
+    let open = !matches!(
+        map.get("additionalProperties"),
+        Some(Value::Bool(false)) | None
+    );
     let empty = map
         .get("properties")
         .and_then(Value::as_object)
         .is_none_or(|p| p.is_empty());
-    if open && empty {
+    open && empty
+}
+
+/// Strict objects are closed and list their `required` keys: free-form maps are unfit, and
+/// each property is made strict, optional ones nullable (OpenAI) or non-null (Anthropic).
+fn strict_object(map: &mut Map<String, Value>, pointer: &str, flavor: Flavor) -> Result<(), Unfit> {
+    if is_free_form_map(map) {
         return Err(unsupported(
             pointer,
             "a free-form map (`HashMap`/`BTreeMap`) cannot be strict",

@@ -271,6 +271,29 @@ impl Dialect {
     }
 }
 
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+/// The answer a model client read from `dialect`'s `body`: its `text` and `tool_calls`,
+/// and the token usage `usage` reads from the body's `usage` object (none without one).
+/// One the provider `cut` at its output limit is logged: its text or its calls may stop
+/// short.
+pub(crate) fn model_answer(
+    dialect: Dialect,
+    body: &Value,
+    cut: bool,
+    text: String,
+    tool_calls: Vec<crate::tools::ToolCall>,
+    usage: fn(&Value) -> TokenUsage,
+) -> LlmResponse {
+    if cut {
+        tracing::warn!(provider = dialect.as_str(), "answer was cut at max_tokens");
+    }
+    LlmResponse {
+        text,
+        tool_calls,
+        usage: body.get("usage").filter(|u| u.is_object()).map(usage),
+    }
+}
+
 /// A rendered tool set before it is joined: JSON fragments shared per registration, or
 /// values rendered for this set.
 pub(crate) enum RenderedTools {

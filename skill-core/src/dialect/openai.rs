@@ -62,16 +62,23 @@ struct Function<'a, P> {
     strict: Option<bool>,
 }
 
+impl<'a, P> Function<'a, P> {
+    /// `skill`'s function: its wire name and description, with `parameters` as given.
+    fn of(skill: &'a SkillRegistration, parameters: P, strict: Option<bool>) -> Self {
+        Self {
+            name: skill.wire_name,
+            description: skill.description,
+            parameters,
+            strict,
+        }
+    }
+}
+
 impl<'a, P: Serialize> ChatTool<'a, P> {
     pub(crate) fn new(skill: &'a SkillRegistration, parameters: P, strict: Option<bool>) -> Self {
         Self {
             kind: "function",
-            function: Function {
-                name: skill.wire_name,
-                description: skill.description,
-                parameters,
-                strict,
-            },
+            function: Function::of(skill, parameters, strict),
         }
     }
 }
@@ -80,12 +87,7 @@ impl<'a, P: Serialize> ResponsesTool<'a, P> {
     pub(crate) fn new(skill: &'a SkillRegistration, parameters: P, strict: bool) -> Self {
         Self {
             kind: "function",
-            function: Function {
-                name: skill.wire_name,
-                description: skill.description,
-                parameters,
-                strict: Some(strict),
-            },
+            function: Function::of(skill, parameters, Some(strict)),
         }
     }
 }
@@ -466,33 +468,32 @@ pub(crate) fn read_chat_completion(body: &Value) -> Result<LlmResponse, DialectE
             ))
         }
     };
-    if body
+    let cut = body
         .pointer("/choices/0/finish_reason")
         .and_then(Value::as_str)
-        == Some("length")
-    {
-        tracing::warn!(provider = "openai", "answer was cut at max_tokens");
-    }
-    Ok(LlmResponse {
+        == Some("length");
+    Ok(super::model_answer(
+        Dialect::OpenAi,
+        body,
+        cut,
         text,
         tool_calls,
-        usage: chat_usage(body),
-    })
+        chat_usage,
+    ))
 }
 
 #[cfg(feature = "openai")]
-/// `usage` of a Chat Completions answer: `prompt_tokens`, `completion_tokens` and
-/// `prompt_tokens_details.cached_tokens` (OpenAI, DeepSeek's `prompt_cache_hit_tokens`).
-fn chat_usage(body: &Value) -> Option<TokenUsage> {
-    let usage = body.get("usage").filter(|u| u.is_object())?;
+/// The `usage` object of a Chat Completions answer: `prompt_tokens`, `completion_tokens`
+/// and `prompt_tokens_details.cached_tokens` (OpenAI, DeepSeek's `prompt_cache_hit_tokens`).
+fn chat_usage(usage: &Value) -> TokenUsage {
     let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64);
-    Some(TokenUsage {
+    TokenUsage {
         prompt_tokens: count("/prompt_tokens").unwrap_or(0),
         completion_tokens: count("/completion_tokens").unwrap_or(0),
         cached_tokens: count("/prompt_tokens_details/cached_tokens")
             .or_else(|| count("/prompt_cache_hit_tokens"))
             .unwrap_or(0),
-    })
+    }
 }
 
 #[cfg(all(test, feature = "openai"))]
@@ -503,33 +504,31 @@ mod tests {
     /// Token usage as OpenAI and DeepSeek report it in real answers (recorded bodies).
     #[test]
     fn usage_is_read_from_recorded_answers() {
-        let plain = recorded_usage(
-            read_chat_completion,
-            include_str!("../../tests/fixtures/openai/chat_final_text.json"),
-        );
+        let cached_prompt = include_str!("../../tests/fixtures/openai/chat_cached_prompt.json");
+        for (body, counts, why) in [
+            (
+                include_str!("../../tests/fixtures/openai/chat_final_text.json"),
+                (801, 96, 0),
+                "no prompt_tokens_details: nothing cached",
+            ),
+            (
+                cached_prompt,
+                (2006, 3, 1920),
+                "prompt_tokens_details.cached_tokens is part of the prompt",
+            ),
+            (
+                include_str!("../../tests/fixtures/openai/deepseek_tool_call.json"),
+                (540, 28, 512),
+                "DeepSeek's prompt_cache_hit_tokens",
+            ),
+        ] {
+            let usage = recorded_usage(read_chat_completion, body);
+            assert_eq!(usage.counts(), counts, "{why}");
+        }
         assert_eq!(
-            plain.counts(),
-            (801, 96, 0),
-            "no prompt_tokens_details: nothing cached"
-        );
-        let cached = recorded_usage(
-            read_chat_completion,
-            include_str!("../../tests/fixtures/openai/chat_cached_prompt.json"),
-        );
-        assert_eq!(
-            cached.counts(),
-            (2006, 3, 1920),
-            "prompt_tokens_details.cached_tokens is part of the prompt"
-        );
-        assert_eq!(cached.total(), 2009, "the answer's total_tokens");
-        let deepseek = recorded_usage(
-            read_chat_completion,
-            include_str!("../../tests/fixtures/openai/deepseek_tool_call.json"),
-        );
-        assert_eq!(
-            deepseek.counts(),
-            (540, 28, 512),
-            "DeepSeek's prompt_cache_hit_tokens"
+            recorded_usage(read_chat_completion, cached_prompt).total(),
+            2009,
+            "the answer's total_tokens"
         );
         let none: Value = serde_json::json!({
             "choices": [{"index": 0, "message": {"role": "assistant", "content": "[]"}}]

@@ -430,6 +430,16 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
 
+    /// Submits a call that frees its thread before it says it is done on `done`.
+    fn submit_finishing_first(pool: &CallThreads, done: mpsc::Sender<()>) {
+        pool.submit("t", move |finishing| {
+            finishing();
+            done.send(()).unwrap();
+        })
+        .unwrap()
+        .disarm();
+    }
+
     /// A submitted call that holds its thread until released.
     struct Held {
         /// Lets the call go on (sending or dropping it).
@@ -543,13 +553,7 @@ mod tests {
         let pool = CallThreads::new(8);
         let (done, finished) = mpsc::channel();
         for _ in 0..2_000 {
-            let done = done.clone();
-            pool.submit("t", move |finishing| {
-                finishing();
-                done.send(()).unwrap();
-            })
-            .unwrap()
-            .disarm();
+            submit_finishing_first(&pool, done.clone());
             finished.recv().unwrap();
         }
         // Every call found the thread that answered the last one idle: no second thread.
@@ -599,13 +603,7 @@ mod tests {
                         while start.elapsed() < gap {
                             std::hint::spin_loop();
                         }
-                        let done = done.clone();
-                        pool.submit("t", move |finishing| {
-                            finishing();
-                            done.send(()).unwrap();
-                        })
-                        .unwrap()
-                        .disarm();
+                        submit_finishing_first(&pool, done.clone());
                         finished
                             .recv_timeout(Duration::from_secs(5))
                             .unwrap_or_else(|_| panic!("call {i} of caller {caller} never ran"));

@@ -302,6 +302,17 @@ pub fn top(scores: &[f32], limit: usize, keep: impl Fn(usize) -> bool) -> Vec<(u
 mod tests {
     use super::*;
 
+    /// A title with the usual length normalisation and a body whose length is ignored.
+    fn unnormalised_body() -> Vec<Field> {
+        vec![
+            Field::weighted(1.0),
+            Field {
+                weight: 1.0,
+                b: 0.0,
+            },
+        ]
+    }
+
     fn index(docs: &[(&str, &str)], fields: Vec<Field>) -> Bm25F {
         let mut b = Bm25FBuilder::new(fields);
         for (title, body) in docs {
@@ -348,16 +359,7 @@ mod tests {
         let ranked = normalised.rank(["term"], 10);
         assert_eq!(ranked[0].0, 1);
         assert!(ranked[0].1 > ranked[1].1);
-        let flat = index(
-            &docs,
-            vec![
-                Field::weighted(1.0),
-                Field {
-                    weight: 1.0,
-                    b: 0.0,
-                },
-            ],
-        );
+        let flat = index(&docs, unnormalised_body());
         let ranked = flat.rank(["term"], 10);
         assert_eq!(ranked[0].1, ranked[1].1, "b = 0 ignores length");
         assert_eq!(ranked[0].0, 0, "ties keep document order");
@@ -367,13 +369,7 @@ mod tests {
     fn repeats_saturate_and_unknown_terms_are_ignored() {
         let idx = index(
             &[("a", "w"), ("a", "w w w w w w w w"), ("b", "z")],
-            vec![
-                Field::weighted(1.0),
-                Field {
-                    weight: 1.0,
-                    b: 0.0,
-                },
-            ],
+            unnormalised_body(),
         );
         let ranked = idx.rank(["w", "w", "nowhere"], 10);
         assert_eq!(ranked.len(), 2);
@@ -433,16 +429,7 @@ mod tests {
             .collect();
         let borrowed: Vec<(&str, &str)> =
             docs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
-        let idx = index(
-            &borrowed,
-            vec![
-                Field::weighted(1.0),
-                Field {
-                    weight: 1.0,
-                    b: 0.0,
-                },
-            ],
-        );
+        let idx = index(&borrowed, unnormalised_body());
         let all = idx.rank(["w"], 100);
         let five = idx.rank(["w"], 5);
         assert_eq!(&all[..5], &five[..]);

@@ -130,20 +130,13 @@ impl TaskTools {
 
     /// The run `start` just recorded, checked to be one `tasks/get` will find.
     async fn recorded(&self, served: &Served, id: &str) -> Result<RunRecord, McpError> {
-        let record = served
-            .store
-            .get(id)
-            .await
-            .map_err(|e| store_error(&served.tool.name, &e))?
-            .ok_or_else(|| {
-                McpError::internal_error(
-                    format!(
-                        "the runner of task tool `{}` returned run `{id}`, which its run store does not hold",
-                        served.tool.name
-                    ),
-                    None,
-                )
-            })?;
+        let record = Self::stored(served, id, || {
+            format!(
+                "the runner of task tool `{}` returned run `{id}`, which its run store does not hold",
+                served.tool.name
+            )
+        })
+        .await?;
         if record.kind != served.tool.run_kind {
             return Err(McpError::internal_error(
                 format!(
@@ -314,20 +307,28 @@ impl TaskTools {
 
     /// Run `id` of `served`, which must still exist.
     async fn read(&self, served: &Served, id: &str) -> Result<RunRecord, McpError> {
+        Self::stored(served, id, || {
+            format!(
+                "run `{id}` of task tool `{}` left its run store while it was awaited",
+                served.tool.name
+            )
+        })
+        .await
+    }
+
+    /// Run `id` from `served`'s store; a run it does not hold is an internal error that
+    /// `missing` words (the server itself expected the run there).
+    async fn stored(
+        served: &Served,
+        id: &str,
+        missing: impl FnOnce() -> String,
+    ) -> Result<RunRecord, McpError> {
         served
             .store
             .get(id)
             .await
             .map_err(|e| store_error(&served.tool.name, &e))?
-            .ok_or_else(|| {
-                McpError::internal_error(
-                    format!(
-                        "run `{id}` of task tool `{}` left its run store while it was awaited",
-                        served.tool.name
-                    ),
-                    None,
-                )
-            })
+            .ok_or_else(|| McpError::internal_error(missing(), None))
     }
 
     /// What `record` comes to now: an interrupted run that was not asked to stop is resumed

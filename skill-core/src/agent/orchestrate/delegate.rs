@@ -254,7 +254,7 @@ fn leaf_report(
     worker: &Worker,
     start: WorkerStart,
     slice: &Account,
-    outcome: ReactOutcome<Value>,
+    mut outcome: ReactOutcome<Value>,
     notes: &MeterNotes,
     elapsed: Duration,
 ) -> WorkerReport {
@@ -295,31 +295,14 @@ fn leaf_report(
                 .map_or("no answer", String::as_str)
         )),
     };
-    let mut warnings = outcome.warnings;
     if notes.calls_dropped > 0 {
-        warnings.push(format!(
+        outcome.warnings.push(format!(
             "{} tool call(s) not run: no tool calls left in the slice",
             notes.calls_dropped
         ));
     }
-    let mut report = WorkerReport {
-        path: start.path,
-        worker: worker.name.clone(),
-        call_id: start.call_id,
-        task: start.task,
-        status,
-        answer: outcome.answer,
-        skill_context: outcome.skill_context,
-        turns: outcome.iterations,
-        tool_calls: outcome.tool_calls,
-        usage: outcome.usage,
-        granted: [None; 4],
-        spent: Default::default(),
-        elapsed_ms: 0.0,
-        warnings,
-    };
-    finish_report(&mut report, slice, elapsed);
-    report
+    let answer = outcome.answer.take();
+    ran_report(worker, start, status, answer, outcome, slice, elapsed)
 }
 
 fn node_report(
@@ -350,6 +333,21 @@ fn node_report(
         NodeStop::LlmError(err) => WorkerStatus::Failed(format!("model error: {err}")),
         NodeStop::Parked => WorkerStatus::Failed("parked for consent and never resumed".into()),
     };
+    ran_report(worker, start, status, answer, state.out, slice, elapsed)
+}
+
+/// The report of a worker whose loop ran: the turns, calls, tokens, skill outputs and
+/// warnings its outcome `out` counted, with the status and answer its kind of run read
+/// from it, closed with the slice's figures.
+fn ran_report<A>(
+    worker: &Worker,
+    start: WorkerStart,
+    status: WorkerStatus,
+    answer: Option<Value>,
+    out: ReactOutcome<A>,
+    slice: &Account,
+    elapsed: Duration,
+) -> WorkerReport {
     let mut report = WorkerReport {
         path: start.path,
         worker: worker.name.clone(),
@@ -357,14 +355,14 @@ fn node_report(
         task: start.task,
         status,
         answer,
-        skill_context: state.out.skill_context,
-        turns: state.out.iterations,
-        tool_calls: state.out.tool_calls,
-        usage: state.out.usage,
+        skill_context: out.skill_context,
+        turns: out.iterations,
+        tool_calls: out.tool_calls,
+        usage: out.usage,
         granted: [None; 4],
         spent: Default::default(),
         elapsed_ms: 0.0,
-        warnings: state.out.warnings,
+        warnings: out.warnings,
     };
     finish_report(&mut report, slice, elapsed);
     report
