@@ -250,18 +250,7 @@ async fn postgres_sync(
     }
     let by_id: BTreeMap<&str, &CatalogEntry> = entries.iter().map(|e| (e.id.as_str(), e)).collect();
     let upsert = tx
-        .prepare(&format!(
-            "INSERT INTO {s}.skill_catalog (id, name, description, domain, category, status,
-                 version, parameters, output_schema, schema_hash, usage_example, enabled, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name,
-                 description = excluded.description, domain = excluded.domain,
-                 category = excluded.category, status = excluded.status,
-                 version = excluded.version, parameters = excluded.parameters,
-                 output_schema = excluded.output_schema, schema_hash = excluded.schema_hash,
-                 usage_example = excluded.usage_example, enabled = excluded.enabled,
-                 updated_at = excluded.updated_at"
-        ))
+        .prepare(&upsert_statement(&format!("{s}.skill_catalog")))
         .await?;
     for id in report.added.iter().chain(&report.changed) {
         let e = by_id[id.as_str()];
@@ -309,6 +298,24 @@ async fn postgres_sync(
         "catalog database {} needs toolwright-packs built with the `postgres` feature",
         redact_url(url)
     )))
+}
+
+/// The statement that writes an entry over its row in catalog table `table` (named with its
+/// schema on PostgreSQL): the same text for both engines, SQLite reading `$n` as the n-th
+/// parameter too.
+fn upsert_statement(table: &str) -> String {
+    format!(
+        "INSERT INTO {table} (id, name, description, domain, category, status, version,
+             parameters, output_schema, schema_hash, usage_example, enabled, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+             description = excluded.description, domain = excluded.domain,
+             category = excluded.category, status = excluded.status,
+             version = excluded.version, parameters = excluded.parameters,
+             output_schema = excluded.output_schema, schema_hash = excluded.schema_hash,
+             usage_example = excluded.usage_example, enabled = excluded.enabled,
+             updated_at = excluded.updated_at"
+    )
 }
 
 mod sqlite {
@@ -380,19 +387,7 @@ mod sqlite {
             entries.iter().map(|e| (e.id.as_str(), e)).collect();
         let at = now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
         {
-            let mut upsert = tx.prepare(
-                "INSERT INTO skill_catalog (id, name, description, domain, category, status,
-                     version, parameters, output_schema, schema_hash, usage_example, enabled,
-                     updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                 ON CONFLICT (id) DO UPDATE SET name = excluded.name,
-                     description = excluded.description, domain = excluded.domain,
-                     category = excluded.category, status = excluded.status,
-                     version = excluded.version, parameters = excluded.parameters,
-                     output_schema = excluded.output_schema, schema_hash = excluded.schema_hash,
-                     usage_example = excluded.usage_example, enabled = excluded.enabled,
-                     updated_at = excluded.updated_at",
-            )?;
+            let mut upsert = tx.prepare(&upsert_statement("skill_catalog"))?;
             for id in report.added.iter().chain(&report.changed) {
                 let e = by_id[id.as_str()];
                 upsert.execute(params![
