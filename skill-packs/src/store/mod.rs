@@ -15,6 +15,7 @@
 mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
+mod runs;
 mod sqlite;
 mod url;
 
