@@ -3,13 +3,13 @@
 //! `BEGIN IMMEDIATE` transaction, so a process that lost the lease cannot write.
 
 use async_trait::async_trait;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use toolwright::runs::{
     Lease, NewRun, RunEnd, RunRecord, RunRequest, RunStore, RunStoreError, RunUnit,
 };
 
-use super::SqliteStore;
+use super::{millis_to_time, SqliteStore};
 use crate::store::runs::{
     backend, cancel_outcome, read_request, read_run, read_unit, signed, RunRow,
 };
@@ -63,10 +63,6 @@ const RUN_COLUMNS: &str = "id, kind, status, started_ms, updated_ms, finished_ms
      spec, units_total, units_done, model_requests, input_tokens, output_tokens, lease_holder, \
      lease_until_ms, cancel_requested, error";
 
-fn at(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
-}
-
 impl RunRow for rusqlite::Row<'_> {
     fn text(&self, i: usize) -> Result<String, RunStoreError> {
         self.get(i).map_err(backend)
@@ -85,7 +81,10 @@ impl RunRow for rusqlite::Row<'_> {
     }
 
     fn maybe_time(&self, i: usize) -> Result<Option<DateTime<Utc>>, RunStoreError> {
-        Ok(self.get::<_, Option<i64>>(i).map_err(backend)?.map(at))
+        Ok(self
+            .get::<_, Option<i64>>(i)
+            .map_err(backend)?
+            .map(millis_to_time))
     }
 }
 
@@ -255,10 +254,10 @@ impl RunStore for SqliteStore {
                 return Err(RunStoreError::NotFound(id));
             };
             // Compared at the millisecond, as the lease is kept.
-            let now_ms = at(now.timestamp_millis());
+            let now_ms = millis_to_time(now.timestamp_millis());
             let lease = Lease::decide(
                 current.as_deref(),
-                until_ms.map(at),
+                until_ms.map(millis_to_time),
                 &holder,
                 now_ms,
                 takeover.as_deref(),
