@@ -47,14 +47,17 @@ impl MemoryRunStore {
         entry.record = Some(record);
         out
     }
-}
 
-fn held_by(record: &RunRecord, holder: &str) -> Result<(), RunStoreError> {
-    if record.lease_holder.as_deref() == Some(holder) {
-        Ok(())
-    } else {
-        Err(RunStoreError::LeaseLost {
-            run: record.id.clone(),
+    /// [`Self::with`] for a write by `holder`, refused unless it holds the run's lease.
+    fn held<R>(
+        &self,
+        id: &str,
+        holder: &str,
+        f: impl FnOnce(&mut Entry, &mut RunRecord) -> Result<R, RunStoreError>,
+    ) -> Result<R, RunStoreError> {
+        self.with(id, |entry, record| {
+            Lease::require_held(&record.id, record.lease_holder.as_deref(), holder)?;
+            f(entry, record)
         })
     }
 }
@@ -131,17 +134,15 @@ impl RunStore for MemoryRunStore {
         takeover: Option<&str>,
     ) -> Result<Lease, RunStoreError> {
         self.with(id, |_, record| {
-            let free = match (&record.lease_holder, record.lease_until) {
-                (None, _) => true,
-                (Some(h), _) if h == holder || Some(h.as_str()) == takeover => true,
-                (Some(_), Some(t)) => t < now,
-                (Some(_), None) => true,
-            };
-            if !free {
-                return Ok(Lease::Held {
-                    holder: record.lease_holder.clone().unwrap_or_default(),
-                    until: record.lease_until.unwrap_or(now),
-                });
+            let lease = Lease::decide(
+                record.lease_holder.as_deref(),
+                record.lease_until,
+                holder,
+                now,
+                takeover,
+            );
+            if lease != Lease::Acquired {
+                return Ok(lease);
             }
             record.lease_holder = Some(holder.to_string());
             record.lease_until = Some(until);
@@ -160,8 +161,7 @@ impl RunStore for MemoryRunStore {
         holder: &str,
         until: DateTime<Utc>,
     ) -> Result<bool, RunStoreError> {
-        self.with(id, |_, record| {
-            held_by(record, holder)?;
+        self.held(id, holder, |_, record| {
             record.lease_until = Some(until);
             Ok(record.cancel_requested)
         })
@@ -173,8 +173,7 @@ impl RunStore for MemoryRunStore {
         holder: &str,
         total: u64,
     ) -> Result<(), RunStoreError> {
-        self.with(id, |_, record| {
-            held_by(record, holder)?;
+        self.held(id, holder, |_, record| {
             record.units_total = total;
             Ok(())
         })
@@ -186,8 +185,7 @@ impl RunStore for MemoryRunStore {
         holder: &str,
         units: &[RunUnit],
     ) -> Result<(), RunStoreError> {
-        self.with(id, |entry, record| {
-            held_by(record, holder)?;
+        self.held(id, holder, |entry, record| {
             for unit in units {
                 let known = entry
                     .units
@@ -213,8 +211,7 @@ impl RunStore for MemoryRunStore {
         holder: &str,
         request: &RunRequest,
     ) -> Result<(), RunStoreError> {
-        self.with(id, |entry, record| {
-            held_by(record, holder)?;
+        self.held(id, holder, |entry, record| {
             let known = entry
                 .requests
                 .iter()
@@ -235,8 +232,7 @@ impl RunStore for MemoryRunStore {
     }
 
     async fn finish(&self, id: &str, holder: &str, end: &RunEnd) -> Result<(), RunStoreError> {
-        self.with(id, |entry, record| {
-            held_by(record, holder)?;
+        self.held(id, holder, |entry, record| {
             let now = Utc::now();
             record.status = end.status;
             record.error = end.error.clone();

@@ -224,6 +224,48 @@ pub enum Lease {
     },
 }
 
+impl Lease {
+    /// The answer to `holder` asking at `now` for the lease of a run held by `current` until
+    /// `current_until`: granted when the lease is free, lapsed, already `holder`'s, or held
+    /// by `takeover` (a holder known dead). The rule of [`RunStore::acquire`], for every
+    /// store to apply to what it read under its lock.
+    pub fn decide(
+        current: Option<&str>,
+        current_until: Option<DateTime<Utc>>,
+        holder: &str,
+        now: DateTime<Utc>,
+        takeover: Option<&str>,
+    ) -> Lease {
+        match (current, current_until) {
+            (Some(other), Some(until))
+                if other != holder && takeover != Some(other) && until >= now =>
+            {
+                Lease::Held {
+                    holder: other.to_string(),
+                    until,
+                }
+            }
+            _ => Lease::Acquired,
+        }
+    }
+
+    /// Refuses a write to run `run` by `holder` unless it holds the lease (`current`, as
+    /// read under the store's lock), with [`RunStoreError::LeaseLost`].
+    pub fn require_held(
+        run: &str,
+        current: Option<&str>,
+        holder: &str,
+    ) -> Result<(), RunStoreError> {
+        if current == Some(holder) {
+            Ok(())
+        } else {
+            Err(RunStoreError::LeaseLost {
+                run: run.to_string(),
+            })
+        }
+    }
+}
+
 /// A failure of a run store.
 #[derive(Debug, thiserror::Error)]
 pub enum RunStoreError {

@@ -11,10 +11,12 @@
 //! call parked on one server is decided on another, and count a quota unit and append its
 //! audit record in one transaction ([`AuditedQuotaStore`]).
 
+mod parked;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
+mod runs;
 mod sqlite;
 mod url;
 
@@ -59,6 +61,35 @@ impl StoreError {
     }
 }
 
+impl StoreError {
+    /// `shown` (a URL, password hidden) is not a URL of `engine`, which looks like `expected`.
+    #[cfg(any(feature = "postgres", feature = "redis"))]
+    pub(crate) fn not_a_url(
+        shown: &str,
+        engine: &str,
+        err: impl std::fmt::Display,
+        expected: &str,
+    ) -> Self {
+        Self::new(format!(
+            "{shown} is not a {engine} URL: {err}; expected {expected}"
+        ))
+    }
+
+    /// The `engine` store at `shown` could not be opened because of `err`.
+    pub(crate) fn cannot_open(engine: &str, shown: &str, err: StoreError) -> Self {
+        Self {
+            message: format!("cannot open the {engine} store at {shown}: {}", err.message),
+            source: err.source,
+        }
+    }
+}
+
+/// The schema a PostgreSQL store keeps its tables in unless its URL names one.
+pub(crate) const DEFAULT_SCHEMA: &str = "public";
+
+/// What a Redis store's keys start with unless its URL names a prefix.
+pub(crate) const DEFAULT_PREFIX: &str = "toolwright:";
+
 impl From<rusqlite::Error> for StoreError {
     fn from(err: rusqlite::Error) -> Self {
         Self {
@@ -66,6 +97,11 @@ impl From<rusqlite::Error> for StoreError {
             source: Some(Box::new(err)),
         }
     }
+}
+
+/// Whether a subscription ending at `until` (`None`: it has no end) holds at `now`.
+pub(crate) fn subscription_holds(until: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bool {
+    until.is_none_or(|until| until > now)
 }
 
 /// Which users subscribe to which packs.
@@ -99,6 +135,17 @@ pub enum QuotaDecision {
     },
     /// The window is full.
     Exhausted,
+}
+
+impl QuotaDecision {
+    /// The decision on a counter that admitted the call with `used` calls counted, or was
+    /// full (`None`).
+    pub(crate) fn of(used: Option<u32>) -> Self {
+        match used {
+            Some(used) => Self::Admitted { used },
+            None => Self::Exhausted,
+        }
+    }
 }
 
 /// One limit a call must fit in: the counter `key` (a tool id, or `<pack>.*` for a
@@ -274,14 +321,3 @@ impl From<StoreError> for ConfirmationStoreError {
         }
     }
 }
-
-/// Runs one operation of the shared consent queue ([`ConfirmationStore`], whose trait is
-/// the dispatcher's) on these stores, its failure as that queue reads it.
-pub(crate) async fn consent_op<T>(
-    op: impl std::future::Future<Output = Result<T, StoreError>>,
-) -> Result<T, ConfirmationStoreError> {
-    op.await.map_err(Into::into)
-}
-
-/// How long expired calls stay listed before parking removes them.
-pub(crate) const EXPIRED_KEPT_FOR: chrono::TimeDelta = chrono::TimeDelta::days(1);

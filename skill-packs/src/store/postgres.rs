@@ -16,11 +16,11 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use serde_json::Value;
 use tokio_postgres::NoTls;
 
-use super::sqlite::{shared_id, shared_number};
+use super::parked::{confirmation_store, shared_id, ParkedCalls};
 use super::{
-    consent_op, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
-    ConfirmationStoreError, QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError,
-    StoredConfirmation, SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR, STARTED_OUTCOME,
+    subscription_holds, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore,
+    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
+    SubscriptionStore, DEFAULT_SCHEMA, STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -227,7 +227,7 @@ impl PgStore {
     /// A server that does not answer within 3 s is an error naming the URL (password
     /// hidden).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_in_schema(url, "public").await
+        Self::connect_in_schema(url, DEFAULT_SCHEMA).await
     }
 
     /// Like [`PgStore::connect`], with every table in `schema` (created if missing):
@@ -244,9 +244,12 @@ impl PgStore {
             )));
         }
         let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
-            StoreError::new(format!(
-                "{shown} is not a PostgreSQL URL: {e}; expected postgres://user:password@host:port/database"
-            ))
+            StoreError::not_a_url(
+                &shown,
+                "PostgreSQL",
+                e,
+                "postgres://user:password@host:port/database",
+            )
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
         if config.get_application_name().is_none() {
@@ -273,10 +276,10 @@ impl PgStore {
             url: shown.clone(),
             sql: std::sync::Arc::new(Statements::new(schema)),
         };
-        store.migrate().await.map_err(|e| StoreError {
-            message: format!("cannot open the PostgreSQL store at {shown}: {}", e.message),
-            source: e.source,
-        })?;
+        store
+            .migrate()
+            .await
+            .map_err(|e| StoreError::cannot_open("PostgreSQL", &shown, e))?;
         Ok(store)
     }
 
@@ -360,13 +363,7 @@ impl SubscriptionStore for PgStore {
         let row = client
             .query_opt(&self.sql.is_subscribed, &[&user, &pack])
             .await?;
-        Ok(match row {
-            None => false,
-            Some(row) => match row.get::<_, Option<DateTime<Utc>>>(0) {
-                None => true,
-                Some(until) => until > now,
-            },
-        })
+        Ok(row.is_some_and(|row| subscription_holds(row.get(0), now)))
     }
 
     async fn subscribe(
@@ -391,6 +388,52 @@ impl SubscriptionStore for PgStore {
     }
 }
 
+impl PgStore {
+    /// Counts one call through `client` in the counter `key` of the window that holds `now`
+    /// if it has room; the count after it, or `None` when the counter is full.
+    async fn count_call(
+        &self,
+        client: &impl tokio_postgres::GenericClient,
+        user: &str,
+        key: &str,
+        max: u32,
+        window: Window,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u32>, StoreError> {
+        if max == 0 {
+            return Ok(None);
+        }
+        let start = window.start_of(now);
+        let end = start + window.seconds();
+        let max = i32::try_from(max).unwrap_or(i32::MAX);
+        let row = client
+            .query_opt(&self.sql.acquire, &[&user, &key, &start, &end, &max])
+            .await?;
+        Ok(row.map(|r| r.get::<_, i32>(0) as u32))
+    }
+
+    /// In `tx`: counts the call in every limit of `requests`. When one is full, rolls `tx`
+    /// back, so a refused call is counted nowhere, and returns its index.
+    async fn count_all<'a>(
+        &self,
+        tx: deadpool_postgres::Transaction<'a>,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<Result<deadpool_postgres::Transaction<'a>, usize>, StoreError> {
+        for (i, r) in requests.iter().enumerate() {
+            let used = self
+                .count_call(&*tx, user, r.key, r.max, r.window, now)
+                .await?;
+            if used.is_none() {
+                tx.rollback().await?;
+                return Ok(Err(i));
+            }
+        }
+        Ok(Ok(tx))
+    }
+}
+
 #[async_trait]
 impl QuotaStore for PgStore {
     async fn try_acquire(
@@ -405,18 +448,10 @@ impl QuotaStore for PgStore {
             return Ok(QuotaDecision::Exhausted);
         }
         let client = self.pool.get().await?;
-        let start = window.start_of(now);
-        let end = start + window.seconds();
-        let max = i32::try_from(max).unwrap_or(i32::MAX);
-        let row = client
-            .query_opt(&self.sql.acquire, &[&user, &tool, &start, &end, &max])
+        let used = self
+            .count_call(&**client, user, tool, max, window, now)
             .await?;
-        let decision = match row {
-            Some(row) => QuotaDecision::Admitted {
-                used: row.get::<_, i32>(0) as u32,
-            },
-            None => QuotaDecision::Exhausted,
-        };
+        let decision = QuotaDecision::of(used);
         if decision == (QuotaDecision::Admitted { used: 1 }) {
             // A new window opened: the ended ones are of no more use.
             client.execute(&self.sql.purge, &[&now.timestamp()]).await?;
@@ -440,23 +475,14 @@ impl QuotaStore for PgStore {
         // is counted nowhere.
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        for (i, r) in requests.iter().enumerate() {
-            let start = r.window.start_of(now);
-            let end = start + r.window.seconds();
-            let max = i32::try_from(r.max).unwrap_or(i32::MAX);
-            let row = if r.max == 0 {
-                None
-            } else {
-                tx.query_opt(&self.sql.acquire, &[&user, &r.key, &start, &end, &max])
-                    .await?
-            };
-            if row.is_none() {
-                tx.rollback().await?;
-                return Ok(Some(i));
+        let counted = self.count_all(tx, user, requests, now).await?;
+        match counted {
+            Ok(tx) => {
+                tx.commit().await?;
+                Ok(None)
             }
+            Err(full) => Ok(Some(full)),
         }
-        tx.commit().await?;
-        Ok(None)
     }
 
     async fn used(
@@ -580,21 +606,10 @@ impl AuditedQuotaStore for PgStore {
     ) -> Result<Result<AuditId, usize>, StoreError> {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        for (i, r) in requests.iter().enumerate() {
-            let start = r.window.start_of(now);
-            let end = start + r.window.seconds();
-            let max = i32::try_from(r.max).unwrap_or(i32::MAX);
-            let row = if r.max == 0 {
-                None
-            } else {
-                tx.query_opt(&self.sql.acquire, &[&user, &r.key, &start, &end, &max])
-                    .await?
-            };
-            if row.is_none() {
-                tx.rollback().await?;
-                return Ok(Err(i));
-            }
-        }
+        let tx = match self.count_all(tx, user, requests, now).await? {
+            Ok(tx) => tx,
+            Err(full) => return Ok(Err(full)),
+        };
         let id = append_audit(&*tx, &self.sql, record, STARTED_OUTCOME).await?;
         tx.commit().await?;
         Ok(Ok(id))
@@ -602,81 +617,67 @@ impl AuditedQuotaStore for PgStore {
 }
 
 #[async_trait]
-impl ConfirmationStore for PgStore {
-    async fn park(&self, call: &StoredConfirmation) -> Result<String, ConfirmationStoreError> {
-        consent_op(async {
-            let client = self.pool.get().await?;
-            client
-                .execute(
-                    &self.sql.forget_expired,
-                    &[&(call.parked_at - EXPIRED_KEPT_FOR)],
-                )
-                .await?;
-            let row = client
-                .query_one(
-                    &self.sql.park,
-                    &[
-                        &call.skill_id,
-                        &call.arguments,
-                        &call.summary,
-                        &call.from_state,
-                        &call.parked_at,
-                        &call.expires_at,
-                    ],
-                )
-                .await?;
-            Ok(shared_id(row.get(0)))
-        })
-        .await
-    }
-
-    async fn take(
+impl ParkedCalls for PgStore {
+    async fn insert(
         &self,
-        id: &str,
-        now: DateTime<Utc>,
-    ) -> Result<TakenConfirmation, ConfirmationStoreError> {
-        consent_op(async {
-            let Some(n) = shared_number(id) else {
-                return Ok(TakenConfirmation::Unknown);
-            };
-            let client = self.pool.get().await?;
-            if let Some(row) = client.query_opt(&self.sql.take, &[&n, &now]).await? {
-                return Ok(TakenConfirmation::Taken(read_confirmation(&row)));
-            }
-            Ok(match client.query_opt(&self.sql.find, &[&n]).await? {
-                Some(row) => TakenConfirmation::Expired(read_confirmation(&row)),
-                None => TakenConfirmation::Unknown,
-            })
-        })
-        .await
+        call: &StoredConfirmation,
+        forget_before: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        let client = self.pool.get().await?;
+        client
+            .execute(&self.sql.forget_expired, &[&forget_before])
+            .await?;
+        let row = client
+            .query_one(
+                &self.sql.park,
+                &[
+                    &call.skill_id,
+                    &call.arguments,
+                    &call.summary,
+                    &call.from_state,
+                    &call.parked_at,
+                    &call.expires_at,
+                ],
+            )
+            .await?;
+        Ok(row.get(0))
     }
 
-    async fn pending(
+    async fn remove_live(
         &self,
+        n: i64,
         now: DateTime<Utc>,
-    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
-        consent_op(async {
-            let client = self.pool.get().await?;
-            let rows = client.query(&self.sql.pending, &[&now]).await?;
-            Ok(rows.iter().map(read_confirmation).collect())
-        })
-        .await
+    ) -> Result<Option<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client.query_opt(&self.sql.take, &[&n, &now]).await?;
+        Ok(row.as_ref().map(read_confirmation))
     }
 
-    async fn expired(
+    async fn find(&self, n: i64) -> Result<Option<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let row = client.query_opt(&self.sql.find, &[&n]).await?;
+        Ok(row.as_ref().map(read_confirmation))
+    }
+
+    async fn live(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let rows = client.query(&self.sql.pending, &[&now]).await?;
+        Ok(rows.iter().map(read_confirmation).collect())
+    }
+
+    async fn lapsed(
         &self,
         now: DateTime<Utc>,
         limit: usize,
-    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
-        consent_op(async {
-            let client = self.pool.get().await?;
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let rows = client.query(&self.sql.expired, &[&now, &limit]).await?;
-            Ok(rows.iter().map(read_confirmation).collect())
-        })
-        .await
+    ) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let client = self.pool.get().await?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client.query(&self.sql.expired, &[&now, &limit]).await?;
+        Ok(rows.iter().map(read_confirmation).collect())
     }
 }
+
+confirmation_store!(PgStore);
 
 #[async_trait]
 impl StateStore for PgStore {

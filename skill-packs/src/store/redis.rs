@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
 
-use super::{QuotaDecision, QuotaRequest, QuotaStore, StoreError};
+use super::{QuotaDecision, QuotaRequest, QuotaStore, StoreError, DEFAULT_PREFIX};
 use crate::rate::Window;
 
 /// Checks every counter (`KEYS[i]` may reach `ARGV[2i-1]`), then increments them all and
@@ -78,7 +78,7 @@ impl RedisQuotaStore {
     /// A server that does not answer within 2 s is an error naming the URL (password
     /// hidden).
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_with_prefix(url, "toolwright:").await
+        Self::connect_with_prefix(url, DEFAULT_PREFIX).await
     }
 
     /// Like [`RedisQuotaStore::connect`], with every key under `prefix`: several
@@ -86,9 +86,7 @@ impl RedisQuotaStore {
     pub async fn connect_with_prefix(url: &str, prefix: &str) -> Result<Self, StoreError> {
         let shown = super::redact_url(url);
         let client = redis::Client::open(url).map_err(|e| {
-            StoreError::new(format!(
-                "{shown} is not a Redis URL: {e}; expected redis://[:password@]host:port[/db]"
-            ))
+            StoreError::not_a_url(&shown, "Redis", e, "redis://[:password@]host:port[/db]")
         })?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(TIMEOUT)
@@ -96,7 +94,9 @@ impl RedisQuotaStore {
             .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config)
             .await
-            .map_err(|e| StoreError::new(format!("cannot open the Redis store at {shown}: {e}")))?;
+            .map_err(|e| {
+                StoreError::cannot_open("Redis", &shown, StoreError::new(e.to_string()))
+            })?;
         Ok(Self {
             conn,
             prefix: prefix.to_string(),
@@ -157,13 +157,7 @@ impl QuotaStore for RedisQuotaStore {
             window,
         };
         let answer = self.run(user, &[request], now).await?;
-        Ok(if answer > 0 {
-            QuotaDecision::Admitted {
-                used: answer as u32,
-            }
-        } else {
-            QuotaDecision::Exhausted
-        })
+        Ok(QuotaDecision::of((answer > 0).then_some(answer as u32)))
     }
 
     async fn try_acquire_all(

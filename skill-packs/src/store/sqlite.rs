@@ -17,11 +17,11 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
 
+use super::parked::{confirmation_store, shared_id, ParkedCalls};
 use super::{
-    consent_op, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore, ConfirmationStore,
-    ConfirmationStoreError, QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError,
-    StoredConfirmation, SubscriptionStore, TakenConfirmation, EXPIRED_KEPT_FOR,
-    SHARED_CONFIRMATION_PREFIX, STARTED_OUTCOME,
+    subscription_holds, AuditId, AuditLog, AuditQuery, AuditRecord, AuditedQuotaStore,
+    QuotaDecision, QuotaRequest, QuotaStore, StateStore, StoreError, StoredConfirmation,
+    SubscriptionStore, STARTED_OUTCOME,
 };
 use crate::rate::Window;
 
@@ -173,11 +173,7 @@ impl SubscriptionStore for SqliteStore {
                     |r| r.get(0),
                 )
                 .optional()?;
-            Ok(match until {
-                None => false,
-                Some(None) => true,
-                Some(Some(until)) => until > now.timestamp_millis(),
-            })
+            Ok(until.is_some_and(|until| subscription_holds(until.map(millis_to_time), now)))
         })
         .await
     }
@@ -235,18 +231,19 @@ fn count_call(
         .optional()?)
 }
 
-#[async_trait]
-impl QuotaStore for SqliteStore {
-    /// Every limit in one `IMMEDIATE` transaction: a call refused by one limit is counted in
-    /// none (the transaction is rolled back).
-    async fn try_acquire_all(
+impl SqliteStore {
+    /// In one `IMMEDIATE` transaction: counts the call in every limit of `requests`, then
+    /// runs `then`; a call refused by one limit is counted in none (the transaction is rolled
+    /// back) and its index returned.
+    async fn admit<T: Send + 'static>(
         &self,
         user: &str,
         requests: &[QuotaRequest<'_>],
         now: DateTime<Utc>,
-    ) -> Result<Option<usize>, StoreError> {
+        then: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<Result<T, usize>, StoreError> {
         if let Some(i) = requests.iter().position(|r| r.max == 0) {
-            return Ok(Some(i));
+            return Ok(Err(i));
         }
         let user = user.to_owned();
         let limits: Vec<(String, u32, i64)> = requests
@@ -258,13 +255,28 @@ impl QuotaStore for SqliteStore {
             for (i, (key, max, start)) in limits.iter().enumerate() {
                 if count_call(&tx, &user, key, *start, *max)?.is_none() {
                     // Dropping the transaction rolls back the counts taken so far.
-                    return Ok(Some(i));
+                    return Ok(Err(i));
                 }
             }
+            let out = then(&tx)?;
             tx.commit()?;
-            Ok(None)
+            Ok(Ok(out))
         })
         .await
+    }
+}
+
+#[async_trait]
+impl QuotaStore for SqliteStore {
+    /// Every limit in one `IMMEDIATE` transaction: a call refused by one limit is counted in
+    /// none (the transaction is rolled back).
+    async fn try_acquire_all(
+        &self,
+        user: &str,
+        requests: &[QuotaRequest<'_>],
+        now: DateTime<Utc>,
+    ) -> Result<Option<usize>, StoreError> {
+        Ok(self.admit(user, requests, now, |_| Ok(())).await?.err())
     }
 
     async fn try_acquire(
@@ -284,10 +296,7 @@ impl QuotaStore for SqliteStore {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let used = count_call(&tx, &user, &tool, start, max)?;
             tx.commit()?;
-            Ok(match used {
-                Some(used) => QuotaDecision::Admitted { used },
-                None => QuotaDecision::Exhausted,
-            })
+            Ok(QuotaDecision::of(used))
         })
         .await
     }
@@ -501,41 +510,12 @@ impl AuditedQuotaStore for SqliteStore {
         now: DateTime<Utc>,
         record: &AuditRecord,
     ) -> Result<Result<AuditId, usize>, StoreError> {
-        if let Some(i) = requests.iter().position(|r| r.max == 0) {
-            return Ok(Err(i));
-        }
-        let user = user.to_owned();
         let record = record.clone();
-        let limits: Vec<(String, u32, i64)> = requests
-            .iter()
-            .map(|r| (r.key.to_owned(), r.max, r.window.start_of(now)))
-            .collect();
-        self.with_conn(move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            for (i, (key, max, start)) in limits.iter().enumerate() {
-                if count_call(&tx, &user, key, *start, *max)?.is_none() {
-                    return Ok(Err(i));
-                }
-            }
-            let id = append_audit(&tx, &record, STARTED_OUTCOME)?;
-            tx.commit()?;
-            Ok(Ok(id))
+        self.admit(user, requests, now, move |tx| {
+            append_audit(tx, &record, STARTED_OUTCOME)
         })
         .await
     }
-}
-
-/// The id a store gives the parked call numbered `n`.
-pub(crate) fn shared_id(n: i64) -> String {
-    format!("{SHARED_CONFIRMATION_PREFIX}{n}")
-}
-
-/// The number in a store's id, or `None` for an id no store gave.
-pub(crate) fn shared_number(id: &str) -> Option<i64> {
-    id.strip_prefix(SHARED_CONFIRMATION_PREFIX)?
-        .parse()
-        .ok()
-        .filter(|n| *n > 0)
 }
 
 fn millis_to_time(ms: i64) -> DateTime<Utc> {
@@ -584,119 +564,105 @@ const CONFIRMATION_COLUMNS: &str =
     "id, skill_id, arguments, summary, from_state, parked_ms, expires_ms";
 
 #[async_trait]
-impl ConfirmationStore for SqliteStore {
-    async fn park(&self, call: &StoredConfirmation) -> Result<String, ConfirmationStoreError> {
-        consent_op(async {
-            let call = call.clone();
-            self.with_conn(move |conn| {
-                let forget_before = (call.parked_at - EXPIRED_KEPT_FOR).timestamp_millis();
-                conn.execute(
-                    "DELETE FROM pending_confirmations WHERE expires_ms < ?1",
-                    params![forget_before],
-                )?;
-                conn.execute(
-                    "INSERT INTO pending_confirmations
-                     (skill_id, arguments, summary, from_state, parked_ms, expires_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        call.skill_id,
-                        call.arguments.to_string(),
-                        call.summary,
-                        call.from_state,
-                        call.parked_at.timestamp_millis(),
-                        call.expires_at.timestamp_millis()
-                    ],
-                )?;
-                Ok(shared_id(conn.last_insert_rowid()))
-            })
-            .await
-        })
-        .await
-    }
-
-    async fn take(
+impl ParkedCalls for SqliteStore {
+    async fn insert(
         &self,
-        id: &str,
-        now: DateTime<Utc>,
-    ) -> Result<TakenConfirmation, ConfirmationStoreError> {
-        consent_op(async {
-            let Some(n) = shared_number(id) else {
-                return Ok(TakenConfirmation::Unknown);
-            };
-            let now = now.timestamp_millis();
-            self.with_conn(move |conn| {
-                let taken = confirmations(
-                    conn,
-                    &format!(
-                        "DELETE FROM pending_confirmations WHERE id = ?1 AND expires_ms > ?2
-                         RETURNING {CONFIRMATION_COLUMNS}"
-                    ),
-                    params![n, now],
-                )?;
-                if let Some(call) = taken.into_iter().next() {
-                    return Ok(TakenConfirmation::Taken(call));
-                }
-                let expired = confirmations(
-                    conn,
-                    &format!(
-                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations WHERE id = ?1"
-                    ),
-                    params![n],
-                )?;
-                Ok(match expired.into_iter().next() {
-                    Some(call) => TakenConfirmation::Expired(call),
-                    None => TakenConfirmation::Unknown,
-                })
-            })
-            .await
+        call: &StoredConfirmation,
+        forget_before: DateTime<Utc>,
+    ) -> Result<i64, StoreError> {
+        let call = call.clone();
+        self.with_conn(move |conn| {
+            conn.execute(
+                "DELETE FROM pending_confirmations WHERE expires_ms < ?1",
+                params![forget_before.timestamp_millis()],
+            )?;
+            conn.execute(
+                "INSERT INTO pending_confirmations
+                 (skill_id, arguments, summary, from_state, parked_ms, expires_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    call.skill_id,
+                    call.arguments.to_string(),
+                    call.summary,
+                    call.from_state,
+                    call.parked_at.timestamp_millis(),
+                    call.expires_at.timestamp_millis()
+                ],
+            )?;
+            Ok(conn.last_insert_rowid())
         })
         .await
     }
 
-    async fn pending(
+    async fn remove_live(
         &self,
+        n: i64,
         now: DateTime<Utc>,
-    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
-        consent_op(async {
-            let now = now.timestamp_millis();
-            self.with_conn(move |conn| {
-                confirmations(
-                    conn,
-                    &format!(
-                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
-                         WHERE expires_ms > ?1 ORDER BY id"
-                    ),
-                    params![now],
-                )
-            })
-            .await
+    ) -> Result<Option<StoredConfirmation>, StoreError> {
+        let now = now.timestamp_millis();
+        self.with_conn(move |conn| {
+            let taken = confirmations(
+                conn,
+                &format!(
+                    "DELETE FROM pending_confirmations WHERE id = ?1 AND expires_ms > ?2
+                     RETURNING {CONFIRMATION_COLUMNS}"
+                ),
+                params![n, now],
+            )?;
+            Ok(taken.into_iter().next())
         })
         .await
     }
 
-    async fn expired(
+    async fn find(&self, n: i64) -> Result<Option<StoredConfirmation>, StoreError> {
+        self.with_conn(move |conn| {
+            let found = confirmations(
+                conn,
+                &format!("SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations WHERE id = ?1"),
+                params![n],
+            )?;
+            Ok(found.into_iter().next())
+        })
+        .await
+    }
+
+    async fn live(&self, now: DateTime<Utc>) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let now = now.timestamp_millis();
+        self.with_conn(move |conn| {
+            confirmations(
+                conn,
+                &format!(
+                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                     WHERE expires_ms > ?1 ORDER BY id"
+                ),
+                params![now],
+            )
+        })
+        .await
+    }
+
+    async fn lapsed(
         &self,
         now: DateTime<Utc>,
         limit: usize,
-    ) -> Result<Vec<StoredConfirmation>, ConfirmationStoreError> {
-        consent_op(async {
-            let now = now.timestamp_millis();
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            self.with_conn(move |conn| {
-                confirmations(
-                    conn,
-                    &format!(
-                        "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
-                         WHERE expires_ms <= ?1 ORDER BY expires_ms DESC, id DESC LIMIT ?2"
-                    ),
-                    params![now, limit],
-                )
-            })
-            .await
+    ) -> Result<Vec<StoredConfirmation>, StoreError> {
+        let now = now.timestamp_millis();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.with_conn(move |conn| {
+            confirmations(
+                conn,
+                &format!(
+                    "SELECT {CONFIRMATION_COLUMNS} FROM pending_confirmations
+                     WHERE expires_ms <= ?1 ORDER BY expires_ms DESC, id DESC LIMIT ?2"
+                ),
+                params![now, limit],
+            )
         })
         .await
     }
 }
+
+confirmation_store!(SqliteStore);
 
 #[async_trait]
 impl StateStore for SqliteStore {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::{
     AuditLog, AuditedQuotaStore, ConfirmationStore, QuotaStore, SqliteStore, StateStore,
-    StoreError, SubscriptionStore,
+    StoreError, SubscriptionStore, DEFAULT_PREFIX, DEFAULT_SCHEMA,
 };
 
 /// `url` with its password (if any) replaced by `***`, for messages and logs.
@@ -105,14 +105,14 @@ fn engine_of(url: &str) -> Result<Engine, StoreError> {
         let (url, schema) = take_param(url, "schema");
         return Ok(Engine::Postgres {
             url,
-            schema: schema.unwrap_or_else(|| "public".into()),
+            schema: schema.unwrap_or_else(|| DEFAULT_SCHEMA.into()),
         });
     }
     if url.starts_with("redis://") || url.starts_with("rediss://") {
         let (url, prefix) = take_param(url, "prefix");
         return Ok(Engine::Redis {
             url,
-            prefix: prefix.unwrap_or_else(|| "toolwright:".into()),
+            prefix: prefix.unwrap_or_else(|| DEFAULT_PREFIX.into()),
         });
     }
     if let Some((scheme, _)) = url.split_once("://") {
@@ -124,7 +124,7 @@ fn engine_of(url: &str) -> Result<Engine, StoreError> {
     Ok(Engine::Sqlite(url.to_string()))
 }
 
-#[cfg(not(feature = "postgres"))]
+#[cfg(any(not(feature = "postgres"), not(feature = "redis")))]
 fn not_built(url: &str, feature: &str) -> StoreError {
     StoreError::new(format!(
         "store URL {} needs toolwright-packs built with the `{feature}` feature",
@@ -135,11 +135,25 @@ fn not_built(url: &str, feature: &str) -> StoreError {
 impl Stores {
     /// Every store in one SQLite database.
     pub fn sqlite(store: SqliteStore) -> Self {
-        let store = Arc::new(store);
         let url = store.path().map_or_else(
             || "sqlite::memory:".into(),
             |p| format!("sqlite://{}", p.display()),
         );
+        Self::all_in(Arc::new(store), url)
+    }
+
+    /// Every store in one database, `store`, shown as `url`.
+    fn all_in<S>(store: Arc<S>, url: String) -> Self
+    where
+        S: SubscriptionStore
+            + QuotaStore
+            + AuditLog
+            + StateStore
+            + ConfirmationStore
+            + AuditedQuotaStore
+            + toolwright::runs::RunStore
+            + 'static,
+    {
         Self {
             subscriptions: store.clone(),
             quotas: store.clone(),
@@ -176,12 +190,7 @@ impl Stores {
                 let store = tokio::task::spawn_blocking(move || SqliteStore::open(&path))
                     .await
                     .map_err(|e| StoreError::new(format!("opening SQLite failed: {e}")))?
-                    .map_err(|e| {
-                        StoreError::new(format!(
-                            "cannot open the SQLite store at {url}: {}",
-                            e.message
-                        ))
-                    })?;
+                    .map_err(|e| StoreError::cannot_open("SQLite", url, e))?;
                 Self::sqlite(store)
             }
             Engine::Postgres { url: pg, schema } => Self::postgres(&pg, &schema).await?,
@@ -196,18 +205,8 @@ impl Stores {
 
     #[cfg(feature = "postgres")]
     async fn postgres(url: &str, schema: &str) -> Result<Self, StoreError> {
-        let store = Arc::new(super::PgStore::connect_in_schema(url, schema).await?);
-        let shown = redact_url(url);
-        Ok(Self {
-            subscriptions: store.clone(),
-            quotas: store.clone(),
-            audit: store.clone(),
-            state: store.clone(),
-            confirmations: store.clone(),
-            runs: store.clone(),
-            audited_quotas: Some(store),
-            urls: (shown.clone(), shown),
-        })
+        let store = super::PgStore::connect_in_schema(url, schema).await?;
+        Ok(Self::all_in(Arc::new(store), redact_url(url)))
     }
 
     #[cfg(not(feature = "postgres"))]
@@ -233,10 +232,7 @@ async fn redis_store(url: &str, prefix: &str) -> Result<Arc<dyn QuotaStore>, Sto
 
 #[cfg(not(feature = "redis"))]
 async fn redis_store(url: &str, _prefix: &str) -> Result<Arc<dyn QuotaStore>, StoreError> {
-    Err(StoreError::new(format!(
-        "store URL {} needs toolwright-packs built with the `redis` feature",
-        redact_url(url)
-    )))
+    Err(not_built(url, "redis"))
 }
 
 #[cfg(test)]

@@ -4,85 +4,62 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use toolwright::agent::TokenUsage;
 use toolwright::runs::{
     Lease, NewRun, RunEnd, RunRecord, RunRequest, RunStore, RunStoreError, RunUnit,
 };
 
 use super::PgStore;
-use crate::store::StoreError;
+use crate::store::runs::{
+    backend, cancel_outcome, read_request, read_run, read_unit, signed, RunRow,
+};
 
 const RUN_COLUMNS: &str = "id, kind, status, started_at, updated_at, finished_at, fingerprint, \
      spec, units_total, units_done, model_requests, input_tokens, output_tokens, lease_holder, \
      lease_until, cancel_requested, error";
 
-fn backend(err: impl Into<StoreError>) -> RunStoreError {
-    let err = err.into();
-    RunStoreError::Backend {
-        message: err.message,
-        source: err.source,
+impl RunRow for tokio_postgres::Row {
+    fn text(&self, i: usize) -> Result<String, RunStoreError> {
+        self.try_get(i).map_err(backend)
+    }
+
+    fn maybe_text(&self, i: usize) -> Result<Option<String>, RunStoreError> {
+        self.try_get(i).map_err(backend)
+    }
+
+    fn int(&self, i: usize) -> Result<i64, RunStoreError> {
+        self.try_get(i).map_err(backend)
+    }
+
+    fn flag(&self, i: usize) -> Result<bool, RunStoreError> {
+        self.try_get(i).map_err(backend)
+    }
+
+    fn maybe_time(&self, i: usize) -> Result<Option<DateTime<Utc>>, RunStoreError> {
+        self.try_get(i).map_err(backend)
     }
 }
 
-fn count(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-fn signed(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn read_run(r: &tokio_postgres::Row) -> Result<RunRecord, RunStoreError> {
-    let id: String = r.get(0);
-    let status: String = r.get(2);
-    let spec: String = r.get(7);
-    let spec = serde_json::from_str(&spec).map_err(|e| {
-        RunStoreError::Corrupt(format!("run `{id}`: its options are not JSON: {e}"))
-    })?;
-    Ok(RunRecord {
-        kind: r.get(1),
-        status: status.parse()?,
-        started_at: r.get(3),
-        updated_at: r.get(4),
-        finished_at: r.get(5),
-        fingerprint: r.get(6),
-        spec,
-        units_total: count(r.get(8)),
-        units_done: count(r.get(9)),
-        model_requests: count(r.get(10)),
-        input_tokens: count(r.get(11)),
-        output_tokens: count(r.get(12)),
-        lease_holder: r.get(13),
-        lease_until: r.get(14),
-        cancel_requested: r.get(15),
-        error: r.get(16),
-        id,
-    })
-}
-
 impl PgStore {
-    /// In a transaction: locks run `id`'s row and refuses unless `holder` holds its lease.
-    async fn check_holder(
+    /// A transaction on `client` for a write to run `id` by `holder`: the run's row locked,
+    /// refused unless `holder` holds its lease.
+    async fn held<'c>(
         &self,
-        tx: &deadpool_postgres::Transaction<'_>,
+        client: &'c mut deadpool_postgres::Object,
         id: &str,
         holder: &str,
-    ) -> Result<(), RunStoreError> {
+    ) -> Result<deadpool_postgres::Transaction<'c>, RunStoreError> {
         let s = &self.schema;
+        let tx = client.transaction().await.map_err(backend)?;
         let row = tx
             .query_opt(
                 &format!("SELECT lease_holder FROM {s}.runs WHERE id = $1 FOR UPDATE"),
                 &[&id],
             )
             .await
-            .map_err(backend)?;
-        match row.map(|r| r.get::<_, Option<String>>(0)) {
-            None => Err(RunStoreError::NotFound(id.to_string())),
-            Some(Some(h)) if h == holder => Ok(()),
-            Some(_) => Err(RunStoreError::LeaseLost {
-                run: id.to_string(),
-            }),
-        }
+            .map_err(backend)?
+            .ok_or_else(|| RunStoreError::NotFound(id.to_string()))?;
+        Lease::require_held(id, row.get(0), holder)?;
+        Ok(tx)
     }
 }
 
@@ -172,16 +149,9 @@ impl RunStore for PgStore {
             .await
             .map_err(backend)?
             .ok_or_else(|| RunStoreError::NotFound(id.to_string()))?;
-        let (current, lease_until): (Option<String>, Option<DateTime<Utc>>) =
-            (row.get(0), row.get(1));
-        if let (Some(other), Some(until_then)) = (current, lease_until) {
-            let free = other == holder || takeover == Some(other.as_str()) || until_then < now;
-            if !free {
-                return Ok(Lease::Held {
-                    holder: other,
-                    until: until_then,
-                });
-            }
+        let lease = Lease::decide(row.get(0), row.get(1), holder, now, takeover);
+        if lease != Lease::Acquired {
+            return Ok(lease);
         }
         tx.execute(
             &format!(
@@ -205,8 +175,7 @@ impl RunStore for PgStore {
     ) -> Result<bool, RunStoreError> {
         let s = &self.schema;
         let mut client = self.pool.get().await.map_err(backend)?;
-        let tx = client.transaction().await.map_err(backend)?;
-        self.check_holder(&tx, id, holder).await?;
+        let tx = self.held(&mut client, id, holder).await?;
         let row = tx
             .query_one(
                 &format!(
@@ -228,8 +197,7 @@ impl RunStore for PgStore {
     ) -> Result<(), RunStoreError> {
         let s = &self.schema;
         let mut client = self.pool.get().await.map_err(backend)?;
-        let tx = client.transaction().await.map_err(backend)?;
-        self.check_holder(&tx, id, holder).await?;
+        let tx = self.held(&mut client, id, holder).await?;
         tx.execute(
             &format!("UPDATE {s}.runs SET units_total = $2 WHERE id = $1"),
             &[&id, &signed(total)],
@@ -247,8 +215,7 @@ impl RunStore for PgStore {
     ) -> Result<(), RunStoreError> {
         let s = &self.schema;
         let mut client = self.pool.get().await.map_err(backend)?;
-        let tx = client.transaction().await.map_err(backend)?;
-        self.check_holder(&tx, id, holder).await?;
+        let tx = self.held(&mut client, id, holder).await?;
         let kinds: Vec<&str> = units.iter().map(|u| u.kind.as_str()).collect();
         let keys: Vec<&str> = units.iter().map(|u| u.key.as_str()).collect();
         let counts: Vec<bool> = units.iter().map(|u| u.counts).collect();
@@ -295,15 +262,7 @@ impl RunStore for PgStore {
             )
             .await
             .map_err(backend)?;
-        Ok(rows
-            .iter()
-            .map(|r| RunUnit {
-                kind: r.get(0),
-                key: r.get(1),
-                counts: r.get(2),
-                body: r.get(3),
-            })
-            .collect())
+        rows.iter().map(read_unit).collect()
     }
 
     async fn record_request(
@@ -314,8 +273,7 @@ impl RunStore for PgStore {
     ) -> Result<(), RunStoreError> {
         let s = &self.schema;
         let mut client = self.pool.get().await.map_err(backend)?;
-        let tx = client.transaction().await.map_err(backend)?;
-        self.check_holder(&tx, id, holder).await?;
+        let tx = self.held(&mut client, id, holder).await?;
         let usage = request.usage;
         let occurrence = i32::try_from(request.occurrence).unwrap_or(i32::MAX);
         let (input, output) = (signed(usage.prompt_tokens), signed(usage.completion_tokens));
@@ -361,39 +319,20 @@ impl RunStore for PgStore {
         let rows = client
             .query(
                 &format!(
-                    "SELECT key, occurrence, label, response, input_tokens, output_tokens, \
+                    "SELECT key, occurrence::bigint, label, response, input_tokens, output_tokens, \
                      cached_tokens FROM {s}.run_requests WHERE run_id = $1 ORDER BY seq"
                 ),
                 &[&id],
             )
             .await
             .map_err(backend)?;
-        rows.iter()
-            .map(|r| {
-                let response: String = r.get(3);
-                let response = serde_json::from_str(&response).map_err(|e| {
-                    RunStoreError::Corrupt(format!("a recorded model answer is not JSON: {e}"))
-                })?;
-                Ok(RunRequest {
-                    key: r.get(0),
-                    occurrence: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
-                    label: r.get(2),
-                    response,
-                    usage: TokenUsage {
-                        prompt_tokens: count(r.get(4)),
-                        completion_tokens: count(r.get(5)),
-                        cached_tokens: count(r.get(6)),
-                    },
-                })
-            })
-            .collect()
+        rows.iter().map(read_request).collect()
     }
 
     async fn finish(&self, id: &str, holder: &str, end: &RunEnd) -> Result<(), RunStoreError> {
         let s = &self.schema;
         let mut client = self.pool.get().await.map_err(backend)?;
-        let tx = client.transaction().await.map_err(backend)?;
-        self.check_holder(&tx, id, holder).await?;
+        let tx = self.held(&mut client, id, holder).await?;
         tx.execute(
             &format!(
                 "UPDATE {s}.runs SET status = $2, result = $3, error = $4, finished_at = $5, \
@@ -441,10 +380,8 @@ impl RunStore for PgStore {
             )
             .await
             .map_err(backend)?;
-        match row.map(|r| (r.get::<_, bool>(0), r.get::<_, bool>(1))) {
-            Some((_, false)) | None => Err(RunStoreError::NotFound(id.to_string())),
-            Some((asked, true)) => Ok(asked),
-        }
+        let (asked, exists) = row.map_or((false, false), |r| (r.get(0), r.get(1)));
+        cancel_outcome(id, asked, exists)
     }
 
     async fn prune(&self, keep: usize, ended_before: DateTime<Utc>) -> Result<u64, RunStoreError> {

@@ -3,14 +3,16 @@
 //! `BEGIN IMMEDIATE` transaction, so a process that lost the lease cannot write.
 
 use async_trait::async_trait;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use toolwright::agent::TokenUsage;
 use toolwright::runs::{
-    Lease, NewRun, RunEnd, RunRecord, RunRequest, RunStatus, RunStore, RunStoreError, RunUnit,
+    Lease, NewRun, RunEnd, RunRecord, RunRequest, RunStore, RunStoreError, RunUnit,
 };
 
-use super::SqliteStore;
+use super::{millis_to_time, SqliteStore};
+use crate::store::runs::{
+    backend, cancel_outcome, read_request, read_run, read_unit, signed, RunRow,
+};
 use crate::store::StoreError;
 
 /// The run tables (created with the store's other tables).
@@ -61,84 +63,59 @@ const RUN_COLUMNS: &str = "id, kind, status, started_ms, updated_ms, finished_ms
      spec, units_total, units_done, model_requests, input_tokens, output_tokens, lease_holder, \
      lease_until_ms, cancel_requested, error";
 
-fn at(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
-}
+impl RunRow for rusqlite::Row<'_> {
+    fn text(&self, i: usize) -> Result<String, RunStoreError> {
+        self.get(i).map_err(backend)
+    }
 
-fn count(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
+    fn maybe_text(&self, i: usize) -> Result<Option<String>, RunStoreError> {
+        self.get(i).map_err(backend)
+    }
 
-fn signed(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
+    fn int(&self, i: usize) -> Result<i64, RunStoreError> {
+        self.get(i).map_err(backend)
+    }
 
-/// Reads a row selected with [`RUN_COLUMNS`]; the stored status and spec are checked.
-fn read_run(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<RunRecord, RunStoreError>> {
-    let status: String = r.get(2)?;
-    let spec: String = r.get(7)?;
-    let id: String = r.get(0)?;
-    let status = match status.parse::<RunStatus>() {
-        Ok(status) => status,
-        Err(err) => return Ok(Err(err)),
-    };
-    let spec = match serde_json::from_str(&spec) {
-        Ok(spec) => spec,
-        Err(err) => {
-            return Ok(Err(RunStoreError::Corrupt(format!(
-                "run `{id}`: its options are not JSON: {err}"
-            ))))
-        }
-    };
-    Ok(Ok(RunRecord {
-        kind: r.get(1)?,
-        status,
-        started_at: at(r.get(3)?),
-        updated_at: at(r.get(4)?),
-        finished_at: r.get::<_, Option<i64>>(5)?.map(at),
-        fingerprint: r.get(6)?,
-        spec,
-        units_total: count(r.get(8)?),
-        units_done: count(r.get(9)?),
-        model_requests: count(r.get(10)?),
-        input_tokens: count(r.get(11)?),
-        output_tokens: count(r.get(12)?),
-        lease_holder: r.get(13)?,
-        lease_until: r.get::<_, Option<i64>>(14)?.map(at),
-        cancel_requested: r.get::<_, i64>(15)? != 0,
-        error: r.get(16)?,
-        id,
-    }))
-}
+    fn flag(&self, i: usize) -> Result<bool, RunStoreError> {
+        Ok(self.int(i)? != 0)
+    }
 
-fn backend(err: StoreError) -> RunStoreError {
-    RunStoreError::Backend {
-        message: err.message,
-        source: err.source,
+    fn maybe_time(&self, i: usize) -> Result<Option<DateTime<Utc>>, RunStoreError> {
+        Ok(self
+            .get::<_, Option<i64>>(i)
+            .map_err(backend)?
+            .map(millis_to_time))
     }
 }
 
-fn sql(err: rusqlite::Error) -> StoreError {
-    StoreError::from(err)
+/// The rows `sql` (with `params`) selects, each read by `read`.
+fn read_rows<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl Fn(&rusqlite::Row<'_>) -> Result<T, RunStoreError>,
+) -> Result<Vec<T>, RunStoreError> {
+    let mut stmt = conn.prepare(sql).map_err(backend)?;
+    let mut rows = stmt.query(params).map_err(backend)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(backend)? {
+        out.push(read(row)?);
+    }
+    Ok(out)
 }
 
 /// In a write transaction: refuses unless `holder` holds run `id`'s lease.
 fn check_holder(conn: &Connection, id: &str, holder: &str) -> Result<(), RunStoreError> {
-    let current: Option<Option<String>> = conn
+    let current: Option<String> = conn
         .query_row(
             "SELECT lease_holder FROM runs WHERE id = ?1",
             params![id],
             |r| r.get(0),
         )
         .optional()
-        .map_err(|e| backend(sql(e)))?;
-    match current {
-        None => Err(RunStoreError::NotFound(id.to_string())),
-        Some(Some(h)) if h == holder => Ok(()),
-        Some(_) => Err(RunStoreError::LeaseLost {
-            run: id.to_string(),
-        }),
-    }
+        .map_err(backend)?
+        .ok_or_else(|| RunStoreError::NotFound(id.to_string()))?;
+    Lease::require_held(id, current.as_deref(), holder)
 }
 
 impl SqliteStore {
@@ -151,15 +128,30 @@ impl SqliteStore {
         self.with_conn(move |conn| {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(sql)?;
+                .map_err(StoreError::from)?;
             let out = f(&tx);
             if out.is_ok() {
-                tx.commit().map_err(sql)?;
+                tx.commit()?;
             }
             Ok(out)
         })
         .await
         .map_err(backend)?
+    }
+
+    /// Runs `f` for a write to run `id` by `holder` in a `BEGIN IMMEDIATE` transaction,
+    /// refused unless `holder` holds the run's lease; `f` is given the run's id.
+    async fn run_held<T, F>(&self, id: &str, holder: &str, f: F) -> Result<T, RunStoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction<'_>, &str) -> Result<T, RunStoreError> + Send + 'static,
+    {
+        let (id, holder) = (id.to_string(), holder.to_string());
+        self.run_tx(move |tx| {
+            check_holder(tx, &id, &holder)?;
+            f(tx, &id)
+        })
+        .await
     }
 
     /// Runs a read `f` on the blocking pool.
@@ -201,7 +193,7 @@ impl RunStore for SqliteStore {
                         lease_until.timestamp_millis()
                     ],
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             if inserted == 0 {
                 return Err(RunStoreError::Exists(run.id));
             }
@@ -213,14 +205,13 @@ impl RunStore for SqliteStore {
     async fn get(&self, id: &str) -> Result<Option<RunRecord>, RunStoreError> {
         let id = id.to_string();
         self.run_read(move |conn| {
-            conn.query_row(
+            let runs = read_rows(
+                conn,
                 &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
                 params![id],
-                read_run,
-            )
-            .optional()
-            .map_err(|e| backend(sql(e)))?
-            .transpose()
+                |r| read_run(r),
+            )?;
+            Ok(runs.into_iter().next())
         })
         .await
     }
@@ -228,15 +219,14 @@ impl RunStore for SqliteStore {
     async fn list(&self, limit: usize) -> Result<Vec<RunRecord>, RunStoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.run_read(move |conn| {
-            let mut stmt = conn
-                .prepare(&format!(
+            read_rows(
+                conn,
+                &format!(
                     "SELECT {RUN_COLUMNS} FROM runs ORDER BY started_ms DESC, rowid DESC LIMIT ?1"
-                ))
-                .map_err(|e| backend(sql(e)))?;
-            let rows = stmt
-                .query_map(params![limit], read_run)
-                .map_err(|e| backend(sql(e)))?;
-            rows.map(|r| r.map_err(|e| backend(sql(e)))?).collect()
+                ),
+                params![limit],
+                |r| read_run(r),
+            )
         })
         .await
     }
@@ -259,20 +249,21 @@ impl RunStore for SqliteStore {
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             let Some((current, until_ms)) = current else {
                 return Err(RunStoreError::NotFound(id));
             };
-            if let (Some(other), Some(ms)) = (&current, until_ms) {
-                let free = *other == holder
-                    || takeover.as_deref() == Some(other.as_str())
-                    || ms < now.timestamp_millis();
-                if !free {
-                    return Ok(Lease::Held {
-                        holder: other.clone(),
-                        until: at(ms),
-                    });
-                }
+            // Compared at the millisecond, as the lease is kept.
+            let now_ms = millis_to_time(now.timestamp_millis());
+            let lease = Lease::decide(
+                current.as_deref(),
+                until_ms.map(millis_to_time),
+                &holder,
+                now_ms,
+                takeover.as_deref(),
+            );
+            if lease != Lease::Acquired {
+                return Ok(lease);
             }
             tx.execute(
                 "UPDATE runs SET lease_holder = ?2, lease_until_ms = ?3, status = 'running', \
@@ -280,7 +271,7 @@ impl RunStore for SqliteStore {
                  WHERE id = ?1",
                 params![id, holder, until.timestamp_millis(), now.timestamp_millis()],
             )
-            .map_err(|e| backend(sql(e)))?;
+            .map_err(backend)?;
             Ok(Lease::Acquired)
         })
         .await
@@ -292,21 +283,19 @@ impl RunStore for SqliteStore {
         holder: &str,
         until: DateTime<Utc>,
     ) -> Result<bool, RunStoreError> {
-        let (id, holder) = (id.to_string(), holder.to_string());
-        self.run_tx(move |tx| {
-            check_holder(tx, &id, &holder)?;
+        self.run_held(id, holder, move |tx, id| {
             tx.execute(
                 "UPDATE runs SET lease_until_ms = ?2 WHERE id = ?1",
                 params![id, until.timestamp_millis()],
             )
-            .map_err(|e| backend(sql(e)))?;
+            .map_err(backend)?;
             tx.query_row(
                 "SELECT cancel_requested FROM runs WHERE id = ?1",
                 params![id],
                 |r| r.get::<_, i64>(0),
             )
             .map(|c| c != 0)
-            .map_err(|e| backend(sql(e)))
+            .map_err(backend)
         })
         .await
     }
@@ -317,14 +306,12 @@ impl RunStore for SqliteStore {
         holder: &str,
         total: u64,
     ) -> Result<(), RunStoreError> {
-        let (id, holder) = (id.to_string(), holder.to_string());
-        self.run_tx(move |tx| {
-            check_holder(tx, &id, &holder)?;
+        self.run_held(id, holder, move |tx, id| {
             tx.execute(
                 "UPDATE runs SET units_total = ?2 WHERE id = ?1",
                 params![id, signed(total)],
             )
-            .map_err(|e| backend(sql(e)))?;
+            .map_err(backend)?;
             Ok(())
         })
         .await
@@ -336,20 +323,19 @@ impl RunStore for SqliteStore {
         holder: &str,
         units: &[RunUnit],
     ) -> Result<(), RunStoreError> {
-        let (id, holder, units) = (id.to_string(), holder.to_string(), units.to_vec());
-        self.run_tx(move |tx| {
-            check_holder(tx, &id, &holder)?;
+        let units = units.to_vec();
+        self.run_held(id, holder, move |tx, id| {
             let mut insert = tx
                 .prepare_cached(
                     "INSERT OR IGNORE INTO run_units (run_id, kind, key, counts, body) \
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             let mut counted = 0i64;
             for unit in &units {
                 let added = insert
                     .execute(params![id, unit.kind, unit.key, unit.counts, unit.body])
-                    .map_err(|e| backend(sql(e)))?;
+                    .map_err(backend)?;
                 if added > 0 && unit.counts {
                     counted += 1;
                 }
@@ -358,7 +344,7 @@ impl RunStore for SqliteStore {
                 "UPDATE runs SET units_done = units_done + ?2, updated_ms = ?3 WHERE id = ?1",
                 params![id, counted, Utc::now().timestamp_millis()],
             )
-            .map_err(|e| backend(sql(e)))?;
+            .map_err(backend)?;
             Ok(())
         })
         .await
@@ -367,22 +353,12 @@ impl RunStore for SqliteStore {
     async fn units(&self, id: &str) -> Result<Vec<RunUnit>, RunStoreError> {
         let id = id.to_string();
         self.run_read(move |conn| {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT kind, key, counts, body FROM run_units WHERE run_id = ?1 ORDER BY rowid",
-                )
-                .map_err(|e| backend(sql(e)))?;
-            let rows = stmt
-                .query_map(params![id], |r| {
-                    Ok(RunUnit {
-                        kind: r.get(0)?,
-                        key: r.get(1)?,
-                        counts: r.get(2)?,
-                        body: r.get(3)?,
-                    })
-                })
-                .map_err(|e| backend(sql(e)))?;
-            rows.map(|r| r.map_err(|e| backend(sql(e)))).collect()
+            read_rows(
+                conn,
+                "SELECT kind, key, counts, body FROM run_units WHERE run_id = ?1 ORDER BY rowid",
+                params![id],
+                |r| read_unit(r),
+            )
         })
         .await
     }
@@ -393,9 +369,8 @@ impl RunStore for SqliteStore {
         holder: &str,
         request: &RunRequest,
     ) -> Result<(), RunStoreError> {
-        let (id, holder, request) = (id.to_string(), holder.to_string(), request.clone());
-        self.run_tx(move |tx| {
-            check_holder(tx, &id, &holder)?;
+        let request = request.clone();
+        self.run_held(id, holder, move |tx, id| {
             let usage = request.usage;
             let added = tx
                 .execute(
@@ -413,7 +388,7 @@ impl RunStore for SqliteStore {
                         signed(usage.cached_tokens)
                     ],
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             if added > 0 {
                 tx.execute(
                     "UPDATE runs SET model_requests = model_requests + 1, \
@@ -426,7 +401,7 @@ impl RunStore for SqliteStore {
                         Utc::now().timestamp_millis()
                     ],
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             }
             Ok(())
         })
@@ -436,56 +411,27 @@ impl RunStore for SqliteStore {
     async fn requests(&self, id: &str) -> Result<Vec<RunRequest>, RunStoreError> {
         let id = id.to_string();
         self.run_read(move |conn| {
-            let mut stmt = conn
-                .prepare(
-                    "SELECT key, occurrence, label, response, input_tokens, output_tokens, \
-                     cached_tokens FROM run_requests WHERE run_id = ?1 ORDER BY rowid",
-                )
-                .map_err(|e| backend(sql(e)))?;
-            let rows = stmt
-                .query_map(params![id], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, u32>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        TokenUsage {
-                            prompt_tokens: count(r.get(4)?),
-                            completion_tokens: count(r.get(5)?),
-                            cached_tokens: count(r.get(6)?),
-                        },
-                    ))
-                })
-                .map_err(|e| backend(sql(e)))?;
-            rows.map(|row| {
-                let (key, occurrence, label, response, usage) = row.map_err(|e| backend(sql(e)))?;
-                let response = serde_json::from_str(&response).map_err(|e| {
-                    RunStoreError::Corrupt(format!("a recorded model answer is not JSON: {e}"))
-                })?;
-                Ok(RunRequest {
-                    key,
-                    occurrence,
-                    label,
-                    response,
-                    usage,
-                })
-            })
-            .collect()
+            read_rows(
+                conn,
+                "SELECT key, occurrence, label, response, input_tokens, output_tokens, \
+                 cached_tokens FROM run_requests WHERE run_id = ?1 ORDER BY rowid",
+                params![id],
+                |r| read_request(r),
+            )
         })
         .await
     }
 
     async fn finish(&self, id: &str, holder: &str, end: &RunEnd) -> Result<(), RunStoreError> {
-        let (id, holder, end) = (id.to_string(), holder.to_string(), end.clone());
-        self.run_tx(move |tx| {
-            check_holder(tx, &id, &holder)?;
+        let end = end.clone();
+        self.run_held(id, holder, move |tx, id| {
             let now = Utc::now().timestamp_millis();
             tx.execute(
                 "UPDATE runs SET status = ?2, result = ?3, error = ?4, finished_ms = ?5, \
                  updated_ms = ?5, lease_holder = NULL, lease_until_ms = NULL WHERE id = ?1",
                 params![id, end.status.as_str(), end.result, end.error, now],
             )
-            .map_err(|e| backend(sql(e)))?;
+            .map_err(backend)?;
             Ok(())
         })
         .await
@@ -498,7 +444,7 @@ impl RunStore for SqliteStore {
                 r.get::<_, Option<String>>(0)
             })
             .optional()
-            .map_err(|e| backend(sql(e)))?
+            .map_err(backend)?
             .ok_or(RunStoreError::NotFound(id))
         })
         .await
@@ -512,19 +458,14 @@ impl RunStore for SqliteStore {
                     "UPDATE runs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
                     params![id],
                 )
-                .map_err(|e| backend(sql(e)))?;
-            if changed == 0 {
-                let known: Option<i64> = tx
-                    .query_row("SELECT 1 FROM runs WHERE id = ?1", params![id], |r| {
-                        r.get(0)
-                    })
+                .map_err(backend)?;
+            let exists = changed > 0
+                || tx
+                    .query_row("SELECT 1 FROM runs WHERE id = ?1", params![id], |_| Ok(()))
                     .optional()
-                    .map_err(|e| backend(sql(e)))?;
-                if known.is_none() {
-                    return Err(RunStoreError::NotFound(id));
-                }
-            }
-            Ok(changed > 0)
+                    .map_err(backend)?
+                    .is_some();
+            cancel_outcome(&id, changed > 0, exists)
         })
         .await
     }
@@ -543,14 +484,14 @@ impl RunStore for SqliteStore {
                     &format!("DELETE FROM {table} WHERE run_id IN ({doomed})"),
                     params![cutoff, keep],
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             }
             let deleted = tx
                 .execute(
                     &format!("DELETE FROM runs WHERE id IN ({doomed})"),
                     params![cutoff, keep],
                 )
-                .map_err(|e| backend(sql(e)))?;
+                .map_err(backend)?;
             Ok(deleted as u64)
         })
         .await
