@@ -204,9 +204,11 @@ async fn postgres_sync(
     now: DateTime<Utc>,
 ) -> Result<SyncReport, StoreError> {
     let (url, schema) = crate::store::take_param(url, "schema");
-    let store =
-        crate::store::PgStore::connect_in_schema(&url, schema.as_deref().unwrap_or("public"))
-            .await?;
+    let store = crate::store::PgStore::connect_in_schema(
+        &url,
+        schema.as_deref().unwrap_or(crate::store::DEFAULT_SCHEMA),
+    )
+    .await?;
     let mut client = store.client().await?;
     let s = store.schema();
     let tx = client.transaction().await?;

@@ -254,6 +254,7 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 }
 
 /// Reads an API key from environment variable `var`; empty counts as missing.
+#[cfg(feature = "openai")]
 pub(crate) fn key_from_env(var: &str) -> Result<String, LlmError> {
     match std::env::var(var) {
         Ok(key) if !key.trim().is_empty() => Ok(key.trim().to_string()),

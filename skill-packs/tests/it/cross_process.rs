@@ -199,6 +199,7 @@ enum Pairing {
     Transaction,
     /// Record first, then the count (quotas in Redis): a kill may leave a record without a
     /// count (at most one per call in flight), never a count without a record.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     RecordFirst,
 }
 

@@ -14,7 +14,6 @@ pub use clausewright_report::{
 };
 pub use options::{ProgressFn, ProgressHook, ReviewOptions, RunReport};
 
-
 use crate::state::ChecklistItem;
 
 /// A clause of the checklist that no task finished, as the report lists it.
