@@ -22,6 +22,7 @@ pub mod document;
 pub mod fidic;
 pub mod generic;
 pub mod index;
+mod parallel;
 mod prepare;
 pub mod review;
 pub mod sha_spa;

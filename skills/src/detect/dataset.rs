@@ -75,7 +75,7 @@ impl Dataset {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let docs = parallel_map(contracts, threads, |c| prepare_doc(c, &categories));
+        let docs = crate::parallel::map_uneven(contracts, threads, |c| prepare_doc(c, &categories));
         // Global document frequencies, then the text of every frequent term.
         let mut df: FxHashMap<u64, u32> = FxHashMap::default();
         for doc in &docs {
@@ -198,32 +198,4 @@ fn truth_of(
     truth.hit_clauses = hit_clauses.into_iter().collect();
     truth.positive = positive.into_iter().collect();
     truth
-}
-
-/// `f` over `items` on up to `threads` threads; results in input order.
-pub(crate) fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(&f).collect();
-    }
-    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(&mut slots);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= items.len() {
-                    break;
-                }
-                let result = f(&items[i]);
-                done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-            });
-        }
-    });
-    slots.into_iter().flatten().collect()
 }

@@ -30,10 +30,11 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::corpus::LabelledContract;
-use super::dataset::{parallel_map, Dataset, Doc, Truth};
+use super::dataset::{Dataset, Doc, Truth};
 use super::features::{idf, tf_idf, PREVIOUS_PREFIX};
 use super::logistic::{fit, FtrlParams, Linear, Platt, Rows};
 use super::model::{CategoryModel, ModelError, ProvisionModel};
+use crate::parallel::map_uneven;
 
 /// Everything that decides the model besides the labelled contracts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -360,7 +361,7 @@ fn tune(
         })
         .collect();
     let categories: Vec<usize> = (0..data.categories.len()).collect();
-    parallel_map(&categories, threads, |&c| {
+    map_uneven(&categories, threads, |&c| {
         let mut s = Vec::new();
         let mut y = Vec::new();
         for (v, &d) in validation.iter().enumerate() {
@@ -614,7 +615,7 @@ fn fit_raw(
     }
     let categories: Vec<usize> = (0..data.categories.len()).collect();
     let features = raw.terms.len();
-    raw.linear = parallel_map(&categories, threads, |&c| {
+    raw.linear = map_uneven(&categories, threads, |&c| {
         let seed = recipe.seed.wrapping_add(c as u64 * 0x9e37_79b9);
         let mut positives = Vec::new();
         let mut negatives = Vec::new();

@@ -141,7 +141,7 @@ pub(crate) fn review_fold(
     categories: &[Kind],
     threads: usize,
 ) -> ReviewFigures {
-    let per_contract = crate::detect::dataset::parallel_map(contracts, threads, |(d, c)| {
+    let per_contract = crate::parallel::map_uneven(contracts, threads, |(d, c)| {
         score_contract(dispatcher, stage, *d, c, categories)
     });
     let mut totals = vec![Tally::default(); categories.len()];

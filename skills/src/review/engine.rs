@@ -24,6 +24,7 @@ use super::types::{
     ClauseReview, NotRun, ProgressHook, ReviewMode, ReviewOptions, ReviewReport, ReviewSummary,
 };
 use crate::index::ReferenceIndex;
+use crate::parallel::cores;
 use crate::state::{ChecklistItem, ReviewState};
 
 /// Clauses in flight by default in an agent review: a model turn takes seconds, so several
@@ -119,10 +120,6 @@ pub(super) fn tasks_in_flight(options: &ReviewOptions, agent: bool, items: usize
     }
     .min(items)
     .max(1)
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(2, usize::from)
 }
 
 /// Copies the state, makes the checklist and builds the shared context (CPU work).
@@ -496,138 +493,5 @@ pub(crate) fn run_blocking(
         )
     } else {
         runtime.block_on(review)
-    }
-}
-
-/// `f` over every item on one worker thread per CPU core (contiguous chunks), results in
-/// item order: for per-clause steps outside the worker pool (checklist, provisions).
-pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = cores();
-    if threads < 2 || items.len() < 64 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(part) => part,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    })
-}
-
-/// `f` over `items` a part of `part` items at a time, each part spread over one thread per
-/// CPU core (the caller's among them) and handed to `take` in item order before the next
-/// part is read: what a step keeps of each item is held for one part, not for all of them.
-/// The threads stay for every part, so per-thread state `f` builds up (a regular
-/// expression's search cache) is made once a thread, not once a part.
-pub(crate) fn in_parts<T: Sync, R: Send>(
-    items: &[T],
-    part: usize,
-    f: impl Fn(&T) -> R + Sync,
-    mut take: impl FnMut(&[T], Vec<R>),
-) {
-    let threads = cores();
-    let part = part.max(1);
-    if threads < 2 || items.len() < 64 {
-        for chunk in items.chunks(part) {
-            take(chunk, chunk.iter().map(&f).collect());
-        }
-        return;
-    }
-    type Done<R> = std::thread::Result<Vec<R>>;
-    let f = &f;
-    std::thread::scope(|scope| {
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Done<R>)>();
-        let mut to_workers = Vec::with_capacity(threads - 1);
-        for worker in 1..threads {
-            let (tx, rx) = std::sync::mpsc::channel::<&[T]>();
-            to_workers.push(tx);
-            let done = done_tx.clone();
-            scope.spawn(move || {
-                for chunk in rx {
-                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        chunk.iter().map(f).collect::<Vec<R>>()
-                    }));
-                    if done.send((worker, read)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        for whole in items.chunks(part) {
-            let chunks: Vec<&[T]> = whole.chunks(whole.len().div_ceil(threads)).collect();
-            for (worker, chunk) in chunks.iter().enumerate().skip(1) {
-                // A worker that is gone has panicked; its answer below says so.
-                let _ = to_workers[worker - 1].send(chunk);
-            }
-            let mut read: Vec<Option<Vec<R>>> = (0..chunks.len()).map(|_| None).collect();
-            read[0] = Some(chunks[0].iter().map(f).collect());
-            for _ in 1..chunks.len() {
-                match done_rx.recv() {
-                    Ok((worker, Ok(results))) => read[worker] = Some(results),
-                    Ok((_, Err(panic))) => {
-                        // The other workers stop once their work is closed.
-                        to_workers.clear();
-                        std::panic::resume_unwind(panic)
-                    }
-                    Err(_) => unreachable!("a worker keeps its sender until its chunk is answered"),
-                }
-            }
-            take(whole, read.into_iter().flatten().flatten().collect());
-        }
-    });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::in_parts;
-
-    /// Every part, in order, with its own results, whatever the count of items and parts.
-    #[test]
-    fn parts_come_in_item_order_with_their_results() {
-        for (len, part) in [(0, 8), (10, 4), (63, 100), (500, 64), (1000, 7), (1000, 1)] {
-            let items: Vec<usize> = (0..len).collect();
-            let mut seen: Vec<usize> = Vec::new();
-            let mut parts = 0;
-            in_parts(
-                &items,
-                part,
-                |n| n * 2,
-                |chunk, results| {
-                    assert!(chunk.len() <= part);
-                    assert_eq!(results, chunk.iter().map(|n| n * 2).collect::<Vec<_>>());
-                    seen.extend(chunk);
-                    parts += 1;
-                },
-            );
-            assert_eq!(seen, items, "{len} items, parts of {part}");
-            assert_eq!(parts, len.div_ceil(part), "{len} items, parts of {part}");
-        }
-    }
-
-    /// A panic in any thread reaches the caller, and no thread is left waiting.
-    #[test]
-    fn a_panic_on_any_item_reaches_the_caller() {
-        let items: Vec<usize> = (0..1000).collect();
-        for bad in [0, 999, 500] {
-            let caught = std::panic::catch_unwind(|| {
-                in_parts(
-                    &items,
-                    300,
-                    |&n| assert_ne!(n, bad, "item {bad}"),
-                    |_, _| {},
-                )
-            });
-            assert!(caught.is_err(), "item {bad}");
-        }
     }
 }

@@ -4,7 +4,7 @@ use toolwright::Skill;
 
 use crate::document::{find_references, Clause, DocumentStructure};
 use crate::generic::extract_financial_terms::has_financial_terms;
-use crate::review::engine::parallel_map;
+use crate::parallel;
 use crate::review::findings::kinds::Catalogued;
 use crate::review::findings::Playbook;
 use crate::review::types::RiskLevel;
@@ -114,7 +114,7 @@ pub fn generate_checklist(doc: &DocumentStructure, domain: Domain) -> Vec<Checkl
         .iter_clauses()
         .filter(|c| !c.text.trim().is_empty())
         .collect();
-    parallel_map(&clauses, |clause| item_for(clause, domain))
+    parallel::map(&clauses, |clause| item_for(clause, domain))
 }
 
 fn item_for(clause: &Clause, domain: Domain) -> ChecklistItem {

@@ -19,7 +19,7 @@ use super::learned::{self, Classified, LearnedStage};
 use super::provisions::{self, ProvisionFinding};
 use super::rules::UNDEFINED_TERMS_PREFIX;
 use super::Playbook;
-use crate::review::engine::in_parts;
+use crate::parallel::in_parts;
 use crate::review::types::{
     ClauseReview, Finding, ReviewMode, ReviewReport, ReviewSummary, Risk, RiskKind, RiskLevel,
     Subject, DOCUMENT_ANCHOR,

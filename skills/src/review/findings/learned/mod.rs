@@ -19,7 +19,7 @@ use super::playbook::Playbook;
 use super::provisions::{self, Bound};
 use crate::detect::model::{Detection, ModelError, ProvisionModel};
 use crate::document::Clause;
-use crate::review::engine::parallel_map;
+use crate::parallel;
 use crate::review::types::{Finding, RiskKind, RiskLevel};
 use crate::state::ReviewState;
 use crate::text::truncate_chars;
@@ -140,7 +140,7 @@ impl LearnedStage {
             .iter_clauses()
             .filter(|c| reads(&[&c.title, &c.text]))
             .collect();
-        let found = parallel_map(&clauses, |clause| {
+        let found = parallel::map(&clauses, |clause| {
             let mut found = self.model.classify_clause(&index, clause, None).0;
             found.retain(|p| !negated(p.kind, &p.sentence));
             found
