@@ -177,4 +177,41 @@ mod tests {
             assert!(caught.is_err(), "item {bad}");
         }
     }
+
+    /// Every item's result in item order, on more threads than items or on one.
+    #[cfg(feature = "train")]
+    #[test]
+    fn uneven_items_come_back_in_item_order() {
+        let items: Vec<u64> = (0..50).collect();
+        for threads in [1, 3, 64] {
+            let out = map_uneven(&items, threads, |&n| {
+                std::thread::sleep(std::time::Duration::from_micros((50 - n) * 20));
+                n * n
+            });
+            assert_eq!(
+                out,
+                items.iter().map(|n| n * n).collect::<Vec<_>>(),
+                "{threads} threads"
+            );
+        }
+    }
+
+    /// A worker's panic reaches the caller with the worker's own message.
+    #[cfg(feature = "train")]
+    #[test]
+    fn an_uneven_worker_panic_keeps_its_message() {
+        let items: Vec<usize> = (0..20).collect();
+        let caught = std::panic::catch_unwind(|| {
+            map_uneven(&items, 4, |&n| {
+                assert_ne!(n, 13, "contract 13 is unreadable")
+            })
+        })
+        .expect_err("the panic reaches the caller");
+        let message = caught
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| caught.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        assert!(message.contains("contract 13 is unreadable"), "{message}");
+    }
 }
