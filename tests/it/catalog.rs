@@ -3,12 +3,7 @@
 
 use std::process::{Command, Output};
 
-fn clausewright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::binary::in_repo as clausewright;
 
 fn stdout(out: &Output) -> String {
     assert!(

@@ -5,14 +5,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+pub(crate) use crate::binary::in_repo as clausewright;
+
 /// Runs the binary from the repository root.
-pub(crate) fn clausewright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
 
 /// Standard output as text.
 pub(crate) fn stdout(out: &Output) -> String {

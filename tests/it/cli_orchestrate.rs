@@ -10,17 +10,7 @@ use serde_json::{json, Value};
 use toolwright::agent::mock::{MockAnswer, MockModel, MockReply, MockRequest, MockUsage};
 use toolwright::ToolCall;
 
-fn clausewright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("USE_REACT_AGENT")
-        .args(args)
-        .output()
-        .expect("clausewright runs")
-}
+use crate::binary::in_repo as clausewright;
 
 fn system_text(req: &MockRequest) -> String {
     req.body["messages"]

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::binary::run_in as clausewright;
 use crate::http_server::HttpServer;
 use crate::serve::{
     console_cookie, csrf_of, finished_review, get, location_of, post_multipart, sha_contract,
@@ -24,20 +25,6 @@ fn folder(tag: &str) -> PathBuf {
     std::fs::remove_dir_all(&dir).ok();
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn clausewright(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .current_dir(dir)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("USE_REACT_AGENT")
-        .env_remove("CLAUSEWRIGHT_STORE")
-        .env("HOME", dir)
-        .args(args)
-        .output()
-        .expect("clausewright runs")
 }
 
 /// `runs list --format json` of `store`.

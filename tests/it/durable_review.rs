@@ -15,24 +15,15 @@ use toolwright::agent::mock::{
 };
 use toolwright::ToolCall;
 
+use crate::binary::run_in as clausewright;
 use crate::shared_store::{postgres, unique, Schema};
 
 const CLAUSES: usize = 8;
 
-fn clausewright(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().expect("clausewright runs")
-}
-
+/// The binary in `dir` (its home too) with `args`, to spawn.
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clausewright"));
-    cmd.current_dir(dir)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("USE_REACT_AGENT")
-        .env_remove("CLAUSEWRIGHT_STORE")
-        .env("HOME", dir)
-        .args(args);
+    let mut cmd = crate::binary::isolated(dir);
+    cmd.current_dir(dir).args(args);
     cmd
 }
 

@@ -7,14 +7,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::binary::in_repo as clausewright;
 use crate::format_fixtures::{contract_docx, contract_pdf, encrypted_pdf, scanned_pdf};
-
-fn clausewright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -4,6 +4,7 @@
 
 toolwright::link_skills!(clausewright_skills);
 
+mod binary;
 mod catalog;
 mod cli;
 mod cli_agent;

@@ -5,19 +5,14 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn clausewright(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_clausewright"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
+use crate::binary::in_repo as clausewright;
 
 fn write(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("toolwright-parse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
+
     path
 }
 

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use toolwright::agent::mock::{react_answer, MockModel, MockReply, MockRequest, MockUsage};
 
+use crate::binary::isolated as command;
+
 /// The decoded size limit of a sent document (as the server states it).
 const LIMIT: usize = 4 << 20;
 
@@ -34,17 +36,6 @@ fn folder(tag: &str) -> PathBuf {
     std::fs::remove_dir_all(&dir).ok();
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn command(home: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clausewright"));
-    cmd.env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("USE_REACT_AGENT")
-        .env_remove("CLAUSEWRIGHT_STORE")
-        .env("HOME", home);
-    cmd
 }
 
 impl Served {
