@@ -1,13 +1,12 @@
 //! The `clausewright` binary, driven as a user would: list, tools, call, check, review, and the
 //! errors a user gets for bad input.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-pub(crate) use crate::binary::in_repo as clausewright;
-
 /// Runs the binary from the repository root.
+pub(crate) use crate::binary::in_repo as clausewright;
 
 /// Standard output as text.
 pub(crate) fn stdout(out: &Output) -> String {

@@ -3,7 +3,6 @@
 //! report carries the plan, the synthesis and the budget; wrong flags and an unreachable
 //! model are refused before anything runs.
 
-use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{json, Value};

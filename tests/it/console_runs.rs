@@ -4,7 +4,6 @@
 //! review of the library.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 

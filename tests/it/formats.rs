@@ -3,7 +3,7 @@
 //! stops the command with a message naming the file and the problem, and a non-zero exit.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
