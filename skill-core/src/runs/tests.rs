@@ -357,3 +357,58 @@ async fn a_lapsed_lease_or_a_dead_holder_of_this_host_reads_interrupted() {
 async fn the_memory_store_keeps_the_contract() {
     crate::testing::check_run_store(Arc::new(MemoryRunStore::new()), "mem").await;
 }
+
+/// The lease rule every store applies: another holder's lease stands until its time has
+/// passed (at its last instant it still stands), unless that holder is known dead; a free,
+/// own or timeless lease is granted.
+#[test]
+fn a_lease_is_granted_only_when_no_live_other_holder_has_it() {
+    let now = Utc::now();
+    let later = now + chrono::TimeDelta::seconds(5);
+    let earlier = now - chrono::TimeDelta::milliseconds(1);
+    let held = |until| Lease::Held {
+        holder: "a".into(),
+        until,
+    };
+    assert_eq!(Lease::decide(None, None, "b", now, None), Lease::Acquired);
+    assert_eq!(
+        Lease::decide(Some("a"), Some(later), "b", now, None),
+        held(later)
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), Some(now), "b", now, None),
+        held(now)
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), Some(earlier), "b", now, None),
+        Lease::Acquired
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), Some(later), "a", now, None),
+        Lease::Acquired
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), Some(later), "b", now, Some("a")),
+        Lease::Acquired
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), Some(later), "b", now, Some("c")),
+        held(later)
+    );
+    assert_eq!(
+        Lease::decide(Some("a"), None, "b", now, None),
+        Lease::Acquired
+    );
+}
+
+/// A write is the lease holder's alone, and the refusal names the run.
+#[test]
+fn only_the_lease_holder_may_write() {
+    assert!(Lease::require_held("r1", Some("a"), "a").is_ok());
+    for current in [Some("b"), None] {
+        match Lease::require_held("r1", current, "a") {
+            Err(RunStoreError::LeaseLost { run }) => assert_eq!(run, "r1"),
+            other => panic!("{current:?}: {other:?}"),
+        }
+    }
+}
